@@ -1,0 +1,123 @@
+// Implementation of attention/attention.h.
+#include "attention/attention.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "tensor/ops.h"
+
+namespace attnplay {
+namespace {
+
+void validate(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionOptions& options) {
+  if (q.cols() != k.cols()) {
+    throw std::invalid_argument("attention: queries have width " + std::to_string(q.cols()) +
+                                " but keys have width " + std::to_string(k.cols()));
+  }
+  if (k.rows() != v.rows()) {
+    throw std::invalid_argument("attention: " + std::to_string(k.rows()) + " keys but " +
+                                std::to_string(v.rows()) + " values");
+  }
+  if (q.cols() == 0) throw std::invalid_argument("attention: key width d_k is 0");
+  if (!(options.temperature > 0.0f) || !std::isfinite(options.temperature)) {
+    throw std::invalid_argument("attention: temperature must be a positive finite number");
+  }
+  if (options.causal && q.rows() != k.rows()) {
+    throw std::invalid_argument("attention: a causal mask needs as many queries as keys");
+  }
+  if (!options.key_mask.empty() && static_cast<Eigen::Index>(options.key_mask.size()) != k.rows()) {
+    throw std::invalid_argument("attention: padding mask has " + std::to_string(options.key_mask.size()) +
+                                " entries for " + std::to_string(k.rows()) + " keys");
+  }
+}
+
+// Sets masked entries of scores [Tq, Tk] to -inf.
+void apply_masks(MatrixRef scores, const AttentionOptions& options) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  for (Eigen::Index i = 0; i < scores.rows(); ++i) {
+    if (options.causal) {
+      for (Eigen::Index j = i + 1; j < scores.cols(); ++j) scores(i, j) = neg_inf;
+    }
+    for (std::size_t j = 0; j < options.key_mask.size(); ++j) {
+      if (options.key_mask[j] == 0) scores(i, static_cast<Eigen::Index>(j)) = neg_inf;
+    }
+  }
+}
+
+}  // namespace
+
+HeadTrace attend(Matrix q, Matrix k, Matrix v, const AttentionOptions& options, TraceLevel level) {
+  validate(q, k, v, options);
+  HeadTrace t;
+  t.q = std::move(q);
+  t.k = std::move(k);
+  t.v = std::move(v);
+  t.divisor = options.temperature * (options.scale ? std::sqrt(static_cast<float>(t.q.cols())) : 1.0f);
+
+  t.weights = matmul_transposed(t.q, t.k);  // [Tq, Tk] raw scores
+  if (level == TraceLevel::full) t.scores = t.weights;
+  t.weights *= 1.0f / t.divisor;  // [Tq, Tk] scaled
+  if (level == TraceLevel::full) t.scaled = t.weights;
+  apply_masks(t.weights, options);  // [Tq, Tk] masked
+  if (level == TraceLevel::full) t.masked = t.weights;
+  softmax_rows(t.weights);            // [Tq, Tk] weights
+  t.output = matmul(t.weights, t.v);  // [Tq, d_v]
+  return t;
+}
+
+HeadTrace self_attention(const ConstMatrixRef& x, const ConstMatrixRef& wq, const ConstMatrixRef& wk,
+                         const ConstMatrixRef& wv, const AttentionOptions& options, TraceLevel level) {
+  if (wq.rows() != x.cols() || wk.rows() != x.cols() || wv.rows() != x.cols()) {
+    throw std::invalid_argument("self_attention: Wq, Wk and Wv need " + std::to_string(x.cols()) +
+                                " rows (the width of X)");
+  }
+  return attend(matmul(x, wq), matmul(x, wk), matmul(x, wv), options, level);
+}
+
+HeadTrace parameter_free_self_attention(const ConstMatrixRef& x, const AttentionOptions& options,
+                                        TraceLevel level) {
+  return attend(x, x, x, options, level);
+}
+
+MultiHeadTrace multi_head_attention(const ConstMatrixRef& x, const ConstMatrixRef& wq,
+                                    const ConstMatrixRef& wk, const ConstMatrixRef& wv,
+                                    const ConstMatrixRef& wo, int n_heads, const AttentionOptions& options,
+                                    TraceLevel level) {
+  if (n_heads <= 0) throw std::invalid_argument("multi_head_attention: number of heads must be positive");
+  const Eigen::Index d = x.cols();
+  if (wq.rows() != d || wk.rows() != d || wv.rows() != d) {
+    throw std::invalid_argument("multi_head_attention: Wq, Wk and Wv need " + std::to_string(d) +
+                                " rows (the width of X)");
+  }
+  if (wq.cols() != wk.cols()) throw std::invalid_argument("multi_head_attention: Wq and Wk widths differ");
+  if (wq.cols() % n_heads != 0 || wv.cols() % n_heads != 0) {
+    throw std::invalid_argument("multi_head_attention: projection widths (" + std::to_string(wq.cols()) +
+                                ", " + std::to_string(wv.cols()) + ") are not divisible by " +
+                                std::to_string(n_heads) + " heads");
+  }
+  if (wo.size() != 0 && wo.rows() != wv.cols()) {
+    throw std::invalid_argument("multi_head_attention: Wo needs " + std::to_string(wv.cols()) +
+                                " rows (heads x d_v)");
+  }
+  const Eigen::Index d_k = wq.cols() / n_heads;
+  const Eigen::Index d_v = wv.cols() / n_heads;
+
+  MultiHeadTrace t;
+  t.q = matmul(x, wq);  // [T, H·d_k]
+  t.k = matmul(x, wk);  // [T, H·d_k]
+  t.v = matmul(x, wv);  // [T, H·d_v]
+  t.concat.resize(x.rows(), wv.cols());  // [T, H·d_v]
+  t.heads.reserve(static_cast<std::size_t>(n_heads));
+  for (int h = 0; h < n_heads; ++h) {
+    t.heads.push_back(attend(t.q.middleCols(h * d_k, d_k), t.k.middleCols(h * d_k, d_k),
+                             t.v.middleCols(h * d_v, d_v), options, level));
+    t.concat.middleCols(h * d_v, d_v) = t.heads.back().output;
+  }
+  t.output = wo.size() == 0 ? t.concat : matmul(t.concat, wo);  // [T, d_out]
+  return t;
+}
+
+}  // namespace attnplay

@@ -1,0 +1,74 @@
+// Scaled dot-product attention with every intermediate kept, multi-head
+// attention (split, per-head attention, concat, output projection) and the
+// parameter-free self-attention the tutorials start from.
+// Shapes: T = tokens (queries Tq, keys Tk), d = model width, H = heads,
+// d_k = key/query width per head, d_v = value width per head.
+// Not here: positional encodings (positional.h), layer norm / GELU (nn/).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace attnplay {
+
+struct AttentionOptions {
+  bool scale = true;         // divide scores by √d_k (Vaswani et al.)
+  float temperature = 1.0f;  // divide scores by this as well; must be > 0
+  bool causal = false;       // query i may only see keys j <= i (needs Tq == Tk)
+  // Optional padding mask over keys, [Tk]: 1 = real token, 0 = padding (never
+  // attended to). Empty means no padding.
+  std::vector<std::uint8_t> key_mask;
+};
+
+// How much of the computation a trace keeps. `full` keeps scores, scaled and
+// masked scores for explanation views; `weights_only` keeps q, k, v, weights
+// and output (the runtime's mode, to bound memory on long inputs).
+enum class TraceLevel { full, weights_only };
+
+// One head's attention, every step of softmax(mask(Q·Kᵀ / (√d_k·τ)))·V.
+struct HeadTrace {
+  Matrix q;        // [Tq, d_k]
+  Matrix k;        // [Tk, d_k]
+  Matrix v;        // [Tk, d_v]
+  Matrix scores;   // [Tq, Tk] Q·Kᵀ                       (full trace only)
+  Matrix scaled;   // [Tq, Tk] scores / divisor             (full trace only)
+  Matrix masked;   // [Tq, Tk] scaled, -inf where masked    (full trace only)
+  Matrix weights;  // [Tq, Tk] row softmax of masked; rows sum to 1
+  Matrix output;   // [Tq, d_v] weights·V
+  float divisor = 1.0f;  // √d_k·τ when scaling, τ otherwise
+};
+
+// Attention of given queries, keys and values (moved into the trace).
+HeadTrace attend(Matrix q, Matrix k, Matrix v, const AttentionOptions& options,
+                 TraceLevel level = TraceLevel::full);
+
+// Single-head self-attention: Q = X·Wq, K = X·Wk, V = X·Wv.
+// x [T, d], wq [d, d_k], wk [d, d_k], wv [d, d_v].
+HeadTrace self_attention(const ConstMatrixRef& x, const ConstMatrixRef& wq, const ConstMatrixRef& wk,
+                         const ConstMatrixRef& wv, const AttentionOptions& options,
+                         TraceLevel level = TraceLevel::full);
+
+// Self-attention without learned projections: Q = K = V = X, i.e.
+// softmax(X·Xᵀ)·X when options.scale is false (the tutorials' first step).
+HeadTrace parameter_free_self_attention(const ConstMatrixRef& x, const AttentionOptions& options,
+                                        TraceLevel level = TraceLevel::full);
+
+struct MultiHeadTrace {
+  Matrix q;                     // [T, H·d_k] X·Wq before the split
+  Matrix k;                     // [T, H·d_k]
+  Matrix v;                     // [T, H·d_v]
+  std::vector<HeadTrace> heads; // H traces; head h uses columns [h·d_k, (h+1)·d_k)
+  Matrix concat;                // [T, H·d_v] head outputs side by side
+  Matrix output;                // [T, d_out] concat·Wo (= concat when Wo is empty)
+};
+
+// Multi-head self-attention. x [T, d]; wq, wk [d, H·d_k]; wv [d, H·d_v];
+// wo [H·d_v, d_out] or an empty matrix for no output projection.
+MultiHeadTrace multi_head_attention(const ConstMatrixRef& x, const ConstMatrixRef& wq,
+                                    const ConstMatrixRef& wk, const ConstMatrixRef& wv,
+                                    const ConstMatrixRef& wo, int n_heads, const AttentionOptions& options,
+                                    TraceLevel level = TraceLevel::full);
+
+}  // namespace attnplay

@@ -1,0 +1,133 @@
+// Embind bindings of the attnplay core. Thin by design: read JS arguments,
+// call the core, copy results out (see marshal.h). No math here.
+// Every entry point returns either its result or { error: message }; the JS
+// `engine` module (web/engine.js) is the only caller and raises the errors.
+#include <emscripten/bind.h>
+#include <malloc.h>
+
+#include "attention/attention.h"
+#include "attention/positional.h"
+#include "bindings/marshal.h"
+#include "nn/layers.h"
+
+namespace attnplay::bindings {
+namespace {
+
+AttentionOptions options_from_js(const val& spec) {
+  AttentionOptions options;
+  if (has(spec, "scale")) options.scale = spec["scale"].as<bool>();
+  if (has(spec, "temperature")) options.temperature = spec["temperature"].as<float>();
+  if (has(spec, "causal")) options.causal = spec["causal"].as<bool>();
+  if (has(spec, "keyMask")) options.key_mask = bytes_from_js(spec["keyMask"]);
+  return options;
+}
+
+val head_to_js(const HeadTrace& t) {
+  val out = val::object();
+  out.set("q", matrix_to_js(t.q));
+  out.set("k", matrix_to_js(t.k));
+  out.set("v", matrix_to_js(t.v));
+  out.set("scores", matrix_to_js(t.scores));
+  out.set("scaled", matrix_to_js(t.scaled));
+  out.set("masked", matrix_to_js(t.masked));
+  out.set("weights", matrix_to_js(t.weights));
+  out.set("output", matrix_to_js(t.output));
+  out.set("divisor", t.divisor);
+  return out;
+}
+
+// spec: { q, k, v, scale?, temperature?, causal?, keyMask? } -> HeadTrace
+val attend_js(const val& spec) {
+  return guarded([&] {
+    return head_to_js(attend(matrix_from_js(spec["q"], "q"), matrix_from_js(spec["k"], "k"),
+                             matrix_from_js(spec["v"], "v"), options_from_js(spec)));
+  });
+}
+
+// spec: { x, wq, wk, wv, wo?, heads?, scale?, temperature?, causal?, keyMask? }
+// -> { q, k, v, heads: [HeadTrace...], concat, output }
+val attention(const val& spec) {
+  return guarded([&] {
+    const Matrix x = matrix_from_js(spec["x"], "x");
+    const Matrix wo = has(spec, "wo") ? matrix_from_js(spec["wo"], "wo") : Matrix();
+    const int n_heads = has(spec, "heads") ? spec["heads"].as<int>() : 1;
+    const MultiHeadTrace t =
+        multi_head_attention(x, matrix_from_js(spec["wq"], "wq"), matrix_from_js(spec["wk"], "wk"),
+                             matrix_from_js(spec["wv"], "wv"), wo, n_heads, options_from_js(spec));
+    val out = val::object();
+    out.set("q", matrix_to_js(t.q));
+    out.set("k", matrix_to_js(t.k));
+    out.set("v", matrix_to_js(t.v));
+    val heads = val::array();
+    for (const HeadTrace& h : t.heads) heads.call<void>("push", head_to_js(h));
+    out.set("heads", heads);
+    out.set("concat", matrix_to_js(t.concat));
+    out.set("output", matrix_to_js(t.output));
+    return out;
+  });
+}
+
+// spec: { x, scale?, temperature?, causal?, keyMask? } -> HeadTrace with Q = K = V = X.
+val parameter_free_attention(const val& spec) {
+  return guarded([&] {
+    return head_to_js(parameter_free_self_attention(matrix_from_js(spec["x"], "x"), options_from_js(spec)));
+  });
+}
+
+val positional_encoding(int n_positions, int d) {
+  return guarded([&] { return matrix_to_js(sinusoidal_positional_encoding(n_positions, d)); });
+}
+
+// spec: { x, gamma, beta, eps? }
+val layer_norm_js(const val& spec) {
+  return guarded([&] {
+    const float eps = has(spec, "eps") ? spec["eps"].as<float>() : 1e-5f;
+    return matrix_to_js(layer_norm(matrix_from_js(spec["x"], "x"), vector_from_js(spec["gamma"], "gamma"),
+                                   vector_from_js(spec["beta"], "beta"), eps));
+  });
+}
+
+// spec: { x, approximation: "erf" | "tanh" }
+val gelu_js(const val& spec) {
+  return guarded([&] {
+    Matrix x = matrix_from_js(spec["x"], "x");
+    const std::string kind = has(spec, "approximation") ? spec["approximation"].as<std::string>() : "erf";
+    if (kind == "erf") {
+      gelu_erf(x);
+    } else if (kind == "tanh") {
+      gelu_tanh(x);
+    } else {
+      throw std::invalid_argument("gelu: approximation must be \"erf\" or \"tanh\"");
+    }
+    return matrix_to_js(x);
+  });
+}
+
+bool simd_enabled() {
+#ifdef __wasm_simd128__
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string version() { return ATTNPLAY_VERSION; }
+
+// Bytes currently allocated by malloc in the WASM heap (for leak tests).
+double heap_bytes_in_use() { return static_cast<double>(mallinfo().uordblks); }
+
+}  // namespace
+}  // namespace attnplay::bindings
+
+EMSCRIPTEN_BINDINGS(attnplay) {
+  using namespace attnplay::bindings;
+  emscripten::function("attend", &attend_js);
+  emscripten::function("attention", &attention);
+  emscripten::function("parameterFreeAttention", &parameter_free_attention);
+  emscripten::function("positionalEncoding", &positional_encoding);
+  emscripten::function("layerNorm", &layer_norm_js);
+  emscripten::function("gelu", &gelu_js);
+  emscripten::function("simdEnabled", &simd_enabled);
+  emscripten::function("version", &version);
+  emscripten::function("heapBytesInUse", &heap_bytes_in_use);
+}

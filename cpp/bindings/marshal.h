@@ -1,0 +1,85 @@
+// Conversions between JS values and core types for the Embind bindings.
+// A matrix crosses the boundary as { data: Float32Array, shape: [rows, cols] };
+// results are copied into fresh typed arrays, so JS never holds a view into the
+// WASM heap that could detach when memory grows. No math here.
+#pragma once
+
+#include <emscripten/val.h>
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace attnplay::bindings {
+
+using emscripten::val;
+
+inline bool has(const val& object, const char* key) {
+  return !object.isUndefined() && !object.isNull() && !object[key].isUndefined() && !object[key].isNull();
+}
+
+inline Matrix matrix_from_js(const val& m, const std::string& name) {
+  if (m.isUndefined() || m.isNull() || !has(m, "data") || !has(m, "shape")) {
+    throw std::invalid_argument(name + ": expected { data: Float32Array, shape: [rows, cols] }");
+  }
+  const val shape = m["shape"];
+  if (shape["length"].as<int>() != 2) throw std::invalid_argument(name + ": shape must have 2 entries");
+  const double rows_d = shape[0].as<double>();
+  const double cols_d = shape[1].as<double>();
+  if (!(rows_d >= 0 && cols_d >= 0 && rows_d == std::floor(rows_d) && cols_d == std::floor(cols_d) &&
+        rows_d * cols_d <= 1 << 28)) {
+    throw std::invalid_argument(name + ": shape must be two non-negative integers of modest size");
+  }
+  const auto rows = static_cast<Eigen::Index>(rows_d);
+  const auto cols = static_cast<Eigen::Index>(cols_d);
+  const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(m["data"]);
+  if (static_cast<Eigen::Index>(data.size()) != rows * cols) {
+    throw std::invalid_argument(name + ": data has " + std::to_string(data.size()) + " values but shape is [" +
+                                std::to_string(rows) + ", " + std::to_string(cols) + "]");
+  }
+  return Eigen::Map<const Matrix>(data.data(), rows, cols);
+}
+
+inline RowVector vector_from_js(const val& v, const std::string& name) {
+  if (v.isUndefined() || v.isNull()) throw std::invalid_argument(name + ": missing");
+  const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(v);
+  return Eigen::Map<const RowVector>(data.data(), static_cast<Eigen::Index>(data.size()));
+}
+
+inline std::vector<std::uint8_t> bytes_from_js(const val& v) {
+  return emscripten::convertJSArrayToNumberVector<std::uint8_t>(v);
+}
+
+// Copies a matrix into { data: Float32Array, shape: [rows, cols] }.
+inline val matrix_to_js(const Matrix& m) {
+  val out = val::object();
+  out.set("data", val::global("Float32Array")
+                      .new_(emscripten::typed_memory_view(static_cast<std::size_t>(m.size()), m.data())));
+  val shape = val::array();
+  shape.call<void>("push", static_cast<double>(m.rows()), static_cast<double>(m.cols()));
+  out.set("shape", shape);
+  return out;
+}
+
+inline val error_to_js(const std::exception& e) {
+  val out = val::object();
+  out.set("error", std::string(e.what()));
+  return out;
+}
+
+// Runs body() and returns its value, or { error: message } if it throws:
+// C++ exceptions end here, freed, and the JS engine turns them into Errors.
+template <class Body>
+val guarded(Body&& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    return error_to_js(e);
+  }
+}
+
+}  // namespace attnplay::bindings

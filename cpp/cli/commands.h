@@ -1,0 +1,15 @@
+// Sub-commands of the `attnplay` command-line tool, one file each.
+// Each takes the arguments after its name and returns the process exit code.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace attnplay::cli {
+
+using Args = std::vector<std::string>;
+
+// attnplay scratch [--spec FILE]   (JSON spec on stdin when FILE is omitted or "-")
+int run_scratch(const Args& args);
+
+}  // namespace attnplay::cli

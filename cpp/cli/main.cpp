@@ -1,0 +1,39 @@
+// `attnplay`: the native command-line tool. Dispatches to the sub-commands in
+// commands.h and turns any error into a message on stderr and exit code 1.
+#include <exception>
+#include <iostream>
+
+#include "cli/commands.h"
+
+namespace {
+
+void print_usage(std::ostream& out) {
+  out << "attnplay " << ATTNPLAY_VERSION << " - attention playground core\n"
+      << "usage:\n"
+      << "  attnplay --version\n"
+      << "  attnplay scratch [--spec FILE]   from-scratch attention of a JSON spec (stdin by default)\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const attnplay::cli::Args args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    print_usage(std::cout);
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version") {
+    std::cout << "attnplay " << ATTNPLAY_VERSION << "\n";
+    return 0;
+  }
+  const attnplay::cli::Args rest(args.begin() + 1, args.end());
+  try {
+    if (args[0] == "scratch") return attnplay::cli::run_scratch(rest);
+  } catch (const std::exception& e) {
+    std::cerr << "attnplay " << args[0] << ": " << e.what() << "\n";
+    return 1;
+  }
+  std::cerr << "attnplay: unknown command '" << args[0] << "'\n";
+  print_usage(std::cerr);
+  return 2;
+}

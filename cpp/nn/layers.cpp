@@ -1,0 +1,56 @@
+// Implementation of nn/layers.h.
+#include "nn/layers.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "tensor/ops.h"
+
+namespace attnplay {
+
+Matrix linear(const ConstMatrixRef& x, const ConstMatrixRef& w, const RowVector& bias) {
+  Matrix y = matmul(x, w);  // [T, out]
+  if (bias.size() != 0) {
+    if (bias.size() != y.cols()) {
+      throw std::invalid_argument("linear: bias has " + std::to_string(bias.size()) + " entries for " +
+                                  std::to_string(y.cols()) + " outputs");
+    }
+    y.rowwise() += bias;
+  }
+  return y;
+}
+
+Matrix layer_norm(const ConstMatrixRef& x, const RowVector& gamma, const RowVector& beta, float eps) {
+  if (gamma.size() != x.cols() || beta.size() != x.cols()) {
+    throw std::invalid_argument("layer_norm: gamma and beta need " + std::to_string(x.cols()) + " entries");
+  }
+  Matrix y(x.rows(), x.cols());  // [T, d]
+  const float n = static_cast<float>(x.cols());
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    const float mean = x.row(r).sum() / n;
+    const float var = (x.row(r).array() - mean).square().sum() / n;
+    const float inv_std = 1.0f / std::sqrt(var + eps);
+    y.row(r) = ((x.row(r).array() - mean) * inv_std * gamma.array() + beta.array()).matrix();
+  }
+  return y;
+}
+
+void gelu_erf(MatrixRef x) {
+  const float inv_sqrt2 = 0.70710678118654752f;
+  x = x.unaryExpr([inv_sqrt2](float v) { return 0.5f * v * (1.0f + std::erf(v * inv_sqrt2)); });
+}
+
+void gelu_tanh(MatrixRef x) {
+  const float k = 0.79788456080286536f;  // √(2/π)
+  x = x.unaryExpr([k](float v) { return 0.5f * v * (1.0f + std::tanh(k * (v + 0.044715f * v * v * v))); });
+}
+
+void add_residual(MatrixRef x, const ConstMatrixRef& residual) {
+  if (x.rows() != residual.rows() || x.cols() != residual.cols()) {
+    throw std::invalid_argument("add_residual: shapes differ");
+  }
+  x += residual;
+}
+
+}  // namespace attnplay

@@ -1,0 +1,27 @@
+// The non-attention pieces of a transformer block: linear layers, layer
+// normalisation, GELU and residual addition. Row-wise over [T, d] inputs.
+// Not here: attention (attention/), whole models (later: model/).
+#pragma once
+
+#include "tensor/tensor.h"
+
+namespace attnplay {
+
+// x·W + b. x [T, in], w [in, out], bias [out] (or empty) -> [T, out].
+Matrix linear(const ConstMatrixRef& x, const ConstMatrixRef& w, const RowVector& bias);
+
+// Per-row (x - mean) / sqrt(var + eps) * gamma + beta, with the biased
+// variance (as PyTorch's LayerNorm). x [T, d], gamma and beta [d].
+Matrix layer_norm(const ConstMatrixRef& x, const RowVector& gamma, const RowVector& beta, float eps);
+
+// GELU, exact form x·Φ(x) = 0.5·x·(1 + erf(x/√2)) (BERT's "gelu"), in place.
+void gelu_erf(MatrixRef x);
+
+// GELU, tanh approximation 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
+// (GPT-2's "gelu_new"), in place.
+void gelu_tanh(MatrixRef x);
+
+// x += residual. Both [T, d].
+void add_residual(MatrixRef x, const ConstMatrixRef& residual);
+
+}  // namespace attnplay

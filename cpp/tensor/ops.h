@@ -1,0 +1,25 @@
+// Basic tensor operations used by attention and the transformer runtime:
+// matrix products in the forms attention needs and a numerically stable
+// row softmax that understands -infinity (masked) entries.
+// Not here: anything attention-specific (see attention/) or layer math (nn/).
+#pragma once
+
+#include "tensor/tensor.h"
+
+namespace attnplay {
+
+// C = A·B. A [m, k], B [k, n] -> [m, n].
+Matrix matmul(const ConstMatrixRef& a, const ConstMatrixRef& b);
+
+// C = A·Bᵀ. A [m, k], B [n, k] -> [m, n] (scores = Q·Kᵀ).
+Matrix matmul_transposed(const ConstMatrixRef& a, const ConstMatrixRef& b);
+
+// Softmax over each row, in place. Subtracts the row maximum first so large
+// scores cannot overflow. Entries equal to -inf get weight exactly 0. A row in
+// which every entry is -inf (nothing to attend to) becomes all zeros.
+void softmax_rows(MatrixRef x);
+
+// Throws std::invalid_argument naming `what` unless a has `rows` x `cols`.
+void require_shape(const ConstMatrixRef& a, Eigen::Index rows, Eigen::Index cols, const char* what);
+
+}  // namespace attnplay

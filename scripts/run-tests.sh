@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs every test suite against the current builds (npm test builds first):
+# native doctest suites via ctest, the WASM module and the JS under Node,
+# and the browser tests in headless Chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== native (ctest) =="
+ctest --test-dir build/native --output-on-failure
+
+echo "== WASM and JS under Node =="
+node --test tests/node/
+
+echo "== browser (headless Chromium) =="
+node --test tests/browser/

@@ -1,0 +1,35 @@
+// Static server for dist/ (the playground), on http://localhost:8080 or $PORT.
+// Also imported by the browser tests, which start it on a free port.
+import { createServer } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import sirv from 'sirv';
+
+const distDir = fileURLToPath(new URL('../dist', import.meta.url));
+
+/** Starts serving `root`; resolves to { server, url }. port 0 picks a free one. */
+export function startServer({ root = distDir, port = 8080, host = 'localhost' } = {}) {
+  const serveStatic = sirv(root, { dev: true, etag: true });
+  const server = createServer((req, res) => {
+    serveStatic(req, res, () => {
+      res.statusCode = 404;
+      res.end('Not found');
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const address = server.address();
+      resolve({ server, url: `http://${host}:${address.port}/` });
+    });
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const port = Number(process.env.PORT ?? 8080);
+  startServer({ port })
+    .then(({ url }) => console.log(`attnplay: serving the playground on ${url} (Ctrl+C to stop)`))
+    .catch((error) => {
+      console.error(`attnplay: cannot serve on port ${port}: ${error.message}`);
+      process.exit(1);
+    });
+}

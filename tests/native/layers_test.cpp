@@ -1,0 +1,61 @@
+// Transformer block pieces (linear, layer norm, GELU, residual) against their
+// formulas in double precision and published reference values.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "nn/layers.h"
+#include "reference.h"
+
+using attnplay::Matrix;
+using attnplay::RowVector;
+
+TEST_CASE("layer_norm normalises each row with the biased variance, then scales and shifts") {
+  std::mt19937 rng(4);
+  for (int d : {1, 3, 8, 17, 65}) {
+    const Matrix x = ref::random_matrix(5, d, rng, 3.0f);
+    const RowVector gamma = ref::random_matrix(1, d, rng), beta = ref::random_matrix(1, d, rng);
+    const Matrix y = attnplay::layer_norm(x, gamma, beta, 1e-5f);
+    for (int r = 0; r < 5; ++r) {
+      double mean = 0, var = 0;
+      for (int c = 0; c < d; ++c) mean += x(r, c);
+      mean /= d;
+      for (int c = 0; c < d; ++c) var += (x(r, c) - mean) * (x(r, c) - mean);
+      var /= d;
+      for (int c = 0; c < d; ++c)
+        CHECK(y(r, c) == doctest::Approx((x(r, c) - mean) / std::sqrt(var + 1e-5) * gamma(c) + beta(c)).epsilon(1e-4));
+    }
+  }
+  CHECK_THROWS_AS(attnplay::layer_norm(Matrix::Ones(2, 3), RowVector::Ones(2), RowVector::Ones(3), 1e-5f),
+                  std::invalid_argument);
+}
+
+TEST_CASE("GELU: exact (erf) and tanh approximation") {
+  Matrix x(1, 5);
+  x << -3.0f, -1.0f, 0.0f, 1.0f, 2.5f;
+  Matrix exact = x, approx = x;
+  attnplay::gelu_erf(exact);
+  attnplay::gelu_tanh(approx);
+  for (int c = 0; c < 5; ++c) {
+    const double v = x(0, c);
+    CHECK(exact(0, c) == doctest::Approx(0.5 * v * (1 + std::erf(v / std::sqrt(2.0)))).epsilon(1e-6));
+    CHECK(approx(0, c) ==
+          doctest::Approx(0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)))).epsilon(1e-6));
+  }
+  CHECK(exact(0, 3) == doctest::Approx(0.8413447460685429));  // Φ(1)
+  CHECK(approx(0, 3) == doctest::Approx(0.8411919906082768));
+}
+
+TEST_CASE("linear adds the bias to x·W; residual adds element-wise") {
+  std::mt19937 rng(6);
+  const Matrix x = ref::random_matrix(4, 5, rng), w = ref::random_matrix(5, 3, rng);
+  const RowVector b = ref::random_matrix(1, 3, rng);
+  const Matrix y = attnplay::linear(x, w, b);
+  const auto want = ref::matmul(ref::from(x), ref::from(w));
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 3; ++c) CHECK(y(r, c) == doctest::Approx(want[r][c] + b(c)).epsilon(1e-5));
+  Matrix z = y;
+  attnplay::add_residual(z, y);
+  CHECK((z - 2 * y).cwiseAbs().maxCoeff() == 0.0f);
+  CHECK_THROWS_AS(attnplay::linear(x, w, RowVector::Ones(4)), std::invalid_argument);
+}

@@ -1,0 +1,86 @@
+// Independent double-precision reference implementations for the native
+// tests: plain loops, no Eigen expressions, no shared code with cpp/.
+// Written from the formulas, so a bug in the core cannot hide in both.
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace ref {
+
+using Mat = std::vector<std::vector<double>>;  // [rows][cols]
+
+inline Mat from(const attnplay::Matrix& m) {
+  Mat out(static_cast<std::size_t>(m.rows()), std::vector<double>(static_cast<std::size_t>(m.cols())));
+  for (Eigen::Index r = 0; r < m.rows(); ++r)
+    for (Eigen::Index c = 0; c < m.cols(); ++c) out[r][c] = m(r, c);
+  return out;
+}
+
+inline Mat matmul(const Mat& a, const Mat& b) {
+  const std::size_t n = a.size(), k = b.size(), m = b.empty() ? 0 : b[0].size();
+  Mat c(n, std::vector<double>(m, 0.0));
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < m; ++j) {
+      double s = 0;
+      for (std::size_t p = 0; p < k; ++p) s += a[i][p] * b[p][j];
+      c[i][j] = s;
+    }
+  return c;
+}
+
+inline Mat transpose(const Mat& a) {
+  Mat t(a.empty() ? 0 : a[0].size(), std::vector<double>(a.size()));
+  for (std::size_t i = 0; i < a.size(); ++i)
+    for (std::size_t j = 0; j < a[i].size(); ++j) t[j][i] = a[i][j];
+  return t;
+}
+
+struct Head {
+  Mat scores, weights, output;
+};
+
+// softmax((q·kᵀ) / divisor with causal mask) · v, in double.
+inline Head attention(const Mat& q, const Mat& k, const Mat& v, bool scale, double temperature, bool causal) {
+  Head h;
+  h.scores = matmul(q, transpose(k));
+  const double divisor = temperature * (scale ? std::sqrt(static_cast<double>(q[0].size())) : 1.0);
+  h.weights = h.scores;
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    double mx = -std::numeric_limits<double>::infinity();
+    for (std::size_t j = 0; j < k.size(); ++j)
+      if (!(causal && j > i)) mx = std::max(mx, h.scores[i][j] / divisor);
+    double sum = 0;
+    for (std::size_t j = 0; j < k.size(); ++j) {
+      h.weights[i][j] = (causal && j > i) ? 0.0 : std::exp(h.scores[i][j] / divisor - mx);
+      sum += h.weights[i][j];
+    }
+    for (std::size_t j = 0; j < k.size(); ++j) h.weights[i][j] /= sum;
+  }
+  h.output = matmul(h.weights, v);
+  return h;
+}
+
+inline attnplay::Matrix random_matrix(Eigen::Index rows, Eigen::Index cols, std::mt19937& rng, float sd = 1.0f) {
+  std::normal_distribution<float> dist(0.0f, sd);
+  attnplay::Matrix m(rows, cols);
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = dist(rng);
+  return m;
+}
+
+// Largest |a - b| over all entries; infinite if the shapes differ.
+inline double max_abs_diff(const attnplay::Matrix& a, const Mat& b) {
+  if (static_cast<std::size_t>(a.rows()) != b.size()) return std::numeric_limits<double>::infinity();
+  double worst = 0;
+  for (Eigen::Index r = 0; r < a.rows(); ++r) {
+    if (static_cast<std::size_t>(a.cols()) != b[r].size()) return std::numeric_limits<double>::infinity();
+    for (Eigen::Index c = 0; c < a.cols(); ++c) worst = std::max(worst, std::abs(a(r, c) - b[r][c]));
+  }
+  return worst;
+}
+
+}  // namespace ref
