@@ -1,36 +1,55 @@
-// <matrix-table>: shows a small matrix as an accessible HTML table with
-// optional row and column labels. Values are written with textContent (token
-// labels are never parsed as HTML); -Infinity is shown as −∞.
-// Not here: heatmaps of attention (a later view), any computation.
+// <matrix-table>: a small matrix as an accessible HTML table, with row and
+// column labels, optional heat colouring and optional editing.
+// Attributes: caption, editable (cells become number inputs and a
+// `matrix-input` event carries the new matrix), heat ("rows" colours each row
+// 0..1 as weights, "signed" colours by sign and magnitude). Labels and values
+// are written with textContent, never parsed as HTML; -Infinity shows as −∞.
+// Not here: large attention heatmaps (canvas views) or any computation.
 
 export function formatValue(v, digits = 4) {
   if (v === -Infinity) return '−∞';
   if (v === Infinity) return '∞';
+  if (Number.isNaN(v)) return 'NaN';
   return Number.isInteger(v) ? String(v) : v.toFixed(digits);
+}
+
+function heatColour(value, scale, mode) {
+  if (!Number.isFinite(value) || scale === 0) return '';
+  const strength = Math.min(1, Math.abs(value) / scale);
+  const hue = mode === 'signed' && value < 0 ? '230, 120, 30' : '40, 110, 200';
+  return `rgba(${hue}, ${(0.08 + 0.72 * strength).toFixed(3)})`;
 }
 
 export class MatrixTable extends HTMLElement {
   #matrix = null;
   #rowLabels = null;
   #colLabels = null;
+  #digits = 4;
+
+  get matrix() { return this.#matrix; }
 
   /** matrix: { data, shape }; rowLabels / colLabels: arrays of strings. */
   show(matrix, { rowLabels = null, colLabels = null, digits = 4 } = {}) {
-    this.#matrix = matrix;
+    this.#matrix = { data: Float32Array.from(matrix.data), shape: [...matrix.shape] };
     this.#rowLabels = rowLabels;
     this.#colLabels = colLabels;
-    this.digits = digits;
-    this.render();
+    this.#digits = digits;
+    this.#render();
   }
 
-  render() {
+  #render() {
+    const [rows, cols] = this.#matrix.shape;
+    const editable = this.hasAttribute('editable');
+    const heat = this.getAttribute('heat');
+    const finite = [...this.#matrix.data].filter(Number.isFinite);
+    const scale = heat === 'rows' ? 1 : Math.max(0, ...finite.map(Math.abs));
+
     const table = document.createElement('table');
     const caption = this.getAttribute('caption');
     if (caption) table.createCaption().textContent = caption;
-    const [rows, cols] = this.#matrix.shape;
     if (this.#colLabels) {
       const head = table.createTHead().insertRow();
-      if (this.#rowLabels) head.appendChild(document.createElement('th'));
+      if (this.#rowLabels) head.appendChild(document.createElement('td'));
       for (let c = 0; c < cols; c += 1) {
         const th = document.createElement('th');
         th.scope = 'col';
@@ -48,13 +67,37 @@ export class MatrixTable extends HTMLElement {
         tr.appendChild(th);
       }
       for (let c = 0; c < cols; c += 1) {
-        const value = this.#matrix.data[r * cols + c];
+        const index = r * cols + c;
+        const value = this.#matrix.data[index];
         const td = tr.insertCell();
-        td.textContent = formatValue(value, this.digits);
         td.dataset.value = String(value);
+        td.title = `${this.#rowLabels?.[r] ?? r}, ${this.#colLabels?.[c] ?? c}: ${value}`;
+        if (value === -Infinity) td.classList.add('masked');
+        if (heat) td.style.backgroundColor = heatColour(value, scale, heat);
+        if (editable) {
+          const input = document.createElement('input');
+          input.type = 'number';
+          input.step = 'any';
+          input.value = String(value);
+          input.setAttribute('aria-label', td.title.split(':')[0]);
+          input.addEventListener('change', () => this.#edit(index, input));
+          td.appendChild(input);
+        } else {
+          td.textContent = formatValue(value, this.#digits);
+        }
       }
     }
     this.replaceChildren(table);
+  }
+
+  #edit(index, input) {
+    const value = Number(input.value);
+    if (input.value.trim() === '' || !Number.isFinite(value)) {
+      input.value = String(this.#matrix.data[index]);
+      return;
+    }
+    this.#matrix.data[index] = value;
+    this.dispatchEvent(new CustomEvent('matrix-input', { bubbles: true, detail: { matrix: this.#matrix } }));
   }
 }
 

@@ -1,0 +1,104 @@
+"""Shared pieces of the training pipeline for attnplay's shipped models.
+
+What it is: data preparation (Austen corpus split 95/5, tokenized by attnplay's
+own C++ tokenizer through the `attnplay` CLI), a safetensors writer (the format
+our runtime parses), seeding, learning-rate schedule and run bookkeeping.
+What it is not: the model definitions (gpt.py, bert.py) or the training loops
+(train_gpt.py, train_bert.py).
+
+Run with Debian's PyTorch: /usr/bin/python3 (libopenblas0-pthread installed).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import struct
+import subprocess
+import time
+from pathlib import Path
+
+import torch
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = REPO.parent / "shared" / "corpus" / "austen.txt"
+CLI = REPO / "build" / "native" / "attnplay"
+VALIDATION_FRACTION = 0.05
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def split_corpus(path: Path = CORPUS) -> tuple[str, str]:
+    """First 95% of the corpus for training, the last 5% for validation, cut at a line break."""
+    text = path.read_text(encoding="utf-8")
+    cut = text.rfind("\n", 0, int(len(text) * (1 - VALIDATION_FRACTION))) + 1
+    return text[:cut], text[cut:]
+
+
+def run_cli(*args: str) -> str:
+    if not CLI.exists():
+        raise SystemExit(f"{CLI} is missing: build it first with `npm run build:native`")
+    return subprocess.run([str(CLI), *map(str, args)], check=True, capture_output=True, text=True).stdout
+
+
+def tokenize(tokenizer: Path, text: str, workdir: Path) -> tuple[list[int], list[list[int]]]:
+    """Token ids and byte offsets of `text` by attnplay's own tokenizer (the code the page runs).
+
+    Special tokens a post-processor adds ([CLS], [SEP]) are removed: the training
+    loops add their own."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    path = workdir / "text.txt"
+    path.write_text(text, encoding="utf-8")
+    out = json.loads(run_cli("tokenize", "--tokenizer", tokenizer, "--file", path))
+    specials = {t["id"] for t in json.loads(Path(tokenizer).read_text(encoding="utf-8")).get("added_tokens", []) if t.get("special")}
+    keep = [i for i, token_id in enumerate(out["ids"]) if token_id not in specials]
+    return [out["ids"][i] for i in keep], [out["offsets"][i] for i in keep]
+
+
+def write_safetensors(path: Path, tensors: dict[str, torch.Tensor], dtype: torch.dtype = torch.float16) -> None:
+    """Writes tensors in the safetensors layout: u64 header size, JSON header, raw little-endian data."""
+    names = {torch.float16: "F16", torch.float32: "F32"}
+    header, chunks, offset = {"__metadata__": {"format": "pt"}}, [], 0
+    for name in sorted(tensors):
+        data = tensors[name].detach().to("cpu", dtype).contiguous().numpy().tobytes()
+        header[name] = {"dtype": names[dtype], "shape": list(tensors[name].shape), "data_offsets": [offset, offset + len(data)]}
+        chunks.append(data)
+        offset += len(data)
+    encoded = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    encoded += b" " * (-len(encoded) % 8)  # align the data to 8 bytes
+    with open(path, "wb") as out:
+        out.write(struct.pack("<Q", len(encoded)))
+        out.write(encoded)
+        for chunk in chunks:
+            out.write(chunk)
+
+
+def cosine_lr(step: int, total: int, peak: float, warmup: int) -> float:
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    progress = (step - warmup) / max(1, total - warmup)
+    return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+class Stopwatch:
+    def __init__(self) -> None:
+        self.start = time.time()
+
+    def minutes(self) -> float:
+        return (time.time() - self.start) / 60
+
+
+def machine_description() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores ({cpu}), torch {torch.__version__}, {torch.get_num_threads()} threads"

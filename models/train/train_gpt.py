@@ -1,0 +1,162 @@
+"""Trains `austen-gpt`, the GPT-2-architecture model attnplay ships.
+
+Reproducible (seeded, fixed step count) training on the first 95% of
+../shared/corpus/austen.txt, validation on the last 5%, with a byte-level BPE
+vocabulary made by attnplay's own trainer (`attnplay train-tokenizer`). Writes
+the Hugging Face layout (config.json, model.safetensors in F16, tokenizer.json)
+plus training-log.json (losses, timing, samples) and the fidelity golden file
+tests/golden/models/austen-gpt.* (PyTorch's own attention weights and logits on
+fixed sentences, which the runtime tests must reproduce).
+
+Usage (after `npm run build:native`):
+    /usr/bin/python3 models/train/train_gpt.py            # ~40 min on 2 cores
+    /usr/bin/python3 models/train/train_gpt.py --steps 20 --out /tmp/gpt-smoke   # smoke run
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import (REPO, Stopwatch, cosine_lr, machine_description, run_cli, seed_everything, split_corpus,  # noqa: E402
+                    tokenize, write_safetensors)
+from fidelity import FIDELITY_SENTENCES, write_fidelity_golden  # noqa: E402
+from gpt import GPT, GPTConfig  # noqa: E402
+
+SEED = 1234
+VOCAB_SIZE = 4096
+CONTEXT = 256
+BATCH = 16
+REPEAT_FRACTION = 0.1  # share of training rows whose second half repeats the first (see model card)
+
+
+def batches(ids: torch.Tensor, rng: random.Random):
+    """Endless batches [B, T+1] of random windows; some rows repeat a span (induction-friendly)."""
+    while True:
+        rows = []
+        for _ in range(BATCH):
+            start = rng.randrange(0, len(ids) - CONTEXT - 1)
+            row = ids[start:start + CONTEXT + 1].clone()
+            if rng.random() < REPEAT_FRACTION:
+                half = (CONTEXT + 1) // 2
+                row[half:2 * half] = row[:half]
+            rows.append(row)
+        yield torch.stack(rows)
+
+
+@torch.no_grad()
+def evaluate(model: GPT, ids: torch.Tensor) -> float:
+    """Mean next-token cross-entropy (nats) over the whole sequence in non-overlapping windows."""
+    model.eval()
+    total, count = 0.0, 0
+    for start in range(0, len(ids) - 1, CONTEXT):
+        window = ids[start:start + CONTEXT + 1]
+        if len(window) < 2:
+            break
+        logits, _ = model(window[None, :-1])
+        total += F.cross_entropy(logits[0], window[1:], reduction="sum").item()
+        count += len(window) - 1
+    model.train()
+    return total / count
+
+
+@torch.no_grad()
+def sample(model: GPT, prompt_ids: list[int], n: int, rng: torch.Generator, temperature: float = 0.8, top_k: int = 40) -> list[int]:
+    model.eval()
+    ids = list(prompt_ids)
+    for _ in range(n):
+        logits, _ = model(torch.tensor([ids[-CONTEXT:]]))
+        logits = logits[0, -1] / temperature
+        top = torch.topk(logits, top_k)
+        probs = top.values.softmax(-1)
+        ids.append(int(top.indices[torch.multinomial(probs, 1, generator=rng)]))
+    model.train()
+    return ids
+
+
+def decode(tokenizer: Path, ids: list[int]) -> str:
+    return json.loads(run_cli("decode", "--tokenizer", tokenizer, "--ids", ",".join(map(str, ids))))["text"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--steps", type=int, default=2400)
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=REPO / "models" / "austen-gpt")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    seed_everything(SEED)
+    clock = Stopwatch()
+    args.out.mkdir(parents=True, exist_ok=True)
+    work = args.out / ".work"
+
+    train_text, val_text = split_corpus()
+    (work).mkdir(exist_ok=True)
+    (work / "train.txt").write_text(train_text, encoding="utf-8")
+    tokenizer = args.out / "tokenizer.json"
+    run_cli("train-tokenizer", "--corpus", work / "train.txt", "--vocab-size", VOCAB_SIZE, "--out", tokenizer)
+    train_ids = torch.tensor(tokenize(tokenizer, train_text, work)[0])
+    val_ids = torch.tensor(tokenize(tokenizer, val_text, work)[0])
+    vocab = json.loads(tokenizer.read_text(encoding="utf-8"))
+    eos = next(t["id"] for t in vocab["added_tokens"] if t["content"] == "<|endoftext|>")
+    print(f"tokens: train {len(train_ids):,}, validation {len(val_ids):,} ({clock.minutes():.1f} min)", flush=True)
+
+    cfg = GPTConfig(vocab_size=VOCAB_SIZE, n_positions=CONTEXT, n_embd=192, n_layer=4, n_head=8, dropout=0.0)
+    model = GPT(cfg)
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
+                                  lr=args.lr, betas=(0.9, 0.95))
+    data = batches(train_ids, random.Random(SEED))
+    log = {"steps": [], "machine": machine_description()}
+    for step in range(args.steps):
+        for group in optimizer.param_groups:
+            group["lr"] = cosine_lr(step, args.steps, args.lr, warmup=100)
+        batch = next(data)
+        logits, _ = model(batch[:, :-1])
+        loss = F.cross_entropy(logits.reshape(-1, cfg.vocab_size), batch[:, 1:].reshape(-1))
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        if step % 50 == 0 or step == args.steps - 1:
+            log["steps"].append({"step": step, "train_loss": loss.item(), "minutes": clock.minutes()})
+            print(f"step {step:5d}  loss {loss.item():.3f}  {clock.minutes():.1f} min", flush=True)
+
+    # Evaluate and export from the F16-rounded weights, exactly what ships.
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(p.half().float())
+    train_loss = evaluate(model, train_ids[-len(val_ids):])  # same-size tail of the training split
+    val_loss = evaluate(model, val_ids)
+    write_safetensors(args.out / "model.safetensors", model.hf_state_dict(), torch.float16)
+    (args.out / "config.json").write_text(json.dumps(cfg.hf_config(bos=eos, eos=eos), indent=2) + "\n")
+
+    generator = torch.Generator().manual_seed(SEED)
+    prompts = ["It is a truth universally acknowledged", "Mr. Darcy", "\"My dear Miss"]
+    samples = []
+    for prompt in prompts:
+        prompt_ids = tokenize(tokenizer, prompt, work)[0]
+        samples.append({"prompt": prompt, "text": decode(tokenizer, sample(model, prompt_ids, 60, generator))})
+    write_fidelity_golden("austen-gpt", lambda ids, _types: model(torch.tensor([ids]), want_weights=True),
+                          tokenizer, FIDELITY_SENTENCES["gpt"])
+    log.update({
+        "config": cfg.hf_config(bos=eos, eos=eos), "parameters": sum(p.numel() for p in model.parameters()),
+        "train_tokens": len(train_ids), "validation_tokens": len(val_ids), "tokens_seen": args.steps * BATCH * CONTEXT,
+        "final_train_loss": train_loss, "validation_loss": val_loss, "validation_perplexity": math.exp(val_loss),
+        "minutes": clock.minutes(), "samples": samples, "seed": SEED, "command": " ".join(sys.argv),
+    })
+    (args.out / "training-log.json").write_text(json.dumps(log, indent=2, ensure_ascii=False) + "\n")
+    print(f"validation loss {val_loss:.4f} (perplexity {math.exp(val_loss):.1f}), {clock.minutes():.1f} min")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,17 @@
+// Tiny helper to build DOM safely: h('p', { class: 'note' }, 'text', child).
+// Strings become text nodes (never HTML), so token text can't inject markup.
+// Not here: templating, diffing or state.
+
+export function h(tag, props = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [key, value] of Object.entries(props ?? {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'class') element.className = value;
+    else if (key === 'dataset') Object.assign(element.dataset, value);
+    else if (key.startsWith('on') && typeof value === 'function') element.addEventListener(key.slice(2), value);
+    else if (key in element && typeof value !== 'string') element[key] = value;
+    else element.setAttribute(key, value === true ? '' : value);
+  }
+  element.append(...children.flat().filter((c) => c !== null && c !== undefined && c !== false).map((c) => (c instanceof Node ? c : document.createTextNode(String(c)))));
+  return element;
+}

@@ -1,0 +1,52 @@
+// Main-thread proxy of the engine running in engine-worker.js. Every method
+// returns a Promise of what the Engine method of the same name returns.
+// One worker per page, shared by every view and widget (getEngineClient()).
+// Not here: the engine itself (engine.js), or any view logic.
+import { AttnplayError } from './engine.js';
+
+export class EngineClient {
+  #worker;
+  #pending = new Map();
+  #nextId = 1;
+
+  constructor(worker) {
+    this.#worker = worker;
+    this.#worker.onmessage = ({ data }) => {
+      const request = this.#pending.get(data.id);
+      if (!request) return;
+      this.#pending.delete(data.id);
+      if (data.error) request.reject(new AttnplayError(data.error.message));
+      else request.resolve(data.result);
+    };
+    this.#worker.onerror = (event) => {
+      const error = new AttnplayError(`the engine worker failed: ${event.message ?? 'unknown error'}`);
+      for (const request of this.#pending.values()) request.reject(error);
+      this.#pending.clear();
+    };
+  }
+
+  call(method, ...args) {
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#worker.postMessage({ id, method, args });
+    });
+  }
+
+  /** { version, simd } of the loaded core. */
+  info() { return this.call('info'); }
+  attention(spec) { return this.call('attention', spec); }
+  attend(spec) { return this.call('attend', spec); }
+  parameterFreeAttention(spec) { return this.call('parameterFreeAttention', spec); }
+  positionalEncoding(positions, d) { return this.call('positionalEncoding', positions, d); }
+  layerNorm(spec) { return this.call('layerNorm', spec); }
+  gelu(spec) { return this.call('gelu', spec); }
+}
+
+let shared = null;
+
+/** The page's engine client (created on first use). */
+export function getEngineClient() {
+  shared ??= new EngineClient(new Worker(new URL('./engine-worker.js', import.meta.url), { type: 'module' }));
+  return shared;
+}

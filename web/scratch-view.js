@@ -1,0 +1,354 @@
+// <scratch-view>: the from-scratch mode. Walks step by step through what the
+// seed tutorials teach, every number computed by the C++ core (through the
+// engine worker): static embeddings, dot-product similarity, softmax and the
+// weighted sum (parameter-free self-attention on "money bank grows" vs
+// "river bank"); then W_Q, W_K, W_V, scores, the √d_k scaling and the x100
+// saturation experiment, the causal mask, multi-head split and concat,
+// sinusoidal positional encoding and permutation equivariance.
+// Matrices are editable; the NumPy preset reproduces the tutorial's printout.
+// Not here: model attention views (head/matrix/neuron views).
+import { h } from './dom.js';
+import { getEngineClient } from './engine-client.js';
+import './heat-map.js';
+import './matrix-table.js';
+import { multiHeadExample, numpySeedExample, staticEmbeddings } from './presets.js';
+
+const clone = (value) => JSON.parse(JSON.stringify(value));
+
+function initialState() {
+  return {
+    embeddings: clone(staticEmbeddings.words),
+    projection: clone(numpySeedExample),
+    scale: true,
+    temperature: 1,
+    causal: false,
+    focus: 0,
+    heads: 2,
+    multi: clone(multiHeadExample),
+    pePositions: 50,
+    peDims: 64,
+    permutation: [0, 1, 2, 3],
+    withPositions: false,
+  };
+}
+
+const STEPS = [
+  { id: 'embeddings', title: 'Static embeddings' },
+  { id: 'similarity', title: 'Similarity by dot product' },
+  { id: 'softmax', title: 'Softmax' },
+  { id: 'weighted-sum', title: 'Weighted sum: contextual embeddings' },
+  { id: 'projections', title: 'Queries, keys and values' },
+  { id: 'scores', title: 'Scores Q·Kᵀ' },
+  { id: 'scaling', title: 'Scaling by √d_k' },
+  { id: 'causal', title: 'The causal mask' },
+  { id: 'multi-head', title: 'Multi-head attention' },
+  { id: 'positions', title: 'Positional encoding' },
+  { id: 'permutation', title: 'Why positions are needed' },
+];
+
+function rowsOf(matrix) {
+  const [r, c] = matrix.shape;
+  return Array.from({ length: r }, (_, i) => Array.from(matrix.data.subarray(i * c, (i + 1) * c)));
+}
+
+function maxAbsDifference(a, b) {
+  let worst = 0;
+  a.forEach((row, i) => row.forEach((v, j) => { worst = Math.max(worst, Math.abs(v - b[i][j])); }));
+  return worst;
+}
+
+export class ScratchView extends HTMLElement {
+  #state = initialState();
+  #client = null;
+  #generation = 0;
+  #tables = new Map();
+  #step = 0;
+
+  connectedCallback() {
+    if (this.#client) return;
+    this.#client = getEngineClient();
+    this.#build();
+    this.addEventListener('matrix-input', (event) => this.#onMatrixInput(event));
+    this.showStep(0);
+    this.update();
+  }
+
+  /** Index of the step shown (all steps are shown when "show all" is on). */
+  get step() { return this.#step; }
+
+  showStep(index) {
+    this.#step = Math.max(0, Math.min(STEPS.length - 1, index));
+    const all = this.querySelector('#scratch-show-all').checked;
+    this.querySelectorAll('section.step').forEach((section, i) => { section.hidden = !all && i !== this.#step; });
+    this.querySelectorAll('.step-list button').forEach((button, i) => button.setAttribute('aria-current', i === this.#step ? 'step' : 'false'));
+    this.querySelector('#scratch-prev').disabled = this.#step === 0;
+    this.querySelector('#scratch-next').disabled = this.#step === STEPS.length - 1;
+    this.dispatchEvent(new CustomEvent('step-change', { bubbles: true, detail: { step: this.#step, id: STEPS[this.#step].id } }));
+  }
+
+  #table(key, caption, attributes = {}) {
+    const table = h('matrix-table', { caption, ...attributes });
+    table.dataset.key = key;
+    this.#tables.set(key, table);
+    return table;
+  }
+
+  #build() {
+    const nav = h('nav', { class: 'stepper', 'aria-label': 'Steps' },
+      h('ol', { class: 'step-list' }, STEPS.map((step, i) => h('li', {}, h('button', { type: 'button', onclick: () => this.showStep(i) }, `${i + 1}. ${step.title}`)))),
+      h('div', { class: 'step-buttons' },
+        h('button', { type: 'button', id: 'scratch-prev', onclick: () => this.showStep(this.#step - 1) }, '← Previous'),
+        h('button', { type: 'button', id: 'scratch-next', onclick: () => this.showStep(this.#step + 1) }, 'Next →'),
+        h('label', {}, h('input', { type: 'checkbox', id: 'scratch-show-all', onchange: () => this.showStep(this.#step) }), ' show all steps')));
+
+    const s = this.#state;
+    const section = (id, ...content) => h('section', { class: 'step', id: `step-${id}`, 'aria-labelledby': `step-${id}-title` },
+      h('h3', { id: `step-${id}-title` }, `${STEPS.findIndex((x) => x.id === id) + 1}. ${STEPS.find((x) => x.id === id).title}`), ...content);
+
+    const steps = [
+      section('embeddings',
+        h('p', {}, 'A model first turns each word into a vector: a static embedding, learned once and looked up the same way in every sentence. Here each word has four numbers, on axes we can name. Note that "bank" gets the same vector, [0.6, 0.2, 0.1, 0.7], whether it sits next to "money" or next to "river": a static embedding cannot know which bank is meant.'),
+        h('p', { class: 'hint' }, 'Edit any number; every later step recomputes.'),
+        this.#table('embeddings', 'Static embeddings (one row per word)', { editable: true })),
+      section('similarity',
+        h('p', {}, 'To let context in, compare every word with every other word. The dot product of two vectors is large when they point the same way, so X·Xᵀ is a table of similarities: row i, column j is the similarity of word i with word j.'),
+        this.#table('sim-a', 'X·Xᵀ for "money bank grows"', { heat: 'signed' }),
+        this.#table('sim-b', 'X·Xᵀ for "river bank"', { heat: 'signed' })),
+      section('softmax',
+        h('p', {}, 'Similarities can be any size and even negative. Softmax turns each row into weights that are positive and sum to 1: exp(s) / Σ exp(s). Bigger similarities get most of the weight, but every word keeps some.'),
+        this.#table('weights-a', 'softmax(X·Xᵀ), each row sums to 1: "money bank grows"', { heat: 'rows' }),
+        this.#table('weights-b', 'softmax(X·Xᵀ): "river bank"', { heat: 'rows' })),
+      section('weighted-sum',
+        h('p', {}, 'Each word\'s new vector is the weighted sum of all the word vectors in its sentence, with the weights of its row: Y = softmax(X·Xᵀ)·X. This is self-attention with no learned parameters at all, and every row can be computed at the same time. Now the two "bank"s differ: one has moved toward finance, the other toward nature.'),
+        this.#table('contextual-a', 'Contextual embeddings Y: "money bank grows"'),
+        this.#table('contextual-b', 'Contextual embeddings Y: "river bank"'),
+        this.#table('bank-compare', '"bank" before and after attention')),
+      section('projections',
+        h('p', {}, 'Plain dot products can only measure one kind of similarity. Transformers give each word three learned roles by multiplying its embedding by three matrices: a query Q = X·W_Q (what the word is looking for), a key K = X·W_K (what it offers to be found by) and a value V = X·W_V (what it passes on when attended to). The preset is the NumPy example of the tutorial: four words and weights drawn with seed 42.'),
+        h('div', { class: 'controls' }, h('button', { type: 'button', id: 'scratch-reset-numpy', onclick: () => this.#resetProjection() }, 'Reset to the NumPy example')),
+        h('div', { class: 'matrix-row' },
+          this.#table('x', 'X (embeddings)', { editable: true }),
+          this.#table('wq', 'W_Q', { editable: true }),
+          this.#table('wk', 'W_K', { editable: true }),
+          this.#table('wv', 'W_V', { editable: true })),
+        h('div', { class: 'matrix-row' }, this.#table('q', 'Q = X·W_Q'), this.#table('k', 'K = X·W_K'), this.#table('v', 'V = X·W_V'))),
+      section('scores',
+        h('p', {}, 'Scores compare every query with every key: Q·Kᵀ. Row i holds how well word i\'s query matches each word\'s key. Unlike X·Xᵀ the table need not be symmetric: word 1 may look for word 3 without word 3 looking back.'),
+        this.#table('scores', 'Scores Q·Kᵀ', { heat: 'signed' })),
+      section('scaling',
+        h('p', {}, 'Scores grow with the length d_k of the vectors: the dot product of random vectors has variance d_k. Fed large numbers, softmax saturates: almost all weight goes to the top score and the rest get nearly nothing (and nearly no gradient in training). Dividing by √d_k keeps the scores in a range where softmax stays soft. Try the tutorial\'s experiment: multiply the scores by 100.'),
+        h('div', { class: 'controls' },
+          h('label', {}, h('input', { type: 'checkbox', id: 'scratch-scale', checked: s.scale, onchange: (e) => this.#set({ scale: e.target.checked }) }), ' divide by √d_k'),
+          h('label', {}, 'temperature ', h('input', { type: 'number', id: 'scratch-temperature', min: '0.01', step: 'any', value: String(s.temperature), onchange: (e) => this.#set({ temperature: Number(e.target.value) || 1 }) })),
+          h('button', { type: 'button', id: 'scratch-times100', onclick: () => this.#set({ temperature: 0.01, scale: false }) }, 'Scores × 100'),
+          h('label', {}, 'query ', h('select', { id: 'scratch-focus', onchange: (e) => this.#set({ focus: Number(e.target.value) }) }))),
+        h('div', { class: 'bars', id: 'scratch-bars', role: 'img' }),
+        this.#table('weights', 'Weights softmax(Q·Kᵀ / divisor)', { heat: 'rows' }),
+        this.#table('output', 'Attention output = weights · V'),
+        h('p', { class: 'check', id: 'scratch-printed-check', role: 'status' })),
+      section('causal',
+        h('p', {}, 'A model that writes text one token at a time must not look at tokens that come later. The causal mask sets every score above the diagonal to −∞ before the softmax; exp(−∞) = 0, so those weights are exactly zero and each row still sums to 1 over the words before it.'),
+        h('div', { class: 'controls' }, h('label', {}, h('input', { type: 'checkbox', id: 'scratch-causal', checked: s.causal, onchange: (e) => this.#set({ causal: e.target.checked }) }), ' causal mask')),
+        this.#table('masked', 'Masked scores (−∞ where a word may not look)', { heat: 'signed' }),
+        this.#table('masked-weights', 'Weights after the mask', { heat: 'rows' })),
+      section('multi-head',
+        h('p', {}, 'Multi-head attention splits Q, K and V by columns into H heads of d_k = d / H, runs attention in each head on its own, concatenates the heads\' outputs side by side and mixes them with one more matrix, W_O. Each head can attend to something different; together they cost about as much as one big head.'),
+        h('div', { class: 'controls' }, h('label', {}, 'heads ', h('select', { id: 'scratch-heads', onchange: (e) => this.#set({ heads: Number(e.target.value) }) }, [1, 2, 4].map((n) => h('option', { value: String(n), selected: n === s.heads }, String(n)))))),
+        h('div', { class: 'matrix-row', id: 'scratch-head-weights' }),
+        h('div', { class: 'matrix-row' }, this.#table('concat', 'Concat of head outputs'), this.#table('mh-output', 'Output = concat · W_O'))),
+      section('positions',
+        h('p', {}, 'Attention itself has no idea of order. Transformers add a position vector to each word vector. The sinusoidal encoding of "Attention Is All You Need" uses sines and cosines of falling frequencies: PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(pos / 10000^(2i/d)). Left columns change fast from one position to the next, right columns slowly, so every position gets a distinct pattern, and nearby positions similar ones.'),
+        h('div', { class: 'controls' },
+          h('label', {}, 'positions ', h('input', { type: 'range', id: 'scratch-pe-positions', min: '1', max: '128', value: String(s.pePositions), oninput: (e) => this.#set({ pePositions: Number(e.target.value) }) })),
+          h('label', {}, 'd ', h('input', { type: 'range', id: 'scratch-pe-dims', min: '2', max: '128', step: '2', value: String(s.peDims), oninput: (e) => this.#set({ peDims: Number(e.target.value) }) }))),
+        h('heat-map', { id: 'scratch-pe' })),
+      section('permutation',
+        h('p', {}, 'Shuffle the words and, without positions, the outputs are the same rows shuffled the same way: self-attention is permutation-equivariant, so "dog bites man" and "man bites dog" would mean the same. Add the positional encoding and the outputs change: order now matters.'),
+        h('div', { class: 'controls' },
+          h('button', { type: 'button', id: 'scratch-shuffle', onclick: () => this.#shuffle() }, 'Shuffle the words'),
+          h('label', {}, h('input', { type: 'checkbox', id: 'scratch-with-pe', checked: s.withPositions, onchange: (e) => this.#set({ withPositions: e.target.checked }) }), ' add positional encoding')),
+        h('div', { class: 'matrix-row' }, this.#table('perm-original', 'Output for the original order'), this.#table('perm-shuffled', 'Output for the shuffled order')),
+        h('p', { class: 'check', id: 'scratch-perm-check', role: 'status' })),
+    ];
+    this.replaceChildren(nav, h('div', { class: 'steps' }, steps));
+  }
+
+  #set(patch) {
+    Object.assign(this.#state, patch);
+    this.update();
+  }
+
+  #resetProjection() {
+    this.#state.projection = clone(numpySeedExample);
+    Object.assign(this.#state, { scale: true, temperature: 1, causal: false });
+    this.update();
+  }
+
+  #shuffle() {
+    const p = [...this.#state.permutation];
+    do {
+      for (let i = p.length - 1; i > 0; i -= 1) {
+        const j = Math.floor(Math.random() * (i + 1));
+        [p[i], p[j]] = [p[j], p[i]];
+      }
+    } while (p.every((v, i) => v === this.#state.permutation[i]));
+    this.#set({ permutation: p });
+  }
+
+  #onMatrixInput(event) {
+    const key = event.target.dataset.key;
+    const rows = rowsOf(event.detail.matrix);
+    if (key === 'embeddings') {
+      Object.keys(this.#state.embeddings).forEach((word, i) => { this.#state.embeddings[word] = rows[i]; });
+    } else if (['x', 'wq', 'wk', 'wv'].includes(key)) {
+      this.#state.projection[key] = rows;
+    }
+    this.update();
+  }
+
+  /** Recomputes every step with the engine and redraws; resolves when done. */
+  async update() {
+    const generation = ++this.#generation;
+    const s = this.#state;
+    const client = this.#client;
+    const words = Object.keys(s.embeddings);
+    const [sentenceA, sentenceB] = staticEmbeddings.sentences;
+    const embed = (sentence) => sentence.map((w) => s.embeddings[w]);
+    const p = s.projection;
+    const pe = (t, d) => client.positionalEncoding(t, d);
+    const permuted = s.permutation.map((i) => p.x[i]);
+    const addPositions = async (x) => {
+      if (!s.withPositions) return x;
+      const table = rowsOf(await pe(x.length, x[0].length));
+      return x.map((row, i) => row.map((v, j) => v + table[i][j]));
+    };
+    const options = { scale: s.scale, temperature: s.temperature };
+    try {
+      const [a, b, main, masked, multi, peMatrix, original, shuffled] = await Promise.all([
+        client.parameterFreeAttention({ x: embed(sentenceA) }),
+        client.parameterFreeAttention({ x: embed(sentenceB) }),
+        client.attention({ x: p.x, wq: p.wq, wk: p.wk, wv: p.wv, ...options, causal: s.causal }),
+        client.attention({ x: p.x, wq: p.wq, wk: p.wk, wv: p.wv, ...options, causal: true }),
+        client.attention({ ...s.multi, heads: s.heads }),
+        pe(s.pePositions, s.peDims),
+        addPositions(p.x).then((x) => client.attention({ x, wq: p.wq, wk: p.wk, wv: p.wv })),
+        addPositions(permuted).then((x) => client.attention({ x, wq: p.wq, wk: p.wk, wv: p.wv })),
+      ]);
+      // The tutorial's experiment: the raw scores multiplied by 100 (no √d_k).
+      const times100 = await client.attend({ q: main.q, k: main.k, v: main.v, scale: false, temperature: 0.01 });
+      if (generation !== this.#generation) return;
+      this.#render({ words, sentenceA, sentenceB, a, b, main, times100, masked, multi, peMatrix, original, shuffled });
+      this.dataset.state = 'ready';
+    } catch (error) {
+      if (generation !== this.#generation) return;
+      this.dataset.state = 'error';
+      this.querySelector('#scratch-printed-check').textContent = `Cannot compute: ${error.message}`;
+    }
+  }
+
+  #render(r) {
+    const s = this.#state;
+    const p = s.projection;
+    const t = (key) => this.#tables.get(key);
+    const dims = staticEmbeddings.dimensions;
+    const tokens = p.tokens;
+    const showIfChanged = (key, matrix, options) => {
+      const table = t(key);
+      if (table.matches(':focus-within')) return; // keep the reader's cursor in an edited table
+      table.show(matrix, options);
+    };
+    const fromRows = (rows) => ({ data: Float32Array.from(rows.flat()), shape: [rows.length, rows[0].length] });
+
+    showIfChanged('embeddings', fromRows(Object.values(s.embeddings)), { rowLabels: r.words, colLabels: dims });
+    t('sim-a').show(r.a.scores, { rowLabels: r.sentenceA, colLabels: r.sentenceA });
+    t('sim-b').show(r.b.scores, { rowLabels: r.sentenceB, colLabels: r.sentenceB });
+    t('weights-a').show(r.a.weights, { rowLabels: r.sentenceA, colLabels: r.sentenceA });
+    t('weights-b').show(r.b.weights, { rowLabels: r.sentenceB, colLabels: r.sentenceB });
+    t('contextual-a').show(r.a.output, { rowLabels: r.sentenceA, colLabels: dims });
+    t('contextual-b').show(r.b.output, { rowLabels: r.sentenceB, colLabels: dims });
+    const bankA = rowsOf(r.a.output)[r.sentenceA.indexOf('bank')];
+    const bankB = rowsOf(r.b.output)[r.sentenceB.indexOf('bank')];
+    t('bank-compare').show(fromRows([s.embeddings.bank, bankA, bankB]), { rowLabels: ['static "bank"', 'bank in "money bank grows"', 'bank in "river bank"'], colLabels: dims });
+
+    const head = r.main.heads[0];
+    const dLabels = Array.from({ length: p.x[0].length }, (_, i) => `d${i}`);
+    showIfChanged('x', fromRows(p.x), { rowLabels: tokens, colLabels: dLabels });
+    for (const key of ['wq', 'wk', 'wv']) showIfChanged(key, fromRows(p[key]), { rowLabels: dLabels, colLabels: Array.from({ length: p[key][0].length }, (_, i) => `k${i}`) });
+    t('q').show(r.main.q, { rowLabels: tokens });
+    t('k').show(r.main.k, { rowLabels: tokens });
+    t('v').show(r.main.v, { rowLabels: tokens });
+    t('scores').show(head.scores, { rowLabels: tokens, colLabels: tokens });
+    t('weights').show(head.weights, { rowLabels: tokens, colLabels: tokens });
+    t('output').show(r.main.output, { rowLabels: tokens, digits: 8 });
+    this.#renderBars(tokens, head, r.times100);
+    this.#renderPrintedCheck(r.main);
+
+    this.querySelector('#scratch-causal').checked = s.causal;
+    this.querySelector('#scratch-scale').checked = s.scale;
+    this.querySelector('#scratch-temperature').value = String(s.temperature);
+    const maskedHead = r.masked.heads[0];
+    t('masked').show(maskedHead.masked, { rowLabels: tokens, colLabels: tokens });
+    t('masked-weights').show(maskedHead.weights, { rowLabels: tokens, colLabels: tokens });
+
+    const holder = this.querySelector('#scratch-head-weights');
+    holder.replaceChildren(...r.multi.heads.map((mh, i) => {
+      const table = h('matrix-table', { caption: `Head ${i + 1} weights (d_k = ${mh.q.shape[1]})`, heat: 'rows' });
+      table.show(mh.weights, { rowLabels: s.multi.tokens, colLabels: s.multi.tokens });
+      return table;
+    }));
+    t('concat').show(r.multi.concat, { rowLabels: s.multi.tokens });
+    t('mh-output').show(r.multi.output, { rowLabels: s.multi.tokens });
+
+    this.querySelector('#scratch-pe').show(r.peMatrix, { rowName: 'position', colName: 'dimension', description: `sinusoidal positional encoding, ${s.pePositions} positions by ${s.peDims} dimensions` });
+
+    const permutedTokens = s.permutation.map((i) => tokens[i]);
+    t('perm-original').show(r.original.output, { rowLabels: tokens });
+    t('perm-shuffled').show(r.shuffled.output, { rowLabels: permutedTokens });
+    const originalRows = rowsOf(r.original.output);
+    const difference = maxAbsDifference(rowsOf(r.shuffled.output), s.permutation.map((i) => originalRows[i]));
+    this.querySelector('#scratch-perm-check').textContent = difference < 1e-5
+      ? `Each word's output is the same in both orders (largest difference ${difference.toExponential(1)}): attention alone ignores order.`
+      : `With positions, the same word gets a different output in another place (largest difference ${difference.toFixed(4)}).`;
+  }
+
+  #renderBars(tokens, head, times100) {
+    const s = this.#state;
+    const focus = Math.min(s.focus, tokens.length - 1);
+    const select = this.querySelector('#scratch-focus');
+    if (select.options.length !== tokens.length) {
+      select.replaceChildren(...tokens.map((token, i) => h('option', { value: String(i) }, token)));
+    }
+    select.value = String(focus);
+    const n = tokens.length;
+    const row = (m) => Array.from(m.data.subarray(focus * n, (focus + 1) * n));
+    const series = [
+      [`current settings (divisor ${head.divisor.toFixed(3)})`, row(head.weights)],
+      ['raw scores × 100', row(times100.weights)],
+    ];
+    const bars = this.querySelector('#scratch-bars');
+    bars.setAttribute('aria-label', `softmax weights of the query ${tokens[focus]}`);
+    bars.replaceChildren(...series.map(([label, weights]) => h('figure', {},
+      h('figcaption', {}, label),
+      ...weights.map((w, j) => h('div', { class: 'bar' },
+        h('span', { class: 'bar-label' }, tokens[j]),
+        h('span', { class: 'bar-fill', style: `width: ${(w * 100).toFixed(2)}%` }),
+        h('span', { class: 'bar-value' }, w.toFixed(4)))))));
+  }
+
+  #renderPrintedCheck(result) {
+    const s = this.#state;
+    const check = this.querySelector('#scratch-printed-check');
+    const preset = numpySeedExample;
+    const samePreset = ['x', 'wq', 'wk', 'wv'].every((key) => JSON.stringify(s.projection[key]) === JSON.stringify(preset[key]));
+    if (!samePreset || !s.scale || s.temperature !== 1 || s.causal) {
+      check.textContent = 'Inputs or settings differ from the tutorial\'s, so this output differs from its printout.';
+      return;
+    }
+    const difference = maxAbsDifference(rowsOf(result.output), preset.printedOutput);
+    check.textContent = difference < 1e-6
+      ? `Matches the tutorial's printed output to within ${difference.toExponential(1)}.`
+      : `Differs from the tutorial's printed output by ${difference}.`;
+  }
+}
+
+customElements.define('scratch-view', ScratchView);
