@@ -1,0 +1,40 @@
+// Page state: URL round trip (a shared link restores the state exactly),
+// defaults for missing or hostile values, and store notifications.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { DEFAULT_STATE, Store, decodeState, encodeState } from '../../web/state.js';
+
+test('every field survives the URL round trip', () => {
+  const state = {
+    model: 'austen-bert', text: 'Emma was handsome, clever & rich? #1 100%', textB: 'She was <b>not</b> amused.',
+    view: 'neuron', layer: 3, heads: [0, 5, 7], token: 12, threshold: 0.05, prune: 0.9,
+    filter: 'a-b', hideSpecial: true, words: true, theme: 'dark', step: 6,
+  };
+  assert.deepEqual(decodeState(`#${encodeState(state)}`), state);
+  assert.equal(encodeState(DEFAULT_STATE), '');
+  assert.deepEqual(decodeState(''), { ...DEFAULT_STATE });
+  assert.deepEqual(decodeState(encodeState({ ...DEFAULT_STATE, heads: [] })).heads, []);
+});
+
+test('invalid values fall back to defaults', () => {
+  const s = decodeState('view=<script>&layer=-2&threshold=7&filter=x&heads=1,a,,3&token=abc&theme=neon');
+  assert.equal(s.view, DEFAULT_STATE.view);
+  assert.equal(s.layer, DEFAULT_STATE.layer);
+  assert.equal(s.threshold, DEFAULT_STATE.threshold);
+  assert.equal(s.filter, 'all');
+  assert.deepEqual(s.heads, [1, 3]);
+  assert.equal(s.token, null);
+  assert.equal(s.theme, 'auto');
+});
+
+test('the store notifies with the keys that changed', () => {
+  const store = new Store();
+  const calls = [];
+  store.subscribe((state, changed) => calls.push(changed));
+  store.set({ layer: 2, view: 'head' });
+  store.set({ layer: 2 });
+  store.set({ heads: [1] });
+  assert.deepEqual(calls, [['layer'], ['heads']]);
+  assert.equal(store.state.layer, 2);
+});
