@@ -120,3 +120,33 @@ export function pruneByMass(map, mass) {
   }
   return { ...map, data };
 }
+
+/**
+ * Maps of the selected heads of one layer, after the page's transforms in
+ * order: pair filter, hidden special tokens, word aggregation, pruning.
+ * result: { tokens, attentions [L, H, T, T], texts }; state: the page state.
+ * Returns { maps: [{ head, map }], rowLabels, colLabels } (labels follow
+ * map.rows / map.cols: token display strings, or word texts).
+ */
+export function prepareMaps(result, state, heads) {
+  const { tokens, attentions, texts } = result;
+  const groups = state.words ? wordGroups(tokens, texts) : null;
+  const maps = heads.map((head) => {
+    let map = headMap(attentions, state.layer, head);
+    if (state.filter !== 'all') map = filterPairs(map, tokens, state.filter);
+    if (state.hideSpecial) map = withoutSpecialTokens(map, tokens);
+    if (groups) map = aggregateWords(map, groups);
+    if (state.prune < 1) map = pruneByMass(map, state.prune);
+    return { head, map };
+  });
+  const label = groups ? (g) => wordLabel(groups[g], tokens, texts) : (t) => tokens[t].display;
+  const first = maps[0]?.map ?? { rows: [], cols: [] };
+  return { maps, rowLabels: first.rows.map(label), colLabels: first.cols.map(label) };
+}
+
+function wordLabel(group, tokens, texts) {
+  const first = tokens[group[0]];
+  if (first.special) return first.display;
+  const last = tokens[group[group.length - 1]];
+  return texts[first.typeId ?? 0].slice(first.start, last.end).trim() || first.display;
+}

@@ -1,0 +1,308 @@
+// <head-view>: bertviz's head view on canvas. Query tokens on the left, key
+// tokens on the right, a line from each query to each key with opacity =
+// weight (divided by the number of heads shown), one colour per head.
+// Head chips toggle a head (click) or solo it (double-click). Hovering a
+// token isolates its lines and shows each head's weight beside the tokens on
+// the other side; click (or tap) locks it, click again or Esc unlocks; arrow
+// keys move the locked token. The lines crossing the visible part are drawn
+// once per scroll position into an off-screen canvas of the viewport's size;
+// hover only blits it (dimmed) and adds the focused token's lines, so hover
+// redraws stay within a frame at 512 tokens x 12 heads.
+// Not here: the controls shared by all views (layer, threshold, ...), the
+// data transforms (attention-data.js).
+import { prepareMaps } from './attention-data.js';
+import { h } from './dom.js';
+import { headColour } from './palette.js';
+
+const LABEL_WIDTH = 150;
+const SQUARE = 7;
+
+export class HeadView extends HTMLElement {
+  #store = null;
+  #result = null;
+  #prepared = null;
+  #heads = [];
+  #hover = null; // { side: 'query' | 'key', index } in map row/col positions
+  #base = document.createElement('canvas');
+  #canvas = h('canvas', { tabindex: '0', role: 'img' });
+  #scroller = h('div', { class: 'head-view-scroller' });
+  #spacer = h('div');
+  #chips = h('div', { class: 'head-chips', role: 'group', 'aria-label': 'Heads' });
+  #layout = null;
+  #baseTop = null; // scroll position #base was drawn for
+  #unsubscribe = null;
+
+  connectedCallback() {
+    if (!this.#scroller.isConnected) {
+      this.#scroller.append(this.#canvas, this.#spacer);
+      this.append(this.#chips, this.#scroller);
+      this.#scroller.addEventListener('scroll', () => this.#paint());
+      this.#canvas.addEventListener('pointermove', (e) => this.#onPointer(e));
+      this.#canvas.addEventListener('pointerleave', () => this.#setHover(null));
+      this.#canvas.addEventListener('click', (e) => this.#onClick(e));
+      this.#canvas.addEventListener('keydown', (e) => this.#onKey(e));
+      new ResizeObserver(() => this.#rebuild()).observe(this);
+    }
+  }
+
+  disconnectedCallback() {
+    this.#unsubscribe?.();
+    this.#unsubscribe = null;
+  }
+
+  /** Binds the view to the page's Store. */
+  set store(store) {
+    this.#unsubscribe?.();
+    this.#store = store;
+    this.#unsubscribe = store.subscribe((state, changed) => {
+      if (changed.some((key) => ['layer', 'heads', 'threshold', 'prune', 'filter', 'hideSpecial', 'words'].includes(key))) this.#rebuild();
+      else if (changed.includes('token')) this.#paint();
+    });
+    this.#rebuild();
+  }
+
+  /** Model output: { tokens, attentions [L, H, T, T], texts, causal }. */
+  set result(result) {
+    this.#result = result;
+    this.#rebuild();
+  }
+
+  /** The lines drawn now (focused token's lines, or all lines): for tests and exports. */
+  lineModel() {
+    if (!this.#prepared) return [];
+    const focus = this.#focus();
+    const lines = [];
+    for (const { head, map } of this.#prepared.maps) {
+      const [rows, cols] = map.shape;
+      for (let r = 0; r < rows; r += 1) {
+        for (let c = 0; c < cols; c += 1) {
+          if (focus && ((focus.side === 'query' && focus.index !== r) || (focus.side === 'key' && focus.index !== c))) continue;
+          const weight = map.data[r * cols + c];
+          if (weight <= 0 || weight < this.#store.state.threshold) continue;
+          lines.push({ from: map.rows[r], to: map.cols[c], head, weight, opacity: weight / this.#prepared.maps.length });
+        }
+      }
+    }
+    return lines;
+  }
+
+  /** The canvas as drawn (for PNG export). */
+  get canvas() { return this.#canvas; }
+
+  #activeHeads() {
+    const count = this.#result.attentions.shape[1];
+    const chosen = this.#store.state.heads;
+    return (chosen ?? [...Array(count).keys()]).filter((head) => head < count);
+  }
+
+  #rebuild() {
+    if (!this.#store || !this.#result || !this.isConnected) return;
+    const state = this.#store.state;
+    const layers = this.#result.attentions.shape[0];
+    if (state.layer >= layers) return;
+    this.#heads = this.#activeHeads();
+    this.#renderChips();
+    this.#prepared = this.#heads.length ? prepareMaps(this.#result, state, this.#heads) : null;
+    const rows = this.#prepared ? Math.max(this.#prepared.rowLabels.length, this.#prepared.colLabels.length) : 0;
+    const rowHeight = rows > 150 ? 14 : 20;
+    const width = Math.max(360, this.clientWidth || 640);
+    const height = rows * rowHeight + 16;
+    this.#layout = { rowHeight, width, height, left: LABEL_WIDTH, right: width - LABEL_WIDTH - (this.#heads.length * SQUARE + 8) };
+    const viewport = Math.min(height, Math.max(240, Math.round(window.innerHeight * 0.7)));
+    const ratio = Math.min(2, window.devicePixelRatio || 1);
+    for (const canvas of [this.#canvas, this.#base]) {
+      canvas.width = Math.round(width * ratio);
+      canvas.height = Math.round(viewport * ratio);
+    }
+    this.#canvas.style.width = `${width}px`;
+    this.#canvas.style.height = `${viewport}px`;
+    this.#scroller.style.height = `${viewport}px`;
+    this.#spacer.style.height = `${height - viewport}px`;
+    this.#baseTop = null;
+    this.#canvas.setAttribute('aria-label', `Head view of layer ${state.layer + 1}: lines from ${this.#prepared?.rowLabels.length ?? 0} query tokens to key tokens, one colour per head. Arrow keys move the selected token, Enter locks it, Escape unlocks.`);
+    this.#paint();
+  }
+
+  #renderChips() {
+    const count = this.#result.attentions.shape[1];
+    const active = new Set(this.#heads);
+    const setHeads = (heads) => this.#store.set({ heads: heads.length === count ? null : heads });
+    this.#chips.replaceChildren(...Array.from({ length: count }, (_, head) => h('button', {
+      type: 'button',
+      class: 'head-chip',
+      style: `--chip: ${headColour(head)}`,
+      'aria-pressed': String(active.has(head)),
+      title: `Head ${head + 1}: click to toggle, double-click to show only this head`,
+      onclick: () => setHeads(active.has(head) ? this.#heads.filter((x) => x !== head) : [...this.#heads, head].sort((a, b) => a - b)),
+      ondblclick: () => setHeads([head]),
+    }, String(head + 1))));
+  }
+
+  #y(index) { return 8 + (index + 0.5) * this.#layout.rowHeight; }
+
+  // Draws every line that crosses the visible rows [top, top + viewport) and
+  // the labels into #base, once per scroll position.
+  #drawBase(top) {
+    const { left, right } = this.#layout;
+    const base = this.#base;
+    const ratio = base.width / this.#layout.width;
+    const bottom = top + base.height / ratio;
+    const ctx = base.getContext('2d');
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, base.width, base.height);
+    ctx.setTransform(ratio, 0, 0, ratio, 0, -top * ratio);
+    this.#baseTop = top;
+    if (!this.#prepared) return;
+    const threshold = this.#store.state.threshold;
+    const share = this.#prepared.maps.length;
+    ctx.lineWidth = 1.5;
+    for (const { head, map } of this.#prepared.maps) {
+      const [rows, cols] = map.shape;
+      ctx.strokeStyle = headColour(head);
+      // Batch lines by quantised opacity: one stroke per (head, level).
+      const levels = Array.from({ length: 32 }, () => []);
+      for (let r = 0; r < rows; r += 1) {
+        const y1 = this.#y(r);
+        for (let c = 0; c < cols; c += 1) {
+          const w = map.data[r * cols + c];
+          if (w <= 0 || w < threshold || w / share < 0.004) continue; // below 0.4% opacity: invisible
+          const y2 = this.#y(c);
+          if (Math.max(y1, y2) < top || Math.min(y1, y2) > bottom) continue; // outside the viewport
+          levels[Math.min(31, Math.floor((w / share) * 32))].push(r, c);
+        }
+      }
+      levels.forEach((pairs, level) => {
+        if (pairs.length === 0) return;
+        ctx.globalAlpha = (level + 0.5) / 32;
+        ctx.beginPath();
+        for (let p = 0; p < pairs.length; p += 2) {
+          ctx.moveTo(left + 6, this.#y(pairs[p]));
+          ctx.lineTo(right - 6, this.#y(pairs[p + 1]));
+        }
+        ctx.stroke();
+      });
+    }
+    ctx.globalAlpha = 1;
+    this.#drawLabels(ctx);
+  }
+
+  #drawLabels(ctx, focus = null) {
+    const { left, right, rowHeight } = this.#layout;
+    const style = getComputedStyle(this);
+    ctx.font = `${rowHeight > 16 ? 13 : 11}px system-ui, sans-serif`;
+    ctx.textBaseline = 'middle';
+    const draw = (labels, x, align, side) => {
+      ctx.textAlign = align;
+      labels.forEach((label, i) => {
+        const focused = focus && focus.side === side && focus.index === i;
+        ctx.fillStyle = focused ? style.getPropertyValue('--accent') || '#1f5fa8' : style.color || '#222';
+        ctx.fillText(label.length > 22 ? `${label.slice(0, 21)}…` : label, x, this.#y(i));
+      });
+    };
+    draw(this.#prepared.rowLabels, left - 4, 'right', 'query');
+    draw(this.#prepared.colLabels, right + 4, 'left', 'key');
+  }
+
+  #focus() {
+    if (this.#hover) return this.#hover;
+    const token = this.#store?.state.token;
+    if (token === null || token === undefined || !this.#prepared) return null;
+    const index = this.#prepared.maps[0].map.rows.indexOf(token);
+    return index >= 0 ? { side: 'query', index } : null;
+  }
+
+  #paint() {
+    if (!this.#layout) return;
+    const top = this.#scroller.scrollTop;
+    if (this.#baseTop !== top) this.#drawBase(top);
+    const ctx = this.#canvas.getContext('2d');
+    const ratio = this.#canvas.width / this.#layout.width;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, this.#canvas.width, this.#canvas.height);
+    const focus = this.#focus();
+    ctx.globalAlpha = focus ? 0.12 : 1;
+    ctx.drawImage(this.#base, 0, 0);
+    ctx.globalAlpha = 1;
+    if (!focus || !this.#prepared) return;
+    ctx.setTransform(ratio, 0, 0, ratio, 0, -top * ratio);
+    const { left, right } = this.#layout;
+    const share = this.#prepared.maps.length;
+    ctx.lineWidth = 2;
+    this.#prepared.maps.forEach(({ head, map }, k) => {
+      const [, cols] = map.shape;
+      const count = focus.side === 'query' ? cols : map.shape[0];
+      ctx.strokeStyle = headColour(head);
+      ctx.fillStyle = headColour(head);
+      for (let other = 0; other < count; other += 1) {
+        const [r, c] = focus.side === 'query' ? [focus.index, other] : [other, focus.index];
+        const w = map.data[r * cols + c];
+        if (w > 0 && w >= this.#store.state.threshold) {
+          ctx.globalAlpha = Math.min(1, w / share + 0.05);
+          ctx.beginPath();
+          ctx.moveTo(left + 6, this.#y(r));
+          ctx.lineTo(right - 6, this.#y(c));
+          ctx.stroke();
+        }
+        // Each head's weight as a square beside the tokens on the other side.
+        ctx.globalAlpha = Math.min(1, w);
+        const x = focus.side === 'query' ? this.#layout.width - (share - k) * SQUARE - 2 : 2 + k * SQUARE;
+        ctx.fillRect(x, this.#y(other) - this.#layout.rowHeight / 2 + 3, SQUARE - 1, this.#layout.rowHeight - 6);
+      }
+    });
+    ctx.globalAlpha = 1;
+    this.#drawLabels(ctx, focus);
+  }
+
+  #hit(event) {
+    if (!this.#layout || !this.#prepared) return null;
+    const rect = this.#canvas.getBoundingClientRect();
+    const x = event.clientX - rect.left;
+    const y = event.clientY - rect.top + this.#scroller.scrollTop;
+    const index = Math.floor((y - 8) / this.#layout.rowHeight);
+    const side = x < this.#layout.width / 2 ? 'query' : 'key';
+    const count = side === 'query' ? this.#prepared.rowLabels.length : this.#prepared.colLabels.length;
+    return index >= 0 && index < count ? { side, index } : null;
+  }
+
+  #setHover(hover) {
+    if (JSON.stringify(hover) === JSON.stringify(this.#hover)) return;
+    this.#hover = hover;
+    this.#paint();
+  }
+
+  #onPointer(event) {
+    if (event.pointerType === 'touch') return; // touch: tap to lock instead of hover
+    this.#setHover(this.#store.state.token === null ? this.#hit(event) : null);
+  }
+
+  #onClick(event) {
+    const hit = this.#hit(event);
+    const state = this.#store.state;
+    if (!hit || hit.side !== 'query') {
+      if (state.token !== null) this.#store.set({ token: null });
+      return;
+    }
+    const token = this.#prepared.maps[0].map.rows[hit.index];
+    this.#hover = null;
+    this.#store.set({ token: state.token === token ? null : token });
+    this.dispatchEvent(new CustomEvent('token-select', { bubbles: true, composed: true, detail: { token: this.#store.state.token } }));
+  }
+
+  #onKey(event) {
+    const rows = this.#prepared?.maps[0].map.rows;
+    if (!rows) return;
+    const state = this.#store.state;
+    const position = state.token === null ? -1 : rows.indexOf(state.token);
+    let next = null;
+    if (event.key === 'ArrowDown') next = rows[Math.min(rows.length - 1, position + 1)];
+    else if (event.key === 'ArrowUp') next = rows[Math.max(0, position - 1)];
+    else if (event.key === 'Escape') next = null;
+    else if (event.key === 'Enter' || event.key === ' ') next = state.token === null ? rows[0] : null;
+    else return;
+    event.preventDefault();
+    this.#hover = null;
+    this.#store.set({ token: next });
+  }
+}
+
+customElements.define('head-view', HeadView);
