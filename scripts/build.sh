@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds attnplay. Usage: scripts/build.sh [native|wasm|all]   (default: all)
 #   native: build/native/ (core library, doctest suites, CLI build/native/attnplay)
-#   wasm:   build/wasm/ (attnplay_core.mjs + .wasm), then assembles dist/
+#   wasm:   build/wasm/ (attnplay_core.mjs + .wasm, single-threaded) and
+#           build/wasm-mt/ (attnplay_core_mt.*, pthreads), then assembles dist/
 #           (the static site: web/ plus the WASM module under dist/wasm/)
 # Incremental: CMake reconfigures only when needed.
 set -euo pipefail
@@ -19,6 +20,9 @@ build_wasm() {
   export NODE_PATH=/usr/share/nodejs
   [[ -f build/wasm/CMakeCache.txt ]] || emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build/wasm -j "$jobs"
+  [[ -f build/wasm-mt/CMakeCache.txt ]] ||
+    emcmake cmake -S . -B build/wasm-mt -DCMAKE_BUILD_TYPE=Release -DATTNPLAY_THREADS=ON >/dev/null
+  cmake --build build/wasm-mt -j "$jobs"
   node scripts/assemble-dist.mjs
 }
 

@@ -111,6 +111,40 @@ export class Engine {
     return unwrap(this.#module.gelu({ x: toMatrix(x, 'x'), approximation }));
   }
 
+  /**
+   * Matrix product: { a [m,k], b [k,n] } -> A·B; with transposeB: true,
+   * b [n,k] -> A·Bᵀ; with bias [n]: A·B + bias on every row.
+   */
+  matmul({ a, b, transposeB = false, bias }) {
+    const spec = { a: toMatrix(a, 'a'), b: toMatrix(b, 'b'), transposeB };
+    if (bias !== undefined) spec.bias = Float32Array.from(bias);
+    return unwrap(this.#module.matmul(spec));
+  }
+
+  /**
+   * A product whose operands stay inside the WASM module, for timing the
+   * kernel alone: { a, b, transposeB? } -> { run(), result(), dispose() }.
+   * run() recomputes A·B (or A·Bᵀ); call dispose() when done.
+   */
+  residentProduct({ a, b, transposeB = false }) {
+    const product = unwrap(this.#module.residentProduct({ a: toMatrix(a, 'a'), b: toMatrix(b, 'b'), transposeB }));
+    return {
+      run: () => product.run(),
+      result: () => product.result(),
+      dispose: () => product.delete(),
+    };
+  }
+
+  /** Threads the matrix products use (1 in the single-threaded build). */
+  get threads() {
+    return this.#module.threadCount();
+  }
+
+  /** Caps the threads used (1 to the pool size); returns the number now used. */
+  setThreads(n) {
+    return this.#module.setThreadCount(n);
+  }
+
   /** Bytes malloc'd in the WASM heap now (diagnostics and leak tests). */
   heapBytesInUse() {
     return this.#module.heapBytesInUse();
@@ -129,12 +163,17 @@ export class Engine {
 
 /**
  * Loads the WASM module and returns an Engine.
+ * options.threads: 'auto' (default) loads the pthreads build when the page is
+ *   cross-origin isolated (SharedArrayBuffer available), the single-threaded
+ *   build otherwise; true or false forces one (true also works in Node).
  * options.wasmBinary: the .wasm bytes, if the caller has them already.
  */
 export async function createEngine(options = {}) {
-  const { default: createModule } = await import('./wasm/attnplay_core.mjs');
+  const threads = options.threads ?? 'auto';
+  const useThreads = threads === true || (threads === 'auto' && globalThis.crossOriginIsolated === true);
+  const name = useThreads ? 'attnplay_core_mt' : 'attnplay_core';
+  const wasmUrl = new URL(`./wasm/${name}.wasm`, import.meta.url);
   const moduleOptions = {};
-  const wasmUrl = new URL('./wasm/attnplay_core.wasm', import.meta.url);
   if (options.wasmBinary) {
     moduleOptions.wasmBinary = options.wasmBinary;
   } else if (isNode) {
@@ -144,5 +183,59 @@ export async function createEngine(options = {}) {
   } else {
     moduleOptions.locateFile = (path) => new URL(path, wasmUrl).href;
   }
-  return new Engine(await createModule(moduleOptions));
+  const nodeWorkers = useThreads && isNode ? await installNodeWorkers() : null;
+  const { default: createModule } = await import(`./wasm/${name}.mjs`);
+  const module = await createModule(moduleOptions);
+  // The pool's workers must not keep a Node process alive once it is done.
+  if (nodeWorkers) for (const worker of nodeWorkers) worker.unref();
+  return new Engine(module);
+}
+
+/**
+ * Node 20 has no Web Worker and no navigator; the pthreads build starts its
+ * workers with new Worker(url) and sizes its pool from
+ * navigator.hardwareConcurrency. Installs a minimal Worker on top of
+ * worker_threads and that navigator field (once), and returns the list of
+ * workers it creates.
+ */
+async function installNodeWorkers() {
+  if (globalThis.Worker?.attnplayNodeWorkers) return globalThis.Worker.attnplayNodeWorkers;
+  const threads = await import('node:worker_threads');
+  const os = await import('node:os');
+  globalThis.navigator ??= { hardwareConcurrency: os.availableParallelism() };
+  // Runs inside the worker thread: gives the Emscripten worker script the
+  // self/postMessage/onmessage it expects, then loads it.
+  const bootstrap = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    globalThis.self = globalThis;
+    globalThis.postMessage = (message, transfer) => parentPort.postMessage(message, transfer);
+    const early = [];
+    let loaded = false;
+    parentPort.on('message', (data) => (loaded ? self.onmessage({ data }) : early.push(data)));
+    import(workerData.url).then(() => {
+      loaded = true;
+      for (const data of early) self.onmessage({ data });
+    });`;
+  const created = [];
+  class NodeWorker {
+    #thread;
+    constructor(url) {
+      this.#thread = new threads.Worker(bootstrap, { eval: true, workerData: { url: String(url) } });
+      this.#thread.on('message', (data) => this.onmessage?.({ data }));
+      this.#thread.on('error', (error) => this.onerror?.(error));
+      created.push(this);
+    }
+    postMessage(message, transfer) {
+      this.#thread.postMessage(message, transfer);
+    }
+    terminate() {
+      return this.#thread.terminate();
+    }
+    unref() {
+      this.#thread.unref();
+    }
+    static attnplayNodeWorkers = created;
+  }
+  globalThis.Worker = NodeWorker;
+  return created;
 }

@@ -5,10 +5,14 @@
 #include <emscripten/bind.h>
 #include <malloc.h>
 
+#include <utility>
+
 #include "attention/attention.h"
 #include "attention/positional.h"
 #include "bindings/marshal.h"
 #include "nn/layers.h"
+#include "tensor/ops.h"
+#include "tensor/thread_pool.h"
 
 namespace attnplay::bindings {
 namespace {
@@ -103,6 +107,48 @@ val gelu_js(const val& spec) {
   });
 }
 
+// { a, b, transposeB?, bias? } -> A·B, A·Bᵀ (transposeB) or A·B + bias.
+Matrix product(const Matrix& a, const Matrix& b, bool transpose_b, const RowVector& bias, bool with_bias) {
+  if (transpose_b && with_bias) throw std::invalid_argument("matmul: bias is not supported with transposeB");
+  if (transpose_b) return matmul_transposed(a, b);
+  return with_bias ? matmul_add_bias(a, b, bias) : matmul(a, b);
+}
+
+val matmul_js(const val& spec) {
+  return guarded([&] {
+    const bool with_bias = has(spec, "bias");
+    return matrix_to_js(product(matrix_from_js(spec["a"], "a"), matrix_from_js(spec["b"], "b"),
+                                has(spec, "transposeB") && spec["transposeB"].as<bool>(),
+                                with_bias ? vector_from_js(spec["bias"], "bias") : RowVector(), with_bias));
+  });
+}
+
+// A product whose operands stay in the WASM heap between runs, so repeated
+// runs (benchmarks) time the kernel without copying, as tfjs-wasm tensors do.
+class ResidentProduct {
+ public:
+  ResidentProduct(Matrix a, Matrix b, bool transpose_b) : a_(std::move(a)), b_(std::move(b)), transpose_b_(transpose_b) {}
+  void run() { c_ = product(a_, b_, transpose_b_, RowVector(), false); }
+  val result() const { return matrix_to_js(c_); }
+
+ private:
+  Matrix a_, b_, c_;
+  bool transpose_b_;
+};
+
+// { a, b, transposeB? } -> ResidentProduct (checked by one run).
+val resident_product(const val& spec) {
+  return guarded([&] {
+    ResidentProduct p(matrix_from_js(spec["a"], "a"), matrix_from_js(spec["b"], "b"),
+                      has(spec, "transposeB") && spec["transposeB"].as<bool>());
+    p.run();
+    return val(std::move(p));
+  });
+}
+
+int thread_count() { return threads::concurrency(); }
+int set_thread_count(int n) { return threads::set_concurrency(n); }
+
 bool simd_enabled() {
 #ifdef __wasm_simd128__
   return true;
@@ -127,6 +173,13 @@ EMSCRIPTEN_BINDINGS(attnplay) {
   emscripten::function("positionalEncoding", &positional_encoding);
   emscripten::function("layerNorm", &layer_norm_js);
   emscripten::function("gelu", &gelu_js);
+  emscripten::function("matmul", &matmul_js);
+  emscripten::class_<ResidentProduct>("ResidentProduct")
+      .function("run", &ResidentProduct::run)
+      .function("result", &ResidentProduct::result);
+  emscripten::function("residentProduct", &resident_product);
+  emscripten::function("threadCount", &thread_count);
+  emscripten::function("setThreadCount", &set_thread_count);
   emscripten::function("simdEnabled", &simd_enabled);
   emscripten::function("version", &version);
   emscripten::function("heapBytesInUse", &heap_bytes_in_use);

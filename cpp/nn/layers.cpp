@@ -10,15 +10,12 @@
 namespace attnplay {
 
 Matrix linear(const ConstMatrixRef& x, const ConstMatrixRef& w, const RowVector& bias) {
-  Matrix y = matmul(x, w);  // [T, out]
-  if (bias.size() != 0) {
-    if (bias.size() != y.cols()) {
-      throw std::invalid_argument("linear: bias has " + std::to_string(bias.size()) + " entries for " +
-                                  std::to_string(y.cols()) + " outputs");
-    }
-    y.rowwise() += bias;
+  if (bias.size() == 0) return matmul(x, w);  // [T, out]
+  if (bias.size() != w.cols()) {
+    throw std::invalid_argument("linear: bias has " + std::to_string(bias.size()) + " entries for " +
+                                std::to_string(w.cols()) + " outputs");
   }
-  return y;
+  return matmul_add_bias(x, w, bias);  // [T, out]
 }
 
 Matrix layer_norm(const ConstMatrixRef& x, const RowVector& gamma, const RowVector& beta, float eps) {

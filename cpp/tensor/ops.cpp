@@ -1,4 +1,5 @@
-// Implementation of tensor/ops.h on Eigen.
+// Implementation of tensor/ops.h: products on the SIMD kernel (WebAssembly)
+// or Eigen (native), softmax as plain loops.
 #include "tensor/ops.h"
 
 #include <cmath>
@@ -6,16 +7,36 @@
 #include <stdexcept>
 #include <string>
 
-namespace attnplay {
+#ifdef __wasm_simd128__
+#include "tensor/gemm.h"
+#endif
 
-Matrix matmul(const ConstMatrixRef& a, const ConstMatrixRef& b) {
+namespace attnplay {
+namespace {
+
+void require_inner(const char* what, const ConstMatrixRef& a, const ConstMatrixRef& b) {
   if (a.cols() != b.rows()) {
-    throw std::invalid_argument("matmul: inner dimensions differ (" + std::to_string(a.rows()) + "x" +
-                                std::to_string(a.cols()) + " · " + std::to_string(b.rows()) + "x" +
+    throw std::invalid_argument(std::string(what) + ": inner dimensions differ (" + std::to_string(a.rows()) +
+                                "x" + std::to_string(a.cols()) + " · " + std::to_string(b.rows()) + "x" +
                                 std::to_string(b.cols()) + ")");
   }
+}
+
+#ifdef __wasm_simd128__
+gemm::ConstView view(const ConstMatrixRef& m) { return {m.data(), m.outerStride()}; }
+#endif
+
+}  // namespace
+
+Matrix matmul(const ConstMatrixRef& a, const ConstMatrixRef& b) {
+  require_inner("matmul", a, b);
   Matrix c(a.rows(), b.cols());
+#ifdef __wasm_simd128__
+  gemm::multiply(a.rows(), b.cols(), a.cols(), view(a), view(b), gemm::RightOperand::k_by_n, nullptr, c.data(),
+                 c.cols());
+#else
   c.noalias() = a * b;
+#endif
   return c;
 }
 
@@ -25,7 +46,29 @@ Matrix matmul_transposed(const ConstMatrixRef& a, const ConstMatrixRef& b) {
                                 std::to_string(b.cols()) + ")");
   }
   Matrix c(a.rows(), b.rows());
+#ifdef __wasm_simd128__
+  gemm::multiply(a.rows(), b.rows(), a.cols(), view(a), view(b), gemm::RightOperand::n_by_k, nullptr, c.data(),
+                 c.cols());
+#else
   c.noalias() = a * b.transpose();
+#endif
+  return c;
+}
+
+Matrix matmul_add_bias(const ConstMatrixRef& a, const ConstMatrixRef& b, const RowVector& bias) {
+  require_inner("matmul_add_bias", a, b);
+  if (bias.size() != b.cols()) {
+    throw std::invalid_argument("matmul_add_bias: bias has " + std::to_string(bias.size()) + " entries for " +
+                                std::to_string(b.cols()) + " outputs");
+  }
+  Matrix c(a.rows(), b.cols());
+#ifdef __wasm_simd128__
+  gemm::multiply(a.rows(), b.cols(), a.cols(), view(a), view(b), gemm::RightOperand::k_by_n, bias.data(),
+                 c.data(), c.cols());
+#else
+  c.noalias() = a * b;
+  c.rowwise() += bias;
+#endif
   return c;
 }
 

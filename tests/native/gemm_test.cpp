@@ -1,0 +1,167 @@
+// The SIMD GEMM kernel (tensor/gemm.h) and the thread pool under it, against
+// naive double-precision loops: every size around the 4x8 register tile and
+// the cache blocks (k blocks of 256, tiles of 64 rows x 128 columns), both
+// operand layouts, strided (sub-matrix) operands, the fused bias, k = 0, and
+// results that do not depend on the number of threads.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "reference.h"
+#include "tensor/gemm.h"
+#include "tensor/ops.h"
+#include "tensor/thread_pool.h"
+
+using attnplay::Matrix;
+using attnplay::RowVector;
+using attnplay::gemm::RightOperand;
+
+namespace {
+
+// C = A·op(B) (+ bias) in double, from raw row-major arrays.
+std::vector<double> naive(std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k, const float* a, std::ptrdiff_t lda,
+                          const float* b, std::ptrdiff_t ldb, RightOperand layout, const float* bias) {
+  std::vector<double> c(static_cast<std::size_t>(m * n));
+  for (std::ptrdiff_t i = 0; i < m; ++i)
+    for (std::ptrdiff_t j = 0; j < n; ++j) {
+      double s = bias ? bias[j] : 0.0;
+      for (std::ptrdiff_t p = 0; p < k; ++p)
+        s += static_cast<double>(a[i * lda + p]) *
+             (layout == RightOperand::k_by_n ? b[p * ldb + j] : b[j * ldb + p]);
+      c[static_cast<std::size_t>(i * n + j)] = s;
+    }
+  return c;
+}
+
+std::vector<float> random_values(std::size_t count, std::mt19937& rng) {
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> v(count);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+// Runs one product with operands padded by `pad` columns (strides > widths)
+// and a C with a guard band, and returns the largest error against `naive`,
+// or infinity if the kernel wrote outside C's [m, n] window.
+double product_error(std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k, RightOperand layout, bool with_bias,
+                     std::ptrdiff_t pad, std::mt19937& rng) {
+  const std::ptrdiff_t lda = k + pad;
+  const std::ptrdiff_t b_rows = layout == RightOperand::k_by_n ? k : n;
+  const std::ptrdiff_t b_cols = layout == RightOperand::k_by_n ? n : k;
+  const std::ptrdiff_t ldb = b_cols + pad, ldc = n + pad;
+  const std::vector<float> a = random_values(static_cast<std::size_t>(m * lda), rng);
+  const std::vector<float> b = random_values(static_cast<std::size_t>(b_rows * ldb), rng);
+  const std::vector<float> bias = random_values(static_cast<std::size_t>(n), rng);
+  const float guard = 12345.0f;
+  std::vector<float> c(static_cast<std::size_t>(m * ldc), guard);
+  attnplay::gemm::multiply(m, n, k, {a.data(), lda}, {b.data(), ldb}, layout, with_bias ? bias.data() : nullptr,
+                           c.data(), ldc);
+  const std::vector<double> want =
+      naive(m, n, k, a.data(), lda, b.data(), ldb, layout, with_bias ? bias.data() : nullptr);
+  double worst = 0;
+  for (std::ptrdiff_t i = 0; i < m; ++i) {
+    for (std::ptrdiff_t j = 0; j < n; ++j)
+      worst = std::max(worst, std::abs(c[static_cast<std::size_t>(i * ldc + j)] - want[static_cast<std::size_t>(i * n + j)]));
+    for (std::ptrdiff_t j = n; j < ldc; ++j)
+      if (c[static_cast<std::size_t>(i * ldc + j)] != guard) return INFINITY;
+  }
+  return worst;
+}
+
+double tolerance(std::ptrdiff_t k) { return 1e-5 * (1 + 2 * std::sqrt(static_cast<double>(k))); }
+
+const std::vector<int> kEdgeSizes = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 63, 64, 65, 127, 129};
+
+}  // namespace
+
+TEST_CASE("gemm: every m, k and n around the register tile, both layouts, against double loops") {
+  std::mt19937 rng(11);
+  for (RightOperand layout : {RightOperand::k_by_n, RightOperand::n_by_k})
+    for (int m : kEdgeSizes)
+      for (int k : kEdgeSizes)
+        for (int n : {1, 3, 4, 7, 8, 9, 16, 17, 31, 64, 65, 129}) {
+          CAPTURE(m);
+          CAPTURE(k);
+          CAPTURE(n);
+          CAPTURE(layout == RightOperand::k_by_n);
+          CHECK(product_error(m, n, k, layout, false, 0, rng) < tolerance(k));
+        }
+}
+
+TEST_CASE("gemm: sizes across the cache blocks, strided operands and the fused bias") {
+  std::mt19937 rng(12);
+  struct Shape {
+    int m, k, n;
+  };
+  // k > 256 (several k blocks, accumulation), m > 64 and n > 128 (several
+  // tiles), non-square, attention shapes (T x 64 x T), one row (decoding).
+  const std::vector<Shape> shapes = {{257, 300, 129}, {65, 513, 257}, {128, 64, 128}, {1, 768, 300},
+                                     {300, 1, 7},     {129, 256, 384}, {3, 1000, 2},  {200, 64, 200}};
+  for (const Shape& s : shapes)
+    for (RightOperand layout : {RightOperand::k_by_n, RightOperand::n_by_k})
+      for (bool bias : {false, true})
+        for (int pad : {0, 5}) {
+          CAPTURE(s.m);
+          CAPTURE(s.k);
+          CAPTURE(s.n);
+          CAPTURE(bias);
+          CAPTURE(pad);
+          CHECK(product_error(s.m, s.n, s.k, layout, bias, pad, rng) < tolerance(s.k));
+        }
+}
+
+TEST_CASE("gemm: k = 0 gives the bias (or zeros); empty outputs are left alone") {
+  const std::vector<float> bias = {1.5f, -2.0f, 3.0f};
+  std::vector<float> c(6, 9.0f);
+  attnplay::gemm::multiply(2, 3, 0, {nullptr, 0}, {nullptr, 3}, RightOperand::k_by_n, bias.data(), c.data(), 3);
+  CHECK(c == std::vector<float>{1.5f, -2.0f, 3.0f, 1.5f, -2.0f, 3.0f});
+  attnplay::gemm::multiply(2, 3, 0, {nullptr, 0}, {nullptr, 3}, RightOperand::k_by_n, nullptr, c.data(), 3);
+  CHECK(c == std::vector<float>(6, 0.0f));
+  std::vector<float> untouched(4, 7.0f);
+  attnplay::gemm::multiply(0, 2, 3, {nullptr, 3}, {nullptr, 2}, RightOperand::k_by_n, nullptr, untouched.data(), 2);
+  attnplay::gemm::multiply(2, 0, 3, {nullptr, 3}, {nullptr, 0}, RightOperand::k_by_n, nullptr, untouched.data(), 0);
+  CHECK(untouched == std::vector<float>(4, 7.0f));
+}
+
+TEST_CASE("gemm: the result is bit-for-bit the same with 1 thread and with all threads") {
+  std::mt19937 rng(13);
+  const int m = 300, k = 520, n = 270;
+  const std::vector<float> a = random_values(m * k, rng), b = random_values(k * n, rng);
+  std::vector<float> one(m * n), all(m * n);
+  const int full = attnplay::threads::concurrency();
+  REQUIRE(attnplay::threads::set_concurrency(1) == 1);
+  attnplay::gemm::multiply(m, n, k, {a.data(), k}, {b.data(), n}, RightOperand::k_by_n, nullptr, one.data(), n);
+  attnplay::threads::set_concurrency(full);
+  attnplay::gemm::multiply(m, n, k, {a.data(), k}, {b.data(), n}, RightOperand::k_by_n, nullptr, all.data(), n);
+  CHECK(one == all);
+}
+
+TEST_CASE("thread pool: every index runs exactly once, over many loops") {
+  const int threads = attnplay::threads::concurrency();
+  CHECK(threads >= 1);
+  for (int loop = 0; loop < 2000; ++loop) {
+    const int count = loop % 37;
+    std::vector<std::atomic<int>> hits(static_cast<std::size_t>(count));
+    attnplay::threads::parallel_for(count, [&](std::ptrdiff_t i) { hits[static_cast<std::size_t>(i)]++; });
+    for (const auto& h : hits) REQUIRE(h.load() == 1);
+  }
+  CHECK(attnplay::threads::set_concurrency(0) == 1);  // clamped
+  CHECK(attnplay::threads::set_concurrency(1000) == threads);
+}
+
+TEST_CASE("matmul_add_bias is A·B plus the bias on every row, and checks its shapes") {
+  std::mt19937 rng(14);
+  for (int n : {1, 7, 8, 9, 33}) {
+    const Matrix a = ref::random_matrix(5, 19, rng), b = ref::random_matrix(19, n, rng);
+    const RowVector bias = ref::random_matrix(1, n, rng);
+    const Matrix c = attnplay::matmul_add_bias(a, b, bias);
+    const auto want = ref::matmul(ref::from(a), ref::from(b));
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < n; ++j) CHECK(c(i, j) == doctest::Approx(want[i][j] + bias(j)).epsilon(1e-5));
+  }
+  CHECK_THROWS_WITH_AS(attnplay::matmul_add_bias(Matrix::Ones(2, 3), Matrix::Ones(3, 4), RowVector::Ones(3)),
+                       "matmul_add_bias: bias has 3 entries for 4 outputs", std::invalid_argument);
+}
