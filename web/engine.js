@@ -61,6 +61,105 @@ function attentionSpec(spec) {
   return out;
 }
 
+const utf8Encoder = new TextEncoder();
+const utf8Decoder = new TextDecoder();
+
+/** Text as UTF-8 bytes; a Uint8Array passes as it is (any bytes, even invalid UTF-8). */
+function utf8(text, name) {
+  if (text instanceof Uint8Array) return text;
+  if (typeof text !== 'string') throw new AttnplayError(`${name}: expected a string or a Uint8Array`);
+  return utf8Encoder.encode(text);
+}
+
+// Frees the C++ tokenizer of a Tokenizer that was garbage-collected without dispose().
+const tokenizerRegistry = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry((handle) => handle.delete()) : null;
+
+/**
+ * A tokenizer held by the WASM module (GPT-2 byte-level BPE or BERT WordPiece).
+ * Call dispose() when done (it is also freed when garbage-collected).
+ */
+export class Tokenizer {
+  #handle;
+
+  constructor(handle) {
+    this.#handle = handle;
+    tokenizerRegistry?.register(this, handle, this);
+  }
+
+  #live() {
+    if (!this.#handle) throw new AttnplayError('tokenizer: used after dispose()');
+    return this.#handle;
+  }
+
+  /**
+   * Tokens of a text (or a pair of texts), the post-processor applied when addSpecialTokens.
+   * options: { pair?: string, addSpecialTokens = true, matchSpecialTokens = true }
+   * returns { ids: Int32Array, typeIds: Int32Array, segments: Int32Array (0 text, 1 pair, -1 added by the
+   *   post-processor), offsets: Uint32Array (byte [begin, end) pairs), utf16Offsets: Uint32Array (same in
+   *   string indices, for highlighting), special: Uint8Array, pieces: string[], displays: string[], length }
+   */
+  encode(text, { pair, addSpecialTokens = true, matchSpecialTokens = true } = {}) {
+    const result = unwrap(this.#live().encode(utf8(text, 'text'), pair === undefined || pair === null ? null : utf8(pair, 'pair'),
+      addSpecialTokens, matchSpecialTokens));
+    result.length = result.ids.length;
+    return result;
+  }
+
+  /** Ids only (fast path): Int32Array. options: { addSpecialTokens = true, matchSpecialTokens = true } */
+  encodeIds(text, { addSpecialTokens = true, matchSpecialTokens = true } = {}) {
+    return unwrap(this.#live().encodeIds(utf8(text, 'text'), addSpecialTokens, matchSpecialTokens));
+  }
+
+  /** Text of ids (invalid UTF-8 shown as U+FFFD; decodeBytes gives the exact bytes). */
+  decode(ids, { skipSpecialTokens = false } = {}) {
+    return utf8Decoder.decode(this.decodeBytes(ids, { skipSpecialTokens }));
+  }
+
+  /** Bytes of ids: Uint8Array. */
+  decodeBytes(ids, { skipSpecialTokens = false } = {}) {
+    return unwrap(this.#live().decode(Int32Array.from(ids), skipSpecialTokens));
+  }
+
+  /** Readable string of one vocabulary entry ("␣the", "##ing", "<0xF0>"); render it as text, never HTML. */
+  display(id) {
+    return unwrap(this.#live().display(id));
+  }
+
+  /** Id of a vocabulary piece, or null. */
+  tokenToId(piece) {
+    return this.#live().tokenToId(String(piece));
+  }
+
+  /** Vocabulary piece of an id, or null. */
+  idToToken(id) {
+    return this.#live().idToToken(id);
+  }
+
+  /** Number of ids (model vocabulary and added tokens). */
+  get vocabSize() {
+    return this.#live().vocabSize();
+  }
+
+  /** "BPE" or "WordPiece". */
+  get modelType() {
+    return this.#live().modelType();
+  }
+
+  /** Hugging Face tokenizer.json text of this tokenizer. */
+  toJson() {
+    return utf8Decoder.decode(unwrap(this.#live().toJson()));
+  }
+
+  /** Frees the C++ tokenizer. */
+  dispose() {
+    if (!this.#handle) return;
+    tokenizerRegistry?.unregister(this);
+    this.#handle.delete();
+    this.#handle = null;
+  }
+}
+
 export class Engine {
   #module;
 
@@ -143,6 +242,35 @@ export class Engine {
   /** Caps the threads used (1 to the pool size); returns the number now used. */
   setThreads(n) {
     return this.#module.setThreadCount(n);
+  }
+
+  /** Tokenizer from a Hugging Face tokenizer.json (string, bytes or parsed object). */
+  loadTokenizer(tokenizerJson) {
+    const text = typeof tokenizerJson === 'object' && !(tokenizerJson instanceof Uint8Array)
+      ? JSON.stringify(tokenizerJson) : tokenizerJson;
+    return this.#tokenizer(this.#module.tokenizerFromJson(utf8(text, 'tokenizer.json')));
+  }
+
+  /** Tokenizer from GPT-2's vocab.json (encoder.json) and merges.txt (vocab.bpe) texts. */
+  loadGpt2Tokenizer(vocabJson, mergesTxt) {
+    return this.#tokenizer(this.#module.tokenizerFromGpt2Files(utf8(vocabJson, 'vocab.json'), utf8(mergesTxt, 'merges.txt')));
+  }
+
+  /** Tokenizer from BERT's vocab.txt text. */
+  loadBertTokenizer(vocabTxt, { lowercase = true } = {}) {
+    return this.#tokenizer(this.#module.tokenizerFromBertVocab(utf8(vocabTxt, 'vocab.txt'), lowercase));
+  }
+
+  /** Trains a tokenizer on a corpus: { vocabSize, model: 'bpe' | 'wordpiece' = 'bpe', minFrequency = 2 }. */
+  trainTokenizer(corpus, { vocabSize, model = 'bpe', minFrequency } = {}) {
+    if (!Number.isInteger(vocabSize)) throw new AttnplayError('trainTokenizer: vocabSize must be an integer');
+    const spec = { vocabSize, model };
+    if (minFrequency !== undefined) spec.minFrequency = minFrequency;
+    return this.#tokenizer(this.#module.trainTokenizer(utf8(corpus, 'corpus'), spec));
+  }
+
+  #tokenizer(result) {
+    return new Tokenizer(unwrap(result).tokenizer);
   }
 
   /** Bytes malloc'd in the WASM heap now (diagnostics and leak tests). */

@@ -12,4 +12,10 @@ using Args = std::vector<std::string>;
 // attnplay scratch [--spec FILE]   (JSON spec on stdin when FILE is omitted or "-")
 int run_scratch(const Args& args);
 
+// attnplay tokenize --tokenizer PATH (--text TEXT | --file PATH) [--pair TEXT] [--no-special]
+int run_tokenize(const Args& args);
+
+// attnplay train-tokenizer --corpus PATH --vocab-size N --out tokenizer.json [--model bpe|wordpiece]
+int run_train_tokenizer(const Args& args);
+
 }  // namespace attnplay::cli

@@ -11,7 +11,10 @@ void print_usage(std::ostream& out) {
   out << "attnplay " << ATTNPLAY_VERSION << " - attention playground core\n"
       << "usage:\n"
       << "  attnplay --version\n"
-      << "  attnplay scratch [--spec FILE]   from-scratch attention of a JSON spec (stdin by default)\n";
+      << "  attnplay scratch [--spec FILE]   from-scratch attention of a JSON spec (stdin by default)\n"
+      << "  attnplay tokenize --tokenizer PATH (--text TEXT | --file PATH) [--pair TEXT] [--no-special]\n"
+      << "                                   ids, pieces, byte offsets and type ids as JSON\n"
+      << "  attnplay train-tokenizer --corpus PATH --vocab-size N --out tokenizer.json [--model bpe|wordpiece]\n";
 }
 
 }  // namespace
@@ -29,6 +32,8 @@ int main(int argc, char** argv) {
   const attnplay::cli::Args rest(args.begin() + 1, args.end());
   try {
     if (args[0] == "scratch") return attnplay::cli::run_scratch(rest);
+    if (args[0] == "tokenize") return attnplay::cli::run_tokenize(rest);
+    if (args[0] == "train-tokenizer") return attnplay::cli::run_train_tokenizer(rest);
   } catch (const std::exception& e) {
     std::cerr << "attnplay " << args[0] << ": " << e.what() << "\n";
     return 1;

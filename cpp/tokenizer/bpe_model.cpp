@@ -1,0 +1,123 @@
+// Byte-level BPE merging.
+#include "tokenizer/bpe_model.h"
+
+#include <queue>
+#include <stdexcept>
+
+#include "tokenizer/byte_level.h"
+#include "tokenizer/unicode.h"
+
+namespace attnplay {
+namespace {
+
+// Words up to this many bytes are merged by rescanning all pairs (fastest for
+// the short words of ordinary text); longer ones with a priority queue.
+constexpr std::size_t kShortWord = 48;
+
+}  // namespace
+
+BpeModel::BpeModel(std::unordered_map<std::string, std::int32_t> vocab,
+                   std::vector<std::pair<std::string, std::string>> merges)
+    : vocab_(std::move(vocab)), merges_(std::move(merges)) {
+  const auto& alphabet = byte_level_alphabet();
+  for (int b = 0; b < 256; ++b) {
+    std::string piece;
+    unicode::append_utf8(piece, alphabet[b]);
+    const auto it = vocab_.find(piece);
+    if (it == vocab_.end()) {
+      throw std::invalid_argument("BPE model: the vocabulary has no entry for byte " + std::to_string(b) + " ('" +
+                                  piece + "'); a byte-level vocabulary needs all 256");
+    }
+    byte_id_[b] = it->second;
+  }
+  merge_of_.reserve(merges_.size() * 2);
+  for (std::size_t rank = 0; rank < merges_.size(); ++rank) {
+    const auto& [a, b] = merges_[rank];
+    const auto ia = vocab_.find(a);
+    const auto ib = vocab_.find(b);
+    const auto im = vocab_.find(a + b);
+    if (ia == vocab_.end() || ib == vocab_.end() || im == vocab_.end()) {
+      throw std::invalid_argument("BPE model: merge " + std::to_string(rank) + " \"" + a + " " + b +
+                                  "\" uses a piece that is not in the vocabulary");
+    }
+    // A pair listed twice keeps its last rank, as Hugging Face's loader does.
+    merge_of_.insert_or_assign(key(ia->second, ib->second), Merge{static_cast<std::int32_t>(rank), im->second});
+  }
+}
+
+void BpeModel::merge_short(std::vector<PieceToken>& s) const {
+  while (s.size() > 1) {
+    std::int32_t best_rank = INT32_MAX;
+    std::size_t best = 0;
+    std::int32_t best_id = 0;
+    for (std::size_t i = 0; i + 1 < s.size(); ++i) {
+      const Merge* m = find_merge(s[i].id, s[i + 1].id);
+      if (m && m->rank < best_rank) {
+        best_rank = m->rank;
+        best = i;
+        best_id = m->id;
+      }
+    }
+    if (best_rank == INT32_MAX) return;
+    s[best].id = best_id;
+    s[best].end = s[best + 1].end;
+    s.erase(s.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+  }
+}
+
+void BpeModel::merge_long(std::vector<PieceToken>& s) const {
+  const std::size_t n = s.size();
+  std::vector<std::int32_t> prev(n), next(n);
+  std::vector<bool> alive(n, true);
+  for (std::size_t i = 0; i < n; ++i) {
+    prev[i] = static_cast<std::int32_t>(i) - 1;
+    next[i] = i + 1 < n ? static_cast<std::int32_t>(i + 1) : -1;
+  }
+  struct Candidate {
+    std::int32_t rank, pos, id;
+    bool operator>(const Candidate& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }
+  };
+  std::priority_queue<Candidate, std::vector<Candidate>, std::greater<Candidate>> queue;
+  auto consider = [&](std::int32_t i) {
+    if (i < 0 || next[i] < 0) return;
+    if (const Merge* m = find_merge(s[i].id, s[next[i]].id)) queue.push({m->rank, i, m->id});
+  };
+  for (std::size_t i = 0; i + 1 < n; ++i) consider(static_cast<std::int32_t>(i));
+  while (!queue.empty()) {
+    const Candidate c = queue.top();
+    queue.pop();
+    const std::int32_t i = c.pos;
+    if (!alive[i] || next[i] < 0) continue;
+    const Merge* m = find_merge(s[i].id, s[next[i]].id);
+    if (!m || m->rank != c.rank) continue;  // stale: a neighbour changed since it was queued
+    const std::int32_t j = next[i];
+    s[i].id = m->id;
+    s[i].end = s[j].end;
+    alive[j] = false;
+    next[i] = next[j];
+    if (next[j] >= 0) prev[next[j]] = i;
+    consider(prev[i]);
+    consider(i);
+  }
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (alive[i]) s[w++] = s[i];
+  }
+  s.resize(w);
+}
+
+void BpeModel::encode_word(std::string_view word, std::uint32_t offset, std::vector<PieceToken>& out) const {
+  std::vector<PieceToken> symbols;
+  symbols.reserve(word.size());
+  for (std::uint32_t i = 0; i < word.size(); ++i) {
+    symbols.push_back({byte_id_[static_cast<unsigned char>(word[i])], offset + i, offset + i + 1});
+  }
+  if (symbols.size() <= kShortWord) {
+    merge_short(symbols);
+  } else {
+    merge_long(symbols);
+  }
+  out.insert(out.end(), symbols.begin(), symbols.end());
+}
+
+}  // namespace attnplay

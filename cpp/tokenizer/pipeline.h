@@ -1,0 +1,88 @@
+// Internal: what a loaded tokenizer holds (model, normalizer, pre-tokenizer,
+// post-processor, decoder, added tokens), shared by the loader, the encoder
+// and the trainer. Not part of the public API (tokenizer.h).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tokenizer/bpe_model.h"
+#include "tokenizer/normalizer.h"
+#include "tokenizer/wordpiece_model.h"
+
+namespace attnplay::detail {
+
+struct AddedToken {
+  std::int32_t id = 0;
+  std::string content;
+  bool special = false;
+  bool single_word = false;
+  bool lstrip = false;
+  bool rstrip = false;
+  bool normalized = false;
+};
+
+struct ByteLevelOptions {
+  bool add_prefix_space = false;
+  bool trim_offsets = true;
+  bool use_regex = true;
+};
+
+// One item of a template: a special token (by name) or sequence A (0) / B (1).
+struct TemplateItem {
+  bool is_special = false;
+  std::string special;
+  int sequence = 0;
+  std::int32_t type_id = 0;
+};
+
+struct SpecialTokenEntry {
+  std::vector<std::int32_t> ids;
+  std::vector<std::string> tokens;
+};
+
+struct PostProcessor {
+  enum class Kind { None, ByteLevel, Bert, Roberta, Template } kind = Kind::None;
+  // Every kind that adds tokens is applied through its template form.
+  std::vector<TemplateItem> single, pair;
+  std::map<std::string, SpecialTokenEntry> special_tokens;
+  ByteLevelOptions byte_level;                                 // Kind::ByteLevel, Kind::Roberta
+  std::pair<std::string, std::int32_t> cls{"[CLS]", 0}, sep{"[SEP]", 0};  // Kind::Bert, Kind::Roberta
+};
+
+struct Decoder {
+  enum class Kind { None, ByteLevel, WordPiece } kind = Kind::None;
+  std::string prefix = "##";  // WordPiece
+  bool cleanup = true;        // WordPiece
+};
+
+struct TokenizerData {
+  std::optional<BpeModel> bpe;
+  std::optional<WordPieceModel> wordpiece;
+  std::optional<BertNormalizerOptions> bert_normalizer;
+  enum class PreTokenizer { ByteLevel, Bert } pre_tokenizer = PreTokenizer::ByteLevel;
+  ByteLevelOptions byte_level;  // pre-tokenizer options
+  PostProcessor post;
+  Decoder decoder;
+  std::vector<AddedToken> added;
+
+  // Filled by finish(): every id's piece ("" for unused ids), special flags,
+  // piece -> id over the model and added tokens, added tokens by first byte.
+  std::vector<std::string> id_to_piece;
+  std::vector<std::uint8_t> special;
+  std::vector<std::int32_t> added_index_of_id;  // index into added, or -1
+  std::unordered_map<std::string, std::int32_t> piece_to_id;
+  std::vector<std::vector<std::size_t>> added_by_first_byte;
+
+  // Checks consistency and builds the lookup tables above.
+  void finish();
+};
+
+// Fills the template of a Bert or Roberta post-processor from its cls and sep.
+void set_special_pair_template(PostProcessor& p);
+
+}  // namespace attnplay::detail

@@ -1,0 +1,421 @@
+// Encoding pipeline (added tokens, normalization, pre-tokenization, model,
+// post-processor), offsets and display strings, decoding.
+#include "tokenizer/tokenizer.h"
+
+#include <algorithm>
+#include <deque>
+#include <stdexcept>
+#include <string_view>
+#include <unordered_map>
+
+#include "tokenizer/byte_level.h"
+#include "tokenizer/pipeline.h"
+#include "tokenizer/pre_tokenizer.h"
+#include "tokenizer/unicode.h"
+
+namespace attnplay {
+namespace detail {
+
+void TokenizerData::finish() {
+  if (bpe.has_value() == wordpiece.has_value()) throw std::invalid_argument("model: exactly one model is needed");
+  const auto& vocab = bpe ? bpe->vocab() : wordpiece->vocab();
+  std::int32_t size = 0;
+  for (const auto& [piece, id] : vocab) {
+    if (id < 0) throw std::invalid_argument("model.vocab: negative id for '" + piece + "'");
+    size = std::max(size, id + 1);
+  }
+  for (const AddedToken& t : added) {
+    if (t.id < 0) throw std::invalid_argument("added_tokens: negative id for '" + t.content + "'");
+    if (t.content.empty()) throw std::invalid_argument("added_tokens: empty content for id " + std::to_string(t.id));
+    if (t.single_word) throw std::invalid_argument("added_tokens: single_word is not supported ('" + t.content + "')");
+    size = std::max(size, t.id + 1);
+  }
+  id_to_piece.assign(static_cast<std::size_t>(size), std::string());
+  special.assign(static_cast<std::size_t>(size), 0);
+  added_index_of_id.assign(static_cast<std::size_t>(size), -1);
+  piece_to_id = vocab;
+  for (const auto& [piece, id] : vocab) {
+    if (!id_to_piece[id].empty()) {
+      throw std::invalid_argument("model.vocab: id " + std::to_string(id) + " is used by '" + id_to_piece[id] +
+                                  "' and '" + piece + "'");
+    }
+    id_to_piece[id] = piece;
+  }
+  added_by_first_byte.assign(256, {});
+  for (std::size_t i = 0; i < added.size(); ++i) {
+    const AddedToken& t = added[i];
+    if (!id_to_piece[t.id].empty() && id_to_piece[t.id] != t.content) {
+      throw std::invalid_argument("added_tokens: id " + std::to_string(t.id) + " is '" + id_to_piece[t.id] +
+                                  "' in the vocabulary but '" + t.content + "' here");
+    }
+    id_to_piece[t.id] = t.content;
+    special[t.id] = t.special ? 1 : 0;
+    added_index_of_id[t.id] = static_cast<std::int32_t>(i);
+    piece_to_id[t.content] = t.id;
+    added_by_first_byte[static_cast<unsigned char>(t.content[0])].push_back(i);
+  }
+  auto check_special = [&](const std::string& name, std::int32_t id, const char* where) {
+    if (id < 0 || id >= size) {
+      throw std::invalid_argument(std::string("post_processor: ") + where + " '" + name + "' has id " +
+                                  std::to_string(id) + " outside the vocabulary");
+    }
+  };
+  for (const auto& [name, entry] : post.special_tokens) {
+    for (std::int32_t id : entry.ids) check_special(name, id, "special token");
+  }
+  for (const auto* items : {&post.single, &post.pair}) {
+    for (const TemplateItem& item : *items) {
+      if (item.is_special && !post.special_tokens.count(item.special)) {
+        throw std::invalid_argument("post_processor: template uses '" + item.special +
+                                    "' which is not among its special_tokens");
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::TokenizerData;
+
+// A token before pieces, display strings and UTF-16 offsets are attached.
+struct RawToken {
+  std::int32_t id;
+  std::uint32_t begin, end;  // bytes in the segment
+  std::int32_t type_id;
+  std::int32_t segment;
+};
+
+bool is_space_byte(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+class SegmentEncoder {
+ public:
+  SegmentEncoder(const TokenizerData& data, bool match_special) : data_(data), match_special_(match_special) {}
+
+  void encode(std::string_view text, std::vector<RawToken>& out, std::int32_t type_id, std::int32_t segment) {
+    type_id_ = type_id;
+    segment_ = segment;
+    std::uint32_t text_start = 0;
+    std::uint32_t pos = 0;
+    const auto n = static_cast<std::uint32_t>(text.size());
+    if (match_special_ && !data_.added.empty()) {
+      while (pos < n) {
+        const detail::AddedToken* best = nullptr;
+        for (std::size_t i : data_.added_by_first_byte[static_cast<unsigned char>(text[pos])]) {
+          const detail::AddedToken& t = data_.added[i];
+          if (text.compare(pos, t.content.size(), t.content) == 0 && (!best || t.content.size() > best->content.size())) {
+            best = &t;
+          }
+        }
+        if (!best) {
+          ++pos;
+          continue;
+        }
+        std::uint32_t begin = pos;
+        std::uint32_t end = pos + static_cast<std::uint32_t>(best->content.size());
+        if (best->lstrip) {
+          while (begin > text_start && is_space_byte(static_cast<unsigned char>(text[begin - 1]))) --begin;
+        }
+        if (best->rstrip) {
+          while (end < n && is_space_byte(static_cast<unsigned char>(text[end]))) ++end;
+        }
+        encode_text(text.substr(text_start, begin - text_start), text_start, out);
+        out.push_back({best->id, begin, end, type_id_, segment_});
+        text_start = pos = end;
+      }
+    }
+    encode_text(text.substr(text_start), text_start, out);
+  }
+
+ private:
+  void encode_text(std::string_view text, std::uint32_t offset, std::vector<RawToken>& out) {
+    if (text.empty()) return;
+    if (data_.bpe) {
+      encode_byte_level(text, offset, out);
+    } else {
+      encode_wordpiece(text, offset, out);
+    }
+  }
+
+  void encode_byte_level(std::string_view text, std::uint32_t offset, std::vector<RawToken>& out) {
+    std::uint32_t shift = 0;  // 1 when a space was prepended (it maps to offset 0)
+    if (data_.byte_level.add_prefix_space && text[0] != ' ') {
+      prefixed_texts_.push_back(" " + std::string(text));  // outlives the cache keys that view it
+      text = prefixed_texts_.back();
+      shift = 1;
+    }
+    words_.clear();
+    if (data_.byte_level.use_regex) {
+      split_gpt2(text, words_);
+    } else {
+      words_.push_back({0, static_cast<std::uint32_t>(text.size())});
+    }
+    for (const Span& w : words_) {
+      const std::string_view word = text.substr(w.begin, w.end - w.begin);
+      const auto [first, count] = cached_word(word);
+      for (std::size_t k = first; k < first + count; ++k) {
+        const PieceToken& p = cache_tokens_[k];
+        const std::uint32_t b = w.begin + p.begin;
+        const std::uint32_t e = w.begin + p.end;
+        out.push_back({p.id, offset + (b > shift ? b - shift : 0), offset + (e > shift ? e - shift : 0), type_id_,
+                       segment_});
+      }
+    }
+  }
+
+  // Tokens of a word, from the per-call cache: (index into cache_tokens_, count), offsets relative to the word.
+  std::pair<std::size_t, std::size_t> cached_word(std::string_view word) {
+    if (word.size() <= kCachedWordBytes) {
+      const auto it = cache_.find(word);
+      if (it != cache_.end()) return it->second;
+    }
+    const std::size_t first = cache_tokens_.size();
+    data_.bpe->encode_word(word, 0, cache_tokens_);
+    const std::pair<std::size_t, std::size_t> entry{first, cache_tokens_.size() - first};
+    if (word.size() <= kCachedWordBytes) cache_.emplace(word, entry);  // keys view text alive for the call
+    return entry;
+  }
+
+  void encode_wordpiece(std::string_view text, std::uint32_t offset, std::vector<RawToken>& out) {
+    NormalizedText normalized = NormalizedText::from_utf8(text);
+    if (data_.bert_normalizer) normalized = bert_normalize(std::move(normalized), *data_.bert_normalizer);
+    std::string word;
+    std::vector<std::uint32_t> char_starts;
+    std::vector<WordPieceModel::Piece> pieces;
+    for (const Span& w : split_bert(normalized)) {
+      word.clear();
+      char_starts.clear();
+      bool valid = true;
+      for (std::uint32_t i = w.begin; i < w.end; ++i) {
+        char_starts.push_back(static_cast<std::uint32_t>(word.size()));
+        if (normalized.chars[i] == kInvalidUtf8) {
+          valid = false;
+        } else {
+          unicode::append_utf8(word, normalized.chars[i]);
+        }
+      }
+      pieces.clear();
+      data_.wordpiece->encode_word(word, char_starts, valid, pieces);
+      for (const WordPieceModel::Piece& p : pieces) {
+        std::uint32_t b = UINT32_MAX, e = 0;
+        for (std::uint32_t i = w.begin + p.first_char; i < w.begin + p.last_char; ++i) {
+          b = std::min(b, normalized.begin[i]);
+          e = std::max(e, normalized.end[i]);
+        }
+        out.push_back({p.id, offset + b, offset + e, type_id_, segment_});
+      }
+    }
+  }
+
+  static constexpr std::size_t kCachedWordBytes = 64;
+  const TokenizerData& data_;
+  const bool match_special_;
+  std::int32_t type_id_ = 0;
+  std::int32_t segment_ = 0;
+  std::vector<Span> words_;
+  std::unordered_map<std::string_view, std::pair<std::size_t, std::size_t>> cache_;
+  std::vector<PieceToken> cache_tokens_;
+  std::deque<std::string> prefixed_texts_;
+};
+
+std::vector<RawToken> encode_raw(const TokenizerData& data, std::string_view text,
+                                 std::optional<std::string_view> text_b, const EncodeOptions& options) {
+  std::vector<RawToken> a, b;
+  a.reserve(text.size() / 3 + 4);
+  SegmentEncoder(data, options.match_special_tokens).encode(text, a, 0, 0);
+  if (text_b) SegmentEncoder(data, options.match_special_tokens).encode(*text_b, b, 1, 1);
+  const auto& items = text_b ? data.post.pair : data.post.single;
+  if (!options.add_special_tokens || items.empty()) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  }
+  std::vector<RawToken> out;
+  out.reserve(a.size() + b.size() + 4);
+  for (const detail::TemplateItem& item : items) {
+    if (item.is_special) {
+      for (std::int32_t id : data.post.special_tokens.at(item.special).ids) out.push_back({id, 0, 0, item.type_id, -1});
+    } else {
+      for (RawToken t : item.sequence == 0 ? a : b) {
+        t.type_id = item.type_id;
+        out.push_back(t);
+      }
+    }
+  }
+  return out;
+}
+
+// UTF-16 offsets of byte offsets: char_u16[i] is where the character holding
+// byte i starts, char_u16_end[i] where it ends (in UTF-16 code units).
+struct Utf16Map {
+  std::vector<std::uint32_t> start, end;
+  explicit Utf16Map(std::string_view text) : start(text.size() + 1), end(text.size() + 1) {
+    const auto* base = reinterpret_cast<const unsigned char*>(text.data());
+    const auto* p = base;
+    const auto* stop = base + text.size();
+    std::uint32_t u = 0;
+    while (p < stop) {
+      const unicode::Decoded d = unicode::decode_utf8(p, stop);
+      const std::uint32_t w = d.valid ? unicode::utf16_length(d.code_point) : 1;
+      const auto at = static_cast<std::size_t>(p - base);
+      for (std::uint32_t k = 0; k < d.length; ++k) {
+        start[at + k] = u;
+        end[at + k] = u + w;
+      }
+      u += w;
+      p += d.length;
+    }
+    start[text.size()] = end[text.size()] = u;
+  }
+  std::uint32_t begin_of(std::uint32_t byte) const { return start[byte]; }
+  std::uint32_t end_of(std::uint32_t begin_byte, std::uint32_t end_byte) const {
+    return end_byte > begin_byte ? end[end_byte - 1] : start[end_byte];
+  }
+};
+
+}  // namespace
+
+std::vector<std::int32_t> Encoding::ids() const {
+  std::vector<std::int32_t> out;
+  out.reserve(tokens.size());
+  for (const Token& t : tokens) out.push_back(t.id);
+  return out;
+}
+
+std::vector<std::int32_t> Encoding::type_ids() const {
+  std::vector<std::int32_t> out;
+  out.reserve(tokens.size());
+  for (const Token& t : tokens) out.push_back(t.type_id);
+  return out;
+}
+
+Tokenizer::Tokenizer(std::shared_ptr<const detail::TokenizerData> data) : data_(std::move(data)) {}
+
+Encoding Tokenizer::encode(std::string_view text, std::optional<std::string_view> text_b,
+                           bool add_special_tokens) const {
+  EncodeOptions options;
+  options.add_special_tokens = add_special_tokens;
+  return encode(text, text_b, options);
+}
+
+Encoding Tokenizer::encode(std::string_view text, std::optional<std::string_view> text_b,
+                           const EncodeOptions& options) const {
+  const std::vector<RawToken> raw = encode_raw(*data_, text, text_b, options);
+  const Utf16Map map_a(text);
+  const std::optional<Utf16Map> map_b = text_b ? std::optional<Utf16Map>(Utf16Map(*text_b)) : std::nullopt;
+  Encoding out;
+  out.tokens.reserve(raw.size());
+  for (const RawToken& r : raw) {
+    Token t;
+    t.id = r.id;
+    t.piece = data_->id_to_piece[r.id];
+    t.display = display(r.id);
+    t.byte_begin = r.begin;
+    t.byte_end = r.end;
+    if (r.segment >= 0) {
+      const Utf16Map& m = r.segment == 0 ? map_a : *map_b;
+      t.utf16_begin = m.begin_of(r.begin);
+      t.utf16_end = m.end_of(r.begin, r.end);
+    }
+    t.type_id = r.type_id;
+    t.special = data_->special[r.id] != 0 || r.segment < 0;
+    t.segment = r.segment;
+    out.tokens.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<std::int32_t> Tokenizer::encode_ids(std::string_view text, const EncodeOptions& options) const {
+  const std::vector<RawToken> raw = encode_raw(*data_, text, std::nullopt, options);
+  std::vector<std::int32_t> ids;
+  ids.reserve(raw.size());
+  for (const RawToken& r : raw) ids.push_back(r.id);
+  return ids;
+}
+
+std::string Tokenizer::decode(const std::vector<std::int32_t>& ids, bool skip_special_tokens) const {
+  const TokenizerData& d = *data_;
+  std::vector<std::string_view> pieces;
+  pieces.reserve(ids.size());
+  for (std::int32_t id : ids) {
+    if (id < 0 || id >= static_cast<std::int32_t>(d.id_to_piece.size()) || d.id_to_piece[id].empty()) {
+      throw std::invalid_argument("decode: id " + std::to_string(id) + " is not in the vocabulary");
+    }
+    if (skip_special_tokens && d.special[id]) continue;
+    pieces.push_back(d.id_to_piece[id]);
+  }
+  std::string out;
+  if (d.decoder.kind == detail::Decoder::Kind::WordPiece) {
+    static const std::pair<std::string_view, std::string_view> kCleanup[] = {
+        {" .", "."},   {" ?", "?"},      {" !", "!"},          {" ,", ","},   {" ' ", "'"},  {" n't", "n't"},
+        {" 'm", "'m"}, {" do not", " don't"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
+    const std::string& prefix = d.decoder.prefix;
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      std::string token(pieces[i]);
+      if (i != 0) {
+        if (token.compare(0, prefix.size(), prefix) == 0) {
+          token.erase(0, prefix.size());
+        } else {
+          token.insert(0, " ");
+        }
+      }
+      if (d.decoder.cleanup) {
+        for (const auto& [from, to] : kCleanup) {
+          for (std::size_t at = token.find(from); at != std::string::npos; at = token.find(from, at + to.size())) {
+            token.replace(at, from.size(), to);
+          }
+        }
+      }
+      out += token;
+    }
+    return out;
+  }
+  if (d.decoder.kind == detail::Decoder::Kind::ByteLevel) {
+    for (std::string_view piece : pieces) {
+      const std::size_t mark = out.size();
+      if (!byte_level_to_bytes(piece, out)) {
+        out.resize(mark);
+        out.append(piece);  // an added token outside the byte-level alphabet
+      }
+    }
+    return out;
+  }
+  for (std::size_t i = 0; i < pieces.size(); ++i) {  // no decoder: pieces joined by spaces
+    if (i) out += ' ';
+    out.append(pieces[i]);
+  }
+  return out;
+}
+
+std::string Tokenizer::display(std::int32_t id) const {
+  const TokenizerData& d = *data_;
+  if (id < 0 || id >= static_cast<std::int32_t>(d.id_to_piece.size())) {
+    throw std::invalid_argument("display: id " + std::to_string(id) + " is not in the vocabulary");
+  }
+  const std::string& piece = d.id_to_piece[id];
+  if (d.added_index_of_id[id] >= 0 || !d.bpe) return display_bytes(piece);
+  std::string bytes;
+  if (!byte_level_to_bytes(piece, bytes)) return display_bytes(piece);
+  return display_bytes(bytes);
+}
+
+std::optional<std::int32_t> Tokenizer::token_to_id(std::string_view piece) const {
+  const auto it = data_->piece_to_id.find(std::string(piece));
+  if (it == data_->piece_to_id.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<std::string> Tokenizer::id_to_token(std::int32_t id) const {
+  if (id < 0 || id >= vocab_size() || data_->id_to_piece[id].empty()) return std::nullopt;
+  return data_->id_to_piece[id];
+}
+
+std::int32_t Tokenizer::vocab_size() const { return static_cast<std::int32_t>(data_->id_to_piece.size()); }
+
+bool Tokenizer::is_special(std::int32_t id) const {
+  return id >= 0 && id < vocab_size() && data_->special[id] != 0;
+}
+
+std::string Tokenizer::model_type() const { return data_->bpe ? "BPE" : "WordPiece"; }
+
+}  // namespace attnplay

@@ -1,0 +1,88 @@
+// The public tokenizer API: load a Hugging Face tokenizer.json (BPE with a
+// ByteLevel pre-tokenizer, as GPT-2 and RoBERTa; WordPiece with BERT's
+// normalizer and pre-tokenizer), GPT-2's vocab.json + merges.txt or BERT's
+// vocab.txt, then encode text (one text or a pair) into tokens that carry
+// ids, pieces, readable display strings and byte/UTF-16 offsets; decode ids.
+//
+// Invalid UTF-8 never throws: byte-level BPE keeps the bytes as byte tokens
+// (decode gives them back exactly); WordPiece turns a word holding them into
+// the unknown token. Offsets of a token that covers part of a character (a
+// byte-level piece of an emoji) are exact in bytes; in UTF-16 they widen to
+// the whole characters touched. Special tokens added by the post-processor
+// have empty offsets [0, 0).
+// Not here: training (trainer.h); the pipeline internals (pipeline.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnplay {
+
+struct Token {
+  std::int32_t id = 0;
+  std::string piece;    // vocabulary string, e.g. "Ġthe", "##ing", "[CLS]"
+  std::string display;  // readable: "␣the", "##ing", "[CLS]"; partial bytes as <0xF0>
+  std::uint32_t byte_begin = 0, byte_end = 0;    // offsets into the UTF-8 text of its segment
+  std::uint32_t utf16_begin = 0, utf16_end = 0;  // same in UTF-16 code units (for JS highlighting)
+  std::int32_t type_id = 0;                      // 0 = first text, 1 = second text of a pair
+  bool special = false;                          // [CLS], [SEP], <|endoftext|>, ...
+  std::int32_t segment = 0;  // which text the offsets refer to: 0 = text, 1 = text_b; -1 for post-processor tokens
+};
+
+struct Encoding {
+  std::vector<Token> tokens;
+  std::vector<std::int32_t> ids() const;
+  std::vector<std::int32_t> type_ids() const;
+};
+
+struct EncodeOptions {
+  bool add_special_tokens = true;    // apply the post-processor ([CLS] A [SEP], ...)
+  bool match_special_tokens = true;  // find added tokens such as <|endoftext|> in the text; else treat them as text
+};
+
+namespace detail {
+struct TokenizerData;
+}
+
+class Tokenizer {
+ public:
+  // Hugging Face tokenizer.json. Throws std::invalid_argument naming the
+  // section for anything malformed or unsupported.
+  static Tokenizer from_json(std::string_view tokenizer_json);
+  // GPT-2's original files: encoder.json / vocab.json and vocab.bpe / merges.txt.
+  static Tokenizer from_gpt2_files(std::string_view vocab_json, std::string_view merges_txt);
+  // BERT's vocab.txt (one piece per line, id = line number).
+  static Tokenizer from_bert_vocab(std::string_view vocab_txt, bool lowercase = true);
+
+  // Hugging Face tokenizer.json of this tokenizer (what from_json reads back).
+  std::string to_json() const;
+
+  Encoding encode(std::string_view text, std::optional<std::string_view> text_b = std::nullopt,
+                  bool add_special_tokens = true) const;
+  Encoding encode(std::string_view text, std::optional<std::string_view> text_b, const EncodeOptions& options) const;
+  // Ids only (the fast path: no pieces, display strings or UTF-16 offsets).
+  std::vector<std::int32_t> encode_ids(std::string_view text, const EncodeOptions& options = {}) const;
+
+  // Bytes of the text the ids stand for (byte-level: exactly the encoded
+  // bytes, even invalid UTF-8; WordPiece: pieces joined as BERT's decoder does).
+  std::string decode(const std::vector<std::int32_t>& ids, bool skip_special_tokens = false) const;
+  std::string display(std::int32_t id) const;  // display string of one vocabulary entry
+  std::optional<std::int32_t> token_to_id(std::string_view piece) const;
+  std::optional<std::string> id_to_token(std::int32_t id) const;
+  std::int32_t vocab_size() const;
+  bool is_special(std::int32_t id) const;
+  // "BPE" or "WordPiece".
+  std::string model_type() const;
+
+  // Wraps loaded data (used by the loader and the trainer).
+  explicit Tokenizer(std::shared_ptr<const detail::TokenizerData> data);
+
+ private:
+  std::shared_ptr<const detail::TokenizerData> data_;
+};
+
+}  // namespace attnplay

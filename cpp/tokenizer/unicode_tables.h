@@ -1,0 +1,36 @@
+// Declarations of the generated Unicode tables (unicode_tables.cpp, made by
+// scripts/gen-unicode-tables.mjs from Debian's unicode-data). Raw data only:
+// the lookups that use them are in unicode.h.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace attnplay::unicode::tables {
+
+struct CombiningClassEntry {
+  char32_t code_point;
+  std::uint8_t combining_class;
+};
+
+// code_point maps to pool[offset .. offset + length).
+struct MappingEntry {
+  char32_t code_point;
+  std::uint32_t offset;
+  std::uint32_t length;
+};
+
+extern const char* const kUnicodeVersion;
+// props = kBlocks[kBlockIndex[cp >> 8]][cp & 0xFF]: low 5 bits the Category, bit 5 White_Space.
+extern const std::uint16_t kBlockIndex[0x110000 >> 8];
+extern const std::uint8_t kBlocks[][256];
+extern const CombiningClassEntry kCombiningClasses[];  // sorted by code point, non-zero classes only
+extern const std::size_t kCombiningClassCount;
+extern const MappingEntry kDecompositions[];  // full canonical decompositions, sorted
+extern const char32_t kDecompositionsPool[];
+extern const std::size_t kDecompositionsCount;
+extern const MappingEntry kLowercase[];  // lowercase mappings, sorted
+extern const char32_t kLowercasePool[];
+extern const std::size_t kLowercaseCount;
+
+}  // namespace attnplay::unicode::tables
