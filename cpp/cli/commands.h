@@ -12,4 +12,10 @@ using Args = std::vector<std::string>;
 // attnplay scratch [--spec FILE]   (JSON spec on stdin when FILE is omitted or "-")
 int run_scratch(const Args& args);
 
+// attnplay info --model DIR
+int run_info(const Args& args);
+
+// attnplay attention --model DIR --ids 1,2,3 [--type-ids ...] [--format json|npy] [--out FILE]
+int run_attention(const Args& args);
+
 }  // namespace attnplay::cli

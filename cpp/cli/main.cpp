@@ -11,7 +11,10 @@ void print_usage(std::ostream& out) {
   out << "attnplay " << ATTNPLAY_VERSION << " - attention playground core\n"
       << "usage:\n"
       << "  attnplay --version\n"
-      << "  attnplay scratch [--spec FILE]   from-scratch attention of a JSON spec (stdin by default)\n";
+      << "  attnplay scratch [--spec FILE]   from-scratch attention of a JSON spec (stdin by default)\n"
+      << "  attnplay info --model DIR        architecture, parameter count and tensors of a model folder\n"
+      << "  attnplay attention --model DIR --ids 1,2,3 [--type-ids 0,0,1] [--format json|npy] [--out FILE]\n"
+      << "                                   attention weights of every layer and head\n";
 }
 
 }  // namespace
@@ -29,6 +32,8 @@ int main(int argc, char** argv) {
   const attnplay::cli::Args rest(args.begin() + 1, args.end());
   try {
     if (args[0] == "scratch") return attnplay::cli::run_scratch(rest);
+    if (args[0] == "info") return attnplay::cli::run_info(rest);
+    if (args[0] == "attention") return attnplay::cli::run_attention(rest);
   } catch (const std::exception& e) {
     std::cerr << "attnplay " << args[0] << ": " << e.what() << "\n";
     return 1;
