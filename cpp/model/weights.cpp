@@ -20,7 +20,7 @@ class Reader {
  public:
   Reader(const SafeTensors& st, std::string prefix) : st_(st), prefix_(std::move(prefix)) {}
 
-  bool has(const std::string& name) const { return st_.contains(prefix_ + name) || st_.contains(name); }
+  bool has(const std::string& name) const { return st_.contains(full_name(name)); }
 
   // Tensor `name` with exactly `shape`, as float32 values.
   std::vector<float> take(const std::string& name, const std::vector<std::int64_t>& shape) {
@@ -74,10 +74,16 @@ class Reader {
   }
 
  private:
+  // The heads (lm_head, cls.) sit outside the base model's prefix.
+  std::string full_name(const std::string& name) const {
+    const bool head = name.rfind("lm_head.", 0) == 0 || name.rfind("cls.", 0) == 0;
+    return head ? name : prefix_ + name;
+  }
+
   std::string resolve(const std::string& name) const {
-    if (st_.contains(prefix_ + name)) return prefix_ + name;
-    if (st_.contains(name)) return name;  // heads (lm_head, cls.) sit outside the prefix
-    throw std::invalid_argument("tensor '" + prefix_ + name + "' is missing from model.safetensors");
+    const std::string full = full_name(name);
+    if (!st_.contains(full)) throw std::invalid_argument("tensor '" + full + "' is missing from model.safetensors");
+    return full;
   }
 
   const SafeTensors& st_;
