@@ -147,14 +147,16 @@ ModelWeights load_bert(const ModelConfig& c, const SafeTensors& st) {
   for (int l = 0; l < c.layers; ++l) {
     const std::string p = "encoder.layer." + std::to_string(l) + ".";
     BlockWeights b;
+    // query | key | value side by side, read (and shape-checked) before allocating.
+    const std::string s = p + "attention.self.";
+    const Matrix wq = r.transposed(s + "query.weight", d, d), wk = r.transposed(s + "key.weight", d, d),
+                 wv = r.transposed(s + "value.weight", d, d);
+    const RowVector bq = r.vector(s + "query.bias", d), bk = r.vector(s + "key.bias", d),
+                    bv = r.vector(s + "value.bias", d);
     b.qkv.w.resize(d, 3 * d);
+    b.qkv.w << wq, wk, wv;
     b.qkv.b.resize(3 * d);
-    const char* parts[] = {"query", "key", "value"};
-    for (int i = 0; i < 3; ++i) {
-      const std::string base = p + "attention.self." + parts[i];
-      b.qkv.w.middleCols(i * d, d) = r.transposed(base + ".weight", d, d);
-      b.qkv.b.segment(i * d, d) = r.vector(base + ".bias", d);
-    }
+    b.qkv.b << bq, bk, bv;
     b.attention_out = {r.transposed(p + "attention.output.dense.weight", d, d),
                        r.vector(p + "attention.output.dense.bias", d)};
     b.attention_norm = r.norm(p + "attention.output.LayerNorm", d);
