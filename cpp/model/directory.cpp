@@ -4,17 +4,19 @@
 #include "safetensors/safetensors.h"
 
 #include <fstream>
-#include <iterator>
 #include <stdexcept>
 
 namespace attnplay {
 namespace {
 
 std::optional<std::string> read_if_present(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return std::nullopt;
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw std::runtime_error("cannot read " + path);
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw std::runtime_error("cannot read " + path);
+  std::string bytes(static_cast<std::size_t>(size), '\0');
+  in.seekg(0);
+  if (!in.read(bytes.data(), size)) throw std::runtime_error("cannot read " + path);
   return bytes;
 }
 
