@@ -4,14 +4,15 @@
 # package-lock.json. Usage: scripts/ensure-deps.sh [build|test]
 #   build: compilers and libraries for the native and WASM builds
 #   test:  build + what the test suites use (Chromium for browser tests,
-#          binaryen's wasm-dis for the SIMD check)
+#          binaryen's wasm-dis for the SIMD check, clang with libFuzzer and
+#          the sanitizer runtimes for the fuzz targets)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 profile="${1:-build}"
 packages=(cmake make g++ emscripten libeigen3-dev nlohmann-json3-dev doctest-dev unicode-data)
 if [[ "$profile" == "test" ]]; then
-  packages+=(chromium binaryen)
+  packages+=(chromium binaryen clang-14 libclang-rt-14-dev)
 fi
 
 missing=()

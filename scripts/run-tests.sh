@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test suite against the current builds (npm test builds first):
 # native doctest suites via ctest, the WASM module and the JS under Node,
-# and the browser tests in headless Chromium.
+# the libFuzzer targets briefly, and the browser tests in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +10,9 @@ ctest --test-dir build/native --output-on-failure
 
 echo "== WASM and JS under Node =="
 node --test tests/node/
+
+echo "== fuzzing: safetensors and config/model parsers (libFuzzer, ASan + UBSan) =="
+bash scripts/fuzz.sh 5
 
 echo "== browser (headless Chromium) =="
 node --test tests/browser/

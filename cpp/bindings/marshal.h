@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -65,6 +67,20 @@ inline val matrix_to_js(const Matrix& m) {
   return out;
 }
 
+inline val shape_to_js(std::initializer_list<int> shape) {
+  val out = val::array();
+  for (int d : shape) out.call<void>("push", d);
+  return out;
+}
+
+// Copies n floats into { data: Float32Array, shape }.
+inline val tensor_to_js(const float* data, std::size_t n, std::initializer_list<int> shape) {
+  val out = val::object();
+  out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(n, data)));
+  out.set("shape", shape_to_js(shape));
+  return out;
+}
+
 inline val error_to_js(const std::exception& e) {
   val out = val::object();
   out.set("error", std::string(e.what()));
@@ -77,6 +93,10 @@ template <class Body>
 val guarded(Body&& body) {
   try {
     return body();
+  } catch (const std::bad_alloc&) {
+    val out = val::object();
+    out.set("error", std::string("out of memory: the WebAssembly heap cannot grow further (4 GiB at most)"));
+    return out;
   } catch (const std::exception& e) {
     return error_to_js(e);
   }

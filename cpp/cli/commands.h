@@ -18,4 +18,10 @@ int run_tokenize(const Args& args);
 // attnplay train-tokenizer --corpus PATH --vocab-size N --out tokenizer.json [--model bpe|wordpiece]
 int run_train_tokenizer(const Args& args);
 
+// attnplay info --model DIR
+int run_info(const Args& args);
+
+// attnplay attention --model DIR --ids 1,2,3 [--type-ids ...] [--format json|npy] [--out FILE]
+int run_attention(const Args& args);
+
 }  // namespace attnplay::cli

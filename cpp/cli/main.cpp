@@ -14,7 +14,10 @@ void print_usage(std::ostream& out) {
       << "  attnplay scratch [--spec FILE]   from-scratch attention of a JSON spec (stdin by default)\n"
       << "  attnplay tokenize --tokenizer PATH (--text TEXT | --file PATH) [--pair TEXT] [--no-special]\n"
       << "                                   ids, pieces, byte offsets and type ids as JSON\n"
-      << "  attnplay train-tokenizer --corpus PATH --vocab-size N --out tokenizer.json [--model bpe|wordpiece]\n";
+      << "  attnplay train-tokenizer --corpus PATH --vocab-size N --out tokenizer.json [--model bpe|wordpiece]\n"
+      << "  attnplay info --model DIR        architecture, parameter count and tensors of a model folder\n"
+      << "  attnplay attention --model DIR --ids 1,2,3 [--type-ids 0,0,1] [--format json|npy] [--out FILE]\n"
+      << "                                   attention weights of every layer and head\n";
 }
 
 }  // namespace
@@ -34,6 +37,8 @@ int main(int argc, char** argv) {
     if (args[0] == "scratch") return attnplay::cli::run_scratch(rest);
     if (args[0] == "tokenize") return attnplay::cli::run_tokenize(rest);
     if (args[0] == "train-tokenizer") return attnplay::cli::run_train_tokenizer(rest);
+    if (args[0] == "info") return attnplay::cli::run_info(rest);
+    if (args[0] == "attention") return attnplay::cli::run_attention(rest);
   } catch (const std::exception& e) {
     std::cerr << "attnplay " << args[0] << ": " << e.what() << "\n";
     return 1;

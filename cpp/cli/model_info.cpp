@@ -1,0 +1,50 @@
+// `attnplay info --model DIR`: the architecture of a Hugging Face model folder
+// (from config.json), its parameter count and every tensor of model.safetensors.
+// The model is fully loaded, so anything wrong with the folder is reported.
+#include <iomanip>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "model/directory.h"
+#include "model/model.h"
+
+namespace attnplay::cli {
+
+int run_info(const Args& args) {
+  std::string dir;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--model" && i + 1 < args.size()) {
+      dir = args[++i];
+    } else {
+      std::cerr << "attnplay info: unknown argument '" << args[i] << "'\nusage: attnplay info --model DIR\n";
+      return 2;
+    }
+  }
+  if (dir.empty()) {
+    std::cerr << "usage: attnplay info --model DIR\n";
+    return 2;
+  }
+  const ModelFiles files = read_model_directory(dir);
+  const Model model = Model::from_buffers(files.config_json, files.safetensors);
+  const ModelConfig& c = model.config();
+  std::cout << "model_type: " << c.model_type << (c.causal() ? " (causal)" : " (bidirectional)") << "\n"
+            << "layers: " << c.layers << "\nheads: " << c.heads << "\nwidth: " << c.width
+            << "\nhead width: " << c.head_width() << "\nMLP width: " << c.inner << "\npositions: " << c.positions
+            << "\nvocabulary: " << c.vocab_size << "\n";
+  if (c.architecture == Architecture::bert) {
+    std::cout << "token types: " << c.type_vocab_size << "\nmasked-LM head: " << (model.has_mlm_head() ? "yes" : "no")
+              << "\n";
+  }
+  std::cout << "parameters: " << model.parameter_count() << "\n"
+            << "tokenizer.json: " << (files.tokenizer_json ? "present" : "absent") << "\n";
+  const SafeTensors checkpoint = SafeTensors::parse(files.safetensors);
+  std::cout << "tensors: " << checkpoint.tensors().size() << "\n";
+  for (const auto& [name, info] : checkpoint.tensors()) {
+    std::cout << "  " << std::left << std::setw(56) << name << " " << std::setw(5) << info.dtype << " [";
+    for (std::size_t i = 0; i < info.shape.size(); ++i) std::cout << (i ? ", " : "") << info.shape[i];
+    std::cout << "]\n";
+  }
+  return 0;
+}
+
+}  // namespace attnplay::cli

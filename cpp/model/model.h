@@ -1,0 +1,85 @@
+// A GPT-2 or BERT model loaded from a Hugging Face checkpoint, and its traced
+// forward pass over token ids: attention weights of every layer and head,
+// taken from the arrays the computation itself used; on request one head's
+// full trace (q, k, v, pre-softmax scores), the hidden states, the logits;
+// GPT-2's next-token distribution at every position, BERT's predictions at
+// masked positions.
+// Not here: tokenization (tokenizer/), reading files (model/directory.h, native
+// only), bindings or output formats.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "attention/attention.h"
+#include "model/config.h"
+#include "model/weights.h"
+
+namespace attnplay {
+
+struct ForwardRequest {
+  std::vector<std::int32_t> ids;          // [T] token ids
+  std::vector<std::int32_t> type_ids;     // [T] BERT segment ids; empty = all 0 (GPT-2: must be empty or 0)
+  std::vector<std::uint8_t> attention_mask;  // [T] 1 = attend, 0 = padding key; empty = all 1
+  struct Head {
+    int layer = 0;
+    int head = 0;
+  };
+  std::optional<Head> trace;              // keep q, k, v and scores of this head
+  bool hidden_states = false;             // keep the residual stream after every layer
+  bool logits = false;                    // keep logits (GPT-2: [T, V]; BERT: [M, V] at mask_positions)
+  int top_k = 0;                          // top-k predictions (GPT-2: every position; BERT: mask_positions)
+  std::vector<int> mask_positions;        // BERT: positions to predict (needs the MLM head)
+};
+
+// The k most probable tokens of a softmax over the vocabulary, best first.
+struct TopK {
+  std::vector<std::int32_t> ids;
+  std::vector<float> probabilities;
+};
+
+struct ForwardResult {
+  int layers = 0, heads = 0, tokens = 0;  // L, H, T
+  std::vector<float> attentions;          // [L, H, T, T] row-major, rows sum to 1
+  std::optional<HeadTrace> trace;         // full trace of the requested head (scores, scaled, masked, ...)
+  // L + 1 matrices [T, d] as in Hugging Face: the embeddings, then the output
+  // of each layer (GPT-2: the last one after the final layer norm).
+  std::vector<Matrix> hidden_states;
+  Matrix logits;                          // [T, V] (GPT-2) or [M, V] (BERT), when requested
+  std::vector<TopK> top_k;                // one per position (GPT-2) or mask position (BERT)
+
+  // Weight of (layer, head, query, key).
+  float attention(int layer, int head, int query, int key) const {
+    return attentions[((static_cast<std::size_t>(layer) * heads + head) * tokens + query) * tokens + key];
+  }
+};
+
+class Model {
+ public:
+  // From the bytes of config.json and model.safetensors (the safetensors bytes
+  // are converted to float32 and need not outlive the model). Throws
+  // std::invalid_argument with a specific message for malformed input.
+  static Model from_buffers(std::string_view config_json, std::string_view safetensors);
+
+  const ModelConfig& config() const { return config_; }
+  const ModelWeights& weights() const { return weights_; }
+  std::int64_t parameter_count() const { return weights_.parameter_count(); }
+  bool has_mlm_head() const { return weights_.has_mlm_head; }
+
+  // Throws unless a tokenizer of this many entries fits the embedding matrix.
+  void check_vocabulary(std::int32_t tokenizer_vocab_size) const;
+
+  // Runs every layer over the request's tokens. Throws std::invalid_argument
+  // for ids outside the vocabulary, more tokens than positions, bad type ids,
+  // trace or mask positions out of range.
+  ForwardResult forward(const ForwardRequest& request) const;
+
+ private:
+  Model(ModelConfig config, ModelWeights weights) : config_(std::move(config)), weights_(std::move(weights)) {}
+  ModelConfig config_;
+  ModelWeights weights_;
+};
+
+}  // namespace attnplay

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of tests/fuzz/ with clang (ASan + UBSan) into
+# build/fuzz/ and runs each for a few seconds from the golden files as seeds.
+# Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 5; npm test uses this)
+# Any crash, sanitizer report or leak fails the script; libFuzzer writes the
+# input that triggered it to build/fuzz/crash-*.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-5}"
+out=build/fuzz
+mkdir -p "$out"
+cxx="$(command -v clang++-14 || command -v clang++)"
+flags=(-std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+       -DEIGEN_DONT_VECTORIZE -Icpp -isystem /usr/include/eigen3)
+core=(cpp/safetensors/safetensors.cpp cpp/model/config.cpp cpp/model/weights.cpp cpp/model/model.cpp
+      cpp/tensor/ops.cpp cpp/attention/attention.cpp cpp/nn/layers.cpp)
+
+build() {  # name, sources...
+  local name="$1"; shift
+  local target="$out/$name"
+  if [[ -x "$target" ]] && [[ -z "$(find "$@" cpp -newer "$target" -name '*.[ch]*' -print -quit)" ]]; then return; fi
+  echo "fuzz: building $name"
+  "$cxx" "${flags[@]}" "$@" -o "$target"
+}
+
+# Seeds: small valid inputs (the smallest golden checkpoint, every config.json,
+# and config + NUL + weights for the model loader).
+seeds="$out/seeds"
+rm -rf "$seeds" && mkdir -p "$seeds/safetensors" "$seeds/config"
+small=tests/golden/models/bert-l1-h3-k8-bf16
+cp "$small/model.safetensors" "$seeds/safetensors/"
+for dir in tests/golden/models/*/; do cp "$dir/config.json" "$seeds/config/$(basename "$dir").json"; done
+{ cat "$small/config.json"; printf '\0'; cat "$small/model.safetensors"; } > "$seeds/config/model-bundle"
+
+build fuzz_safetensors tests/fuzz/fuzz_safetensors.cpp cpp/safetensors/safetensors.cpp
+build fuzz_config tests/fuzz/fuzz_config.cpp "${core[@]}"
+
+for name in fuzz_safetensors fuzz_config; do
+  corpus="$seeds/${name#fuzz_}"
+  echo "fuzz: $name for ${seconds}s"
+  if ! (cd "$out" && "./$name" -max_total_time="$seconds" -max_len=65536 "../../$corpus" >"$name.log" 2>&1); then
+    tail -n 40 "$out/$name.log" >&2
+    echo "fuzz: $name failed (log: $out/$name.log)" >&2
+    exit 1
+  fi
+  grep -E '^Done [0-9]+ runs' "$out/$name.log" || true
+done

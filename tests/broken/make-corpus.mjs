@@ -1,0 +1,122 @@
+// Generates a corpus of broken model folders from the golden checkpoints, each
+// with the error message the runtime must give (CLI and WASM). Run by
+// tests/node/broken.test.mjs; standalone: node tests/broken/make-corpus.mjs OUTDIR
+// Each case: { name, files: { filename: Buffer }, ids, message: RegExp }.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const models = new URL('../golden/models/', import.meta.url);
+const read = (model, file) => readFileSync(new URL(`${model}/${file}`, models));
+
+// safetensors <-> { header (object), data (Buffer) }
+function split(bytes) {
+  const n = Number(bytes.readBigUInt64LE(0));
+  return { header: JSON.parse(bytes.subarray(8, 8 + n).toString('utf8')), data: bytes.subarray(8 + n) };
+}
+function join8(headerText, data) {
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(Buffer.byteLength(headerText)));
+  return Buffer.concat([length, Buffer.from(headerText), data]);
+}
+const build = ({ header, data }) => join8(JSON.stringify(header), data);
+
+const GPT2 = 'gpt2-l1-h1-k64-f32'; // 1 layer, 1 head, width 64, n_inner 64, 16 positions, vocabulary 257, F32
+const BERT = 'bert-l2-h2-k32-f32';
+
+function gpt2(changes = {}) {
+  const files = { 'config.json': read(GPT2, 'config.json'), 'model.safetensors': read(GPT2, 'model.safetensors') };
+  return { ...files, ...changes };
+}
+function config(change) {
+  const c = JSON.parse(read(GPT2, 'config.json'));
+  change(c);
+  return Buffer.from(JSON.stringify(c));
+}
+function weights(change, model = GPT2) {
+  const st = split(read(model, 'model.safetensors'));
+  change(st);
+  return build(st);
+}
+
+const ZIP_MAGIC = Buffer.from('504b0304140000000800', 'hex'); // how torch.save files begin
+
+export function brokenCases() {
+  const good = read(GPT2, 'model.safetensors');
+  const ids = [1, 2, 3];
+  return [
+    { name: 'truncated-file', files: gpt2({ 'model.safetensors': good.subarray(0, good.length - 1000) }),
+      message: /safetensors: tensor '.*' has data_offsets .* beyond the \d+ bytes of data \(file truncated\?\)/ },
+    { name: 'truncated-to-5-bytes', files: gpt2({ 'model.safetensors': good.subarray(0, 5) }),
+      message: /safetensors: file is 5 bytes, too short for the 8-byte header length/ },
+    { name: 'empty-weights', files: gpt2({ 'model.safetensors': Buffer.alloc(0) }), message: /file is 0 bytes, too short/ },
+    { name: 'header-length-beyond-file', files: gpt2({ 'model.safetensors': (() => { const b = Buffer.from(good); b.writeBigUInt64LE(1000000000n); return b; })() }),
+      message: /header length 1000000000 is beyond the file size/ },
+    { name: 'header-invalid-json', files: gpt2({ 'model.safetensors': join8('{"wte.weight": {"dtype": "F32",, }', Buffer.alloc(16)) }),
+      message: /safetensors: header is not valid JSON/ },
+    { name: 'header-not-object', files: gpt2({ 'model.safetensors': join8('[1, 2, 3]', Buffer.alloc(0)) }), message: /header is not a JSON object/ },
+    { name: 'offsets-out-of-range', files: gpt2({ 'model.safetensors': weights(({ header, data }) => { header['ln_f.bias'].data_offsets = [data.length - 4, data.length + 252]; }) }),
+      message: /tensor 'ln_f.bias' has data_offsets \[\d+, \d+\] beyond the \d+ bytes of data/ },
+    { name: 'offsets-reversed', files: gpt2({ 'model.safetensors': weights(({ header }) => { header['ln_f.bias'].data_offsets.reverse(); }) }),
+      message: /tensor 'ln_f.bias' has data_offsets with begin after end/ },
+    { name: 'offsets-overlapping', files: gpt2({ 'model.safetensors': weights(({ header }) => { header['ln_f.bias'].data_offsets = [...header['ln_f.weight'].data_offsets]; }) }),
+      message: /tensors 'ln_f.(bias|weight)' and 'ln_f.(bias|weight)' overlap/ },
+    { name: 'size-disagrees-with-shape', files: gpt2({ 'model.safetensors': weights(({ header }) => { header['ln_f.bias'].shape = [65]; }) }),
+      message: /tensor 'ln_f.bias' occupies 256 bytes but its dtype F32 and shape need 260/ },
+    { name: 'unknown-dtype', files: gpt2({ 'model.safetensors': weights(({ header }) => { header['wpe.weight'].dtype = 'F24'; }) }),
+      message: /unknown dtype 'F24' for tensor 'wpe.weight'/ },
+    { name: 'integer-weights', files: gpt2({ 'model.safetensors': weights(({ header }) => { header['wpe.weight'].dtype = 'I32'; }) }),
+      message: /tensor 'wpe.weight' has dtype I32; only F32, F16 and BF16/ },
+    { name: 'missing-tensor', files: gpt2({ 'model.safetensors': weights(({ header }) => { delete header['h.0.mlp.c_fc.bias']; }) }),
+      message: /tensor 'h.0.mlp.c_fc.bias' is missing from model.safetensors/ },
+    { name: 'missing-embedding', files: gpt2({ 'model.safetensors': weights(({ header }) => { delete header['wte.weight']; }) }),
+      message: /'wte.weight' \(or 'transformer.wte.weight'\) is missing: not a GPT-2 checkpoint/ },
+    { name: 'extra-tensor', files: gpt2({ 'model.safetensors': weights((st) => { st.header['h.0.attn.rotary.weight'] = { dtype: 'F32', shape: [2], data_offsets: [st.data.length, st.data.length + 8] }; st.data = Buffer.concat([st.data, Buffer.alloc(8)]); }) }),
+      message: /1 unexpected tensor\(s\) for this architecture: 'h.0.attn.rotary.weight'/ },
+    { name: 'missing-mlm-head-part', files: { 'config.json': read(BERT, 'config.json'), 'model.safetensors': weights(({ header }) => { delete header['cls.predictions.transform.LayerNorm.weight']; }, BERT) },
+      message: /tensor 'cls.predictions.transform.LayerNorm.weight' is missing from model.safetensors/ },
+    { name: 'shape-disagrees-with-config', files: gpt2({ 'config.json': config((c) => { c.n_inner = 96; }) }),
+      message: /tensor 'h.0.mlp.c_fc.weight' has shape \[64, 64\] but config.json implies \[64, 96\]/ },
+    { name: 'width-not-divisible-by-heads', files: gpt2({ 'config.json': config((c) => { c.n_head = 3; }) }),
+      message: /config.json: the width \(64\) is not divisible by the number of heads \(3\)/ },
+    { name: 'vocabulary-larger-than-embedding', files: gpt2({ 'config.json': config((c) => { c.vocab_size = 300; }) }),
+      message: /the vocabulary \(vocab_size 300 in config.json\) is larger than the embedding matrix 'wte.weight' \(257 rows\)/ },
+    { name: 'more-positions-than-embedding', files: gpt2({ 'config.json': config((c) => { c.n_positions = 32; }) }),
+      message: /tensor 'wpe.weight' has shape \[16, 64\] but config.json implies \[32, 64\]/ },
+    { name: 'more-tokens-than-positions', files: gpt2(), ids: Array.from({ length: 17 }, (_, i) => i),
+      message: /17 tokens are more than the model's 16 positions/ },
+    { name: 'config-invalid-json', files: gpt2({ 'config.json': Buffer.from('{"model_type": "gpt2", ') }), message: /config.json: not valid JSON/ },
+    { name: 'config-unknown-model-type', files: gpt2({ 'config.json': config((c) => { c.model_type = 'llama'; }) }),
+      message: /model_type "llama" is not supported \(supported: gpt2, bert\)/ },
+    { name: 'config-missing-key', files: gpt2({ 'config.json': config((c) => { delete c.n_layer; }) }), message: /"n_layer" is missing/ },
+    { name: 'config-negative-size', files: gpt2({ 'config.json': config((c) => { c.n_embd = -64; }) }),
+      message: /"n_embd" must be an integer from 1 to 65536, got -64/ },
+    { name: 'config-unsupported-activation', files: gpt2({ 'config.json': config((c) => { c.activation_function = 'relu'; }) }),
+      message: /"activation_function" is "relu"; supported: gelu, gelu_new/ },
+    { name: 'pickle-bin-only', files: { 'config.json': read(GPT2, 'config.json'), 'pytorch_model.bin': Buffer.concat([ZIP_MAGIC, Buffer.alloc(100)]) },
+      message: /pytorch_model.bin is a PyTorch pickle checkpoint.*safe_serialization=True/ },
+    { name: 'pickle-renamed-to-safetensors', files: gpt2({ 'model.safetensors': Buffer.concat([Buffer.from([0x80, 0x02, 0x7d, 0x71]), Buffer.alloc(100)]) }),
+      message: /PyTorch pickle checkpoint.*safe_serialization=True/ },
+    { name: 'no-config', files: { 'model.safetensors': good }, message: /config.json/ },
+  ].map((c) => ({ ids, ...c }));
+}
+
+export function writeCorpus(outDir) {
+  const cases = brokenCases();
+  for (const c of cases) {
+    const dir = join(outDir, c.name);
+    mkdirSync(dir, { recursive: true });
+    for (const [file, bytes] of Object.entries(c.files)) writeFileSync(join(dir, file), bytes);
+    c.dir = dir;
+  }
+  return cases;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const out = process.argv[2];
+  if (!out) {
+    console.error('usage: node tests/broken/make-corpus.mjs OUTDIR');
+    process.exit(2);
+  }
+  for (const c of writeCorpus(out)) console.log(`${c.dir}\t${c.message.source}`);
+}

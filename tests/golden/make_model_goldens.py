@@ -1,0 +1,400 @@
+#!/usr/bin/python3
+"""Builds the small random GPT-2 and BERT checkpoints of tests/golden/models/
+and their golden outputs, computed by an independent PyTorch implementation.
+
+Run with Debian's PyTorch (python3-torch, plus libopenblas0-pthread):
+    /usr/bin/python3 tests/golden/make_model_goldens.py
+
+Each checkpoint folder holds what a Hugging Face model folder holds
+(config.json, model.safetensors, tokenizer.json) plus golden.json: for each
+input text, the token ids (computable here by hand because the tokenizers are
+tiny: GPT-2 byte-level BPE with the 256 byte symbols and no merges, a BERT
+WordPiece vocabulary of whole lowercase words), the attention weights of every
+layer and head, one head's q, k, v and raw scores, every hidden state and the
+logits. The forward passes below are written from the published architectures
+(GPT-2: Radford et al. 2019 and the Hugging Face weight layout; BERT: Devlin et
+al. 2019), in float64, on the exact values stored in the file (F16/BF16
+weights are rounded first). They share no code with attnplay's C++ runtime.
+CI does not run this script; it only uses its committed output.
+"""
+import json
+import math
+import os
+import re
+import struct
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
+
+# ---------------------------------------------------------------- safetensors
+
+DTYPE_BYTES = {"F32": 4, "F16": 2, "BF16": 2}
+
+
+def stored_values(array, dtype):
+    """float64 tensor of the values as the file stores them, and their bytes."""
+    t32 = torch.tensor(np.asarray(array, dtype=np.float32))
+    if dtype == "F32":
+        stored = t32
+        raw = t32.numpy().astype("<f4").tobytes()
+    elif dtype == "F16":
+        stored = t32.to(torch.float16)
+        raw = stored.numpy().astype("<f2").tobytes()
+    elif dtype == "BF16":
+        stored = t32.to(torch.bfloat16)
+        raw = stored.view(torch.int16).numpy().astype("<i2").tobytes()
+    else:
+        raise ValueError(dtype)
+    return stored.to(torch.float64), raw
+
+
+def write_safetensors(path, tensors):
+    """tensors: list of (name, raw bytes, dtype, shape), in file order."""
+    header, offset = {}, 0
+    for name, raw, dtype, shape in tensors:
+        header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + len(raw)]}
+        offset += len(raw)
+    header["__metadata__"] = {"format": "pt"}
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)  # the data starts 8-byte aligned, as Hugging Face writes it
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for _, raw, _, _ in tensors:
+            f.write(raw)
+
+
+class Checkpoint:
+    """Random weights, stored in the file's dtype; .w[name] = the stored values (float64)."""
+
+    def __init__(self, seed, dtype):
+        self.rng = np.random.default_rng(seed)
+        self.dtype = dtype
+        self.w = {}
+        self.entries = []
+
+    def add(self, name, array, dtype=None):
+        dtype = dtype or self.dtype
+        values, raw = stored_values(array, dtype)
+        self.w[name] = values
+        self.entries.append((name, raw, dtype, array.shape))
+
+    def normal(self, name, shape, std, mean=0.0):
+        self.add(name, self.rng.normal(mean, std, size=shape))
+
+    def layer_norm(self, base, d, old_names=False):
+        self.normal(base + (".gamma" if old_names else ".weight"), (d,), 0.1, 1.0)
+        self.normal(base + (".beta" if old_names else ".bias"), (d,), 0.1)
+
+    def write(self, folder):
+        write_safetensors(os.path.join(folder, "model.safetensors"), self.entries)
+
+
+# ---------------------------------------------------------------- tokenizers
+
+
+def bytes_to_unicode():
+    """GPT-2's reversible byte -> printable character table, in vocabulary order."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return [(b, chr(c)) for b, c in zip(bs, cs)]
+
+
+def gpt2_tokenizer():
+    """Byte-level BPE without merges: every byte is one token."""
+    table = bytes_to_unicode()
+    vocab = {ch: i for i, (_, ch) in enumerate(table)}
+    byte_id = {b: i for i, (b, _) in enumerate(table)}
+    eos = len(vocab)
+    tokenizer = {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [{"id": eos, "content": "<|endoftext|>", "single_word": False, "lstrip": False,
+                          "rstrip": False, "normalized": True, "special": True}],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+        "post_processor": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False, "use_regex": True},
+        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "",
+                  "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False,
+                  "vocab": dict(vocab, **{"<|endoftext|>": eos}), "merges": []},
+    }
+    encode = lambda text: [byte_id[b] for b in text.encode("utf-8")]
+    return tokenizer, eos + 1, encode
+
+
+BERT_SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+BERT_WORDS = ["the", "cat", "sat", "on", "mat", "a", "dog", "ran", "in", "park", "what", "does", "it", "see",
+              "attention", "is", "all", "you", "need", ".", ",", "?", "!"]
+
+
+def bert_tokenizer():
+    """WordPiece over whole lowercase words: each word or punctuation mark is one token."""
+    vocab = {tok: i for i, tok in enumerate(BERT_SPECIALS + BERT_WORDS)}
+    special = lambda tok, type_id: {"SpecialToken": {"id": tok, "type_id": type_id}}
+    tokenizer = {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [{"id": vocab[t], "content": t, "single_word": False, "lstrip": False, "rstrip": False,
+                          "normalized": False, "special": True} for t in BERT_SPECIALS],
+        "normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+                       "strip_accents": None, "lowercase": True},
+        "pre_tokenizer": {"type": "BertPreTokenizer"},
+        "post_processor": {
+            "type": "TemplateProcessing",
+            "single": [special("[CLS]", 0), {"Sequence": {"id": "A", "type_id": 0}}, special("[SEP]", 0)],
+            "pair": [special("[CLS]", 0), {"Sequence": {"id": "A", "type_id": 0}}, special("[SEP]", 0),
+                     {"Sequence": {"id": "B", "type_id": 1}}, special("[SEP]", 1)],
+            "special_tokens": {t: {"id": t, "ids": [vocab[t]], "tokens": [t]} for t in ("[CLS]", "[SEP]")},
+        },
+        "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
+        "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                  "max_input_chars_per_word": 100, "vocab": vocab},
+    }
+
+    def words(text):
+        return [w if w == "[MASK]" else w.lower() for w in re.findall(r"\[MASK\]|\w+|[^\w\s]", text)]
+
+    def encode(text, pair=None):
+        ids = [vocab["[CLS]"]] + [vocab[w] for w in words(text)] + [vocab["[SEP]"]]
+        type_ids = [0] * len(ids)
+        if pair is not None:
+            second = [vocab[w] for w in words(pair)] + [vocab["[SEP]"]]
+            ids += second
+            type_ids += [1] * len(second)
+        return ids, type_ids
+
+    return tokenizer, len(vocab), encode
+
+
+# ---------------------------------------------------------------- reference forward passes
+
+
+def attention(x, wq, bq, wk, bk, wv, bv, heads, causal):
+    """Multi-head self-attention of x [T, d] with projections x·W + b ([d, d] each).
+    Returns concat output [T, d], weights [H, T, T], and q, k, v [H, T, d_k], raw scores [H, T, T]."""
+    T, d = x.shape
+    dk = d // heads
+    split = lambda m: m.reshape(T, heads, dk).transpose(0, 1)  # [H, T, d_k]
+    q, k, v = split(x @ wq + bq), split(x @ wk + bk), split(x @ wv + bv)
+    scores = q @ k.transpose(1, 2)  # [H, T, T]
+    scaled = scores / math.sqrt(dk)
+    if causal:
+        future = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+        scaled = scaled.masked_fill(future, float("-inf"))
+    weights = torch.softmax(scaled, dim=-1)
+    out = (weights @ v).transpose(0, 1).reshape(T, d)
+    return out, weights, (q, k, v, scores)
+
+
+def gpt2_forward(w, cfg, ids, prefix):
+    p = lambda name: w[prefix + name]
+    d, H, eps = cfg["n_embd"], cfg["n_head"], cfg["layer_norm_epsilon"]
+    ln = lambda x, base: F.layer_norm(x, (d,), p(base + ".weight"), p(base + ".bias"), eps)
+    T = len(ids)
+    x = p("wte.weight")[ids] + p("wpe.weight")[:T]
+    hidden, attentions, traces = [x], [], []
+    for l in range(cfg["n_layer"]):
+        h = f"h.{l}."
+        a = ln(x, h + "ln_1")
+        wqkv, bqkv = p(h + "attn.c_attn.weight"), p(h + "attn.c_attn.bias")  # Conv1D: [d, 3d]
+        out, weights, trace = attention(a, wqkv[:, :d], bqkv[:d], wqkv[:, d:2 * d], bqkv[d:2 * d],
+                                        wqkv[:, 2 * d:], bqkv[2 * d:], H, causal=True)
+        x = x + out @ p(h + "attn.c_proj.weight") + p(h + "attn.c_proj.bias")
+        m = ln(x, h + "ln_2")
+        f = F.gelu(m @ p(h + "mlp.c_fc.weight") + p(h + "mlp.c_fc.bias"), approximate="tanh")
+        x = x + f @ p(h + "mlp.c_proj.weight") + p(h + "mlp.c_proj.bias")
+        attentions.append(weights)
+        traces.append(trace)
+        hidden.append(x)
+    x = ln(x, "ln_f")
+    hidden[-1] = x  # Hugging Face reports the last hidden state after ln_f
+    unembedding = w["lm_head.weight"] if "lm_head.weight" in w else p("wte.weight")
+    return attentions, traces, hidden, x @ unembedding.T
+
+
+def bert_forward(w, cfg, ids, type_ids, prefix, old_names):
+    p = lambda name: w[prefix + name]
+    d, H, eps = cfg["hidden_size"], cfg["num_attention_heads"], cfg["layer_norm_eps"]
+    g, b = (".gamma", ".beta") if old_names else (".weight", ".bias")
+    ln = lambda x, base, pre=prefix: F.layer_norm(x, (d,), w[pre + base + g], w[pre + base + b], eps)
+    lin = lambda x, base, pre=prefix: x @ w[pre + base + ".weight"].T + w[pre + base + ".bias"]  # nn.Linear [out, in]
+    T = len(ids)
+    x = p("embeddings.word_embeddings.weight")[ids] + p("embeddings.position_embeddings.weight")[:T] + \
+        p("embeddings.token_type_embeddings.weight")[type_ids]
+    x = ln(x, "embeddings.LayerNorm")
+    hidden, attentions, traces = [x], [], []
+    for l in range(cfg["num_hidden_layers"]):
+        s = f"encoder.layer.{l}.attention.self."
+        t = lambda name: p(s + name).T
+        out, weights, trace = attention(x, t("query.weight"), p(s + "query.bias"), t("key.weight"), p(s + "key.bias"),
+                                        t("value.weight"), p(s + "value.bias"), H, causal=False)
+        e = f"encoder.layer.{l}."
+        x = ln(x + lin(out, e + "attention.output.dense"), e + "attention.output.LayerNorm")
+        f = F.gelu(lin(x, e + "intermediate.dense"))
+        x = ln(x + lin(f, e + "output.dense"), e + "output.LayerNorm")
+        attentions.append(weights)
+        traces.append(trace)
+        hidden.append(x)
+    logits = None
+    if "cls.predictions.transform.dense.weight" in w:
+        t = F.gelu(lin(x, "cls.predictions.transform.dense", pre=""))
+        t = ln(t, "cls.predictions.transform.LayerNorm", pre="")
+        decoder = w.get("cls.predictions.decoder.weight", p("embeddings.word_embeddings.weight"))
+        logits = t @ decoder.T + w["cls.predictions.bias"]
+    return attentions, traces, hidden, logits
+
+
+# ---------------------------------------------------------------- checkpoints
+
+GPT2_CASES = [
+    # name, layers, heads, head width, n_inner (None = 4d), positions, dtype, prefix, untied lm_head, texts
+    ("gpt2-l2-h12-k8-f16", 2, 12, 8, 128, 32, "F16", "transformer.", False, ["Hello, café! Attention."]),
+    ("gpt2-l1-h1-k64-f32", 1, 1, 64, 64, 16, "F32", "", True, ["sixteen bytes!!!"]),
+    ("gpt2-l4-h4-k8-bf16", 4, 4, 8, None, 24, "BF16", "transformer.", False, ["The cat sat."]),
+]
+
+BERT_CASES = [
+    # name, layers, heads, head width, intermediate, positions, dtype, prefix, MLM head, gamma/beta names,
+    # decoder weight stored, cases (text, pair)
+    ("bert-l2-h2-k32-f32", 2, 2, 32, 128, 24, "F32", "bert.", True, False, False,
+     [("The cat [MASK] on the mat.", None), ("What does it see?", "A dog ran in the park!")]),
+    ("bert-l3-h6-k16-f16", 3, 6, 16, 96, 20, "F16", "", False, True, False,
+     [("Attention is all you need.", None)]),
+    ("bert-l1-h3-k8-bf16", 1, 3, 8, 48, 16, "BF16", "bert.", True, False, True,
+     [("the dog sat in the park , a cat ran !", None)]),
+]
+
+
+def rounded(t):
+    """Nested lists of a tensor, 9 significant digits (float32 needs 9 to round-trip)."""
+    if t.dim() == 0:
+        return float("%.9g" % t.item())
+    return [rounded(s) for s in t]
+
+
+def trace_json(traces, layer, head):
+    q, k, v, scores = traces[layer]
+    return {"layer": layer, "head": head, "q": rounded(q[head]), "k": rounded(k[head]), "v": rounded(v[head]),
+            "scores": rounded(scores[head])}
+
+
+def build_gpt2(name, L, H, dk, inner, P, dtype, prefix, untied, texts, seed):
+    d = H * dk
+    tokenizer, V, encode = gpt2_tokenizer()
+    cfg = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_layer": L, "n_head": H, "n_embd": d,
+           "n_inner": inner, "n_positions": P, "n_ctx": P, "vocab_size": V, "layer_norm_epsilon": 1e-5,
+           "activation_function": "gelu_new", "bos_token_id": V - 1, "eos_token_id": V - 1}
+    ff = inner or 4 * d
+    ck = Checkpoint(seed, dtype)
+    ck.normal(prefix + "wte.weight", (V, d), 1.0)
+    ck.normal(prefix + "wpe.weight", (P, d), 0.5)
+    for l in range(L):
+        h = f"{prefix}h.{l}."
+        ck.layer_norm(h + "ln_1", d)
+        ck.normal(h + "attn.c_attn.weight", (d, 3 * d), 1 / math.sqrt(d))
+        ck.normal(h + "attn.c_attn.bias", (3 * d,), 0.1)
+        ck.normal(h + "attn.c_proj.weight", (d, d), 1 / math.sqrt(d))
+        ck.normal(h + "attn.c_proj.bias", (d,), 0.1)
+        ck.layer_norm(h + "ln_2", d)
+        ck.normal(h + "mlp.c_fc.weight", (d, ff), 1 / math.sqrt(d))
+        ck.normal(h + "mlp.c_fc.bias", (ff,), 0.1)
+        ck.normal(h + "mlp.c_proj.weight", (ff, d), 1 / math.sqrt(ff))
+        ck.normal(h + "mlp.c_proj.bias", (d,), 0.1)
+        if prefix:  # the causal-mask buffer older exports carry
+            ck.add(h + "attn.bias", np.tril(np.ones((1, 1, P, P))), "F32")
+    ck.layer_norm(prefix + "ln_f", d)
+    if untied:
+        ck.normal("lm_head.weight", (V, d), 1.0)
+    cases = []
+    for text in texts:
+        ids = encode(text)
+        attentions, traces, hidden, logits = gpt2_forward(ck.w, cfg, torch.tensor(ids), prefix)
+        cases.append({"text": text, "ids": ids, "type_ids": [0] * len(ids),
+                      "attentions": [rounded(a) for a in attentions], "trace": trace_json(traces, L - 1, H - 1),
+                      "hidden_states": [rounded(h) for h in hidden], "logits": rounded(logits)})
+    return cfg, ck, tokenizer, cases
+
+
+def build_bert(name, L, H, dk, inner, P, dtype, prefix, mlm, old_names, decoder, texts, seed):
+    d = H * dk
+    tokenizer, V, encode = bert_tokenizer()
+    cfg = {"model_type": "bert", "architectures": ["BertForMaskedLM" if mlm else "BertModel"],
+           "num_hidden_layers": L, "num_attention_heads": H, "hidden_size": d, "intermediate_size": inner,
+           "max_position_embeddings": P, "vocab_size": V, "type_vocab_size": 2, "layer_norm_eps": 1e-12,
+           "hidden_act": "gelu", "position_embedding_type": "absolute", "pad_token_id": 0}
+    ck = Checkpoint(seed, dtype)
+    ck.normal(prefix + "embeddings.word_embeddings.weight", (V, d), 1.0)
+    ck.normal(prefix + "embeddings.position_embeddings.weight", (P, d), 0.5)
+    ck.normal(prefix + "embeddings.token_type_embeddings.weight", (2, d), 0.5)
+    ck.layer_norm(prefix + "embeddings.LayerNorm", d, old_names)
+    for l in range(L):
+        e = f"{prefix}encoder.layer.{l}."
+        for part in ("query", "key", "value"):
+            ck.normal(e + f"attention.self.{part}.weight", (d, d), 1 / math.sqrt(d))
+            ck.normal(e + f"attention.self.{part}.bias", (d,), 0.1)
+        ck.normal(e + "attention.output.dense.weight", (d, d), 1 / math.sqrt(d))
+        ck.normal(e + "attention.output.dense.bias", (d,), 0.1)
+        ck.layer_norm(e + "attention.output.LayerNorm", d, old_names)
+        ck.normal(e + "intermediate.dense.weight", (inner, d), 1 / math.sqrt(d))
+        ck.normal(e + "intermediate.dense.bias", (inner,), 0.1)
+        ck.normal(e + "output.dense.weight", (d, inner), 1 / math.sqrt(inner))
+        ck.normal(e + "output.dense.bias", (d,), 0.1)
+        ck.layer_norm(e + "output.LayerNorm", d, old_names)
+    if prefix:  # parts of BertForPreTraining checkpoints the runtime does not use
+        ck.normal(prefix + "pooler.dense.weight", (d, d), 1 / math.sqrt(d))
+        ck.normal(prefix + "pooler.dense.bias", (d,), 0.1)
+    if mlm:
+        ck.normal("cls.predictions.transform.dense.weight", (d, d), 1 / math.sqrt(d))
+        ck.normal("cls.predictions.transform.dense.bias", (d,), 0.1)
+        ck.layer_norm("cls.predictions.transform.LayerNorm", d)
+        ck.normal("cls.predictions.bias", (V,), 0.1)
+        if decoder:
+            ck.normal("cls.predictions.decoder.weight", (V, d), 1.0)
+    cases = []
+    for text, pair in texts:
+        ids, type_ids = encode(text, pair)
+        attentions, traces, hidden, logits = bert_forward(ck.w, cfg, torch.tensor(ids), torch.tensor(type_ids),
+                                                          prefix, old_names)
+        case = {"text": text, "ids": ids, "type_ids": type_ids,
+                "attentions": [rounded(a) for a in attentions], "trace": trace_json(traces, 0, H - 1),
+                "hidden_states": [rounded(h) for h in hidden]}
+        if pair is not None:
+            case["text_pair"] = pair
+        if logits is not None:
+            case["logits"] = rounded(logits)  # MLM logits at every position
+        cases.append(case)
+    return cfg, ck, tokenizer, cases
+
+
+def save(name, cfg, ck, tokenizer, cases):
+    folder = os.path.join(OUT, name)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump(cfg, f, indent=2)
+    with open(os.path.join(folder, "tokenizer.json"), "w", encoding="utf-8") as f:
+        json.dump(tokenizer, f, ensure_ascii=False)
+    ck.write(folder)
+    with open(os.path.join(folder, "golden.json"), "w") as f:
+        json.dump({"model": name, "cases": cases}, f, separators=(",", ":"))
+    spread = [float(torch.tensor(c["attentions"]).max(dim=-1).values.mean()) for c in cases]
+    print(f"{name}: {len(cases)} case(s), mean row max of attention {spread}")
+
+
+def main():
+    torch.manual_seed(0)
+    for seed, case in enumerate(GPT2_CASES):
+        save(case[0], *build_gpt2(*case, seed=100 + seed))
+    for seed, case in enumerate(BERT_CASES):
+        save(case[0], *build_bert(*case, seed=200 + seed))
+
+
+if __name__ == "__main__":
+    main()

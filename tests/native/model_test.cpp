@@ -1,0 +1,226 @@
+// The transformer runtime against the PyTorch goldens of tests/golden/models/
+// (made by tests/golden/make_model_goldens.py, an independent float64
+// implementation): attention of every layer and head within 1e-5 absolute,
+// logits, hidden states and one head's q, k, v, scores within 1e-4 relative
+// (max |ours - torch| / max |torch|); plus request validation and config errors.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "model/directory.h"
+#include "model/model.h"
+
+using namespace attnplay;
+using nlohmann::json;
+
+namespace {
+
+const char* const kModels[] = {"gpt2-l2-h12-k8-f16", "gpt2-l1-h1-k64-f32", "gpt2-l4-h4-k8-bf16",
+                               "bert-l2-h2-k32-f32", "bert-l3-h6-k16-f16", "bert-l1-h3-k8-bf16"};
+
+std::string model_dir(const std::string& name) { return std::string(ATTNPLAY_GOLDEN_DIR) + "/models/" + name; }
+
+Model load(const std::string& name) {
+  const ModelFiles files = read_model_directory(model_dir(name));
+  return Model::from_buffers(files.config_json, files.safetensors);
+}
+
+json golden(const std::string& name) {
+  std::ifstream in(model_dir(name) + "/golden.json");
+  return json::parse(in);
+}
+
+// Flattens nested JSON arrays of numbers.
+void flatten(const json& j, std::vector<double>& out) {
+  if (j.is_array()) {
+    for (const json& e : j) flatten(e, out);
+  } else {
+    out.push_back(j.get<double>());
+  }
+}
+
+std::vector<double> flat(const json& j) {
+  std::vector<double> out;
+  flatten(j, out);
+  return out;
+}
+
+double max_abs_diff(const float* ours, const std::vector<double>& ref) {
+  double m = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) m = std::max(m, std::abs(ours[i] - ref[i]));
+  return m;
+}
+
+// max |ours - ref| / max |ref|
+double relative_error(const Matrix& ours, const json& ref_json) {
+  const std::vector<double> ref = flat(ref_json);
+  REQUIRE(static_cast<std::size_t>(ours.size()) == ref.size());
+  double scale = 0;
+  for (double v : ref) scale = std::max(scale, std::abs(v));
+  return max_abs_diff(ours.data(), ref) / scale;
+}
+
+}  // namespace
+
+TEST_CASE("forward passes match the PyTorch goldens") {
+  for (const char* name : kModels) {
+    CAPTURE(name);
+    const Model model = load(name);
+    const json g = golden(name);
+    for (const json& c : g["cases"]) {
+      CAPTURE(c["text"].get<std::string>());
+      ForwardRequest req;
+      req.ids = c["ids"].get<std::vector<std::int32_t>>();
+      req.type_ids = c["type_ids"].get<std::vector<std::int32_t>>();
+      req.trace = ForwardRequest::Head{c["trace"]["layer"].get<int>(), c["trace"]["head"].get<int>()};
+      req.hidden_states = true;
+      req.logits = c.contains("logits");
+      req.top_k = 3;
+      const int T = static_cast<int>(req.ids.size());
+      const bool bert = model.config().architecture == Architecture::bert;
+      if (bert && c.contains("logits")) {
+        for (int i = 0; i < T; ++i) req.mask_positions.push_back(i);
+      }
+      const ForwardResult r = model.forward(req);
+
+      const std::vector<double> attn = flat(c["attentions"]);
+      REQUIRE(r.attentions.size() == attn.size());
+      CHECK(max_abs_diff(r.attentions.data(), attn) < 1e-5);
+      for (int l = 0; l < r.layers; ++l) {
+        for (int h = 0; h < r.heads; ++h) {
+          for (int i = 0; i < T; ++i) {
+            double sum = 0;
+            for (int j = 0; j < T; ++j) sum += r.attention(l, h, i, j);
+            CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
+            if (!bert && i + 1 < T) CHECK(r.attention(l, h, i, i + 1) == 0.0f);  // causal: exactly 0
+          }
+        }
+      }
+
+      REQUIRE(r.trace.has_value());
+      CHECK(relative_error(r.trace->q, c["trace"]["q"]) < 1e-4);
+      CHECK(relative_error(r.trace->k, c["trace"]["k"]) < 1e-4);
+      CHECK(relative_error(r.trace->v, c["trace"]["v"]) < 1e-4);
+      CHECK(relative_error(r.trace->scores, c["trace"]["scores"]) < 1e-4);
+      // The traced head's weights are the very ones in the attention tensor.
+      const int tl = req.trace->layer, th = req.trace->head;
+      CHECK(std::equal(r.trace->weights.data(), r.trace->weights.data() + T * T,
+                       r.attentions.begin() + (static_cast<std::ptrdiff_t>(tl) * r.heads + th) * T * T));
+
+      REQUIRE(r.hidden_states.size() == c["hidden_states"].size());
+      for (std::size_t l = 0; l < r.hidden_states.size(); ++l) {
+        CAPTURE(l);
+        CHECK(relative_error(r.hidden_states[l], c["hidden_states"][l]) < 1e-4);
+      }
+      if (c.contains("logits")) {
+        CHECK(relative_error(r.logits, c["logits"]) < 1e-4);
+        // Top-k: the best logits of the golden rows, probabilities of their softmax.
+        REQUIRE(static_cast<int>(r.top_k.size()) == T);
+        for (int i = 0; i < T; ++i) {
+          const std::vector<double> row = c["logits"][i].get<std::vector<double>>();
+          const auto best = std::max_element(row.begin(), row.end());
+          double sum = 0;
+          for (double v : row) sum += std::exp(v - *best);
+          CHECK(r.top_k[i].ids[0] == best - row.begin());
+          CHECK(r.top_k[i].probabilities[0] == doctest::Approx(1.0 / sum).epsilon(1e-4));
+          CHECK(r.top_k[i].probabilities[1] <= r.top_k[i].probabilities[0]);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("configuration and parameter count") {
+  const Model gpt2 = load("gpt2-l2-h12-k8-f16");
+  CHECK(gpt2.config().model_type == "gpt2");
+  CHECK(gpt2.config().layers == 2);
+  CHECK(gpt2.config().heads == 12);
+  CHECK(gpt2.config().width == 96);
+  CHECK(gpt2.config().causal());
+  // wte + wpe + 2 × (ln_1, c_attn, c_proj, ln_2, c_fc, mlp.c_proj) + ln_f
+  const std::int64_t d = 96, V = 257, P = 32, I = 128;
+  CHECK(gpt2.parameter_count() == V * d + P * d + 2 * (2 * d + d * 3 * d + 3 * d + d * d + d + 2 * d + d * I + I + I * d + d) + 2 * d);
+  const Model bert = load("bert-l2-h2-k32-f32");
+  CHECK(bert.config().model_type == "bert");
+  CHECK(!bert.config().causal());
+  CHECK(bert.has_mlm_head());
+  CHECK(!load("bert-l3-h6-k16-f16").has_mlm_head());
+  CHECK_NOTHROW(gpt2.check_vocabulary(257));
+  CHECK_THROWS_WITH_AS(gpt2.check_vocabulary(50257), doctest::Contains("larger than the embedding matrix"),
+                       std::invalid_argument);
+}
+
+TEST_CASE("bad requests get specific errors") {
+  const Model gpt2 = load("gpt2-l1-h1-k64-f32");  // 16 positions, vocabulary 257
+  const Model bert = load("bert-l2-h2-k32-f32");
+  const Model bert_no_head = load("bert-l3-h6-k16-f16");
+  auto error = [](const Model& m, const ForwardRequest& req) {
+    try {
+      m.forward(req);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  ForwardRequest req;
+  CHECK(error(gpt2, req) == "no tokens to run");
+  req.ids.assign(17, 1);
+  CHECK(error(gpt2, req).find("17 tokens are more than the model's 16 positions") != std::string::npos);
+  req.ids = {1, 257};
+  CHECK(error(gpt2, req).find("token id 257 at position 1 is outside the vocabulary (0..256)") != std::string::npos);
+  req.ids = {1, -1};
+  CHECK(error(gpt2, req).find("token id -1") != std::string::npos);
+  req.ids = {1, 2};
+  req.type_ids = {0, 1};
+  CHECK(error(gpt2, req).find("GPT-2 has no token types") != std::string::npos);
+  CHECK(error(bert, req) == "(no error)");
+  req.type_ids = {0, 2};
+  CHECK(error(bert, req).find("type id 2 at position 1 is outside 0..1") != std::string::npos);
+  req.type_ids = {0};
+  CHECK(error(bert, req).find("1 type ids for 2 tokens") != std::string::npos);
+  req.type_ids.clear();
+  req.trace = ForwardRequest::Head{2, 0};
+  CHECK(error(bert, req).find("does not exist: the model has 2 layers of 2 heads") != std::string::npos);
+  req.trace.reset();
+  req.mask_positions = {5};
+  CHECK(error(bert, req).find("mask position 5 is outside 0..1") != std::string::npos);
+  CHECK(error(bert_no_head, req).find("no masked-LM head") != std::string::npos);
+  CHECK(error(gpt2, req).find("mask positions are for BERT") != std::string::npos);
+  req.mask_positions.clear();
+  req.attention_mask = {1};
+  CHECK(error(bert, req).find("attention mask has 1 entries for 2 tokens") != std::string::npos);
+}
+
+TEST_CASE("a padding mask hides keys from every query") {
+  const Model bert = load("bert-l2-h2-k32-f32");
+  ForwardRequest req;
+  req.ids = {2, 6, 7, 3, 0, 0};
+  req.attention_mask = {1, 1, 1, 1, 0, 0};
+  const ForwardResult padded = bert.forward(req);
+  req.ids.resize(4);
+  req.attention_mask.clear();
+  const ForwardResult plain = bert.forward(req);
+  for (int l = 0; l < 2; ++l) {
+    for (int h = 0; h < 2; ++h) {
+      for (int i = 0; i < 4; ++i) {
+        for (int j = 0; j < 6; ++j) {
+          if (j >= 4) {
+            CHECK(padded.attention(l, h, i, j) == 0.0f);
+          } else {
+            CHECK(padded.attention(l, h, i, j) == doctest::Approx(plain.attention(l, h, i, j)).epsilon(1e-5));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("a folder with only pytorch_model.bin is refused with how to convert it") {
+  CHECK_THROWS_WITH_AS(read_model_directory(std::string(ATTNPLAY_GOLDEN_DIR) + "/no-such-model"),
+                       doctest::Contains("config.json"), std::runtime_error);
+}

@@ -1,0 +1,129 @@
+// The model runtime in WASM through the JS engine (dist/engine.js): every
+// golden checkpoint against PyTorch (attention within 1e-5 absolute; logits,
+// hidden states, q/k/v/scores within 1e-4 relative), loading from buffers,
+// from Files and from a base URL over HTTP with progress, and readable errors.
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { readFileSync, statSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+
+import { AttnplayError, createEngine } from '../../dist/engine.js';
+import { MODELS, flat, golden, maxAbsDiff, modelFiles, modelsDir, relativeError } from './model-golden.mjs';
+
+let engine;
+let server;
+let baseUrl;
+
+before(async () => {
+  engine = await createEngine();
+  server = createServer((request, response) => {
+    try {
+      const body = readFileSync(new URL(`.${decodeURIComponent(request.url)}`, modelsDir));
+      response.writeHead(200, { 'content-length': body.length }).end(body);
+    } catch {
+      response.writeHead(404).end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${server.address().port}/`;
+});
+after(() => server?.close());
+
+for (const name of MODELS) {
+  test(`${name}: WASM forward matches PyTorch`, async () => {
+    const model = await engine.loadModel(modelFiles(name));
+    try {
+      for (const c of golden(name).cases) {
+        const T = c.ids.length;
+        const bert = model.config.modelType === 'bert';
+        const options = { typeIds: c.type_ids, trace: { layer: c.trace.layer, head: c.trace.head }, hiddenStates: true, topK: 2 };
+        if (c.logits) options.logits = true;
+        if (bert && c.logits) options.maskPositions = c.ids.map((_, i) => i);
+        const r = model.forward(c.ids, options);
+        assert.deepEqual(r.attentions.shape, [model.config.layers, model.config.heads, T, T]);
+        const attentionError = maxAbsDiff(r.attentions.data, flat(c.attentions));
+        assert.ok(attentionError < 1e-5, `attention differs by ${attentionError}`);
+        for (const key of ['q', 'k', 'v', 'scores']) {
+          const e = relativeError(r.trace[key].data, flat(c.trace[key]));
+          assert.ok(e < 1e-4, `trace ${key} differs by ${e}`);
+        }
+        assert.deepEqual(r.hiddenStates.shape, [model.config.layers + 1, T, model.config.width]);
+        assert.ok(relativeError(r.hiddenStates.data, flat(c.hidden_states)) < 1e-4);
+        if (c.logits) {
+          assert.deepEqual(r.logits.shape, [T, model.config.vocabSize]);
+          const e = relativeError(r.logits.data, flat(c.logits));
+          assert.ok(e < 1e-4, `logits differ by ${e}`);
+          assert.deepEqual(r.topK.shape, [T, 2]);
+          c.logits.forEach((row, i) => assert.equal(r.topK.ids[2 * i], row.indexOf(Math.max(...row))));
+        }
+      }
+    } finally {
+      model.dispose();
+    }
+  });
+}
+
+test('model.config describes the architecture', async () => {
+  const model = await engine.loadModel(modelFiles('bert-l2-h2-k32-f32'));
+  assert.deepEqual({ ...model.config }, {
+    modelType: 'bert', layers: 2, heads: 2, width: 64, headWidth: 32, inner: 128, positions: 24,
+    vocabSize: 28, typeVocabSize: 2, causal: false, hasMlmHead: true, parameters: 74844,
+  });
+  assert.equal(JSON.parse(model.tokenizerJson).model.type, 'WordPiece');
+  model.dispose();
+});
+
+test('loading from a base URL reports progress up to the total bytes', async () => {
+  const name = 'gpt2-l1-h1-k64-f32';
+  const events = [];
+  const model = await engine.loadModel(`${baseUrl}${name}`, { onProgress: (e) => events.push(e) });
+  const dir = new URL(`${name}/`, modelsDir);
+  const total = ['config.json', 'model.safetensors', 'tokenizer.json'].reduce((n, f) => n + statSync(new URL(f, dir)).size, 0);
+  assert.ok(events.length >= 3);
+  assert.ok(events.every((e) => e.total === total));
+  assert.ok(events.every((e, i) => i === 0 || e.loaded > events[i - 1].loaded));
+  assert.equal(events.at(-1).loaded, total);
+  assert.ok(events.some((e) => e.file === 'model.safetensors'));
+  const c = golden(name).cases[0];
+  assert.ok(maxAbsDiff(model.forward(c.ids).attentions.data, flat(c.attentions)) < 1e-5);
+  model.dispose();
+
+  await assert.rejects(engine.loadModel(`${baseUrl}no-such-model/`), /HTTP 404/);
+});
+
+test('loading from Files (a dropped folder) matches by name; pickle-only folders are refused', async () => {
+  const name = 'bert-l1-h3-k8-bf16';
+  const f = modelFiles(name);
+  const files = [new File([f.tokenizer], 'tokenizer.json'), new File([f.weights], 'model.safetensors'), new File([f.config], 'config.json')];
+  const model = await engine.loadModel(files);
+  const c = golden(name).cases[0];
+  assert.ok(maxAbsDiff(model.forward(c.ids, { typeIds: c.type_ids }).attentions.data, flat(c.attentions)) < 1e-5);
+  model.dispose();
+  await assert.rejects(engine.loadModel([new File([f.config], 'config.json'), new File(['x'], 'pytorch_model.bin')]),
+    (e) => e instanceof AttnplayError && /pickle.*safe_serialization=True/.test(e.message));
+  await assert.rejects(engine.loadModel([new File([f.config], 'config.json')]), /model.safetensors is missing/);
+});
+
+test('bad requests and disposed models raise AttnplayError; the engine stays usable', async () => {
+  const model = await engine.loadModel(modelFiles('gpt2-l1-h1-k64-f32'));
+  const cases = [
+    [[], {}, /no tokens to run/],
+    [[1, 257], {}, /token id 257 at position 1 is outside the vocabulary/],
+    [[1, 2.5], {}, /ids: 2.5 at index 1 is not a 32-bit integer/],
+    [Array(17).fill(1), {}, /17 tokens are more than the model's 16 positions/],
+    [[1, 2], { trace: { layer: 3, head: 0 } }, /does not exist/],
+    [[1, 2], { maskPositions: [0] }, /mask positions are for BERT/],
+  ];
+  for (const [ids, options, message] of cases) {
+    assert.throws(() => model.forward(ids, options), (e) => e instanceof AttnplayError && message.test(e.message));
+  }
+  const r = model.forward([1, 2, 3], { topK: 5 });
+  assert.deepEqual(r.topK.shape, [3, 5]);
+  for (let i = 0; i < 3; i += 1) {
+    const p = r.topK.probabilities.subarray(5 * i, 5 * i + 5);
+    assert.ok(p.every((v, j) => j === 0 || v <= p[j - 1]));
+  }
+  model.dispose();
+  assert.equal(model.disposed, true);
+  assert.throws(() => model.forward([1]), /this model was disposed/);
+});
