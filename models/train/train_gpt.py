@@ -32,23 +32,28 @@ from gpt import GPT, GPTConfig  # noqa: E402
 
 SEED = 1234
 VOCAB_SIZE = 4096
-CONTEXT = 256
-BATCH = 16
+CONTEXT = 256  # positions of the model
+TOKENS_PER_STEP = 4096  # 32 windows of 128 tokens; every 4th step 16 windows of 256
 REPEAT_FRACTION = 0.1  # share of training rows whose second half repeats the first (see model card)
 
 
-def batches(ids: torch.Tensor, rng: random.Random):
-    """Endless batches [B, T+1] of random windows; some rows repeat a span (induction-friendly)."""
-    while True:
-        rows = []
-        for _ in range(BATCH):
-            start = rng.randrange(0, len(ids) - CONTEXT - 1)
-            row = ids[start:start + CONTEXT + 1].clone()
-            if rng.random() < REPEAT_FRACTION:
-                half = (CONTEXT + 1) // 2
-                row[half:2 * half] = row[:half]
-            rows.append(row)
-        yield torch.stack(rows)
+def window_length(step: int) -> int:
+    """Mostly 128-token windows (attention costs grow with T²); every 4th step
+    uses the full 256 so that all position embeddings are trained."""
+    return CONTEXT if step % 4 == 3 else CONTEXT // 2
+
+
+def batch(ids: torch.Tensor, rng: random.Random, length: int) -> torch.Tensor:
+    """[B, length+1] random windows; some rows repeat their first half (induction-friendly)."""
+    rows = []
+    for _ in range(TOKENS_PER_STEP // length):
+        start = rng.randrange(0, len(ids) - length - 1)
+        row = ids[start:start + length + 1].clone()
+        if rng.random() < REPEAT_FRACTION:
+            half = (length + 1) // 2
+            row[half:2 * half] = row[:half]
+        rows.append(row)
+    return torch.stack(rows)
 
 
 @torch.no_grad()
@@ -81,13 +86,30 @@ def sample(model: GPT, prompt_ids: list[int], n: int, rng: torch.Generator, temp
     return ids
 
 
+def byte_decoder() -> dict[str, int]:
+    """GPT-2's byte-level alphabet (Radford et al.): printable bytes stand for
+    themselves, the others are shifted to code points 256+ in byte order."""
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    chars, shift = {}, 0
+    for b in range(256):
+        if b in printable:
+            chars[chr(b)] = b
+        else:
+            chars[chr(256 + shift)] = b
+            shift += 1
+    return chars
+
+
 def decode(tokenizer: Path, ids: list[int]) -> str:
-    return json.loads(run_cli("decode", "--tokenizer", tokenizer, "--ids", ",".join(map(str, ids))))["text"]
+    vocab = json.loads(tokenizer.read_text(encoding="utf-8"))["model"]["vocab"]
+    pieces = {i: piece for piece, i in vocab.items()}
+    to_byte = byte_decoder()
+    return bytes(to_byte[ch] for i in ids for ch in pieces[i]).decode("utf-8", errors="replace")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--steps", type=int, default=2400)
+    parser.add_argument("--steps", type=int, default=900)
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=REPO / "models" / "austen-gpt")
@@ -109,20 +131,20 @@ def main() -> None:
     eos = next(t["id"] for t in vocab["added_tokens"] if t["content"] == "<|endoftext|>")
     print(f"tokens: train {len(train_ids):,}, validation {len(val_ids):,} ({clock.minutes():.1f} min)", flush=True)
 
-    cfg = GPTConfig(vocab_size=VOCAB_SIZE, n_positions=CONTEXT, n_embd=192, n_layer=4, n_head=8, dropout=0.0)
+    cfg = GPTConfig(vocab_size=VOCAB_SIZE, n_positions=CONTEXT, n_embd=192, n_layer=4, n_head=4, dropout=0.0)
     model = GPT(cfg)
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
     optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
                                   lr=args.lr, betas=(0.9, 0.95))
-    data = batches(train_ids, random.Random(SEED))
+    rng = random.Random(SEED)
     log = {"steps": [], "machine": machine_description()}
     for step in range(args.steps):
         for group in optimizer.param_groups:
             group["lr"] = cosine_lr(step, args.steps, args.lr, warmup=100)
-        batch = next(data)
-        logits, _ = model(batch[:, :-1])
-        loss = F.cross_entropy(logits.reshape(-1, cfg.vocab_size), batch[:, 1:].reshape(-1))
+        rows = batch(train_ids, rng, window_length(step))
+        logits, _ = model(rows[:, :-1])
+        loss = F.cross_entropy(logits.reshape(-1, cfg.vocab_size), rows[:, 1:].reshape(-1))
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -150,7 +172,7 @@ def main() -> None:
                           tokenizer, FIDELITY_SENTENCES["gpt"])
     log.update({
         "config": cfg.hf_config(bos=eos, eos=eos), "parameters": sum(p.numel() for p in model.parameters()),
-        "train_tokens": len(train_ids), "validation_tokens": len(val_ids), "tokens_seen": args.steps * BATCH * CONTEXT,
+        "train_tokens": len(train_ids), "validation_tokens": len(val_ids), "tokens_seen": args.steps * TOKENS_PER_STEP,
         "final_train_loss": train_loss, "validation_loss": val_loss, "validation_perplexity": math.exp(val_loss),
         "minutes": clock.minutes(), "samples": samples, "seed": SEED, "command": " ".join(sys.argv),
     })
