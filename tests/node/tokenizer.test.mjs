@@ -29,6 +29,17 @@ test('pinned GPT-2 ids (tiktoken gpt2)', () => {
   assert.equal(gpt2.tokenToId('no such piece'), null);
 });
 
+test('merges as ["a", "b"] pairs load the same as "a b" strings (ours and Hugging Face)', async () => {
+  const json = fx.gpt2TokenizerJson();
+  const pairs = { ...json, model: { ...json.model, merges: json.model.merges.map((m) => m.split(' ')) } };
+  const text = fx.parityCorpus(50_000, 11);
+  const t = engine.loadTokenizer(pairs);
+  const ref = await hf.Tokenizer.fromString(JSON.stringify(pairs)).encode(text, null, { addSpecialTokens: false });
+  assert.deepEqual(Array.from(t.encodeIds(text)), Array.from(gpt2.encodeIds(text)));
+  assert.deepEqual(Array.from(t.encodeIds(text)), ref.getIds());
+  t.dispose();
+});
+
 test('pinned BERT ids (bert-base-uncased), pairs with type ids', async () => {
   const e = bert.encode('Hello world!');
   assert.deepEqual(Array.from(e.ids), [101, 7592, 2088, 999, 102]);
