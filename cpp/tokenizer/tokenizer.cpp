@@ -3,6 +3,7 @@
 #include "tokenizer/tokenizer.h"
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <stdexcept>
 #include <string_view>
@@ -87,6 +88,68 @@ struct RawToken {
   std::int32_t segment;
 };
 
+// Per-call cache of the BPE tokens of words up to kMaxBytes, keyed by views
+// into text that lives for the call. Open addressing with stored hashes: it
+// is the hottest lookup of encoding ordinary text, and std::unordered_map's
+// node chasing cost twice as much (measured with perf on austen.txt).
+class WordCache {
+ public:
+  static constexpr std::size_t kMaxBytes = 64;
+  struct Entry {
+    std::size_t first = 0, count = 0;  // range in the token buffer
+  };
+
+  WordCache() : slots_(1024) {}
+
+  // The entry of word, or nullptr after remembering where to insert it.
+  const Entry* find(std::string_view word) {
+    hash_ = hash(word);
+    for (std::size_t i = hash_ & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
+      Slot& s = slots_[i];
+      if (!s.data) {
+        pending_ = i;
+        return nullptr;
+      }
+      if (s.hash == hash_ && s.size == word.size() && std::memcmp(s.data, word.data(), word.size()) == 0) {
+        return &s.entry;
+      }
+    }
+  }
+
+  // Inserts word (after a find that returned nullptr for it).
+  void insert(std::string_view word, Entry entry) {
+    slots_[pending_] = {hash_, word.data(), static_cast<std::uint32_t>(word.size()), entry};
+    if (++used_ * 2 > slots_.size()) grow();
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t hash = 0;
+    const char* data = nullptr;
+    std::uint32_t size = 0;
+    Entry entry;
+  };
+  static std::uint64_t hash(std::string_view w) {  // FNV-1a, then mixed
+    std::uint64_t h = 1469598103934665603ull;
+    for (const char c : w) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    return h ^ (h >> 29);
+  }
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    for (const Slot& s : old) {
+      if (!s.data) continue;
+      std::size_t i = s.hash & (slots_.size() - 1);
+      while (slots_[i].data) i = (i + 1) & (slots_.size() - 1);
+      slots_[i] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  std::size_t used_ = 0;
+  std::size_t pending_ = 0;
+  std::uint64_t hash_ = 0;
+};
+
 bool is_space_byte(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 class SegmentEncoder {
@@ -166,15 +229,15 @@ class SegmentEncoder {
 
   // Tokens of a word, from the per-call cache: (index into cache_tokens_, count), offsets relative to the word.
   std::pair<std::size_t, std::size_t> cached_word(std::string_view word) {
-    if (word.size() <= kCachedWordBytes) {
-      const auto it = cache_.find(word);
-      if (it != cache_.end()) return it->second;
+    const bool cacheable = word.size() <= WordCache::kMaxBytes;
+    if (cacheable) {
+      if (const WordCache::Entry* e = cache_.find(word)) return {e->first, e->count};
     }
     const std::size_t first = cache_tokens_.size();
     data_.bpe->encode_word(word, 0, cache_tokens_);
-    const std::pair<std::size_t, std::size_t> entry{first, cache_tokens_.size() - first};
-    if (word.size() <= kCachedWordBytes) cache_.emplace(word, entry);  // keys view text alive for the call
-    return entry;
+    const WordCache::Entry entry{first, cache_tokens_.size() - first};
+    if (cacheable) cache_.insert(word, entry);  // keys view text alive for the call
+    return {entry.first, entry.count};
   }
 
   void encode_wordpiece(std::string_view text, std::uint32_t offset, std::vector<RawToken>& out) {
@@ -208,13 +271,12 @@ class SegmentEncoder {
     }
   }
 
-  static constexpr std::size_t kCachedWordBytes = 64;
   const TokenizerData& data_;
   const bool match_special_;
   std::int32_t type_id_ = 0;
   std::int32_t segment_ = 0;
   std::vector<Span> words_;
-  std::unordered_map<std::string_view, std::pair<std::size_t, std::size_t>> cache_;
+  WordCache cache_;
   std::vector<PieceToken> cache_tokens_;
   std::deque<std::string> prefixed_texts_;
 };
