@@ -64,20 +64,21 @@ const TRAILING_PUNCTUATION = /[\p{P}\p{S}]$/u;
  * Groups tokens into words: a word is a run of tokens with no whitespace or
  * gap between them in the text; punctuation and special tokens stand alone.
  * texts: the input text of each segment ([text] or [textA, textB]); tokens
- * carry UTF-16 offsets start/end into their segment's text.
+ * carry UTF-16 offsets start/end into the text of `segment` (or `typeId`).
  */
 export function wordGroups(tokens, texts) {
   const groups = [];
   let previous = null;
   tokens.forEach((token, i) => {
-    const covered = token.special ? '' : texts[token.typeId ?? 0].slice(token.start, token.end);
+    const segment = token.segment ?? token.typeId ?? 0;
+    const covered = token.special ? '' : texts[segment].slice(token.start, token.end);
     const continues = previous && !token.special && !previous.token.special &&
-      previous.token.typeId === token.typeId && token.start === previous.token.end &&
+      previous.segment === segment && token.start === previous.token.end &&
       !/^\s/.test(covered) && !/\s$/.test(previous.covered) &&
       !PUNCTUATION.test(covered) && !TRAILING_PUNCTUATION.test(previous.covered);
     if (continues) groups[groups.length - 1].push(i);
     else groups.push([i]);
-    previous = { token, covered };
+    previous = { token, covered, segment };
   });
   return groups;
 }
@@ -148,5 +149,5 @@ function wordLabel(group, tokens, texts) {
   const first = tokens[group[0]];
   if (first.special) return first.display;
   const last = tokens[group[group.length - 1]];
-  return texts[first.typeId ?? 0].slice(first.start, last.end).trim() || first.display;
+  return texts[first.segment ?? first.typeId ?? 0].slice(first.start, last.end).trim() || first.display;
 }

@@ -304,7 +304,7 @@ export class Engine {
     const tokenizer = opened.tokenizer ? await readText(opened.tokenizer, progress(MODEL_FILES.tokenizer)) : null;
     const weights = await this.#readIntoHeap(opened.weights, progress(MODEL_FILES.weights));
     try {
-      const { handle, config: modelConfig } = unwrap(this.#module.loadModel(config, weights.address, weights.size));
+      const { handle, config: modelConfig } = unwrap(this.#module.loadModel(config, weights.address, weights.size, tokenizer));
       return new Model(this.#module, handle, modelConfig, tokenizer);
     } finally {
       this.#module.freeBytes(weights.address);
@@ -405,11 +405,7 @@ export class Model {
     if (options.typeIds != null) spec.typeIds = int32Array(options.typeIds, 'typeIds');
     if (options.attentionMask != null) spec.attentionMask = Uint8Array.from(options.attentionMask, (v) => (v ? 1 : 0));
     if (options.maskPositions != null) spec.maskPositions = int32Array(options.maskPositions, 'maskPositions');
-    if (options.trace != null) {
-      const { layer, head } = options.trace;
-      if (!Number.isInteger(layer) || !Number.isInteger(head)) throw new AttnplayError('trace: expected { layer, head } integers');
-      spec.trace = { layer, head };
-    }
+    if (options.trace != null) spec.trace = traceSpec(options.trace);
     if (options.topK != null) {
       if (!Number.isInteger(options.topK)) throw new AttnplayError('topK: expected an integer');
       spec.topK = options.topK;
@@ -417,6 +413,36 @@ export class Model {
     spec.hiddenStates = Boolean(options.hiddenStates);
     spec.logits = Boolean(options.logits);
     return unwrap(this.#module.modelForward(this.#handle, spec));
+  }
+
+  /**
+   * Tokenizes text (and an optional second text, BERT) with the model's
+   * tokenizer.json and runs every layer. Returns what forward() returns plus
+   *   tokens: [{ id, piece, display, start, end, byteStart, byteEnd, typeId, segment, special }]
+   *     (start/end: UTF-16 offsets into the text of `segment`, 0 = text, 1 = textB, -1 = added);
+   *   maskPositions: Int32Array (BERT: [MASK] tokens; topK rows follow them);
+   *   truncated, inputTokens: whether the text had more tokens than the model's positions.
+   * options: { textB, trace: { layer, head }, topK, hiddenStates }.
+   */
+  run(text, options = {}) {
+    if (this.#handle === null) throw new AttnplayError('this model was disposed');
+    if (typeof text !== 'string') throw new AttnplayError('run: text must be a string');
+    const spec = { text };
+    if (options.textB != null && options.textB !== '') spec.textB = String(options.textB);
+    if (options.trace != null) spec.trace = traceSpec(options.trace);
+    if (options.topK != null) spec.topK = options.topK;
+    spec.hiddenStates = Boolean(options.hiddenStates);
+    const result = unwrap(this.#module.modelRun(this.#handle, spec));
+    return { ...result, tokens: tokenObjects(result.tokens) };
+  }
+
+  /**
+   * Head-pattern scores of every head (see cpp/analysis/head_analysis.h):
+   * [{ layer, head, previousToken, induction, sink, self, local, labels }].
+   */
+  analyzeHeads() {
+    if (this.#handle === null) throw new AttnplayError('this model was disposed');
+    return unwrap(this.#module.modelAnalyzeHeads(this.#handle));
   }
 
   /** Frees the model's WASM memory. The model cannot be used afterwards. */
@@ -428,6 +454,27 @@ export class Model {
   get disposed() {
     return this.#handle === null;
   }
+}
+
+function traceSpec({ layer, head }) {
+  if (!Number.isInteger(layer) || !Number.isInteger(head)) throw new AttnplayError('trace: expected { layer, head } integers');
+  return { layer, head };
+}
+
+// Parallel arrays of the bindings -> one object per token.
+function tokenObjects(t) {
+  return Array.from(t.ids, (id, i) => ({
+    id,
+    piece: t.pieces[i],
+    display: t.displays[i],
+    start: t.utf16Offsets[2 * i],
+    end: t.utf16Offsets[2 * i + 1],
+    byteStart: t.offsets[2 * i],
+    byteEnd: t.offsets[2 * i + 1],
+    typeId: t.typeIds[i],
+    segment: t.segments[i],
+    special: t.special[i] === 1,
+  }));
 }
 
 function int32Array(values, name) {

@@ -9,18 +9,20 @@
 #include <map>
 #include <memory>
 
+#include "analysis/head_analysis.h"
+#include "bindings/encoding_js.h"
 #include "bindings/marshal.h"
-#include "model/model.h"
+#include "pipeline/text_model.h"
 
 namespace attnplay::bindings {
 namespace {
 
-std::map<int, std::unique_ptr<Model>>& models() {
-  static std::map<int, std::unique_ptr<Model>> table;
+std::map<int, std::unique_ptr<TextModel>>& models() {
+  static std::map<int, std::unique_ptr<TextModel>> table;
   return table;
 }
 
-const Model& model_of(int handle) {
+const TextModel& model_of(int handle) {
   const auto it = models().find(handle);
   if (it == models().end()) throw std::invalid_argument("model " + std::to_string(handle) + " is not loaded (disposed?)");
   return *it->second;
@@ -58,18 +60,21 @@ val config_to_js(const Model& m) {
   return out;
 }
 
-// config.json text and the model.safetensors bytes at [address, address + size)
-// -> { handle, config }
-val load_model(const std::string& config_json, double address, double size) {
+// config.json text, the model.safetensors bytes at [address, address + size)
+// and tokenizer.json text (or null) -> { handle, config }
+val load_model(const std::string& config_json, double address, double size, const val& tokenizer_json) {
   return guarded([&] {
     const std::string_view weights(reinterpret_cast<const char*>(static_cast<std::uintptr_t>(address)),
                                    static_cast<std::size_t>(size));
-    auto model = std::make_unique<Model>(Model::from_buffers(config_json, weights));
+    const std::string tokenizer =
+        tokenizer_json.isNull() || tokenizer_json.isUndefined() ? std::string() : tokenizer_json.as<std::string>();
+    auto model = std::make_unique<TextModel>(TextModel::from_buffers(config_json, weights, tokenizer));
     static int next_handle = 1;
     const int handle = next_handle++;
     val out = val::object();
     out.set("handle", handle);
-    out.set("config", config_to_js(*model));
+    out.set("hasTokenizer", model->tokenizer().has_value());
+    out.set("config", config_to_js(model->model()));
     models()[handle] = std::move(model);
     return out;
   });
@@ -82,61 +87,115 @@ std::vector<T> numbers(const val& spec, const char* key) {
   return has(spec, key) ? emscripten::convertJSArrayToNumberVector<T>(spec[key]) : std::vector<T>();
 }
 
+// The parts of a forward result that JS asked for ->
+// { attentions [L, H, T, T], trace?, hiddenStates? [L+1, T, d], logits? [N, V], topK? }
+val forward_to_js(const Model& model, const ForwardRequest& req, const ForwardResult& r) {
+  val out = val::object();
+  out.set("attentions", tensor_to_js(r.attentions.data(), r.attentions.size(), {r.layers, r.heads, r.tokens, r.tokens}));
+  if (r.trace) {
+    val t = val::object();
+    t.set("layer", req.trace->layer);
+    t.set("head", req.trace->head);
+    t.set("q", matrix_to_js(r.trace->q));
+    t.set("k", matrix_to_js(r.trace->k));
+    t.set("v", matrix_to_js(r.trace->v));
+    t.set("scores", matrix_to_js(r.trace->scores));
+    t.set("scaled", matrix_to_js(r.trace->scaled));
+    t.set("masked", matrix_to_js(r.trace->masked));
+    t.set("weights", matrix_to_js(r.trace->weights));
+    t.set("divisor", r.trace->divisor);
+    out.set("trace", t);
+  }
+  if (req.hidden_states) {
+    const int d = model.config().width;
+    std::vector<float> hidden;
+    hidden.reserve(r.hidden_states.size() * static_cast<std::size_t>(r.tokens) * d);
+    for (const Matrix& h : r.hidden_states) hidden.insert(hidden.end(), h.data(), h.data() + h.size());
+    out.set("hiddenStates", tensor_to_js(hidden.data(), hidden.size(), {static_cast<int>(r.hidden_states.size()), r.tokens, d}));
+  }
+  if (req.logits) out.set("logits", matrix_to_js(r.logits));
+  if (!r.top_k.empty()) {
+    const int k = static_cast<int>(r.top_k.front().ids.size());
+    std::vector<std::int32_t> ids;
+    std::vector<float> probabilities;
+    for (const TopK& t : r.top_k) {
+      ids.insert(ids.end(), t.ids.begin(), t.ids.end());
+      probabilities.insert(probabilities.end(), t.probabilities.begin(), t.probabilities.end());
+    }
+    val top = val::object();
+    top.set("ids", typed_array("Int32Array", ids));
+    top.set("probabilities", typed_array("Float32Array", probabilities));
+    top.set("shape", shape_to_js({static_cast<int>(r.top_k.size()), k}));
+    out.set("topK", top);
+  }
+  return out;
+}
+
+std::optional<ForwardRequest::Head> trace_from_js(const val& spec) {
+  if (!has(spec, "trace")) return std::nullopt;
+  return ForwardRequest::Head{spec["trace"]["layer"].as<int>(), spec["trace"]["head"].as<int>()};
+}
+
 // spec: { ids: Int32Array, typeIds?, attentionMask?: Uint8Array, trace?: { layer, head },
-//         hiddenStates?, logits?, topK?, maskPositions?: Int32Array }
-// -> { attentions [L, H, T, T], trace?, hiddenStates? [L+1, T, d], logits? [N, V], topK? }
+//         hiddenStates?, logits?, topK?, maskPositions?: Int32Array } -> forward_to_js
 val forward(int handle, const val& spec) {
   return guarded([&] {
-    const Model& model = model_of(handle);
+    const Model& model = model_of(handle).model();
     ForwardRequest req;
     req.ids = numbers<std::int32_t>(spec, "ids");
     req.type_ids = numbers<std::int32_t>(spec, "typeIds");
     req.attention_mask = numbers<std::uint8_t>(spec, "attentionMask");
     req.mask_positions = numbers<int>(spec, "maskPositions");
-    if (has(spec, "trace")) req.trace = ForwardRequest::Head{spec["trace"]["layer"].as<int>(), spec["trace"]["head"].as<int>()};
+    req.trace = trace_from_js(spec);
     req.hidden_states = has(spec, "hiddenStates") && spec["hiddenStates"].as<bool>();
     req.logits = has(spec, "logits") && spec["logits"].as<bool>();
     req.top_k = has(spec, "topK") ? spec["topK"].as<int>() : 0;
-    const ForwardResult r = model.forward(req);
+    return forward_to_js(model, req, model.forward(req));
+  });
+}
 
-    val out = val::object();
-    out.set("attentions", tensor_to_js(r.attentions.data(), r.attentions.size(), {r.layers, r.heads, r.tokens, r.tokens}));
-    if (r.trace) {
-      val t = val::object();
-      t.set("layer", req.trace->layer);
-      t.set("head", req.trace->head);
-      t.set("q", matrix_to_js(r.trace->q));
-      t.set("k", matrix_to_js(r.trace->k));
-      t.set("v", matrix_to_js(r.trace->v));
-      t.set("scores", matrix_to_js(r.trace->scores));
-      t.set("scaled", matrix_to_js(r.trace->scaled));
-      t.set("masked", matrix_to_js(r.trace->masked));
-      t.set("weights", matrix_to_js(r.trace->weights));
-      t.set("divisor", r.trace->divisor);
-      out.set("trace", t);
-    }
-    if (req.hidden_states) {
-      const int d = model.config().width;
-      std::vector<float> hidden;
-      hidden.reserve(r.hidden_states.size() * static_cast<std::size_t>(r.tokens) * d);
-      for (const Matrix& h : r.hidden_states) hidden.insert(hidden.end(), h.data(), h.data() + h.size());
-      out.set("hiddenStates", tensor_to_js(hidden.data(), hidden.size(), {static_cast<int>(r.hidden_states.size()), r.tokens, d}));
-    }
-    if (req.logits) out.set("logits", matrix_to_js(r.logits));
-    if (!r.top_k.empty()) {
-      const int k = static_cast<int>(r.top_k.front().ids.size());
-      std::vector<std::int32_t> ids;
-      std::vector<float> probabilities;
-      for (const TopK& t : r.top_k) {
-        ids.insert(ids.end(), t.ids.begin(), t.ids.end());
-        probabilities.insert(probabilities.end(), t.probabilities.begin(), t.probabilities.end());
-      }
-      val top = val::object();
-      top.set("ids", val::global("Int32Array").new_(emscripten::typed_memory_view(ids.size(), ids.data())));
-      top.set("probabilities",
-              val::global("Float32Array").new_(emscripten::typed_memory_view(probabilities.size(), probabilities.data())));
-      top.set("shape", shape_to_js({static_cast<int>(r.top_k.size()), k}));
-      out.set("topK", top);
+// spec: { text, textB?, trace?: { layer, head }, hiddenStates?, topK? }
+// -> forward_to_js + { tokens: encoding_to_js, maskPositions, truncated, inputTokens }
+val run(int handle, const val& spec) {
+  return guarded([&] {
+    const TextModel& model = model_of(handle);
+    const std::string text = has(spec, "text") ? spec["text"].as<std::string>() : std::string();
+    std::optional<std::string> text_b;
+    if (has(spec, "textB")) text_b = spec["textB"].as<std::string>();
+    RunOptions options;
+    options.trace = trace_from_js(spec);
+    options.hidden_states = has(spec, "hiddenStates") && spec["hiddenStates"].as<bool>();
+    options.top_k = has(spec, "topK") ? spec["topK"].as<int>() : 0;
+    const RunResult r = model.run(text, text_b ? std::optional<std::string_view>(*text_b) : std::nullopt, options);
+    ForwardRequest asked;
+    asked.trace = options.trace;
+    asked.hidden_states = options.hidden_states;
+    val out = forward_to_js(model.model(), asked, r.forward);
+    out.set("tokens", encoding_to_js(r.encoding));
+    out.set("maskPositions", typed_array("Int32Array", r.mask_positions));
+    out.set("truncated", r.truncated);
+    out.set("inputTokens", r.input_tokens);
+    return out;
+  });
+}
+
+// -> [{ layer, head, previousToken, induction, sink, self, local, labels }]
+val analyze(int handle) {
+  return guarded([&] {
+    val out = val::array();
+    for (const HeadReport& report : analyze_heads(model_of(handle))) {
+      val item = val::object();
+      item.set("layer", report.layer);
+      item.set("head", report.head);
+      item.set("previousToken", report.scores.previous_token);
+      item.set("induction", report.scores.induction);
+      item.set("sink", report.scores.sink);
+      item.set("self", report.scores.self);
+      item.set("local", report.scores.local);
+      val labels = val::array();
+      for (const std::string& label : report.labels) labels.call<void>("push", label);
+      item.set("labels", labels);
+      out.call<void>("push", item);
     }
     return out;
   });
@@ -155,6 +214,8 @@ EMSCRIPTEN_BINDINGS(attnplay_model) {
   emscripten::function("freeBytes", &free_bytes);
   emscripten::function("loadModel", &load_model);
   emscripten::function("modelForward", &forward);
+  emscripten::function("modelRun", &run);
+  emscripten::function("modelAnalyzeHeads", &analyze);
   emscripten::function("disposeModel", &dispose_model);
   emscripten::function("loadedModels", &loaded_models);
   emscripten::function("pickleCheckpointMessage", &pickle_message);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 
+#include "bindings/encoding_js.h"
 #include "bindings/marshal.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/trainer.h"
@@ -19,11 +20,6 @@ using TokenizerPtr = std::shared_ptr<Tokenizer>;
 std::string string_from_bytes(const val& bytes) {
   const std::vector<std::uint8_t> v = bytes_from_js(bytes);
   return std::string(v.begin(), v.end());
-}
-
-template <class T>
-val typed_array(const char* type, const std::vector<T>& values) {
-  return val::global(type).new_(emscripten::typed_memory_view(values.size(), values.data()));
 }
 
 val bytes_to_js(const std::string& s) {
@@ -85,35 +81,7 @@ val encode(const Tokenizer& t, const val& text, const val& pair, bool add_specia
     if (!pair.isNull() && !pair.isUndefined()) b = string_from_bytes(pair);
     const Encoding e = t.encode(a, b ? std::optional<std::string_view>(*b) : std::nullopt,
                                 encode_options(add_special_tokens, match_special_tokens));
-    const std::size_t n = e.tokens.size();
-    std::vector<std::int32_t> ids(n), type_ids(n), segments(n);
-    std::vector<std::uint32_t> offsets(2 * n), utf16(2 * n);
-    std::vector<std::uint8_t> special(n);
-    val pieces = val::array();
-    val displays = val::array();
-    for (std::size_t i = 0; i < n; ++i) {
-      const Token& k = e.tokens[i];
-      ids[i] = k.id;
-      type_ids[i] = k.type_id;
-      segments[i] = k.segment;
-      offsets[2 * i] = k.byte_begin;
-      offsets[2 * i + 1] = k.byte_end;
-      utf16[2 * i] = k.utf16_begin;
-      utf16[2 * i + 1] = k.utf16_end;
-      special[i] = k.special ? 1 : 0;
-      pieces.call<void>("push", k.piece);
-      displays.call<void>("push", k.display);
-    }
-    val out = val::object();
-    out.set("ids", typed_array("Int32Array", ids));
-    out.set("typeIds", typed_array("Int32Array", type_ids));
-    out.set("segments", typed_array("Int32Array", segments));
-    out.set("offsets", typed_array("Uint32Array", offsets));
-    out.set("utf16Offsets", typed_array("Uint32Array", utf16));
-    out.set("special", typed_array("Uint8Array", special));
-    out.set("pieces", pieces);
-    out.set("displays", displays);
-    return out;
+    return encoding_to_js(e);
   });
 }
 

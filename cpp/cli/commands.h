@@ -24,4 +24,7 @@ int run_info(const Args& args);
 // attnplay attention --model DIR --ids 1,2,3 [--type-ids ...] [--format json|npy] [--out FILE]
 int run_attention(const Args& args);
 
+// attnplay heads --model DIR [--sequences N] [--seed S]
+int run_heads(const Args& args);
+
 }  // namespace attnplay::cli

@@ -16,8 +16,10 @@ void print_usage(std::ostream& out) {
       << "                                   ids, pieces, byte offsets and type ids as JSON\n"
       << "  attnplay train-tokenizer --corpus PATH --vocab-size N --out tokenizer.json [--model bpe|wordpiece]\n"
       << "  attnplay info --model DIR        architecture, parameter count and tensors of a model folder\n"
+      << "  attnplay attention --model DIR (--text TEXT | --file PATH) [--pair TEXT] [--format json|npy] [--out FILE]\n"
       << "  attnplay attention --model DIR --ids 1,2,3 [--type-ids 0,0,1] [--format json|npy] [--out FILE]\n"
-      << "                                   attention weights of every layer and head\n";
+      << "                                   attention weights of every layer and head\n"
+      << "  attnplay heads --model DIR        head-pattern scores and labels of every head\n";
 }
 
 }  // namespace
@@ -39,6 +41,7 @@ int main(int argc, char** argv) {
     if (args[0] == "train-tokenizer") return attnplay::cli::run_train_tokenizer(rest);
     if (args[0] == "info") return attnplay::cli::run_info(rest);
     if (args[0] == "attention") return attnplay::cli::run_attention(rest);
+    if (args[0] == "heads") return attnplay::cli::run_heads(rest);
   } catch (const std::exception& e) {
     std::cerr << "attnplay " << args[0] << ": " << e.what() << "\n";
     return 1;

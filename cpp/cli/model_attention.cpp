@@ -1,26 +1,37 @@
-// `attnplay attention --model DIR --ids 1,2,3 [--type-ids 0,0,1]
-//                    [--format json|npy] [--out FILE]`
-// Runs a Hugging Face model folder over token ids and writes the attention
-// weights of every layer and head: JSON {"model_type", "tokens",
-// "attentions"} with attentions nested [layer][head][query][key] (stdout
-// unless --out), or the same [L, H, T, T] tensor as float32 .npy (--out needed).
+// `attnplay attention --model DIR (--text TEXT | --file PATH) [--pair TEXT]
+//                    | --ids 1,2,3 [--type-ids 0,0,1]) [--format json|npy] [--out FILE]`
+// Runs a Hugging Face model folder over text (tokenized by the folder's
+// tokenizer.json) or token ids and writes the attention weights of every layer
+// and head: JSON {"model_type", "tokens", "attentions"} with attentions nested
+// [layer][head][query][key] (stdout unless --out), or the same [L, H, T, T]
+// tensor as float32 .npy (--out needed). Text longer than the model's
+// positions is truncated and the JSON says so ("truncated", "input_tokens").
 #include <climits>
 #include <cstdint>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <iterator>
+#include <optional>
 #include <sstream>
 
 #include "cli/commands.h"
 #include "cli/npy.h"
 #include "model/directory.h"
-#include "model/model.h"
+#include "pipeline/text_model.h"
 
 namespace attnplay::cli {
 namespace {
 
 const char* const kUsage =
-    "usage: attnplay attention --model DIR --ids 1,2,3 [--type-ids 0,0,1] [--format json|npy] [--out FILE]\n";
+    "usage: attnplay attention --model DIR (--text TEXT | --file PATH) [--pair TEXT] [--format json|npy] [--out FILE]\n"
+    "       attnplay attention --model DIR --ids 1,2,3 [--type-ids 0,0,1] [--format json|npy] [--out FILE]\n";
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 std::vector<std::int32_t> parse_ids(const std::string& text, const std::string& option) {
   std::vector<std::int32_t> ids;
@@ -46,6 +57,7 @@ std::vector<std::int32_t> parse_ids(const std::string& text, const std::string& 
 
 int run_attention(const Args& args) {
   std::string dir, format = "json", out_path;
+  std::optional<std::string> text, pair;
   ForwardRequest request;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const bool has_value = i + 1 < args.size();
@@ -53,6 +65,12 @@ int run_attention(const Args& args) {
       dir = args[++i];
     } else if (args[i] == "--ids" && has_value) {
       request.ids = parse_ids(args[++i], "--ids");
+    } else if (args[i] == "--text" && has_value) {
+      text = args[++i];
+    } else if (args[i] == "--file" && has_value) {
+      text = read_text_file(args[++i]);
+    } else if (args[i] == "--pair" && has_value) {
+      pair = args[++i];
     } else if (args[i] == "--type-ids" && has_value) {
       request.type_ids = parse_ids(args[++i], "--type-ids");
     } else if (args[i] == "--format" && has_value) {
@@ -64,15 +82,21 @@ int run_attention(const Args& args) {
       return 2;
     }
   }
-  if (dir.empty() || request.ids.empty() || (format != "json" && format != "npy") ||
-      (format == "npy" && out_path.empty())) {
-    std::cerr << kUsage << "(--model and --ids are required; --format npy needs --out)\n";
+  if (dir.empty() || (request.ids.empty() == !text.has_value()) || (pair && !text) ||
+      (format != "json" && format != "npy") || (format == "npy" && out_path.empty())) {
+    std::cerr << kUsage << "(--model and either text or --ids are required; --format npy needs --out)\n";
     return 2;
   }
 
   const ModelFiles files = read_model_directory(dir);
-  const Model model = Model::from_buffers(files.config_json, files.safetensors);
-  const ForwardResult result = model.forward(request);  // attentions [L, H, T, T]
+  const TextModel model = TextModel::from_buffers(files.config_json, files.safetensors, files.tokenizer_json.value_or(""));
+  std::optional<RunResult> run;
+  if (text) {
+    run = model.run(*text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, RunOptions{});
+    request.ids = run->encoding.ids();
+    request.type_ids = run->encoding.type_ids();
+  }
+  const ForwardResult result = run ? std::move(run->forward) : model.model().forward(request);  // attentions [L, H, T, T]
 
   if (format == "npy") {
     write_npy(out_path, {result.layers, result.heads, result.tokens, result.tokens}, result.attentions);
@@ -80,7 +104,15 @@ int run_attention(const Args& args) {
   }
   nlohmann::ordered_json tokens = nlohmann::ordered_json::array();
   for (int i = 0; i < result.tokens; ++i) {
-    tokens.push_back({{"id", request.ids[i]}, {"type_id", request.type_ids.empty() ? 0 : request.type_ids[i]}});
+    nlohmann::ordered_json token = {{"id", request.ids[i]}, {"type_id", request.type_ids.empty() ? 0 : request.type_ids[i]}};
+    if (run) {
+      const Token& t = run->encoding.tokens[static_cast<std::size_t>(i)];
+      token["token"] = t.display;
+      token["piece"] = t.piece;
+      token["offsets"] = {t.byte_begin, t.byte_end};
+      token["special"] = t.special;
+    }
+    tokens.push_back(std::move(token));
   }
   nlohmann::ordered_json attentions = nlohmann::ordered_json::array();  // [layer][head][query][key]
   const float* w = result.attentions.data();
@@ -93,8 +125,12 @@ int run_attention(const Args& args) {
     }
     attentions.push_back(std::move(layer));
   }
-  const nlohmann::ordered_json out = {
-      {"model_type", model.config().model_type}, {"tokens", std::move(tokens)}, {"attentions", std::move(attentions)}};
+  nlohmann::ordered_json out = {{"model_type", model.model().config().model_type}, {"tokens", std::move(tokens)}};
+  if (run) {
+    out["truncated"] = run->truncated;
+    out["input_tokens"] = run->input_tokens;
+  }
+  out["attentions"] = std::move(attentions);
   if (out_path.empty()) {
     std::cout << out.dump() << "\n";
   } else {

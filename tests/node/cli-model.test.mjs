@@ -67,7 +67,11 @@ for (const name of ['gpt2-l4-h4-k8-bf16', 'bert-l2-h2-k32-f32']) {
 test('attnplay attention rejects bad arguments', () => {
   const model = dirOf('gpt2-l1-h1-k64-f32');
   const cases = [
-    [['attention', '--model', model], 2, /--model and --ids are required/],
+    [['attention', '--model', model], 2, /--model and either text or --ids are required/],
+    [['attention', '--model', model, '--ids', '1', '--text', 'a'], 2, /either text or --ids/],
+    [['attention', '--model', model, '--ids', '1', '--pair', 'a'], 2, /either text or --ids/],
+    [['attention', '--model', model, '--file', '/nonexistent.txt'], 1, /cannot open \/nonexistent.txt/],
+    [['heads'], 2, /usage: attnplay heads --model DIR/],
     [['attention', '--model', model, '--ids', '1,2', '--format', 'npy'], 2, /--format npy needs --out/],
     [['attention', '--model', model, '--ids', '1,x'], 1, /--ids: 'x' is not an integer/],
     [['attention', '--model', model, '--ids', '1,,2'], 1, /--ids: '' is not an integer/],
@@ -79,5 +83,31 @@ test('attnplay attention rejects bad arguments', () => {
     const r = run(args);
     assert.equal(r.status, status, `${args.join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, message);
+  }
+});
+
+test('attnplay attention --text/--pair tokenizes with the folder\'s tokenizer.json (golden ids)', () => {
+  for (const name of ['bert-l2-h2-k32-f32', 'gpt2-l2-h12-k8-f16']) {
+    for (const c of golden(name).cases) {
+      const args = ['attention', '--model', dirOf(name), '--text', c.text];
+      if (c.text_pair) args.push('--pair', c.text_pair);
+      const r = run(args);
+      assert.equal(r.status, 0, r.stderr);
+      const out = JSON.parse(r.stdout);
+      assert.deepEqual(out.tokens.map((t) => t.id), c.ids);
+      assert.equal(out.truncated, false);
+      assert.ok(maxAbsDiff(out.attentions.flat(3), flat(c.attentions)) < 1e-5);
+    }
+  }
+});
+
+test('attnplay heads prints every head\'s scores and labels', () => {
+  const r = run(['heads', '--model', dirOf('gpt2-l4-h4-k8-bf16'), '--sequences', '2']);
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.heads.length, 16);
+  for (const h of out.heads) {
+    for (const key of ['previous_token', 'induction', 'sink', 'self', 'local']) assert.ok(h[key] >= 0 && h[key] <= 1 + 1e-5);
+    assert.ok(Array.isArray(h.labels));
   }
 });

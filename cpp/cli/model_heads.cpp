@@ -1,0 +1,52 @@
+// `attnplay heads --model DIR [--sequences N] [--seed S]`
+// Scores every head of a model folder (previous-token, induction, sink, self,
+// local; see analysis/head_analysis.h) and prints JSON
+// {"model_type", "heads": [{"layer", "head", "previous_token", ..., "labels"}]}.
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "analysis/head_analysis.h"
+#include "cli/commands.h"
+#include "model/directory.h"
+
+namespace attnplay::cli {
+
+int run_heads(const Args& args) {
+  std::string dir;
+  HeadAnalysisOptions options;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const bool has_value = i + 1 < args.size();
+    if (args[i] == "--model" && has_value) {
+      dir = args[++i];
+    } else if (args[i] == "--sequences" && has_value) {
+      options.random_sequences = std::stoi(args[++i]);
+    } else if (args[i] == "--seed" && has_value) {
+      options.seed = static_cast<std::uint32_t>(std::stoul(args[++i]));
+    } else {
+      std::cerr << "attnplay heads: unknown or incomplete argument '" << args[i] << "'\n"
+                << "usage: attnplay heads --model DIR [--sequences N] [--seed S]\n";
+      return 2;
+    }
+  }
+  if (dir.empty() || options.random_sequences < 1) {
+    std::cerr << "usage: attnplay heads --model DIR [--sequences N] [--seed S]\n";
+    return 2;
+  }
+  const ModelFiles files = read_model_directory(dir);
+  const TextModel model = TextModel::from_buffers(files.config_json, files.safetensors, files.tokenizer_json.value_or(""));
+  nlohmann::ordered_json heads = nlohmann::ordered_json::array();
+  for (const HeadReport& r : analyze_heads(model, options)) {
+    heads.push_back({{"layer", r.layer},
+                     {"head", r.head},
+                     {"previous_token", r.scores.previous_token},
+                     {"induction", r.scores.induction},
+                     {"sink", r.scores.sink},
+                     {"self", r.scores.self},
+                     {"local", r.scores.local},
+                     {"labels", r.labels}});
+  }
+  std::cout << nlohmann::ordered_json{{"model_type", model.model().config().model_type}, {"heads", heads}}.dump(1) << "\n";
+  return 0;
+}
+
+}  // namespace attnplay::cli

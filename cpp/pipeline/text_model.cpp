@@ -1,0 +1,65 @@
+// Implementation of pipeline/text_model.h.
+#include "pipeline/text_model.h"
+
+#include <stdexcept>
+#include <utility>
+
+namespace attnplay {
+
+TextModel TextModel::from_buffers(std::string_view config_json, std::string_view safetensors,
+                                  std::string_view tokenizer_json) {
+  Model model = Model::from_buffers(config_json, safetensors);
+  std::optional<Tokenizer> tokenizer;
+  if (!tokenizer_json.empty()) tokenizer = Tokenizer::from_json(tokenizer_json);
+  return TextModel(std::move(model), std::move(tokenizer));
+}
+
+TextModel::TextModel(Model model, std::optional<Tokenizer> tokenizer)
+    : model_(std::move(model)), tokenizer_(std::move(tokenizer)) {
+  if (tokenizer_) model_.check_vocabulary(tokenizer_->vocab_size());
+}
+
+RunResult TextModel::run(std::string_view text, std::optional<std::string_view> text_b,
+                         const RunOptions& options) const {
+  if (!tokenizer_) throw std::invalid_argument("this model has no tokenizer.json, so it cannot read text");
+  if (text.empty() && (!text_b || text_b->empty())) throw std::invalid_argument("the text is empty");
+  if (text_b && !model_.config().causal() && model_.config().type_vocab_size < 2) {
+    throw std::invalid_argument("this model has no segment embeddings for a second text");
+  }
+  if (text_b && model_.config().causal()) throw std::invalid_argument("GPT-2 models take one text, not a pair");
+
+  RunResult result;
+  result.encoding = tokenizer_->encode(text, text_b);
+  std::vector<Token>& tokens = result.encoding.tokens;
+  result.input_tokens = static_cast<int>(tokens.size());
+  if (tokens.empty()) throw std::invalid_argument("the text has no tokens");
+  const auto positions = static_cast<std::size_t>(model_.config().positions);
+  if (tokens.size() > positions) {
+    // Keep the first tokens; for BERT keep the closing [SEP] as the last one.
+    result.truncated = true;
+    const bool keep_last = !model_.config().causal() && tokens.back().special;
+    const Token last = tokens.back();
+    tokens.resize(keep_last ? positions - 1 : positions);
+    if (keep_last) tokens.push_back(last);
+  }
+
+  ForwardRequest request;
+  request.ids = result.encoding.ids();
+  if (!model_.config().causal()) request.type_ids = result.encoding.type_ids();
+  request.trace = options.trace;
+  request.hidden_states = options.hidden_states;
+  request.top_k = options.top_k;
+  if (!model_.config().causal() && options.top_k > 0 && model_.has_mlm_head()) {
+    if (const auto mask = tokenizer_->token_to_id("[MASK]")) {
+      for (std::size_t i = 0; i < tokens.size(); ++i) {
+        if (tokens[i].id == *mask) result.mask_positions.push_back(static_cast<int>(i));
+      }
+    }
+    request.mask_positions = result.mask_positions;
+    if (result.mask_positions.empty()) request.top_k = 0;  // nothing to fill
+  }
+  result.forward = model_.forward(request);
+  return result;
+}
+
+}  // namespace attnplay

@@ -1,0 +1,48 @@
+// A model with its tokenizer: text in, tokens and the traced forward pass out.
+// run(text [, text_b]) tokenizes exactly as the model was trained, finds BERT's
+// [MASK] positions, truncates input longer than the model's positions
+// explicitly (and says so in the result), and runs every layer.
+// Not here: the tokenizer (tokenizer/), the forward pass (model/), bindings.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "model/model.h"
+#include "tokenizer/tokenizer.h"
+
+namespace attnplay {
+
+struct RunOptions {
+  std::optional<ForwardRequest::Head> trace;  // keep q, k, v, scores of this head
+  bool hidden_states = false;
+  int top_k = 0;  // GPT-2: next token at every position; BERT: fills at [MASK] positions
+};
+
+struct RunResult {
+  Encoding encoding;               // the tokens the model saw (after truncation)
+  ForwardResult forward;           // attentions [L, H, T, T], trace, top-k, ...
+  std::vector<int> mask_positions; // BERT: positions of [MASK] tokens (top_k rows follow them)
+  int input_tokens = 0;            // tokens before truncation
+  bool truncated = false;          // input_tokens > the model's positions
+};
+
+class TextModel {
+ public:
+  // tokenizer_json may be empty: then only forward() on ids works.
+  static TextModel from_buffers(std::string_view config_json, std::string_view safetensors,
+                                std::string_view tokenizer_json);
+  TextModel(Model model, std::optional<Tokenizer> tokenizer);
+
+  const Model& model() const { return model_; }
+  const std::optional<Tokenizer>& tokenizer() const { return tokenizer_; }
+
+  // Throws std::invalid_argument when there is no tokenizer or the text is empty.
+  RunResult run(std::string_view text, std::optional<std::string_view> text_b, const RunOptions& options) const;
+
+ private:
+  Model model_;
+  std::optional<Tokenizer> tokenizer_;
+};
+
+}  // namespace attnplay

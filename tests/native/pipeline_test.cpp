@@ -1,0 +1,127 @@
+// Text in, attention out: the text pipeline (tokenizer + model) on the PyTorch
+// goldens of tests/golden/models/ (their texts were tokenized by the golden
+// script in Python, independently of our tokenizer), explicit truncation,
+// [MASK] detection, errors; and the head analysis driver on those models.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "analysis/head_analysis.h"
+#include "model/directory.h"
+#include "pipeline/text_model.h"
+
+using namespace attnplay;
+using nlohmann::json;
+
+namespace {
+
+const char* const kModels[] = {"gpt2-l2-h12-k8-f16", "gpt2-l1-h1-k64-f32", "gpt2-l4-h4-k8-bf16",
+                               "bert-l2-h2-k32-f32", "bert-l3-h6-k16-f16", "bert-l1-h3-k8-bf16"};
+
+std::string model_dir(const std::string& name) { return std::string(ATTNPLAY_GOLDEN_DIR) + "/models/" + name; }
+
+TextModel load(const std::string& name) {
+  const ModelFiles files = read_model_directory(model_dir(name));
+  REQUIRE(files.tokenizer_json.has_value());
+  return TextModel::from_buffers(files.config_json, files.safetensors, *files.tokenizer_json);
+}
+
+json golden(const std::string& name) {
+  std::ifstream in(model_dir(name) + "/golden.json");
+  return json::parse(in);
+}
+
+void flatten(const json& j, std::vector<double>& out) {
+  if (j.is_array()) {
+    for (const json& e : j) flatten(e, out);
+  } else {
+    out.push_back(j.get<double>());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("run(text [, pair]) gives the golden ids and the golden attention") {
+  for (const char* name : kModels) {
+    CAPTURE(name);
+    const TextModel model = load(name);
+    for (const json& c : golden(name)["cases"]) {
+      const std::string text = c["text"].get<std::string>();
+      std::optional<std::string> pair;
+      if (c.contains("text_pair")) pair = c["text_pair"].get<std::string>();
+      CAPTURE(text);
+      const RunResult r = model.run(text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, RunOptions{});
+      CHECK(r.encoding.ids() == c["ids"].get<std::vector<std::int32_t>>());
+      if (!model.model().config().causal()) CHECK(r.encoding.type_ids() == c["type_ids"].get<std::vector<std::int32_t>>());
+      CHECK_FALSE(r.truncated);
+      std::vector<double> want;
+      flatten(c["attentions"], want);
+      REQUIRE(r.forward.attentions.size() == want.size());
+      double worst = 0;
+      for (std::size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(r.forward.attentions[i] - want[i]));
+      CHECK(worst < 1e-5);
+    }
+  }
+}
+
+TEST_CASE("[MASK] positions are found and filled; top-k for GPT-2 at every position") {
+  const TextModel bert = load("bert-l2-h2-k32-f32");
+  RunOptions options;
+  options.top_k = 3;
+  const RunResult r = bert.run("The cat [MASK] on the mat.", std::nullopt, options);
+  REQUIRE(r.mask_positions == std::vector<int>{3});
+  REQUIRE(r.forward.top_k.size() == 1);
+  CHECK(r.forward.top_k[0].ids.size() == 3);
+
+  const TextModel gpt = load("gpt2-l4-h4-k8-bf16");
+  const RunResult g = gpt.run("The cat sat.", std::nullopt, options);
+  CHECK(g.forward.top_k.size() == g.encoding.tokens.size());
+  CHECK(g.mask_positions.empty());
+}
+
+TEST_CASE("text longer than the model's positions is truncated, and the result says so") {
+  const TextModel gpt = load("gpt2-l1-h1-k64-f32");  // 16 positions, one token per byte
+  const RunResult g = gpt.run("abcdefghijklmnopqrstuvwxyz", std::nullopt, RunOptions{});
+  CHECK(g.truncated);
+  CHECK(g.input_tokens == 26);
+  CHECK(g.encoding.tokens.size() == 16);
+  CHECK(g.forward.tokens == 16);
+
+  const TextModel bert = load("bert-l1-h3-k8-bf16");  // 16 positions
+  const RunResult b = bert.run("the dog sat in the park the dog sat in the park the dog sat", std::nullopt, RunOptions{});
+  CHECK(b.truncated);
+  CHECK(b.encoding.tokens.size() == 16);
+  CHECK(b.encoding.tokens.back().piece == "[SEP]");  // the closing separator is kept
+  CHECK(b.encoding.tokens.front().piece == "[CLS]");
+}
+
+TEST_CASE("run() errors are readable") {
+  const TextModel gpt = load("gpt2-l4-h4-k8-bf16");
+  CHECK_THROWS_WITH_AS(gpt.run("", std::nullopt, RunOptions{}), "the text is empty", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(gpt.run("a", std::string_view("b"), RunOptions{}), "GPT-2 models take one text, not a pair",
+                       std::invalid_argument);
+  const ModelFiles files = read_model_directory(model_dir("gpt2-l4-h4-k8-bf16"));
+  const TextModel no_tokenizer = TextModel::from_buffers(files.config_json, files.safetensors, "");
+  CHECK_THROWS_WITH_AS(no_tokenizer.run("a", std::nullopt, RunOptions{}),
+                       "this model has no tokenizer.json, so it cannot read text", std::invalid_argument);
+}
+
+TEST_CASE("head analysis reports every head with scores in [0, 1], reproducibly") {
+  for (const char* name : {"gpt2-l2-h12-k8-f16", "bert-l3-h6-k16-f16"}) {
+    CAPTURE(name);
+    const TextModel model = load(name);
+    const auto reports = analyze_heads(model);
+    REQUIRE(reports.size() == static_cast<std::size_t>(model.model().config().layers * model.model().config().heads));
+    for (const HeadReport& r : reports) {
+      for (float s : {r.scores.previous_token, r.scores.induction, r.scores.sink, r.scores.self, r.scores.local}) {
+        CHECK(s >= 0.0f);
+        CHECK(s <= 1.0f + 1e-5f);
+      }
+      CHECK(r.labels == head_labels(r.scores));
+    }
+    const auto again = analyze_heads(model);
+    CHECK(again[3].scores.induction == reports[3].scores.induction);
+  }
+}
