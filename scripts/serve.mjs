@@ -6,14 +6,26 @@ import sirv from 'sirv';
 
 const distDir = fileURLToPath(new URL('../dist', import.meta.url));
 
-/** Starts serving `root`; resolves to { server, url }. port 0 picks a free one. */
-export function startServer({ root = distDir, port = 8080, host = 'localhost' } = {}) {
+/**
+ * Starts serving `root`; resolves to { server, url }. port 0 picks a free one.
+ * mounts: { '/prefix/': folder } serves more folders under URL prefixes
+ * (the browser tests' fixture pages).
+ */
+export function startServer({ root = distDir, port = 8080, host = 'localhost', mounts = {} } = {}) {
   const serveStatic = sirv(root, { dev: true, etag: true });
+  const mounted = Object.entries(mounts).map(([prefix, folder]) => [prefix, sirv(folder, { dev: true, etag: true })]);
   const server = createServer((req, res) => {
-    serveStatic(req, res, () => {
+    const notFound = () => {
       res.statusCode = 404;
       res.end('Not found');
-    });
+    };
+    const mount = mounted.find(([prefix]) => req.url.startsWith(prefix));
+    if (mount) {
+      req.url = req.url.slice(mount[0].length - 1);
+      mount[1](req, res, notFound);
+    } else {
+      serveStatic(req, res, notFound);
+    }
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -14,9 +14,12 @@ const CHROMIUM_ARGS = [
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
 
-/** Starts the server and the browser; returns { url, browser, close }. */
-export async function openBrowser() {
-  const { server, url } = await startServer({ port: 0 });
+/**
+ * Starts the server and the browser; returns { url, browser, close }.
+ * mounts: extra folders served under URL prefixes (see startServer).
+ */
+export async function openBrowser({ mounts = {} } = {}) {
+  const { server, url } = await startServer({ port: 0, mounts });
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
   mkdirSync(resultsDir, { recursive: true });
   return {

@@ -1,0 +1,211 @@
+// <model-view>: every layer x head of the model as a grid of thumbnails of
+// its attention map (after the page's transforms), each head framed in its
+// palette colour, captioned "L<layer> H<head>" and badged with the labels the
+// head-pattern analysis gave it (previous-token, induction, sink, ...).
+// Each thumbnail is a button: click or Enter opens that head in the head view
+// (state.view = 'head'); arrow keys move between thumbnails (one tab stop).
+// Maps are shrunk to at most 64 x 64 blocks (block means, masked blocks grey)
+// and coloured relative to each head's largest block, so 12 x 12 heads at
+// 128 tokens build in a few tens of milliseconds.
+// Not here: the head-pattern scores (computed by the core), the head view.
+import { prepareMaps } from './attention-data.js';
+import { h } from './dom.js';
+import { headColour } from './palette.js';
+import { MASKED_RGB, WEIGHT_LUT, weightIndex } from './view-support.js';
+
+const THUMB_BLOCKS = 64;
+const SCORE_NAMES = ['previousToken', 'induction', 'sink', 'self', 'local'];
+
+export class ModelView extends HTMLElement {
+  #store = null;
+  #result = null;
+  #headScores = null;
+  #thumbs = []; // [{ layer, head, labels, shape, values, scaleMax, button, canvas, badges }], layer-major
+  #title = h('p', { class: 'view-title' });
+  #hint = h('p', { class: 'hint' });
+  #grid = h('div', { class: 'model-grid' });
+  #unsubscribe = null;
+
+  connectedCallback() {
+    if (!this.#grid.isConnected) {
+      this.append(this.#title, this.#hint, this.#grid);
+      this.#grid.addEventListener('keydown', (e) => this.#onKey(e));
+    }
+    this.#rebuild();
+  }
+
+  disconnectedCallback() {
+    this.#unsubscribe?.();
+    this.#unsubscribe = null;
+  }
+
+  /** Binds the view to the page's Store. */
+  set store(store) {
+    this.#unsubscribe?.();
+    this.#store = store;
+    this.#unsubscribe = store.subscribe((state, changed) => {
+      if (changed.some((key) => ['threshold', 'prune', 'filter', 'hideSpecial', 'words'].includes(key))) this.#rebuild();
+      else if (changed.some((key) => ['layer', 'heads'].includes(key))) this.#markCurrent();
+    });
+    this.#rebuild();
+  }
+
+  /** Model output: { tokens, attentions [L, H, T, T], texts, causal }. */
+  set result(result) {
+    this.#result = result;
+    this.#rebuild();
+  }
+
+  /** Head-pattern scores: [{ layer, head, labels: [...], previousToken, ... }] or null. */
+  set headScores(scores) {
+    this.#headScores = scores ?? null;
+    this.#rebuild();
+  }
+
+  /**
+   * The thumbnails as drawn, for tests: [{ layer, head, labels, shape:
+   * [blockRows, blockCols], values (block means, row-major; null = fully
+   * masked), scaleMax (the value drawn darkest) }].
+   */
+  thumbnailModel() {
+    return this.#thumbs.map(({ layer, head, labels, shape, values, scaleMax }) => ({ layer, head, labels, shape, values: Array.from(values, (v) => (Number.isNaN(v) ? null : v)), scaleMax }));
+  }
+
+  #rebuild() {
+    if (!this.#store || !this.#result || !this.isConnected) return;
+    const [layers, heads] = this.#result.attentions.shape;
+    const state = this.#store.state;
+    const scores = new Map((this.#headScores ?? []).map((s) => [`${s.layer}.${s.head}`, s]));
+    this.#title.textContent = `All ${layers} layers × ${heads} heads. Choose a head to open it in the head view.`;
+    this.#hint.textContent = `Each thumbnail is coloured relative to its own strongest weight${this.#result.causal ? '; grey: masked by the causal mask' : ''}.${this.#headScores ? '' : ' Head labels appear once the head-pattern analysis has run.'}`;
+    // Buttons and canvases are kept while the model's shape stays (a new
+    // canvas context costs about a millisecond; redrawing one is cheap).
+    if (this.#thumbs.length !== layers * heads || this.#grid.style.getPropertyValue('--heads') !== String(heads)) this.#createButtons(layers, heads);
+    const allHeads = [...Array(heads).keys()];
+    for (let layer = 0; layer < layers; layer += 1) {
+      const prepared = prepareMaps(this.#result, { ...state, layer }, allHeads);
+      for (const { head, map } of prepared.maps) this.#drawThumbnail(this.#thumbs[layer * heads + head], map, scores.get(`${layer}.${head}`));
+    }
+    this.#markCurrent();
+  }
+
+  #createButtons(layers, heads) {
+    this.#grid.style.setProperty('--heads', String(heads));
+    this.#thumbs = [];
+    const children = [];
+    for (let layer = 0; layer < layers; layer += 1) {
+      children.push(h('div', { class: 'model-layer-caption' }, `Layer ${layer + 1}`));
+      for (let head = 0; head < heads; head += 1) {
+        const canvas = h('canvas', { 'aria-hidden': 'true' });
+        const badges = h('span', { class: 'thumb-badges' });
+        const button = h('button', {
+          type: 'button',
+          class: 'model-thumb',
+          tabindex: '-1',
+          style: `--head: ${headColour(head)}`,
+          dataset: { layer: String(layer), head: String(head) },
+          onclick: () => this.#store.set({ view: 'head', layer, heads: [head] }),
+        }, canvas, h('span', { class: 'thumb-caption' }, `L${layer + 1} H${head + 1}`), badges);
+        this.#thumbs.push({ layer, head, labels: [], shape: [0, 0], values: new Float32Array(0), scaleMax: 1, button, canvas, badges });
+        children.push(button);
+      }
+    }
+    this.#grid.replaceChildren(...children);
+  }
+
+  // Shrinks the map to at most THUMB_BLOCKS² block means (masked cells left
+  // out; a fully masked block is NaN) and draws one pixel per block.
+  #drawThumbnail(thumb, map, score) {
+    const [rows, cols] = map.shape;
+    const br = Math.min(THUMB_BLOCKS, rows);
+    const bc = Math.min(THUMB_BLOCKS, cols);
+    const rowBlock = Int32Array.from({ length: rows }, (_, r) => Math.floor((r * br) / rows));
+    const colBlock = Int32Array.from({ length: cols }, (_, c) => Math.floor((c * bc) / cols));
+    const sums = new Float64Array(br * bc);
+    const counts = new Uint32Array(br * bc);
+    const causal = this.#result.causal;
+    const threshold = this.#store.state.threshold;
+    const { data } = map;
+    let open = causal ? 0 : cols; // rows and columns ascend: keys [0, open) are not masked
+    for (let r = 0; r < rows; r += 1) {
+      if (causal) while (open < cols && map.cols[open] <= map.rows[r]) open += 1;
+      const offset = rowBlock[r] * bc;
+      const start = r * cols;
+      for (let c = 0; c < open; c += 1) {
+        const w = data[start + c];
+        const block = offset + colBlock[c];
+        if (w >= threshold) sums[block] += w;
+        counts[block] += 1;
+      }
+    }
+    const values = new Float32Array(br * bc);
+    let scaleMax = 0;
+    for (let i = 0; i < values.length; i += 1) {
+      values[i] = counts[i] ? sums[i] / counts[i] : NaN;
+      if (counts[i]) scaleMax = Math.max(scaleMax, values[i]);
+    }
+    if (scaleMax === 0) scaleMax = 1;
+    const { canvas } = thumb;
+    if (canvas.width !== bc || canvas.height !== br) {
+      canvas.width = bc;
+      canvas.height = br;
+    }
+    if (values.length) {
+      const ctx = canvas.getContext('2d');
+      const image = ctx.createImageData(bc, br);
+      const pixels = image.data;
+      for (let i = 0; i < values.length; i += 1) {
+        if (Number.isNaN(values[i])) {
+          pixels.set(MASKED_RGB, i * 4);
+        } else {
+          const at = weightIndex(values[i] / scaleMax);
+          pixels[i * 4] = WEIGHT_LUT[at];
+          pixels[i * 4 + 1] = WEIGHT_LUT[at + 1];
+          pixels[i * 4 + 2] = WEIGHT_LUT[at + 2];
+        }
+        pixels[i * 4 + 3] = 255;
+      }
+      ctx.putImageData(image, 0, 0);
+    }
+    const labels = score?.labels ?? [];
+    Object.assign(thumb, { labels, shape: [br, bc], values, scaleMax });
+    thumb.badges.replaceChildren(...labels.map((label) => h('span', { class: 'head-badge' }, label)));
+    thumb.button.setAttribute('aria-label', `Layer ${thumb.layer + 1}, head ${thumb.head + 1}${labels.length ? `: ${labels.join(', ')}` : ''}. Open in the head view.`);
+    thumb.button.title = this.#describe(thumb, score);
+  }
+
+  #describe({ layer, head, labels }, score) {
+    const lines = [`Layer ${layer + 1}, head ${head + 1}${labels.length ? `: ${labels.join(', ')}` : ''}`];
+    if (score) lines.push(SCORE_NAMES.filter((name) => typeof score[name] === 'number').map((name) => `${name} ${score[name].toFixed(2)}`).join(', '));
+    return lines.join('\n');
+  }
+
+  // Marks the thumbnails of the heads the head view shows now, and makes the
+  // first of them the grid's tab stop.
+  #markCurrent() {
+    const { layer, heads } = this.#store.state;
+    let stop = null;
+    for (const { layer: l, head, button } of this.#thumbs) {
+      const current = l === layer && (heads === null || heads.includes(head));
+      button.classList.toggle('current', current);
+      button.tabIndex = -1;
+      if (current && !stop) stop = button;
+    }
+    (stop ?? this.#thumbs[0]?.button)?.setAttribute('tabindex', '0');
+  }
+
+  #onKey(event) {
+    const index = this.#thumbs.findIndex(({ button }) => button === event.target);
+    if (index < 0) return;
+    const heads = this.#result.attentions.shape[1];
+    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: heads, ArrowUp: -heads, Home: -(index % heads), End: heads - 1 - (index % heads) }[event.key];
+    if (step === undefined) return;
+    event.preventDefault();
+    const next = this.#thumbs[Math.min(this.#thumbs.length - 1, Math.max(0, index + step))].button;
+    for (const { button } of this.#thumbs) button.tabIndex = -1;
+    next.tabIndex = 0;
+    next.focus();
+  }
+}
+
+customElements.define('model-view', ModelView);

@@ -1,0 +1,390 @@
+// <neuron-view>: bertviz's neuron view, generalised. For one query token and
+// one head it shows how the attention weights come about, as aligned rows of
+// coloured cells (blue positive, orange negative, stronger = larger |value|):
+// the query vector q; for each key token its key vector k, the element-wise
+// q × k, their sum q·k, q·k ÷ √d_k and the softmax weight. For causal models
+// only the keys up to the query are shown (later keys are masked). The view
+// computes q × k, q·k, the scaling and the softmax itself (in double) from
+// the Q and K of the head, so every step is the arithmetic shown.
+// Query token: state.token, else the last token (causal) or the first; head:
+// the first of state.heads, else head 0. Q and K come from view.trace, which
+// the view asks for with a `trace-request` event.
+// The header and the q row stay fixed; key rows scroll and only visible rows
+// are drawn, so 512 keys cost the same as 30.
+// Not here: computing Q and K (the model runtime), the other views.
+import { h } from './dom.js';
+import { shorten } from './view-support.js';
+
+const LABEL_WIDTH = 140;
+const NUMBER_WIDTH = 74;
+const GAP = 16;
+const HEADER = 34;
+
+const signedColour = (v, scale) => {
+  const s = scale > 0 ? Math.min(1, Math.abs(v) / scale) : 0;
+  return v < 0 ? `rgba(230, 120, 30, ${0.06 + 0.9 * s})` : `rgba(40, 110, 200, ${0.06 + 0.9 * s})`;
+};
+const formatNumber = (v) => (Math.abs(v) >= 100 ? v.toFixed(1) : v.toFixed(3));
+
+export class NeuronView extends HTMLElement {
+  #store = null;
+  #result = null;
+  #trace = null;
+  #requested = null; // "layer.head" of the trace asked for
+  #model = null; // neuronModel()
+  #layout = null;
+  #hover = null; // { row: -1 (q) | key position, section, dim }
+  #cursor = null; // key position chosen with the keyboard
+  #title = h('p', { class: 'view-title' });
+  #controls = h('div', { class: 'controls' });
+  #querySelect = h('select', { onchange: (e) => this.#store.set({ token: Number(e.target.value) }) });
+  #headSelect = h('select', { onchange: (e) => this.#store.set({ heads: [Number(e.target.value)] }) });
+  #note = h('p', { class: 'hint' });
+  #canvas = h('canvas', { tabindex: '0', role: 'img' });
+  #scroller = h('div', { class: 'neuron-view-scroller' });
+  #spacer = h('div');
+  #readout = h('p', { class: 'readout', 'aria-live': 'polite' });
+  #unsubscribe = null;
+
+  connectedCallback() {
+    if (!this.#scroller.isConnected) {
+      this.#controls.append(
+        h('label', {}, 'Query token ', this.#querySelect),
+        h('label', {}, 'Head ', this.#headSelect),
+      );
+      this.#scroller.append(this.#canvas, this.#spacer);
+      this.append(this.#title, this.#controls, this.#note, this.#scroller, this.#readout);
+      this.#scroller.addEventListener('scroll', () => this.#paint());
+      this.#canvas.addEventListener('pointermove', (e) => this.#setHover(this.#hit(e)));
+      this.#canvas.addEventListener('pointerleave', () => this.#setHover(null));
+      this.#canvas.addEventListener('keydown', (e) => this.#onKey(e));
+      new ResizeObserver(() => {
+        if (this.#layout && this.clientWidth !== this.#layout.hostWidth) this.#rebuild();
+      }).observe(this);
+    }
+    this.#rebuild();
+  }
+
+  disconnectedCallback() {
+    this.#unsubscribe?.();
+    this.#unsubscribe = null;
+  }
+
+  /** Binds the view to the page's Store. */
+  set store(store) {
+    this.#unsubscribe?.();
+    this.#store = store;
+    this.#unsubscribe = store.subscribe((state, changed) => {
+      if (changed.some((key) => ['layer', 'heads', 'token', 'words', 'filter', 'hideSpecial'].includes(key))) this.#rebuild();
+    });
+    this.#rebuild();
+  }
+
+  /** Model output: { tokens, attentions [L, H, T, T], texts, causal }. Clears the trace. */
+  set result(result) {
+    this.#result = result;
+    this.#trace = null;
+    this.#requested = null;
+    this.#rebuild();
+  }
+
+  /** Q and K of one head: { layer, head, q: {data, shape: [T, d_k]}, k: {...}, scores? }. */
+  set trace(trace) {
+    this.#trace = trace ?? null;
+    this.#requested = null;
+    this.#rebuild();
+  }
+
+  /** The canvas as drawn (for PNG export). */
+  get canvas() { return this.#canvas; }
+
+  /**
+   * The numbers shown, for tests and exports (null while waiting for Q and K):
+   * { layer, head, query, queryLabel, defaultQuery, dk, divisor, q, keys:
+   * [{ key, label, k, products, dot, scaled, softmax, modelWeight }], layout }.
+   * layout gives the cell geometry in CSS pixels: cellWidth, rowHeight, the
+   * left edge of each section (x.k, x.products, x.dot, x.scaled, x.softmax),
+   * qTop (the q row's top) and keysTop (first key row's top, unscrolled).
+   */
+  neuronModel() {
+    if (!this.#model) return null;
+    const { cellWidth, rowHeight, x, qTop, keysTop } = this.#layout;
+    const copy = (v) => Array.from(v);
+    return {
+      ...this.#model,
+      q: copy(this.#model.q),
+      keys: this.#model.keys.map((key) => ({ ...key, k: copy(key.k), products: copy(key.products) })),
+      layout: { cellWidth, rowHeight, x: { ...x }, qTop, keysTop },
+    };
+  }
+
+  #selection() {
+    const [layers, heads, t] = this.#result.attentions.shape;
+    const state = this.#store.state;
+    const head = (state.heads ?? []).find((x) => x >= 0 && x < heads) ?? 0;
+    const locked = state.token !== null && state.token >= 0 && state.token < t;
+    const query = locked ? state.token : (this.#result.causal ? t - 1 : 0);
+    return { layer: Math.min(state.layer, layers - 1), head, query, defaultQuery: !locked, t };
+  }
+
+  #rebuild() {
+    if (!this.#store || !this.#result || !this.isConnected) return;
+    const { layer, head, query, defaultQuery, t } = this.#selection();
+    const tokens = this.#result.tokens;
+    const heads = this.#result.attentions.shape[1];
+    this.#querySelect.replaceChildren(...tokens.map((token, i) => h('option', { value: String(i), selected: i === query }, `${i + 1}: ${token.display}`)));
+    this.#headSelect.replaceChildren(...Array.from({ length: heads }, (_, i) => h('option', { value: String(i), selected: i === head }, `Head ${i + 1}`)));
+    this.#querySelect.value = String(query);
+    this.#headSelect.value = String(head);
+    this.#title.textContent = `Layer ${layer + 1}, head ${head + 1}: how query “${tokens[query].display}” (token ${query + 1}) weighs each key`;
+    const notes = [];
+    if (defaultQuery) notes.push(`No token is locked, so the query is the ${this.#result.causal ? 'last' : 'first'} token; lock a token (or choose one here) to follow another.`);
+    if (this.#result.causal) notes.push('Causal model: only keys up to the query are shown; later keys are masked (−∞ before softmax).');
+    const state = this.#store.state;
+    if (state.words || state.filter !== 'all' || state.hideSpecial) notes.push('This view shows the model’s own computation on tokens: word grouping, the pair filter and hidden special tokens do not apply here.');
+    const trace = this.#trace;
+    const fresh = trace && trace.layer === layer && trace.head === head && trace.q?.shape[0] === t && trace.k?.shape[0] === t;
+    if (!fresh) {
+      this.#model = null;
+      this.#layout = null;
+      this.#note.textContent = notes.join(' ');
+      this.#readout.textContent = `Waiting for the query and key vectors of layer ${layer + 1}, head ${head + 1}…`;
+      this.dataset.state = 'waiting';
+      this.#canvas.width = 0;
+      this.#canvas.height = 0;
+      this.#spacer.style.height = '0';
+      this.#scroller.style.height = '';
+      const key = `${layer}.${head}`;
+      if (this.#requested !== key) {
+        this.#requested = key;
+        this.dispatchEvent(new CustomEvent('trace-request', { bubbles: true, composed: true, detail: { layer, head } }));
+      }
+      return;
+    }
+    this.#model = this.#compute(layer, head, query, defaultQuery);
+    const worst = this.#model.keys.reduce((m, key) => Math.max(m, Math.abs(key.softmax - key.modelWeight)), 0);
+    if (worst > 1e-3) notes.push(`Note: the model’s attention weights differ from softmax(q·k ÷ √d_k) by up to ${worst.toFixed(4)}.`);
+    this.#note.textContent = notes.join(' ');
+    this.dataset.state = 'ready';
+    this.#cursor = null;
+    this.#hover = null;
+    this.#layOut();
+    this.#canvas.setAttribute('aria-label', `Neuron view of layer ${layer + 1}, head ${head + 1} for query “${tokens[query].display}”: ${this.#model.keys.length} keys. Arrow keys up and down read each key's dot product, scaled score and softmax weight.`);
+    this.#readout.textContent = 'Point at a cell for its value; focus the view and use the arrow keys to read each key row.';
+    this.#paint();
+  }
+
+  #compute(layer, head, query, defaultQuery) {
+    const { q, k } = this.#trace;
+    const dk = q.shape[1];
+    const divisor = Math.sqrt(dk);
+    const qv = q.data.subarray(query * dk, (query + 1) * dk);
+    const t = k.shape[0];
+    const last = this.#result.causal ? query : t - 1;
+    const [, heads] = this.#result.attentions.shape;
+    const weightsAt = ((layer * heads + head) * t + query) * t;
+    const keys = [];
+    for (let j = 0; j <= last; j += 1) {
+      const kv = k.data.subarray(j * dk, (j + 1) * dk);
+      const products = new Float64Array(dk);
+      let dot = 0;
+      for (let d = 0; d < dk; d += 1) {
+        products[d] = qv[d] * kv[d];
+        dot += products[d];
+      }
+      keys.push({ key: j, label: this.#result.tokens[j].display, k: kv, products, dot, scaled: dot / divisor, softmax: 0, modelWeight: this.#result.attentions.data[weightsAt + j] });
+    }
+    const max = keys.reduce((m, key) => Math.max(m, key.scaled), -Infinity);
+    let sum = 0;
+    for (const key of keys) sum += Math.exp(key.scaled - max);
+    for (const key of keys) key.softmax = Math.exp(key.scaled - max) / sum;
+    return { layer, head, query, queryLabel: this.#result.tokens[query].display, defaultQuery, dk, divisor, q: qv, keys };
+  }
+
+  #layOut() {
+    const { dk, keys } = this.#model;
+    const hostWidth = this.clientWidth;
+    const available = Math.max(360, hostWidth || 800) - LABEL_WIDTH - 3 * NUMBER_WIDTH - 3 * GAP - 16;
+    const cellWidth = Math.max(2, Math.min(14, Math.floor(available / (2 * dk))));
+    const rowHeight = keys.length > 150 ? 14 : 18;
+    const x = { k: LABEL_WIDTH + 8 };
+    x.products = x.k + dk * cellWidth + GAP;
+    x.dot = x.products + dk * cellWidth + GAP;
+    x.scaled = x.dot + NUMBER_WIDTH + 4;
+    x.softmax = x.scaled + NUMBER_WIDTH + 4;
+    const width = x.softmax + NUMBER_WIDTH + 8;
+    const qTop = HEADER;
+    const keysTop = qTop + rowHeight + 8;
+    const height = keysTop + keys.length * rowHeight + 4;
+    const viewport = Math.min(height, Math.max(260, Math.round(window.innerHeight * 0.7)));
+    const scale = (values) => values.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+    this.#layout = {
+      hostWidth, cellWidth, rowHeight, x, width, height, viewport, qTop, keysTop,
+      scales: {
+        vectors: Math.max(scale(this.#model.q), ...keys.map((key) => scale(key.k))),
+        products: Math.max(...keys.map((key) => scale(key.products))),
+        dot: scale(keys.map((key) => key.dot)),
+        scaled: scale(keys.map((key) => key.scaled)),
+      },
+    };
+    const ratio = Math.min(2, window.devicePixelRatio || 1);
+    this.#canvas.width = Math.round(width * ratio);
+    this.#canvas.height = Math.round(viewport * ratio);
+    this.#canvas.style.width = `${width}px`;
+    this.#canvas.style.height = `${viewport}px`;
+    this.#scroller.style.height = `${viewport}px`;
+    this.#spacer.style.height = `${height - viewport}px`;
+  }
+
+  #paint() {
+    if (!this.#model || !this.#layout) return;
+    const { cellWidth, rowHeight, x, width, viewport, qTop, keysTop, scales } = this.#layout;
+    const { dk, q, keys, divisor } = this.#model;
+    const scroll = this.#scroller.scrollTop;
+    const ctx = this.#canvas.getContext('2d');
+    const ratio = this.#canvas.width / width;
+    const style = getComputedStyle(this);
+    const fg = style.color || '#222';
+    const accent = style.getPropertyValue('--accent').trim() || '#1f5fa8';
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, width, viewport);
+    ctx.font = `${rowHeight > 16 ? 12 : 11}px system-ui, sans-serif`;
+    ctx.textBaseline = 'middle';
+
+    // Column titles.
+    ctx.fillStyle = fg;
+    ctx.textAlign = 'left';
+    ctx.fillText('key k (q above)', x.k, 12);
+    ctx.fillText('q × k (element-wise)', x.products, 12);
+    ctx.textAlign = 'center';
+    ctx.fillText('q·k', x.dot + NUMBER_WIDTH / 2, 12);
+    ctx.fillText(`÷ √${dk} = ${divisor.toFixed(2)}`, x.scaled + NUMBER_WIDTH / 2, 12);
+    ctx.fillText('softmax', x.softmax + NUMBER_WIDTH / 2, 12);
+    ctx.fillText(`d_k = ${dk}`, x.k + (dk * cellWidth) / 2, 26);
+
+    const vector = (values, left, top, scale) => {
+      for (let d = 0; d < values.length; d += 1) {
+        ctx.fillStyle = signedColour(values[d], scale);
+        ctx.fillRect(left + d * cellWidth, top + 1, Math.max(1, cellWidth - (cellWidth > 4 ? 1 : 0)), rowHeight - 2);
+      }
+    };
+    const number = (value, left, top, colour) => {
+      ctx.fillStyle = colour;
+      ctx.fillRect(left, top + 1, NUMBER_WIDTH, rowHeight - 2);
+      ctx.fillStyle = fg;
+      ctx.textAlign = 'right';
+      ctx.fillText(formatNumber(value), left + NUMBER_WIDTH - 4, top + rowHeight / 2);
+    };
+    const label = (text, top, colour = fg) => {
+      ctx.fillStyle = colour;
+      ctx.textAlign = 'right';
+      ctx.fillText(shorten(text, 20), LABEL_WIDTH, top + rowHeight / 2);
+    };
+
+    // The query row stays put; keys scroll beneath it.
+    label(`q: ${this.#model.queryLabel}`, qTop, accent);
+    vector(q, x.k, qTop, scales.vectors);
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(0, keysTop - 4, width, viewport);
+    ctx.clip();
+    const first = Math.max(0, Math.floor((scroll - 4) / rowHeight));
+    const last = Math.min(keys.length - 1, Math.ceil((scroll + viewport - keysTop) / rowHeight));
+    for (let i = first; i <= last; i += 1) {
+      const key = keys[i];
+      const top = keysTop + i * rowHeight - scroll;
+      label(`${key.label} ${key.key + 1}`, top);
+      vector(key.k, x.k, top, scales.vectors);
+      vector(key.products, x.products, top, scales.products);
+      number(key.dot, x.dot, top, signedColour(key.dot, scales.dot));
+      number(key.scaled, x.scaled, top, signedColour(key.scaled, scales.scaled));
+      number(key.softmax, x.softmax, top, signedColour(key.softmax, 1));
+      if (this.#cursor === i && document.activeElement === this.#canvas) {
+        ctx.strokeStyle = accent;
+        ctx.lineWidth = 2;
+        ctx.strokeRect(1, top, width - 2, rowHeight);
+      }
+    }
+    ctx.restore();
+    if (this.#hover && this.#hover.dim !== undefined) {
+      const { row, section, dim } = this.#hover;
+      const top = row < 0 ? qTop : keysTop + row * rowHeight - scroll;
+      ctx.strokeStyle = '#e8590c';
+      ctx.lineWidth = 1.5;
+      ctx.strokeRect(x[section] + dim * cellWidth, top, cellWidth, rowHeight);
+    }
+  }
+
+  #hit(event) {
+    if (!this.#layout) return null;
+    const { cellWidth, rowHeight, x, qTop, keysTop } = this.#layout;
+    const rect = this.#canvas.getBoundingClientRect();
+    const px = event.clientX - rect.left;
+    const py = event.clientY - rect.top;
+    let row;
+    if (py >= qTop && py < qTop + rowHeight) row = -1;
+    else if (py >= keysTop) row = Math.floor((py - keysTop + this.#scroller.scrollTop) / rowHeight);
+    else return null;
+    if (row >= this.#model.keys.length) return null;
+    const { dk } = this.#model;
+    for (const section of ['k', 'products']) {
+      const dim = Math.floor((px - x[section]) / cellWidth);
+      if (dim >= 0 && dim < dk && !(row < 0 && section === 'products')) return { row, section, dim };
+    }
+    for (const section of ['dot', 'scaled', 'softmax']) {
+      if (row >= 0 && px >= x[section] && px < x[section] + NUMBER_WIDTH) return { row, section };
+    }
+    return row >= 0 && px < x.k ? { row, section: 'label' } : null;
+  }
+
+  #rowSummary(key) {
+    return `Key “${key.label}” (token ${key.key + 1}): q·k = ${key.dot.toFixed(6)}, ÷ √${this.#model.dk} = ${key.scaled.toFixed(6)}, softmax = ${key.softmax.toFixed(6)}`;
+  }
+
+  #text(hover) {
+    const { q, keys, dk, divisor } = this.#model;
+    const { row, section, dim } = hover;
+    if (row < 0) return `q[${dim + 1}] of “${this.#model.queryLabel}” = ${q[dim].toFixed(6)}`;
+    const key = keys[row];
+    switch (section) {
+      case 'k': return `k[${dim + 1}] of “${key.label}” (token ${key.key + 1}) = ${key.k[dim].toFixed(6)}`;
+      case 'products': return `q[${dim + 1}] × k[${dim + 1}] = ${q[dim].toFixed(4)} × ${key.k[dim].toFixed(4)} = ${key.products[dim].toFixed(6)}`;
+      case 'dot': return `q·k for “${key.label}” = sum of the ${dk} products = ${key.dot.toFixed(6)}`;
+      case 'scaled': return `q·k ÷ √${dk} = ${key.dot.toFixed(6)} ÷ ${divisor.toFixed(4)} = ${key.scaled.toFixed(6)}`;
+      case 'softmax': return `softmax weight of “${key.label}” = ${key.softmax.toFixed(6)} (the model's attention weight: ${key.modelWeight.toFixed(6)})`;
+      default: return this.#rowSummary(key);
+    }
+  }
+
+  #setHover(hover) {
+    if (JSON.stringify(hover) === JSON.stringify(this.#hover)) return;
+    this.#hover = hover;
+    if (hover) {
+      const text = this.#text(hover);
+      this.#readout.textContent = text;
+      this.#canvas.title = text;
+    } else {
+      this.#canvas.removeAttribute('title');
+    }
+    this.#paint();
+  }
+
+  #onKey(event) {
+    if (!this.#model) return;
+    const count = this.#model.keys.length;
+    const moves = { ArrowDown: 1, ArrowUp: -1, PageDown: 10, PageUp: -10, Home: -count, End: count };
+    if (moves[event.key] === undefined) return;
+    event.preventDefault();
+    const from = this.#cursor ?? (event.key === 'ArrowUp' ? count : -1);
+    this.#cursor = Math.min(count - 1, Math.max(0, from + moves[event.key]));
+    const { rowHeight, viewport, keysTop } = this.#layout;
+    const top = keysTop + this.#cursor * rowHeight;
+    const s = this.#scroller;
+    if (top - s.scrollTop < keysTop) s.scrollTop = top - keysTop;
+    else if (top + rowHeight - s.scrollTop > viewport) s.scrollTop = top + rowHeight - viewport;
+    this.#readout.textContent = this.#rowSummary(this.#model.keys[this.#cursor]);
+    this.#paint();
+  }
+}
+
+customElements.define('neuron-view', NeuronView);

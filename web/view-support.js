@@ -1,0 +1,118 @@
+// Shared by the attention views that show one map (matrix view, attention
+// table) or many (model view): which heads the state selects, the map of one
+// head or the mean of several after the page's transforms, the causal mask,
+// query row <-> token index (word rows map to their first token), and the
+// weight colour scale.
+// Not here: drawing, DOM, or the transforms themselves (attention-data.js).
+import { prepareMaps, wordGroups } from './attention-data.js';
+
+/** Heads of the layer the state selects (state.heads null = all), in order. */
+export function activeHeads(result, state) {
+  const count = result.attentions.shape[1];
+  return (state.heads ?? [...Array(count).keys()]).filter((head) => head >= 0 && head < count);
+}
+
+/** "head 3", "mean of heads 1, 3 (2 of 12)", "mean of all 12 heads" (1-based). */
+export function headsTitle(heads, count) {
+  if (heads.length === 1) return `head ${heads[0] + 1}`;
+  if (heads.length === count) return `mean of all ${count} heads`;
+  return `mean of heads ${heads.map((head) => head + 1).join(', ')} (${heads.length} of ${count})`;
+}
+
+/**
+ * The map of the selected heads of state.layer: one head's map, or the
+ * element-wise mean of the selected heads' raw maps, then the page's
+ * transforms (pair filter, hidden special tokens, words, pruning) applied to
+ * that one map. Returns null when no head is selected or the layer is out of
+ * range; else { heads, title, map, rowLabels, colLabels }.
+ */
+export function selectedMap(result, state) {
+  const [layers, count, t] = result.attentions.shape;
+  if (state.layer < 0 || state.layer >= layers) return null;
+  const heads = activeHeads(result, state);
+  if (heads.length === 0) return null;
+  const plane = t * t;
+  const data = new Float32Array(plane);
+  for (const head of heads) {
+    const start = (state.layer * count + head) * plane;
+    for (let i = 0; i < plane; i += 1) data[i] += result.attentions.data[start + i];
+  }
+  if (heads.length > 1) for (let i = 0; i < plane; i += 1) data[i] /= heads.length;
+  // prepareMaps on a one-layer, one-head tensor holding the mean.
+  const single = { ...result, attentions: { data, shape: [1, 1, t, t] } };
+  const { maps, rowLabels, colLabels } = prepareMaps(single, { ...state, layer: 0 }, [0]);
+  return { heads, title: `Layer ${state.layer + 1}, ${headsTitle(heads, count)}`, map: maps[0].map, rowLabels, colLabels };
+}
+
+/**
+ * Whether the causal mask hides key column `col` from query row `row`.
+ * Rows and columns hold token indices, or word-group indices (groups follow
+ * token order), so a later key is masked in both cases.
+ */
+export function isMasked(result, map, row, col) {
+  return result.causal && map.cols[col] > map.rows[row];
+}
+
+/**
+ * Query rows <-> token indices (state.token is a token index). With word
+ * aggregation a row is a word: it stands for its first token, and a token
+ * locks the row of the word it belongs to.
+ */
+export function rowTokens(result, state, map) {
+  if (!state.words) return map.rows.slice();
+  const groups = wordGroups(result.tokens, result.texts);
+  return map.rows.map((group) => groups[group][0]);
+}
+
+/** Row of the map that holds token `token` (or -1). */
+export function rowOfToken(result, state, map, token) {
+  if (token === null || token === undefined) return -1;
+  if (!state.words) return map.rows.indexOf(token);
+  const groups = wordGroups(result.tokens, result.texts);
+  const group = groups.findIndex((g) => g.includes(token));
+  return map.rows.indexOf(group);
+}
+
+// Sequential scale from near-white (0) to dark blue (1), in sRGB.
+const LOW = [247, 251, 255];
+const HIGH = [8, 48, 107];
+/** Masked cells: mid grey, with darker hatching drawn on top. */
+export const MASKED_RGB = [168, 168, 176];
+export const HATCH_RGB = [110, 110, 120];
+
+/** The weight scale in 256 steps: entry i (rgb at 3i..3i+2) is weight i / 255. */
+export const WEIGHT_LUT = Uint8ClampedArray.from({ length: 256 * 3 }, (_, j) => {
+  const channel = j % 3;
+  return Math.round(LOW[channel] + ((HIGH[channel] - LOW[channel]) * Math.floor(j / 3)) / 255);
+});
+
+/** Index into WEIGHT_LUT (times 3) of a weight t in 0..1 (clamped). */
+export function weightIndex(t) {
+  return 3 * Math.round(255 * Math.min(1, Math.max(0, t)));
+}
+
+/** An 8 x 8 tile of diagonal hatching on the masked grey, as a canvas pattern. */
+export function hatchPattern(ctx) {
+  const tile = document.createElement('canvas');
+  tile.width = 8;
+  tile.height = 8;
+  const t = tile.getContext('2d');
+  t.fillStyle = `rgb(${MASKED_RGB})`;
+  t.fillRect(0, 0, 8, 8);
+  t.strokeStyle = `rgb(${HATCH_RGB})`;
+  t.lineWidth = 2;
+  t.beginPath();
+  t.moveTo(-2, 10);
+  t.lineTo(10, -2);
+  t.moveTo(-2, 2);
+  t.lineTo(2, -2);
+  t.moveTo(6, 10);
+  t.lineTo(10, 6);
+  t.stroke();
+  return ctx.createPattern(tile, 'repeat');
+}
+
+/** Text shortened to `max` characters with an ellipsis. */
+export function shorten(text, max) {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
