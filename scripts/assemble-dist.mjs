@@ -1,7 +1,9 @@
 // Assembles dist/, the static site any host can serve as is: the files of
-// web/ plus the WASM modules (under dist/wasm/): the single-threaded one from
-// build/wasm/ and the pthreads one from build/wasm-mt/.
-import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+// web/, the WASM modules (under dist/wasm/: the single-threaded one from
+// build/wasm/ and the pthreads one from build/wasm-mt/), and the shipped
+// models of models/catalog.json that exist (under dist/models/, with
+// dist/models/index.json listing them for the model picker).
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -13,6 +15,7 @@ const wasmFiles = [
   'build/wasm-mt/attnplay_core_mt.wasm',
   'build/wasm-mt/attnplay_core_mt.worker.js',
 ];
+const MODEL_FILES = ['config.json', 'model.safetensors', 'tokenizer.json', 'README.md'];
 
 for (const file of wasmFiles) {
   if (!existsSync(`${root}${file}`)) {
@@ -24,4 +27,15 @@ rmSync(dist, { recursive: true, force: true });
 cpSync(`${root}web`, dist, { recursive: true });
 mkdirSync(`${dist}/wasm`, { recursive: true });
 for (const file of wasmFiles) cpSync(`${root}${file}`, `${dist}/wasm/${file.split('/').pop()}`);
-console.log('assemble-dist: dist/ is ready');
+
+const catalog = JSON.parse(readFileSync(`${root}models/catalog.json`, 'utf8'));
+const shipped = catalog.filter(({ name }) => ['config.json', 'model.safetensors', 'tokenizer.json'].every((f) => existsSync(`${root}models/${name}/${f}`)));
+mkdirSync(`${dist}/models`, { recursive: true });
+for (const { name } of shipped) {
+  mkdirSync(`${dist}/models/${name}`, { recursive: true });
+  for (const file of MODEL_FILES) {
+    if (existsSync(`${root}models/${name}/${file}`)) cpSync(`${root}models/${name}/${file}`, `${dist}/models/${name}/${file}`);
+  }
+}
+writeFileSync(`${dist}/models/index.json`, `${JSON.stringify(shipped, null, 2)}\n`);
+console.log(`assemble-dist: dist/ is ready (models: ${shipped.map((m) => m.name).join(', ') || 'none yet'})`);

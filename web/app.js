@@ -1,18 +1,301 @@
-// Page bootstrap: starts the engine worker, reports its status, and hosts the
-// from-scratch lessons. Not here: the engine (engine.js, engine-worker.js) or
-// the lessons themselves (scratch-view.js).
+// The playground page: wires the engine worker, the shared Store (kept in the
+// URL hash so a link restores the view), the model picker (shipped models or
+// the reader's own folder or URL), the text inputs (live, debounced), the
+// views, the predictions panel, the status line and the exports.
+// Not here: computation (engine-worker.js), drawing (the *-view.js elements),
+// state encoding (state.js), file formats (export.js).
 import { getEngineClient } from './engine-client.js';
+import { h } from './dom.js';
+import { attentionJson, download, toNpy } from './export.js';
+import { Store, decodeState, encodeState } from './state.js';
+import './attention-table.js';
+import './head-view.js';
+import './matrix-view.js';
+import './model-view.js';
+import './neuron-view.js';
 import './scratch-view.js';
+import './view-controls.js';
 
-const status = document.getElementById('engine-status');
+const $ = (selector) => document.querySelector(selector);
+const client = getEngineClient();
+const store = new Store(decodeState(location.hash));
+const views = ['head-view', 'model-view', 'matrix-view', 'neuron-view', 'attention-table'].map((name) => $(name));
+const controls = $('#controls');
+const OWN_MODEL = '__own__';
 
+let engineInfo = null;
+let model = null; // { name, config }
+let result = null; // what the views show
+let lastRun = null; // the last run's raw result (predictions follow the locked token)
+let shipped = [];
+
+// ---- state <-> URL -------------------------------------------------------
+store.subscribe(() => {
+  const hash = encodeState(store.state);
+  if (`#${hash}` !== location.hash && !(hash === '' && location.hash === '')) history.replaceState(null, '', hash ? `#${hash}` : location.pathname);
+});
+window.addEventListener('hashchange', () => store.set(decodeState(location.hash)));
+
+// ---- status ----------------------------------------------------------------
+function setStatus(text, state = 'ready') {
+  const status = $('#engine-status');
+  status.textContent = text;
+  status.dataset.state = state;
+}
+
+function describeStatus(ms) {
+  const c = model.config;
+  const tokens = result?.tokens.length ?? 0;
+  setStatus(`${model.name} · ${tokens} tokens · ${c.layers} layers × ${c.heads} heads · WASM SIMD ${engineInfo.simd ? 'on' : 'off'} · forward ${ms.toFixed(1)} ms`);
+}
+
+function showModelError(message) {
+  const box = $('#model-error');
+  box.hidden = !message;
+  box.textContent = message ?? '';
+}
+
+// ---- views -----------------------------------------------------------------
+for (const view of views) view.store = store;
+controls.store = store;
+
+function showView() {
+  const { view } = store.state;
+  for (const tab of document.querySelectorAll('[role=tab]')) {
+    const selected = tab.dataset.view === view;
+    tab.setAttribute('aria-selected', String(selected));
+    tab.tabIndex = selected ? 0 : -1;
+  }
+  for (const panel of document.querySelectorAll('[role=tabpanel]')) panel.hidden = panel.dataset.view !== view;
+  const modelViews = view !== 'scratch';
+  controls.hidden = !modelViews;
+  $('.table-alt').hidden = !modelViews || view === 'model';
+  $('#export-svg').disabled = view !== 'head';
+  $('#export-png').disabled = view === 'scratch' || view === 'model';
+}
+
+document.querySelector('.view-tabs').addEventListener('click', (event) => {
+  const tab = event.target.closest('[role=tab]');
+  if (tab) store.set({ view: tab.dataset.view });
+});
+document.querySelector('.view-tabs').addEventListener('keydown', (event) => {
+  const tabs = [...document.querySelectorAll('[role=tab]')];
+  const index = tabs.findIndex((tab) => tab.dataset.view === store.state.view);
+  const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+  if (!step) return;
+  const next = tabs[(index + step + tabs.length) % tabs.length];
+  store.set({ view: next.dataset.view });
+  next.focus();
+});
+
+function applyTheme() {
+  const { theme } = store.state;
+  if (theme === 'auto') delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+  $('#theme').value = theme;
+}
+$('#theme').addEventListener('change', (event) => store.set({ theme: event.target.value }));
+
+store.subscribe((state, changed) => {
+  if (changed.includes('view')) showView();
+  if (changed.includes('theme')) applyTheme();
+  if (changed.includes('text') || changed.includes('textB')) scheduleRun();
+  if (changed.includes('model')) selectModel(state.model);
+});
+
+// ---- running the model -----------------------------------------------------
+let running = false;
+let pendingRun = false;
+let debounce = null;
+
+function scheduleRun(delay = 150) {
+  clearTimeout(debounce);
+  debounce = setTimeout(() => {
+    pendingRun = true;
+    if (!running) drainRuns();
+  }, delay);
+}
+
+// Runs the latest text; typing during a run queues exactly one more run.
+async function drainRuns() {
+  running = true;
+  while (pendingRun && model) {
+    pendingRun = false;
+    const { text, textB } = store.state;
+    const pair = !model.config.causal && textB.trim() !== '';
+    try {
+      const r = await client.run('model', { text, textB: pair ? textB : undefined, topK: 5 });
+      result = {
+        tokens: r.tokens, attentions: r.attentions, texts: pair ? [text, textB] : [text],
+        causal: model.config.causal, modelType: model.config.modelType,
+      };
+      for (const view of views) view.result = result;
+      controls.configure({ layers: model.config.layers, pairs: pair });
+      if (store.state.layer >= model.config.layers) store.set({ layer: 0 });
+      renderPredictions(r);
+      $('#run-note').textContent = r.truncated ? `The text has ${r.inputTokens} tokens; the model reads ${model.config.positions}, so the rest was cut off.` : '';
+      describeStatus(r.ms);
+      document.body.dataset.run = String(Number(document.body.dataset.run ?? 0) + 1);
+    } catch (error) {
+      $('#run-note').textContent = `Cannot run the model on this text: ${error.message}`;
+    }
+  }
+  running = false;
+}
+
+$('neuron-view').addEventListener('trace-request', async (event) => {
+  const { layer, head } = event.detail;
+  const { text, textB } = store.state;
+  const pair = !model.config.causal && textB.trim() !== '';
+  try {
+    const r = await client.run('model', { text, textB: pair ? textB : undefined, trace: { layer, head } });
+    $('neuron-view').trace = { layer, head, q: r.trace.q, k: r.trace.k, scores: r.trace.scores };
+  } catch (error) {
+    $('#run-note').textContent = `Cannot trace head ${head + 1} of layer ${layer + 1}: ${error.message}`;
+  }
+});
+
+function renderPredictions(r) {
+  const panel = $('#predictions');
+  const tokens = r.tokens;
+  if (!r.predictions.length) {
+    panel.replaceChildren(h('p', { class: 'hint' }, model.config.causal
+      ? 'Next-token predictions appear here.'
+      : 'Write [MASK] in the text to see what the model fills in.'));
+    return;
+  }
+  const locked = store.state.token;
+  const rows = model.config.causal
+    ? r.predictions.filter((p) => (locked === null ? p.position === tokens.length - 1 : p.position === locked))
+    : r.predictions;
+  panel.replaceChildren(...rows.map((p) => h('figure', { class: 'prediction' },
+    h('figcaption', {}, model.config.causal ? `After “${tokens[p.position].display}”` : `[MASK] at token ${p.position + 1}`),
+    h('ol', {}, p.top.map((item) => h('li', {},
+      h('span', { class: 'prediction-token' }, item.display),
+      h('span', { class: 'prediction-bar', style: `width: ${(item.probability * 100).toFixed(1)}%` }),
+      h('span', { class: 'prediction-value' }, `${(item.probability * 100).toFixed(1)}%`)))))));
+  panel.dataset.count = String(rows.length);
+  lastRun = r;
+}
+store.subscribe((state, changed) => {
+  if (changed.includes('token') && lastRun && model?.config.causal) renderPredictions(lastRun);
+});
+
+// ---- models ------------------------------------------------------------------
+async function loadModel(name, source) {
+  showModelError(null);
+  const progress = $('#load-progress');
+  progress.hidden = false;
+  progress.value = 0;
+  $('#load-label').textContent = `Loading ${name}…`;
+  try {
+    const loaded = await client.loadModel('model', source, ({ loaded: bytes, total }) => {
+      if (total) progress.value = bytes / total;
+      $('#load-label').textContent = `Loading ${name}: ${(bytes / 1e6).toFixed(1)}${total ? ` of ${(total / 1e6).toFixed(1)}` : ''} MB`;
+    });
+    if (!loaded.hasTokenizer) throw new Error(`${name} has no tokenizer.json, so it cannot read text`);
+    model = { name, config: loaded.config };
+    $('#text-b-label').hidden = loaded.config.causal;
+    $('#load-label').textContent = `${name}: ${loaded.config.modelType}, ${(loaded.config.parameters / 1e6).toFixed(1)}M parameters`;
+    $('model-view').headScores = await client.analyzeHeads('model');
+    pendingRun = true;
+    if (!running) drainRuns();
+  } catch (error) {
+    showModelError(`Could not load ${name}: ${error.message}`);
+    $('#load-label').textContent = '';
+  } finally {
+    progress.hidden = true;
+  }
+}
+
+function selectModel(name) {
+  const select = $('#model-select');
+  const own = name === OWN_MODEL || !shipped.some((m) => m.name === name);
+  select.value = own ? OWN_MODEL : name;
+  $('#own-model').hidden = !own;
+  if (!own) loadModel(name, new URL(`models/${name}/`, location.href).href);
+}
+
+$('#model-select').addEventListener('change', (event) => store.set({ model: event.target.value }));
+$('#model-files').addEventListener('change', (event) => {
+  if (event.target.files.length) loadModel('your model', [...event.target.files]);
+});
+$('#model-url-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const url = $('#model-url').value.trim();
+  if (url) loadModel(url.replace(/\/$/, '').split('/').pop() || url, url);
+});
+const dropZone = $('#drop-zone');
+dropZone.addEventListener('dragover', (event) => { event.preventDefault(); dropZone.classList.add('dragging'); });
+dropZone.addEventListener('dragleave', () => dropZone.classList.remove('dragging'));
+dropZone.addEventListener('drop', async (event) => {
+  event.preventDefault();
+  dropZone.classList.remove('dragging');
+  const files = await droppedFiles(event.dataTransfer);
+  if (files.length) loadModel('your model', files);
+});
+
+// Files of a drop: plain files, or the files directly inside a dropped folder.
+async function droppedFiles(transfer) {
+  const entries = [...transfer.items].map((item) => item.webkitGetAsEntry?.()).filter(Boolean);
+  const folder = entries.find((entry) => entry.isDirectory);
+  if (!folder) return [...transfer.files];
+  const children = await new Promise((resolve, reject) => folder.createReader().readEntries(resolve, reject));
+  return Promise.all(children.filter((e) => e.isFile).map((e) => new Promise((resolve, reject) => e.file(resolve, reject))));
+}
+
+// ---- inputs ------------------------------------------------------------------
+const textA = $('#text-a');
+const textB = $('#text-b');
+textA.value = store.state.text;
+textB.value = store.state.textB;
+textA.addEventListener('input', () => store.set({ text: textA.value, token: null }));
+textB.addEventListener('input', () => store.set({ textB: textB.value, token: null }));
+document.addEventListener('keydown', (event) => {
+  if (event.key === 'Escape' && store.state.token !== null && !event.defaultPrevented) store.set({ token: null });
+});
+
+// ---- share and export ------------------------------------------------------------
+$('#copy-link').addEventListener('click', async () => {
+  try {
+    await navigator.clipboard.writeText(location.href);
+    $('#run-note').textContent = 'Link copied: it restores this model, text and view.';
+  } catch {
+    $('#run-note').textContent = `Copy this link: ${location.href}`;
+  }
+});
+const stem = () => `attnplay-${model?.name ?? 'model'}-layer${store.state.layer + 1}`;
+const activeCanvas = () => document.querySelector(`[role=tabpanel][data-view="${store.state.view}"] canvas`);
+$('#export-png').addEventListener('click', () => activeCanvas()?.toBlob((blob) => download(blob, `${stem()}-${store.state.view}.png`, 'image/png')));
+$('#export-svg').addEventListener('click', () => {
+  const svg = $('head-view').svg();
+  if (svg) download(svg, `${stem()}-head.svg`, 'image/svg+xml');
+});
+$('#export-json').addEventListener('click', () => {
+  if (result) download(attentionJson({ modelName: model.name, modelType: model.config.modelType, tokens: result.tokens, attentions: result.attentions }), `attnplay-${model.name}-attention.json`, 'application/json');
+});
+$('#export-npy').addEventListener('click', () => {
+  if (result) download(toNpy(result.attentions), `attnplay-${model.name}-attention.npy`);
+});
+
+// ---- start ---------------------------------------------------------------------
+showView();
+applyTheme();
 try {
   const started = performance.now();
-  const { version, simd } = await getEngineClient().info();
-  const loadMs = performance.now() - started;
-  status.textContent = `Engine loaded: attnplay core ${version}, WASM SIMD ${simd ? 'on' : 'off'}, ${loadMs.toFixed(0)} ms.`;
-  status.dataset.state = 'ready';
+  engineInfo = await client.info();
+  setStatus(`Engine loaded: attnplay core ${engineInfo.version}, WASM SIMD ${engineInfo.simd ? 'on' : 'off'}, ${(performance.now() - started).toFixed(0)} ms.`);
 } catch (error) {
-  status.textContent = `The engine could not start: ${error.message}`;
-  status.dataset.state = 'error';
+  setStatus(`The engine could not start: ${error.message}`, 'error');
 }
+try {
+  const response = await fetch('models/index.json');
+  shipped = response.ok ? await response.json() : [];
+} catch {
+  shipped = [];
+}
+$('#model-select').replaceChildren(
+  ...shipped.map((m) => h('option', { value: m.name }, `${m.name} (${m.description})`)),
+  h('option', { value: OWN_MODEL }, 'Your own model…'),
+);
+selectModel(store.state.model);

@@ -14,6 +14,10 @@ export class EngineClient {
     this.#worker.onmessage = ({ data }) => {
       const request = this.#pending.get(data.id);
       if (!request) return;
+      if (data.progress) {
+        request.onProgress?.(data.progress);
+        return;
+      }
       this.#pending.delete(data.id);
       if (data.error) request.reject(new AttnplayError(data.error.message));
       else request.resolve(data.result);
@@ -26,9 +30,13 @@ export class EngineClient {
   }
 
   call(method, ...args) {
+    return this.#request(method, args);
+  }
+
+  #request(method, args, onProgress = null) {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
+      this.#pending.set(id, { resolve, reject, onProgress });
       this.#worker.postMessage({ id, method, args });
     });
   }
@@ -41,6 +49,25 @@ export class EngineClient {
   positionalEncoding(positions, d) { return this.call('positionalEncoding', positions, d); }
   layerNorm(spec) { return this.call('layerNorm', spec); }
   gelu(spec) { return this.call('gelu', spec); }
+
+  /**
+   * Loads a model into the worker under `key`. source: base URL of a model
+   * folder, or an array of Files (a dropped folder). onProgress({ file,
+   * loaded, total }). Resolves to { config, hasTokenizer }.
+   */
+  loadModel(key, source, onProgress) { return this.#request('loadModel', [key, source], onProgress); }
+
+  /**
+   * Runs the model on text: options { text, textB, topK, trace: { layer, head } }.
+   * Resolves to Model.run's result plus predictions [{ position, top: [{ id,
+   * display, probability }] }] and ms (time of the forward pass in the worker).
+   */
+  run(key, options) { return this.call('run', key, options); }
+
+  /** Head-pattern scores of every head of the model. */
+  analyzeHeads(key) { return this.call('analyzeHeads', key); }
+
+  disposeModel(key) { return this.call('disposeModel', key); }
 }
 
 let shared = null;

@@ -12,7 +12,9 @@
 // data transforms (attention-data.js).
 import { prepareMaps } from './attention-data.js';
 import { h } from './dom.js';
+import { headViewSvg } from './export.js';
 import { headColour } from './palette.js';
+import { rowOfToken, rowTokens } from './view-support.js';
 
 const LABEL_WIDTH = 150;
 const SQUARE = 7;
@@ -88,6 +90,22 @@ export class HeadView extends HTMLElement {
 
   /** The canvas as drawn (for PNG export). */
   get canvas() { return this.#canvas; }
+
+  /** SVG text of the whole head view as drawn now (all rows, locked or hovered token included). */
+  svg() {
+    if (!this.#prepared) return null;
+    const { rows, cols } = this.#prepared.maps[0].map;
+    return headViewSvg({
+      lines: this.lineModel(),
+      rowLabels: this.#prepared.rowLabels,
+      colLabels: this.#prepared.colLabels,
+      rowIndex: new Map(rows.map((token, i) => [token, i])),
+      colIndex: new Map(cols.map((token, i) => [token, i])),
+      layout: this.#layout,
+      colourOf: headColour,
+      focus: this.#focus(),
+    });
+  }
 
   #activeHeads() {
     const count = this.#result.attentions.shape[1];
@@ -207,7 +225,7 @@ export class HeadView extends HTMLElement {
     if (this.#hover) return this.#hover;
     const token = this.#store?.state.token;
     if (token === null || token === undefined || !this.#prepared) return null;
-    const index = this.#prepared.maps[0].map.rows.indexOf(token);
+    const index = rowOfToken(this.#result, this.#store.state, this.#prepared.maps[0].map, token);
     return index >= 0 ? { side: 'query', index } : null;
   }
 
@@ -282,16 +300,16 @@ export class HeadView extends HTMLElement {
       if (state.token !== null) this.#store.set({ token: null });
       return;
     }
-    const token = this.#prepared.maps[0].map.rows[hit.index];
+    const token = rowTokens(this.#result, state, this.#prepared.maps[0].map)[hit.index];
     this.#hover = null;
     this.#store.set({ token: state.token === token ? null : token });
     this.dispatchEvent(new CustomEvent('token-select', { bubbles: true, composed: true, detail: { token: this.#store.state.token } }));
   }
 
   #onKey(event) {
-    const rows = this.#prepared?.maps[0].map.rows;
-    if (!rows) return;
+    if (!this.#prepared) return;
     const state = this.#store.state;
+    const rows = rowTokens(this.#result, state, this.#prepared.maps[0].map);
     const position = state.token === null ? -1 : rows.indexOf(state.token);
     let next = null;
     if (event.key === 'ArrowDown') next = rows[Math.min(rows.length - 1, position + 1)];

@@ -36,7 +36,7 @@ export class ViewControls extends HTMLElement {
   #render() {
     if (!this.#store) return;
     const set = (patch) => this.#store.set(patch);
-    this.replaceChildren(
+    this.replaceChildren(...[
       h('label', {}, 'Layer ', h('select', { name: 'layer', onchange: (e) => set({ layer: Number(e.target.value) }) },
         Array.from({ length: this.#layers }, (_, l) => h('option', { value: String(l) }, String(l + 1))))),
       h('label', { title: 'Hide lines and cells below this weight' }, 'Min weight ',
@@ -51,7 +51,7 @@ export class ViewControls extends HTMLElement {
         h('input', { type: 'checkbox', name: 'hideSpecial', onchange: (e) => set({ hideSpecial: e.target.checked }) }), ' hide special tokens (rows renormalised)'),
       h('label', { title: 'Weight from word A to word B = mean over A\'s pieces of the sum over B\'s pieces' },
         h('input', { type: 'checkbox', name: 'words', onchange: (e) => set({ words: e.target.checked }) }), ' words, not sub-word tokens (sum over key pieces, mean over query pieces)'),
-    );
+    ].filter(Boolean));
     this.#sync();
   }
 

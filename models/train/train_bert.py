@@ -1,0 +1,225 @@
+"""Trains `austen-bert`, the BERT-architecture model attnplay ships.
+
+Reproducible (seeded, fixed step count) masked-language-model training with
+sentence pairs (token type ids) on the first 95% of ../shared/corpus/austen.txt,
+validation on the last 5%, with a WordPiece vocabulary made by attnplay's own
+trainer (`attnplay train-tokenizer --model wordpiece`). Each example is one
+sentence ([CLS] A [SEP]) or, half of the time, a sentence and the next one
+([CLS] A [SEP] B [SEP], B with type id 1). 15% of the other tokens are chosen
+for prediction: 80% become [MASK], 10% a random token, 10% stay. Writes the
+Hugging Face layout (config.json, model.safetensors in F16, tokenizer.json),
+training-log.json, and the fidelity golden tests/golden/models/austen-bert.*.
+
+Usage (after `npm run build:native`):
+    /usr/bin/python3 models/train/train_bert.py
+    /usr/bin/python3 models/train/train_bert.py --steps 10 --out /tmp/bert-smoke   # smoke run
+"""
+from __future__ import annotations
+
+import argparse
+import bisect
+import json
+import math
+import random
+import re
+import sys
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bert import Bert, BertConfig  # noqa: E402
+from common import REPO, Stopwatch, cosine_lr, machine_description, run_cli, seed_everything, split_corpus, tokenize, write_safetensors  # noqa: E402
+from fidelity import FIDELITY_SENTENCES, write_fidelity_golden  # noqa: E402
+
+SEED = 4321
+VOCAB_SIZE = 4096
+MAX_LENGTH = 128
+BATCH = 32
+MASK_FRACTION = 0.15
+PAD, UNK, CLS, SEP, MASK = 0, 1, 2, 3, 4  # the trainer's special tokens, in this order
+SENTENCE_END = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)]*\s+")
+
+
+def sentences_of(text: str) -> list[str]:
+    """Sentences of the corpus: paragraphs (blank-line separated, lines joined) split after . ! ?"""
+    out = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        paragraph = " ".join(paragraph.split())
+        out += [s for s in SENTENCE_END.split(paragraph) if len(s) > 1]
+    return out
+
+
+def tokenized_sentences(tokenizer: Path, sentences: list[str], work: Path) -> list[list[int]]:
+    """Token ids of each sentence, by one call of our tokenizer on all of them."""
+    joined = "\n".join(sentences)
+    ids, offsets = tokenize(tokenizer, joined, work)
+    starts, position = [], 0
+    for s in sentences:  # byte offset of each sentence in the joined text
+        starts.append(position)
+        position += len(s.encode("utf-8")) + 1
+    out = [[] for _ in sentences]
+    for token_id, (begin, _end) in zip(ids, offsets):
+        out[bisect.bisect_right(starts, begin) - 1].append(token_id)
+    return out
+
+
+def example(sentences: list[list[int]], index: int, with_pair: bool) -> tuple[list[int], list[int]]:
+    """[CLS] A [SEP] (B [SEP]) truncated to MAX_LENGTH -> (ids, type_ids)."""
+    a = sentences[index]
+    b = sentences[index + 1] if with_pair and index + 1 < len(sentences) else None
+    budget = MAX_LENGTH - (3 if b is not None else 2)
+    if b is None:
+        a = a[:budget]
+    else:
+        a = a[:max(budget // 2, budget - len(b))]
+        b = b[:budget - len(a)]
+    ids = [CLS] + a + [SEP]
+    types = [0] * len(ids)
+    if b is not None:
+        ids += b + [SEP]
+        types += [1] * (len(b) + 1)
+    return ids, types
+
+
+def mask_tokens(ids: list[int], rng: random.Random) -> tuple[list[int], list[int]]:
+    """-> (inputs, labels) with labels -100 where nothing is predicted (BERT's 80/10/10)."""
+    inputs, labels = list(ids), [-100] * len(ids)
+    candidates = [i for i, t in enumerate(ids) if t > MASK]
+    for i in rng.sample(candidates, max(1, round(MASK_FRACTION * len(candidates)))) if candidates else []:
+        labels[i] = ids[i]
+        r = rng.random()
+        inputs[i] = MASK if r < 0.8 else (rng.randrange(MASK + 1, VOCAB_SIZE) if r < 0.9 else ids[i])
+    return inputs, labels
+
+
+def collate(rows: list[tuple[list[int], list[int], list[int]]]) -> tuple[torch.Tensor, ...]:
+    """Pads (inputs, types, labels) rows to the longest -> ids, type_ids, mask, labels [B, T]."""
+    t = max(len(r[0]) for r in rows)
+    pad = lambda seq, value: seq + [value] * (t - len(seq))
+    ids = torch.tensor([pad(r[0], PAD) for r in rows])
+    types = torch.tensor([pad(r[1], 0) for r in rows])
+    mask = torch.tensor([[1] * len(r[0]) + [0] * (t - len(r[0])) for r in rows])
+    labels = torch.tensor([pad(r[2], -100) for r in rows])
+    return ids, types, mask, labels
+
+
+def make_batch(sentences, rng: random.Random):
+    rows = []
+    for _ in range(BATCH):
+        ids, types = example(sentences, rng.randrange(len(sentences) - 1), rng.random() < 0.5)
+        inputs, labels = mask_tokens(ids, rng)
+        rows.append((inputs, types, labels))
+    return collate(rows)
+
+
+@torch.no_grad()
+def evaluate(model: Bert, sentences: list[list[int]]) -> tuple[float, float]:
+    """MLM loss (nats) and accuracy on every sentence pair, with masks from a fixed seed."""
+    model.eval()
+    rng = random.Random(SEED + 1)
+    total, correct, count = 0.0, 0, 0
+    for start in range(0, len(sentences) - 1, BATCH):
+        rows = []
+        for i in range(start, min(start + BATCH, len(sentences) - 1)):
+            ids, types = example(sentences, i, i % 2 == 0)
+            inputs, labels = mask_tokens(ids, rng)
+            rows.append((inputs, types, labels))
+        ids, types, mask, labels = collate(rows)
+        logits, _ = model(ids, types, mask)
+        chosen = labels != -100
+        total += F.cross_entropy(logits[chosen], labels[chosen], reduction="sum").item()
+        correct += (logits[chosen].argmax(-1) == labels[chosen]).sum().item()
+        count += chosen.sum().item()
+    model.train()
+    return total / count, correct / count
+
+
+@torch.no_grad()
+def fill_masks(model: Bert, tokenizer: Path, text: str, work: Path) -> str:
+    """The text with each [MASK] replaced by the model's top prediction."""
+    vocab = {i: piece for piece, i in json.loads(tokenizer.read_text(encoding="utf-8"))["model"]["vocab"].items()}
+    out = json.loads(run_cli("tokenize", "--tokenizer", tokenizer, "--text", text))
+    ids = torch.tensor([out["ids"]])
+    model.eval()
+    logits, _ = model(ids, torch.zeros_like(ids), torch.ones_like(ids))
+    model.train()
+    words = [vocab[int(logits[0, i].argmax())] if t == MASK else vocab[t] for i, t in enumerate(out["ids"]) if t not in (CLS, SEP)]
+    return " ".join(words).replace(" ##", "")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--steps", type=int, default=1000)
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=REPO / "models" / "austen-bert")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    seed_everything(SEED)
+    clock = Stopwatch()
+    args.out.mkdir(parents=True, exist_ok=True)
+    work = args.out / ".work"
+    work.mkdir(exist_ok=True)
+
+    train_text, val_text = split_corpus()
+    (work / "train.txt").write_text(train_text, encoding="utf-8")
+    tokenizer = args.out / "tokenizer.json"
+    run_cli("train-tokenizer", "--corpus", work / "train.txt", "--vocab-size", VOCAB_SIZE, "--model", "wordpiece", "--out", tokenizer)
+    specials = [t["content"] for t in json.loads(tokenizer.read_text(encoding="utf-8"))["added_tokens"]]
+    assert specials == ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"], specials
+    train = [s for s in tokenized_sentences(tokenizer, sentences_of(train_text), work) if s]
+    val = [s for s in tokenized_sentences(tokenizer, sentences_of(val_text), work) if s]
+    print(f"sentences: train {len(train):,}, validation {len(val):,} ({clock.minutes():.1f} min)", flush=True)
+
+    cfg = BertConfig(vocab_size=VOCAB_SIZE, hidden_size=192, num_hidden_layers=4, num_attention_heads=4,
+                     intermediate_size=768, max_position_embeddings=MAX_LENGTH)
+    model = Bert(cfg)
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}],
+                                  lr=args.lr, betas=(0.9, 0.98))
+    rng = random.Random(SEED)
+    log = {"steps": [], "machine": machine_description()}
+    for step in range(args.steps):
+        for group in optimizer.param_groups:
+            group["lr"] = cosine_lr(step, args.steps, args.lr, warmup=150)
+        ids, types, mask, labels = make_batch(train, rng)
+        logits, _ = model(ids, types, mask)
+        loss = F.cross_entropy(logits.reshape(-1, VOCAB_SIZE), labels.reshape(-1), ignore_index=-100)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        if step % 50 == 0 or step == args.steps - 1:
+            log["steps"].append({"step": step, "train_loss": loss.item(), "minutes": clock.minutes()})
+            print(f"step {step:5d}  loss {loss.item():.3f}  {clock.minutes():.1f} min", flush=True)
+
+    with torch.no_grad():  # evaluate and export what ships: F16-rounded weights
+        for p in model.parameters():
+            p.copy_(p.half().float())
+    train_loss, train_accuracy = evaluate(model, train[-len(val):])
+    val_loss, val_accuracy = evaluate(model, val)
+    write_safetensors(args.out / "model.safetensors", model.hf_state_dict(), torch.float16)
+    (args.out / "config.json").write_text(json.dumps(cfg.hf_config(), indent=2) + "\n")
+    fills = [{"text": t, "filled": fill_masks(model, tokenizer, t, work)} for t in (
+        "It is a truth universally acknowledged, that a single man in possession of a good [MASK], must be in want of a wife.",
+        "Elizabeth walked to the [MASK] with her sister.",
+        "\"You must allow me to tell you how ardently I [MASK] and love you.\"",
+    )]
+    write_fidelity_golden("austen-bert", lambda ids, types: model(torch.tensor([ids]), torch.tensor([types]), torch.ones(1, len(ids)), want_weights=True),
+                          tokenizer, FIDELITY_SENTENCES["bert"])
+    log.update({
+        "config": cfg.hf_config(), "parameters": sum(p.numel() for p in model.parameters()),
+        "train_sentences": len(train), "validation_sentences": len(val), "examples_seen": args.steps * BATCH,
+        "final_train_mlm_loss": train_loss, "final_train_mlm_accuracy": train_accuracy,
+        "validation_mlm_loss": val_loss, "validation_perplexity": math.exp(val_loss), "validation_mlm_accuracy": val_accuracy,
+        "minutes": clock.minutes(), "mask_fills": fills, "seed": SEED, "command": " ".join(sys.argv),
+    })
+    (args.out / "training-log.json").write_text(json.dumps(log, indent=2, ensure_ascii=False) + "\n")
+    print(f"validation MLM loss {val_loss:.4f} (perplexity {math.exp(val_loss):.1f}), accuracy {val_accuracy:.3f}, {clock.minutes():.1f} min")
+
+
+if __name__ == "__main__":
+    main()

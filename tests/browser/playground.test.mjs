@@ -1,0 +1,174 @@
+// The playground page end to end in headless Chromium, with a real checkpoint
+// (a golden GPT-2/BERT test model, mounted at /test-models/) loaded the way a
+// reader loads their own (URL form, file picker): type text and see the
+// model's attention drawn (head view's line model against the engine's
+// numbers computed in Node), switch views, lock a token, restore the state
+// from the URL, export JSON and .npy and check their content, a malformed
+// model's error, and a token that looks like HTML staying text.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { after, before, test } from 'node:test';
+
+import { createEngine } from '../../dist/engine.js';
+import { newPage, openBrowser, resultsDir } from './browser.mjs';
+
+const modelsDir = fileURLToPath(new URL('../golden/models/', import.meta.url));
+const GPT = 'gpt2-l2-h12-k8-f16';
+const BERT = 'bert-l2-h2-k32-f32';
+let session;
+let engine;
+
+before(async () => {
+  session = await openBrowser({ mounts: { '/test-models/': modelsDir } });
+  engine = await createEngine();
+});
+after(async () => {
+  await session?.close();
+});
+
+const files = (name) => ({
+  config: readFileSync(`${modelsDir}${name}/config.json`, 'utf8'),
+  weights: readFileSync(`${modelsDir}${name}/model.safetensors`),
+  tokenizer: readFileSync(`${modelsDir}${name}/tokenizer.json`, 'utf8'),
+});
+
+async function openWithModel(page, name, hash = '') {
+  await page.goto(`${session.url}#model=__own__${hash}`);
+  await page.waitForSelector('#engine-status[data-state="ready"]');
+  await page.fill('#model-url', `${session.url}test-models/${name}/`);
+  await page.click('#model-url-form button');
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 30000 });
+}
+
+async function typeText(page, text) {
+  const before = await page.evaluate(() => Number(document.body.dataset.run ?? 0));
+  await page.fill('#text-a', text);
+  await page.waitForFunction((n) => Number(document.body.dataset.run ?? 0) > n, before, { timeout: 30000 });
+}
+
+test('load a model by URL, type, and the head view draws the model\'s attention', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await openWithModel(page, GPT, '&view=head');
+  const text = 'Hello, café! Attention.';
+  await typeText(page, text);
+  assert.match(await page.textContent('#engine-status'), /gpt2-l2-h12-k8-f16 · \d+ tokens · 2 layers × 12 heads · WASM SIMD on · forward [\d.]+ ms/);
+
+  const model = await engine.loadModel(files(GPT));
+  const want = model.run(text);
+  model.dispose();
+  const T = want.tokens.length;
+  // Lock token 5 with the keyboard and compare every drawn line with the engine.
+  await page.focus('head-view canvas');
+  for (let i = 0; i <= 5; i += 1) await page.keyboard.press(i === 0 ? 'Enter' : 'ArrowDown');
+  await page.waitForFunction(() => /token=5/.test(location.hash));
+  const lines = await page.evaluate(() => document.querySelector('head-view').lineModel());
+  const heads = 12;
+  assert.equal(lines.length, T * heads - heads * (T - 6), 'a line to every visible key of token 5 in every head');
+  for (const line of lines) {
+    assert.equal(line.from, 5);
+    const w = want.attentions.data[(line.head * T + 5) * T + line.to]; // layer 0
+    assert.ok(Math.abs(line.weight - w) < 1e-6, `head ${line.head} → ${line.to}`);
+    assert.ok(Math.abs(line.opacity - w / heads) < 1e-6);
+  }
+  // The canvas is not blank: some pixels carry a head colour.
+  const coloured = await page.evaluate(() => {
+    const c = document.querySelector('head-view canvas');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && Math.max(d[i], d[i + 1], d[i + 2]) - Math.min(d[i], d[i + 1], d[i + 2]) > 40) n += 1;
+    return n;
+  });
+  assert.ok(coloured > 200, `${coloured} coloured pixels`);
+  assert.match(await page.textContent('#predictions'), /After/);
+  await page.screenshot({ path: `${resultsDir}playground-head.png`, fullPage: true });
+
+  for (const view of ['model', 'matrix', 'neuron']) {
+    await page.click(`[role=tab][data-view="${view}"]`);
+    if (view === 'neuron') await page.waitForSelector('neuron-view[data-state="ready"]', { timeout: 20000 });
+    await page.screenshot({ path: `${resultsDir}playground-${view}.png`, fullPage: true });
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the URL restores model view state exactly; exports contain the attention', async () => {
+  const { page, errors } = await newPage(session.browser);
+  const text = 'The cat sat.';
+  await openWithModel(page, GPT, `&view=matrix&layer=1&heads=2,5&token=3&threshold=0.05&text=${encodeURIComponent(text)}`);
+  const state = decodeURIComponent(await page.evaluate(() => location.hash));
+  for (const part of ['view=matrix', 'layer=1', 'heads=2,5', 'token=3', 'threshold=0.05']) assert.ok(state.includes(part), `${part} in ${state}`);
+  assert.equal(await page.inputValue('#text-a'), text);
+  assert.equal(await page.getAttribute('[role=tab][data-view="matrix"]', 'aria-selected'), 'true');
+  const title = await page.evaluate(() => document.querySelector('matrix-view').heatModel().title);
+  assert.match(title, /Layer 2, mean of heads 3, 6/);
+
+  const [json] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+  const exported = JSON.parse(readFileSync(await json.path(), 'utf8'));
+  const model = await engine.loadModel(files(GPT));
+  const want = model.run(text);
+  model.dispose();
+  const T = want.tokens.length;
+  assert.equal(exported.attentions.length, 2);
+  assert.deepEqual(exported.ids, want.tokens.map((t) => t.id));
+  assert.ok(Math.abs(exported.attentions[1][5][3][2] - want.attentions.data[((1 * 12 + 5) * T + 3) * T + 2]) < 1e-6);
+
+  const [npy] = await Promise.all([page.waitForEvent('download'), page.click('#export-npy')]);
+  const bytes = readFileSync(await npy.path());
+  const headerLength = bytes.readUInt16LE(8);
+  assert.match(bytes.subarray(10, 10 + headerLength).toString('latin1'), new RegExp(`'shape': \\(2, 12, ${T}, ${T}\\)`));
+  assert.equal(bytes.length, 10 + headerLength + 2 * 12 * T * T * 4);
+  assert.ok(Math.abs(bytes.readFloatLE(10 + headerLength + 4 * (((1 * 12 + 5) * T + 3) * T + 2)) - exported.attentions[1][5][3][2]) < 1e-7);
+
+  const [svg] = await Promise.all([page.click('[role=tab][data-view="head"]').then(() => page.waitForEvent('download')), page.click('#export-svg')]);
+  const svgText = readFileSync(await svg.path(), 'utf8');
+  assert.match(svgText, /^<svg[^>]+xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  assert.ok((svgText.match(/<line /g) ?? []).length > 0);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('BERT: sentence pairs, [MASK] fills, the pair filter', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await openWithModel(page, BERT, '&view=head');
+  assert.equal(await page.isVisible('#text-b'), true);
+  const before = await page.evaluate(() => Number(document.body.dataset.run));
+  await page.fill('#text-b', 'What does it see?');
+  await page.waitForFunction((n) => Number(document.body.dataset.run) > n, before);
+  await typeText(page, 'The cat [MASK] on the mat.');
+  assert.match(await page.textContent('#predictions'), /\[MASK\] at token 4/);
+  await page.selectOption('view-controls select[name="filter"]', 'a-b');
+  const lines = await page.evaluate(() => document.querySelector('head-view').lineModel());
+  const model = await engine.loadModel(files(BERT));
+  const want = model.run('The cat [MASK] on the mat.', { textB: 'What does it see?' });
+  model.dispose();
+  const types = want.tokens.map((t) => t.typeId);
+  assert.ok(lines.length > 0);
+  for (const line of lines) {
+    assert.equal(types[line.from], 0);
+    assert.equal(types[line.to], 1);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a malformed model gives a clear message; HTML-like text stays text', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await openWithModel(page, GPT);
+  await page.setInputFiles('#model-files', [
+    { name: 'config.json', mimeType: 'application/json', buffer: Buffer.from('{"model_type": "gpt2", "n_embd": 10, "n_head": 3}') },
+    { name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from([1, 2, 3]) },
+  ]);
+  await page.waitForSelector('#model-error:not([hidden])');
+  assert.match(await page.textContent('#model-error'), /Could not load your model: .+/);
+
+  let dialogs = 0;
+  page.on('dialog', async (dialog) => { dialogs += 1; await dialog.dismiss(); });
+  await typeText(page, '<img src=x onerror=alert(1)>');
+  assert.equal(await page.evaluate(() => document.querySelectorAll('img').length), 0);
+  for (const view of ['matrix', 'model']) await page.click(`[role=tab][data-view="${view}"]`);
+  assert.equal(await page.evaluate(() => document.querySelectorAll('img').length), 0);
+  assert.equal(dialogs, 0);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
