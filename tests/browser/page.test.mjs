@@ -23,7 +23,7 @@ const tableValues = (page, key) => page.$$eval(`matrix-table[data-key="${key}"] 
 
 test('the engine loads in a worker and the from-scratch mode reproduces the seeds', async () => {
   const { page, errors } = await newPage(session.browser);
-  await page.goto(session.url);
+  await page.goto(`${session.url}#view=scratch&model=__own__`);
   await page.waitForSelector('#engine-status[data-state="ready"]', { timeout: 20000 });
   assert.match(await page.textContent('#engine-status'), /Engine loaded: attnplay core \d+\.\d+\.\d+, WASM SIMD on/);
   await page.waitForSelector('scratch-view[data-state="ready"]');
@@ -49,7 +49,7 @@ test('the engine loads in a worker and the from-scratch mode reproduces the seed
 
 test('from-scratch controls: x100 saturates, the causal mask gives -inf and zeros, shuffling is equivariant', async () => {
   const { page, errors } = await newPage(session.browser);
-  await page.goto(session.url);
+  await page.goto(`${session.url}#view=scratch&model=__own__`);
   await page.waitForSelector('scratch-view[data-state="ready"]');
   await page.click('.step-list li:nth-child(7) button');
   const barWidths = async () => page.$$eval('#scratch-bars figure', (figures) =>

@@ -1,0 +1,80 @@
+// Fidelity of the shipped models (models/austen-gpt, models/austen-bert): on
+// the fixed sentences of models/train/fidelity.py, our runtime must reproduce
+// PyTorch's own attention weights (within 1e-5) and logits (within 1e-4
+// relative to the largest) saved by the training scripts in
+// tests/golden/models/<name>.json + .bin; the text is tokenized by our
+// tokenizer from the model folder, as in the page.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+
+#include "model/directory.h"
+#include "pipeline/text_model.h"
+
+using namespace attnplay;
+using nlohmann::json;
+
+namespace {
+
+std::vector<float> read_floats(const std::string& path, const json& entry) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in.good());
+  std::size_t count = 1;
+  for (const json& n : entry["shape"]) count *= n.get<std::size_t>();
+  std::vector<float> out(count);
+  in.seekg(entry["offset"].get<std::streamoff>());
+  in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(count * sizeof(float)));  // little-endian
+  REQUIRE(in.good());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("shipped models reproduce PyTorch's attention and logits") {
+  for (const char* name : {"austen-gpt", "austen-bert"}) {
+    CAPTURE(name);
+    const ModelFiles files = read_model_directory(std::string(ATTNPLAY_MODELS_DIR) + "/" + name);
+    REQUIRE(files.tokenizer_json.has_value());
+    const TextModel model = TextModel::from_buffers(files.config_json, files.safetensors, *files.tokenizer_json);
+    const std::string golden_dir = std::string(ATTNPLAY_GOLDEN_DIR) + "/models/";
+    std::ifstream in(golden_dir + name + ".json");
+    REQUIRE(in.good());
+    const json golden = json::parse(in);
+    const std::string data = golden_dir + golden["data"].get<std::string>();
+    for (const json& c : golden["cases"]) {
+      const std::string text = c["text"].get<std::string>();
+      CAPTURE(text);
+      std::optional<std::string> pair;
+      if (c.contains("text_b")) pair = c["text_b"].get<std::string>();
+      const RunResult run = model.run(text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, RunOptions{});
+      CHECK(run.encoding.ids() == c["ids"].get<std::vector<std::int32_t>>());
+
+      ForwardRequest request;
+      request.ids = c["ids"].get<std::vector<std::int32_t>>();
+      if (!model.model().config().causal()) {
+        request.type_ids = c["type_ids"].get<std::vector<std::int32_t>>();
+        for (std::size_t i = 0; i < request.ids.size(); ++i) request.mask_positions.push_back(static_cast<int>(i));
+      }
+      request.logits = true;
+      const ForwardResult r = model.model().forward(request);
+
+      const std::vector<float> attention = read_floats(data, c["attentions"]);
+      REQUIRE(attention.size() == r.attentions.size());
+      double worst = 0;
+      for (std::size_t i = 0; i < attention.size(); ++i) worst = std::max(worst, std::abs(double(attention[i]) - r.attentions[i]));
+      CHECK(worst < 1e-5);
+
+      const std::vector<float> logits = read_floats(data, c["logits"]);
+      REQUIRE(logits.size() == static_cast<std::size_t>(r.logits.size()));
+      double largest = 0, error = 0;
+      for (std::size_t i = 0; i < logits.size(); ++i) {
+        largest = std::max(largest, std::abs(double(logits[i])));
+        error = std::max(error, std::abs(double(logits[i]) - r.logits.data()[i]));
+      }
+      CHECK(error / largest < 1e-4);
+    }
+  }
+}

@@ -1,0 +1,41 @@
+// Fidelity of the shipped models in WASM: the page's engine, loading
+// models/<name>/ as the page does, reproduces PyTorch's attention (1e-5) and
+// logits (1e-4 relative) saved by the training scripts, and tokenizes the
+// fixed sentences to the same ids.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+
+import { createEngine } from '../../dist/engine.js';
+
+const read = (path, encoding) => readFileSync(new URL(path, import.meta.url), encoding);
+
+for (const name of ['austen-gpt', 'austen-bert']) {
+  test(`${name} reproduces PyTorch's attention and logits`, async () => {
+    const engine = await createEngine();
+    const model = await engine.loadModel({
+      config: read(`../../models/${name}/config.json`, 'utf8'),
+      weights: read(`../../models/${name}/model.safetensors`),
+      tokenizer: read(`../../models/${name}/tokenizer.json`, 'utf8'),
+    });
+    const golden = JSON.parse(read(`../golden/models/${name}.json`, 'utf8'));
+    const data = read(`../golden/models/${golden.data}`);
+    const floats = ({ shape, offset }) => new Float32Array(data.buffer.slice(data.byteOffset + offset, data.byteOffset + offset + 4 * shape.reduce((a, b) => a * b, 1)));
+    for (const c of golden.cases) {
+      assert.deepEqual(model.run(c.text, { textB: c.text_b }).tokens.map((t) => t.id), c.ids);
+      const bert = model.config.modelType === 'bert';
+      const r = model.forward(c.ids, bert ? { typeIds: c.type_ids, logits: true, maskPositions: c.ids.map((_, i) => i) } : { logits: true });
+      const attention = floats(c.attentions);
+      assert.equal(r.attentions.data.length, attention.length);
+      let worst = 0;
+      attention.forEach((v, i) => { worst = Math.max(worst, Math.abs(v - r.attentions.data[i])); });
+      assert.ok(worst < 1e-5, `${c.text}: attention differs by ${worst}`);
+      const logits = floats(c.logits);
+      let largest = 0;
+      let error = 0;
+      logits.forEach((v, i) => { largest = Math.max(largest, Math.abs(v)); error = Math.max(error, Math.abs(v - r.logits.data[i])); });
+      assert.ok(error / largest < 1e-4, `${c.text}: logits differ by ${error / largest} (relative)`);
+    }
+    model.dispose();
+  });
+}
