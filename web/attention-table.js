@@ -6,40 +6,31 @@
 // full query x key matrix (masked cells say "masked"). The locked token's
 // row is marked (aria-current). Token text is written as text, never HTML.
 // Not here: drawing; where the page places the table (the app decides).
+import { StoreBound } from './store-bound.js';
 import { h } from './dom.js';
 import { isMasked, rowOfToken, selectedMap } from './view-support.js';
 
 const TOP = 5;
 const FULL_LIMIT = 32;
 
-export class AttentionTable extends HTMLElement {
-  #store = null;
+export class AttentionTable extends StoreBound {
   #result = null;
   #selected = null;
   #fullToggle = h('input', { type: 'checkbox', onchange: () => this.#render() });
   #fullLabel = h('label', { class: 'attention-table-full' }, this.#fullToggle, ` Show the full matrix (up to ${FULL_LIMIT} tokens)`);
   #tables = h('div', { class: 'attention-table-scroller' });
-  #unsubscribe = null;
 
   connectedCallback() {
+    super.connectedCallback();
     if (!this.#tables.isConnected) this.append(this.#fullLabel, this.#tables);
     this.#rebuild();
   }
 
-  disconnectedCallback() {
-    this.#unsubscribe?.();
-    this.#unsubscribe = null;
-  }
 
-  /** Binds the table to the page's Store. */
-  set store(store) {
-    this.#unsubscribe?.();
-    this.#store = store;
-    this.#unsubscribe = store.subscribe((state, changed) => {
-      if (changed.some((key) => ['layer', 'heads', 'prune', 'filter', 'hideSpecial', 'words'].includes(key))) this.#rebuild();
-      else if (changed.includes('token')) this.#markLocked();
-    });
-    this.#rebuild();
+  storeChanged(state, changed) {
+    if (changed === null) this.#rebuild();
+    else if (changed.some((key) => ['layer', 'heads', 'prune', 'filter', 'hideSpecial', 'words'].includes(key))) this.#rebuild();
+    else if (changed.includes('token')) this.#markLocked();
   }
 
   /** Model output: { tokens, attentions [L, H, T, T], texts, causal }. */
@@ -49,8 +40,8 @@ export class AttentionTable extends HTMLElement {
   }
 
   #rebuild() {
-    if (!this.#store || !this.#result || !this.isConnected) return;
-    this.#selected = selectedMap(this.#result, this.#store.state);
+    if (!this.store || !this.#result || !this.isConnected) return;
+    this.#selected = selectedMap(this.#result, this.store.state);
     this.#render();
   }
 
@@ -75,7 +66,7 @@ export class AttentionTable extends HTMLElement {
   #topTable() {
     const { map, rowLabels, colLabels, title } = this.#selected;
     const [rows, cols] = map.shape;
-    const unit = this.#store.state.words ? 'word' : 'token';
+    const unit = this.store.state.words ? 'word' : 'token';
     const masked = this.#result.causal ? `; a ${unit} only attends to itself and earlier ${unit}s (causal mask)` : '';
     const head = h('tr', {}, h('th', { scope: 'col' }, `Query ${unit}`),
       Array.from({ length: TOP }, (_, i) => [h('th', { scope: 'col' }, `Key ${i + 1}`), h('th', { scope: 'col' }, `Weight ${i + 1}`)]).flat());
@@ -114,7 +105,7 @@ export class AttentionTable extends HTMLElement {
 
   #markLocked() {
     if (!this.#selected) return;
-    const row = rowOfToken(this.#result, this.#store.state, this.#selected.map, this.#store.state.token);
+    const row = rowOfToken(this.#result, this.store.state, this.#selected.map, this.store.state.token);
     for (const table of this.#tables.querySelectorAll('table')) {
       table.querySelectorAll('tbody tr').forEach((tr, r) => {
         if (r === row) tr.setAttribute('aria-current', 'true');

@@ -10,6 +10,7 @@
 // redraws stay within a frame at 512 tokens x 12 heads.
 // Not here: the controls shared by all views (layer, threshold, ...), the
 // data transforms (attention-data.js).
+import { StoreBound } from './store-bound.js';
 import { prepareMaps } from './attention-data.js';
 import { h } from './dom.js';
 import { headViewSvg } from './export.js';
@@ -19,8 +20,7 @@ import { rowOfToken, rowTokens } from './view-support.js';
 const LABEL_WIDTH = 150;
 const SQUARE = 7;
 
-export class HeadView extends HTMLElement {
-  #store = null;
+export class HeadView extends StoreBound {
   #result = null;
   #prepared = null;
   #heads = [];
@@ -32,9 +32,9 @@ export class HeadView extends HTMLElement {
   #chips = h('div', { class: 'head-chips', role: 'group', 'aria-label': 'Heads' });
   #layout = null;
   #baseTop = null; // scroll position #base was drawn for
-  #unsubscribe = null;
 
   connectedCallback() {
+    super.connectedCallback();
     if (!this.#scroller.isConnected) {
       this.#scroller.append(this.#canvas, this.#spacer);
       this.append(this.#chips, this.#scroller);
@@ -47,20 +47,11 @@ export class HeadView extends HTMLElement {
     }
   }
 
-  disconnectedCallback() {
-    this.#unsubscribe?.();
-    this.#unsubscribe = null;
-  }
 
-  /** Binds the view to the page's Store. */
-  set store(store) {
-    this.#unsubscribe?.();
-    this.#store = store;
-    this.#unsubscribe = store.subscribe((state, changed) => {
-      if (changed.some((key) => ['layer', 'heads', 'threshold', 'prune', 'filter', 'hideSpecial', 'words'].includes(key))) this.#rebuild();
-      else if (changed.includes('token')) this.#paint();
-    });
-    this.#rebuild();
+  storeChanged(state, changed) {
+    if (changed === null) this.#rebuild();
+    else if (changed.some((key) => ['layer', 'heads', 'threshold', 'prune', 'filter', 'hideSpecial', 'words'].includes(key))) this.#rebuild();
+    else if (changed.includes('token')) this.#paint();
   }
 
   /** Model output: { tokens, attentions [L, H, T, T], texts, causal }. */
@@ -80,7 +71,7 @@ export class HeadView extends HTMLElement {
         for (let c = 0; c < cols; c += 1) {
           if (focus && ((focus.side === 'query' && focus.index !== r) || (focus.side === 'key' && focus.index !== c))) continue;
           const weight = map.data[r * cols + c];
-          if (weight <= 0 || weight < this.#store.state.threshold) continue;
+          if (weight <= 0 || weight < this.store.state.threshold) continue;
           lines.push({ from: map.rows[r], to: map.cols[c], head, weight, opacity: weight / this.#prepared.maps.length });
         }
       }
@@ -109,13 +100,13 @@ export class HeadView extends HTMLElement {
 
   #activeHeads() {
     const count = this.#result.attentions.shape[1];
-    const chosen = this.#store.state.heads;
+    const chosen = this.store.state.heads;
     return (chosen ?? [...Array(count).keys()]).filter((head) => head < count);
   }
 
   #rebuild() {
-    if (!this.#store || !this.#result || !this.isConnected) return;
-    const state = this.#store.state;
+    if (!this.store || !this.#result || !this.isConnected) return;
+    const state = this.store.state;
     const layers = this.#result.attentions.shape[0];
     if (state.layer >= layers) return;
     this.#heads = this.#activeHeads();
@@ -144,7 +135,7 @@ export class HeadView extends HTMLElement {
   #renderChips() {
     const count = this.#result.attentions.shape[1];
     const active = new Set(this.#heads);
-    const setHeads = (heads) => this.#store.set({ heads: heads.length === count ? null : heads });
+    const setHeads = (heads) => this.store.set({ heads: heads.length === count ? null : heads });
     this.#chips.replaceChildren(...Array.from({ length: count }, (_, head) => h('button', {
       type: 'button',
       class: 'head-chip',
@@ -171,7 +162,7 @@ export class HeadView extends HTMLElement {
     ctx.setTransform(ratio, 0, 0, ratio, 0, -top * ratio);
     this.#baseTop = top;
     if (!this.#prepared) return;
-    const threshold = this.#store.state.threshold;
+    const threshold = this.store.state.threshold;
     const share = this.#prepared.maps.length;
     ctx.lineWidth = 1.5;
     for (const { head, map } of this.#prepared.maps) {
@@ -223,9 +214,9 @@ export class HeadView extends HTMLElement {
 
   #focus() {
     if (this.#hover) return this.#hover;
-    const token = this.#store?.state.token;
+    const token = this.store?.state.token;
     if (token === null || token === undefined || !this.#prepared) return null;
-    const index = rowOfToken(this.#result, this.#store.state, this.#prepared.maps[0].map, token);
+    const index = rowOfToken(this.#result, this.store.state, this.#prepared.maps[0].map, token);
     return index >= 0 ? { side: 'query', index } : null;
   }
 
@@ -254,7 +245,7 @@ export class HeadView extends HTMLElement {
       for (let other = 0; other < count; other += 1) {
         const [r, c] = focus.side === 'query' ? [focus.index, other] : [other, focus.index];
         const w = map.data[r * cols + c];
-        if (w > 0 && w >= this.#store.state.threshold) {
+        if (w > 0 && w >= this.store.state.threshold) {
           ctx.globalAlpha = Math.min(1, w / share + 0.05);
           ctx.beginPath();
           ctx.moveTo(left + 6, this.#y(r));
@@ -290,25 +281,25 @@ export class HeadView extends HTMLElement {
 
   #onPointer(event) {
     if (event.pointerType === 'touch') return; // touch: tap to lock instead of hover
-    this.#setHover(this.#store.state.token === null ? this.#hit(event) : null);
+    this.#setHover(this.store.state.token === null ? this.#hit(event) : null);
   }
 
   #onClick(event) {
     const hit = this.#hit(event);
-    const state = this.#store.state;
+    const state = this.store.state;
     if (!hit || hit.side !== 'query') {
-      if (state.token !== null) this.#store.set({ token: null });
+      if (state.token !== null) this.store.set({ token: null });
       return;
     }
     const token = rowTokens(this.#result, state, this.#prepared.maps[0].map)[hit.index];
     this.#hover = null;
-    this.#store.set({ token: state.token === token ? null : token });
-    this.dispatchEvent(new CustomEvent('token-select', { bubbles: true, composed: true, detail: { token: this.#store.state.token } }));
+    this.store.set({ token: state.token === token ? null : token });
+    this.dispatchEvent(new CustomEvent('token-select', { bubbles: true, composed: true, detail: { token: this.store.state.token } }));
   }
 
   #onKey(event) {
     if (!this.#prepared) return;
-    const state = this.#store.state;
+    const state = this.store.state;
     const rows = rowTokens(this.#result, state, this.#prepared.maps[0].map);
     const position = state.token === null ? -1 : rows.indexOf(state.token);
     let next = null;
@@ -319,7 +310,7 @@ export class HeadView extends HTMLElement {
     else return;
     event.preventDefault();
     this.#hover = null;
-    this.#store.set({ token: next });
+    this.store.set({ token: next });
   }
 }
 

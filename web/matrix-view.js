@@ -10,6 +10,7 @@
 // scaled up; pointer and keyboard only repaint the overlays.
 // Not here: the controls, the transforms (attention-data.js), the table
 // alternative (attention-table.js).
+import { StoreBound } from './store-bound.js';
 import { h } from './dom.js';
 import { hatchPattern, isMasked, MASKED_RGB, rowOfToken, rowTokens, selectedMap, shorten, WEIGHT_LUT, weightIndex } from './view-support.js';
 
@@ -20,8 +21,7 @@ const LABEL_CHARS = 16;
 const LABEL_SPACE = LABEL_FONT + 3; // pixels a label needs across its axis
 const MAX_LABEL_WIDTH = 130;
 
-export class MatrixView extends HTMLElement {
-  #store = null;
+export class MatrixView extends StoreBound {
   #result = null;
   #selected = null; // selectedMap(): { heads, title, map, rowLabels, colLabels }
   #masked = null; // Uint8Array [rows * cols]
@@ -38,9 +38,9 @@ export class MatrixView extends HTMLElement {
   #scroller = h('div', { class: 'matrix-view-scroller' });
   #tooltip = h('div', { class: 'matrix-tooltip', role: 'tooltip', hidden: true });
   #readout = h('p', { class: 'readout', 'aria-live': 'polite' });
-  #unsubscribe = null;
 
   connectedCallback() {
+    super.connectedCallback();
     if (!this.#scroller.isConnected) {
       this.#scroller.append(this.#canvas);
       this.append(this.#title, this.#scroller, this.#legend, this.#readout, this.#tooltip);
@@ -57,20 +57,11 @@ export class MatrixView extends HTMLElement {
     this.#rebuild();
   }
 
-  disconnectedCallback() {
-    this.#unsubscribe?.();
-    this.#unsubscribe = null;
-  }
 
-  /** Binds the view to the page's Store. */
-  set store(store) {
-    this.#unsubscribe?.();
-    this.#store = store;
-    this.#unsubscribe = store.subscribe((state, changed) => {
-      if (changed.some((key) => ['layer', 'heads', 'threshold', 'prune', 'filter', 'hideSpecial', 'words'].includes(key))) this.#rebuild();
-      else if (changed.includes('token')) this.#paint();
-    });
-    this.#rebuild();
+  storeChanged(state, changed) {
+    if (changed === null) this.#rebuild();
+    else if (changed.some((key) => ['layer', 'heads', 'threshold', 'prune', 'filter', 'hideSpecial', 'words'].includes(key))) this.#rebuild();
+    else if (changed.includes('token')) this.#paint();
   }
 
   /** Model output: { tokens, attentions [L, H, T, T], texts, causal }. */
@@ -96,14 +87,14 @@ export class MatrixView extends HTMLElement {
     return {
       title, heads, rows: map.rows.slice(), cols: map.cols.slice(), rowLabels, colLabels,
       values: Array.from(map.data), masked: Array.from(this.#masked), scaleMax: this.#scaleMax,
-      threshold: this.#store.state.threshold, left, top, cell,
+      threshold: this.store.state.threshold, left, top, cell,
     };
   }
 
   #rebuild() {
-    if (!this.#store || !this.#result || !this.isConnected) return;
+    if (!this.store || !this.#result || !this.isConnected) return;
     this.#width = this.clientWidth;
-    this.#selected = selectedMap(this.#result, this.#store.state);
+    this.#selected = selectedMap(this.#result, this.store.state);
     this.#hover = null;
     this.#cursor = null;
     this.#tooltip.hidden = true;
@@ -163,7 +154,7 @@ export class MatrixView extends HTMLElement {
   #drawCells() {
     const { map } = this.#selected;
     const [rows, cols] = map.shape;
-    const threshold = this.#store.state.threshold;
+    const threshold = this.store.state.threshold;
     this.#cells.width = cols;
     this.#cells.height = rows;
     const ctx = this.#cells.getContext('2d');
@@ -231,7 +222,7 @@ export class MatrixView extends HTMLElement {
 
   #lockedRow() {
     if (!this.#selected) return -1;
-    return rowOfToken(this.#result, this.#store.state, this.#selected.map, this.#store.state.token);
+    return rowOfToken(this.#result, this.store.state, this.#selected.map, this.store.state.token);
   }
 
   #paint() {
@@ -276,7 +267,7 @@ export class MatrixView extends HTMLElement {
     const where = `${rowLabels[r]} (query ${r + 1}) → ${colLabels[c]} (key ${c + 1})`;
     if (this.#masked[r * cols + c]) return { where, value: 'masked (−∞ before softmax)' };
     const w = map.data[r * cols + c];
-    const note = w < this.#store.state.threshold ? ' (below the threshold, drawn as 0)' : '';
+    const note = w < this.store.state.threshold ? ' (below the threshold, drawn as 0)' : '';
     return { where, value: `${w.toFixed(6)}${note}` };
   }
 
@@ -320,9 +311,9 @@ export class MatrixView extends HTMLElement {
   }
 
   #lock(r) {
-    const tokens = rowTokens(this.#result, this.#store.state, this.#selected.map);
+    const tokens = rowTokens(this.#result, this.store.state, this.#selected.map);
     const token = r === null || this.#lockedRow() === r ? null : tokens[r];
-    this.#store.set({ token });
+    this.store.set({ token });
     this.dispatchEvent(new CustomEvent('token-select', { bubbles: true, composed: true, detail: { token } }));
   }
 

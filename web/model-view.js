@@ -8,6 +8,7 @@
 // and coloured relative to each head's largest block, so 12 x 12 heads at
 // 128 tokens build in a few tens of milliseconds.
 // Not here: the head-pattern scores (computed by the core), the head view.
+import { StoreBound } from './store-bound.js';
 import { prepareMaps } from './attention-data.js';
 import { h } from './dom.js';
 import { headColour } from './palette.js';
@@ -16,17 +17,16 @@ import { MASKED_RGB, WEIGHT_LUT, weightIndex } from './view-support.js';
 const THUMB_BLOCKS = 64;
 const SCORE_NAMES = ['previousToken', 'induction', 'sink', 'self', 'local'];
 
-export class ModelView extends HTMLElement {
-  #store = null;
+export class ModelView extends StoreBound {
   #result = null;
   #headScores = null;
   #thumbs = []; // [{ layer, head, labels, shape, values, scaleMax, button, canvas, badges }], layer-major
   #title = h('p', { class: 'view-title' });
   #hint = h('p', { class: 'hint' });
   #grid = h('div', { class: 'model-grid' });
-  #unsubscribe = null;
 
   connectedCallback() {
+    super.connectedCallback();
     if (!this.#grid.isConnected) {
       this.append(this.#title, this.#hint, this.#grid);
       this.#grid.addEventListener('keydown', (e) => this.#onKey(e));
@@ -34,20 +34,11 @@ export class ModelView extends HTMLElement {
     this.#rebuild();
   }
 
-  disconnectedCallback() {
-    this.#unsubscribe?.();
-    this.#unsubscribe = null;
-  }
 
-  /** Binds the view to the page's Store. */
-  set store(store) {
-    this.#unsubscribe?.();
-    this.#store = store;
-    this.#unsubscribe = store.subscribe((state, changed) => {
-      if (changed.some((key) => ['threshold', 'prune', 'filter', 'hideSpecial', 'words'].includes(key))) this.#rebuild();
-      else if (changed.some((key) => ['layer', 'heads'].includes(key))) this.#markCurrent();
-    });
-    this.#rebuild();
+  storeChanged(state, changed) {
+    if (changed === null) this.#rebuild();
+    else if (changed.some((key) => ['threshold', 'prune', 'filter', 'hideSpecial', 'words'].includes(key))) this.#rebuild();
+    else if (changed.some((key) => ['layer', 'heads'].includes(key))) this.#markCurrent();
   }
 
   /** Model output: { tokens, attentions [L, H, T, T], texts, causal }. */
@@ -72,9 +63,9 @@ export class ModelView extends HTMLElement {
   }
 
   #rebuild() {
-    if (!this.#store || !this.#result || !this.isConnected) return;
+    if (!this.store || !this.#result || !this.isConnected) return;
     const [layers, heads] = this.#result.attentions.shape;
-    const state = this.#store.state;
+    const state = this.store.state;
     const scores = new Map((this.#headScores ?? []).map((s) => [`${s.layer}.${s.head}`, s]));
     this.#title.textContent = `All ${layers} layers × ${heads} heads. Choose a head to open it in the head view.`;
     this.#hint.textContent = `Each thumbnail is coloured relative to its own strongest weight${this.#result.causal ? '; grey: masked by the causal mask' : ''}.${this.#headScores ? '' : ' Head labels appear once the head-pattern analysis has run.'}`;
@@ -104,7 +95,7 @@ export class ModelView extends HTMLElement {
           tabindex: '-1',
           style: `--head: ${headColour(head)}`,
           dataset: { layer: String(layer), head: String(head) },
-          onclick: () => this.#store.set({ view: 'head', layer, heads: [head] }),
+          onclick: () => this.store.set({ view: 'head', layer, heads: [head] }),
         }, canvas, h('span', { class: 'thumb-caption' }, `L${layer + 1} H${head + 1}`), badges);
         this.#thumbs.push({ layer, head, labels: [], shape: [0, 0], values: new Float32Array(0), scaleMax: 1, button, canvas, badges });
         children.push(button);
@@ -124,7 +115,7 @@ export class ModelView extends HTMLElement {
     const sums = new Float64Array(br * bc);
     const counts = new Uint32Array(br * bc);
     const causal = this.#result.causal;
-    const threshold = this.#store.state.threshold;
+    const threshold = this.store.state.threshold;
     const { data } = map;
     let open = causal ? 0 : cols; // rows and columns ascend: keys [0, open) are not masked
     for (let r = 0; r < rows; r += 1) {
@@ -183,7 +174,7 @@ export class ModelView extends HTMLElement {
   // Marks the thumbnails of the heads the head view shows now, and makes the
   // first of them the grid's tab stop.
   #markCurrent() {
-    const { layer, heads } = this.#store.state;
+    const { layer, heads } = this.store.state;
     let stop = null;
     for (const { layer: l, head, button } of this.#thumbs) {
       const current = l === layer && (heads === null || heads.includes(head));

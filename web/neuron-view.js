@@ -12,6 +12,7 @@
 // The header and the q row stay fixed; key rows scroll and only visible rows
 // are drawn, so 512 keys cost the same as 30.
 // Not here: computing Q and K (the model runtime), the other views.
+import { StoreBound } from './store-bound.js';
 import { h } from './dom.js';
 import { shorten } from './view-support.js';
 
@@ -26,8 +27,7 @@ const signedColour = (v, scale) => {
 };
 const formatNumber = (v) => (Math.abs(v) >= 100 ? v.toFixed(1) : v.toFixed(3));
 
-export class NeuronView extends HTMLElement {
-  #store = null;
+export class NeuronView extends StoreBound {
   #result = null;
   #trace = null;
   #requested = null; // "layer.head" of the trace asked for
@@ -37,16 +37,16 @@ export class NeuronView extends HTMLElement {
   #cursor = null; // key position chosen with the keyboard
   #title = h('p', { class: 'view-title' });
   #controls = h('div', { class: 'controls' });
-  #querySelect = h('select', { onchange: (e) => this.#store.set({ token: Number(e.target.value) }) });
-  #headSelect = h('select', { onchange: (e) => this.#store.set({ heads: [Number(e.target.value)] }) });
+  #querySelect = h('select', { onchange: (e) => this.store.set({ token: Number(e.target.value) }) });
+  #headSelect = h('select', { onchange: (e) => this.store.set({ heads: [Number(e.target.value)] }) });
   #note = h('p', { class: 'hint' });
   #canvas = h('canvas', { tabindex: '0', role: 'img' });
   #scroller = h('div', { class: 'neuron-view-scroller' });
   #spacer = h('div');
   #readout = h('p', { class: 'readout', 'aria-live': 'polite' });
-  #unsubscribe = null;
 
   connectedCallback() {
+    super.connectedCallback();
     if (!this.#scroller.isConnected) {
       this.#controls.append(
         h('label', {}, 'Query token ', this.#querySelect),
@@ -65,19 +65,10 @@ export class NeuronView extends HTMLElement {
     this.#rebuild();
   }
 
-  disconnectedCallback() {
-    this.#unsubscribe?.();
-    this.#unsubscribe = null;
-  }
 
-  /** Binds the view to the page's Store. */
-  set store(store) {
-    this.#unsubscribe?.();
-    this.#store = store;
-    this.#unsubscribe = store.subscribe((state, changed) => {
-      if (changed.some((key) => ['layer', 'heads', 'token', 'words', 'filter', 'hideSpecial'].includes(key))) this.#rebuild();
-    });
-    this.#rebuild();
+  storeChanged(state, changed) {
+    if (changed === null) this.#rebuild();
+    else if (changed.some((key) => ['layer', 'heads', 'token', 'words', 'filter', 'hideSpecial'].includes(key))) this.#rebuild();
   }
 
   /** Model output: { tokens, attentions [L, H, T, T], texts, causal }. Clears the trace. */
@@ -120,7 +111,7 @@ export class NeuronView extends HTMLElement {
 
   #selection() {
     const [layers, heads, t] = this.#result.attentions.shape;
-    const state = this.#store.state;
+    const state = this.store.state;
     const head = (state.heads ?? []).find((x) => x >= 0 && x < heads) ?? 0;
     const locked = state.token !== null && state.token >= 0 && state.token < t;
     const query = locked ? state.token : (this.#result.causal ? t - 1 : 0);
@@ -128,7 +119,7 @@ export class NeuronView extends HTMLElement {
   }
 
   #rebuild() {
-    if (!this.#store || !this.#result || !this.isConnected) return;
+    if (!this.store || !this.#result || !this.isConnected) return;
     const { layer, head, query, defaultQuery, t } = this.#selection();
     const tokens = this.#result.tokens;
     const heads = this.#result.attentions.shape[1];
@@ -140,7 +131,7 @@ export class NeuronView extends HTMLElement {
     const notes = [];
     if (defaultQuery) notes.push(`No token is locked, so the query is the ${this.#result.causal ? 'last' : 'first'} token; lock a token (or choose one here) to follow another.`);
     if (this.#result.causal) notes.push('Causal model: only keys up to the query are shown; later keys are masked (−∞ before softmax).');
-    const state = this.#store.state;
+    const state = this.store.state;
     if (state.words || state.filter !== 'all' || state.hideSpecial) notes.push('This view shows the model’s own computation on tokens: word grouping, the pair filter and hidden special tokens do not apply here.');
     const trace = this.#trace;
     const fresh = trace && trace.layer === layer && trace.head === head && trace.q?.shape[0] === t && trace.k?.shape[0] === t;

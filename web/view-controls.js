@@ -4,21 +4,18 @@
 // hiding special tokens (rows renormalised) and word-level aggregation.
 // Not here: head selection (head chips live in the head view), model and
 // text inputs (the app shell).
+import { StoreBound } from './store-bound.js';
 import { h } from './dom.js';
 
 const FILTER_LABELS = { all: 'All', 'a-a': 'A → A', 'b-b': 'B → B', 'a-b': 'A → B', 'b-a': 'B → A' };
 
-export class ViewControls extends HTMLElement {
-  #store = null;
+export class ViewControls extends StoreBound {
   #layers = 0;
   #pairs = false;
-  #unsubscribe = null;
 
-  set store(store) {
-    this.#unsubscribe?.();
-    this.#store = store;
-    this.#unsubscribe = store.subscribe(() => this.#sync());
-    this.#render();
+  storeChanged(state, changed) {
+    if (changed === null) this.#render();
+    else this.#sync();
   }
 
   /** Number of layers of the model and whether the input is a sentence pair. */
@@ -28,14 +25,10 @@ export class ViewControls extends HTMLElement {
     this.#render();
   }
 
-  disconnectedCallback() {
-    this.#unsubscribe?.();
-    this.#unsubscribe = null;
-  }
 
   #render() {
-    if (!this.#store) return;
-    const set = (patch) => this.#store.set(patch);
+    if (!this.store) return;
+    const set = (patch) => this.store.set(patch);
     this.replaceChildren(...[
       h('label', {}, 'Layer ', h('select', { name: 'layer', onchange: (e) => set({ layer: Number(e.target.value) }) },
         Array.from({ length: this.#layers }, (_, l) => h('option', { value: String(l) }, String(l + 1))))),
@@ -56,7 +49,7 @@ export class ViewControls extends HTMLElement {
   }
 
   #sync() {
-    const s = this.#store.state;
+    const s = this.store.state;
     const field = (name) => this.querySelector(`[name="${name}"]`);
     if (field('layer')) field('layer').value = String(Math.min(s.layer, Math.max(0, this.#layers - 1)));
     field('threshold').value = String(s.threshold);

@@ -12,42 +12,19 @@
 #include <stdexcept>
 #include <string>
 
+#include "golden_models.h"
 #include "model/directory.h"
 #include "model/model.h"
 
 using namespace attnplay;
 using nlohmann::json;
+using namespace golden_models;
 
 namespace {
-
-const char* const kModels[] = {"gpt2-l2-h12-k8-f16", "gpt2-l1-h1-k64-f32", "gpt2-l4-h4-k8-bf16",
-                               "bert-l2-h2-k32-f32", "bert-l3-h6-k16-f16", "bert-l1-h3-k8-bf16"};
-
-std::string model_dir(const std::string& name) { return std::string(ATTNPLAY_GOLDEN_DIR) + "/models/" + name; }
 
 Model load(const std::string& name) {
   const ModelFiles files = read_model_directory(model_dir(name));
   return Model::from_buffers(files.config_json, files.safetensors);
-}
-
-json golden(const std::string& name) {
-  std::ifstream in(model_dir(name) + "/golden.json");
-  return json::parse(in);
-}
-
-// Flattens nested JSON arrays of numbers.
-void flatten(const json& j, std::vector<double>& out) {
-  if (j.is_array()) {
-    for (const json& e : j) flatten(e, out);
-  } else {
-    out.push_back(j.get<double>());
-  }
-}
-
-std::vector<double> flat(const json& j) {
-  std::vector<double> out;
-  flatten(j, out);
-  return out;
 }
 
 double max_abs_diff(const float* ours, const std::vector<double>& ref) {

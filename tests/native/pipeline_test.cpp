@@ -9,36 +9,20 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/head_analysis.h"
+#include "golden_models.h"
 #include "model/directory.h"
 #include "pipeline/text_model.h"
 
 using namespace attnplay;
 using nlohmann::json;
+using namespace golden_models;
 
 namespace {
-
-const char* const kModels[] = {"gpt2-l2-h12-k8-f16", "gpt2-l1-h1-k64-f32", "gpt2-l4-h4-k8-bf16",
-                               "bert-l2-h2-k32-f32", "bert-l3-h6-k16-f16", "bert-l1-h3-k8-bf16"};
-
-std::string model_dir(const std::string& name) { return std::string(ATTNPLAY_GOLDEN_DIR) + "/models/" + name; }
 
 TextModel load(const std::string& name) {
   const ModelFiles files = read_model_directory(model_dir(name));
   REQUIRE(files.tokenizer_json.has_value());
   return TextModel::from_buffers(files.config_json, files.safetensors, *files.tokenizer_json);
-}
-
-json golden(const std::string& name) {
-  std::ifstream in(model_dir(name) + "/golden.json");
-  return json::parse(in);
-}
-
-void flatten(const json& j, std::vector<double>& out) {
-  if (j.is_array()) {
-    for (const json& e : j) flatten(e, out);
-  } else {
-    out.push_back(j.get<double>());
-  }
 }
 
 }  // namespace

@@ -1,0 +1,38 @@
+// The golden checkpoints of tests/golden/models/ (random GPT-2 and BERT models
+// with PyTorch outputs, made by tests/golden/make_model_goldens.py), shared by
+// the native runtime and pipeline tests: their names, folders, golden.json,
+// and flattening of nested JSON arrays.
+#pragma once
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace golden_models {
+
+inline const char* const kModels[] = {"gpt2-l2-h12-k8-f16", "gpt2-l1-h1-k64-f32", "gpt2-l4-h4-k8-bf16",
+                                      "bert-l2-h2-k32-f32", "bert-l3-h6-k16-f16", "bert-l1-h3-k8-bf16"};
+
+inline std::string model_dir(const std::string& name) { return std::string(ATTNPLAY_GOLDEN_DIR) + "/models/" + name; }
+
+inline nlohmann::json golden(const std::string& name) {
+  std::ifstream in(model_dir(name) + "/golden.json");
+  return nlohmann::json::parse(in);
+}
+
+inline void flatten(const nlohmann::json& j, std::vector<double>& out) {
+  if (j.is_array()) {
+    for (const nlohmann::json& e : j) flatten(e, out);
+  } else {
+    out.push_back(j.get<double>());
+  }
+}
+
+inline std::vector<double> flat(const nlohmann::json& j) {
+  std::vector<double> out;
+  flatten(j, out);
+  return out;
+}
+
+}  // namespace golden_models
