@@ -10,10 +10,11 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 import { gemm } from './gemm.mjs';
+import { forward } from './forward.mjs';
 import { page } from './page.mjs';
 import { payload } from './payload.mjs';
 
-const SECTIONS = [gemm, payload, page];
+const SECTIONS = [gemm, payload, forward, page];
 
 const resultsPath = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 const wanted = process.argv.slice(2);
