@@ -17,7 +17,7 @@ import { headViewSvg } from './export.js';
 import { headColour } from './palette.js';
 import { rowOfToken, rowTokens } from './view-support.js';
 
-const LABEL_WIDTH = 150;
+const LABEL_WIDTH = 150; // at most; narrower on small screens (see #rebuild)
 const SQUARE = 7;
 
 export class HeadView extends StoreBound {
@@ -114,9 +114,13 @@ export class HeadView extends StoreBound {
     this.#prepared = this.#heads.length ? prepareMaps(this.#result, state, this.#heads) : null;
     const rows = this.#prepared ? Math.max(this.#prepared.rowLabels.length, this.#prepared.colLabels.length) : 0;
     const rowHeight = rows > 150 ? 14 : 20;
-    const width = Math.max(360, this.clientWidth || 640);
+    const width = Math.max(280, this.clientWidth || 640);
     const height = rows * rowHeight + 16;
-    this.#layout = { rowHeight, width, height, left: LABEL_WIDTH, right: width - LABEL_WIDTH - (this.#heads.length * SQUARE + 8) };
+    // Narrow screens: narrower label columns, and no per-head squares.
+    const labelWidth = Math.min(LABEL_WIDTH, Math.round(width * 0.27));
+    const squares = width >= 520;
+    this.#layout = { rowHeight, width, height, squares, labelChars: Math.floor(labelWidth / 7), left: labelWidth,
+      right: width - labelWidth - (squares ? this.#heads.length * SQUARE + 8 : 0) };
     const viewport = Math.min(height, Math.max(240, Math.round(window.innerHeight * 0.7)));
     const ratio = Math.min(2, window.devicePixelRatio || 1);
     for (const canvas of [this.#canvas, this.#base]) {
@@ -205,7 +209,8 @@ export class HeadView extends StoreBound {
       labels.forEach((label, i) => {
         const focused = focus && focus.side === side && focus.index === i;
         ctx.fillStyle = focused ? style.getPropertyValue('--accent') || '#1f5fa8' : style.color || '#222';
-        ctx.fillText(label.length > 22 ? `${label.slice(0, 21)}…` : label, x, this.#y(i));
+        const max = this.#layout.labelChars;
+        ctx.fillText(label.length > max ? `${label.slice(0, max - 1)}…` : label, x, this.#y(i));
       });
     };
     draw(this.#prepared.rowLabels, left - 4, 'right', 'query');
@@ -252,6 +257,7 @@ export class HeadView extends StoreBound {
           ctx.lineTo(right - 6, this.#y(c));
           ctx.stroke();
         }
+        if (!this.#layout.squares) continue;
         // Each head's weight as a square beside the tokens on the other side.
         ctx.globalAlpha = Math.min(1, w);
         const x = focus.side === 'query' ? this.#layout.width - (share - k) * SQUARE - 2 : 2 + k * SQUARE;

@@ -172,3 +172,22 @@ test('a malformed model gives a clear message; HTML-like text stays text', async
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a 375 px wide touch screen: no sideways scrolling, tap locks a token', async () => {
+  const context = await session.browser.newContext({ viewport: { width: 375, height: 740 }, hasTouch: true, isMobile: true });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await openWithModel(page, GPT, '&view=head');
+  await typeText(page, 'The cat sat on the mat.');
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), 'no horizontal overflow');
+  const box = await page.$eval('head-view canvas', (c) => { c.scrollIntoView(); const r = c.getBoundingClientRect(); return { x: r.left, y: r.top }; });
+  await page.touchscreen.tap(box.x + 30, box.y + 60); // a query token
+  await page.waitForFunction(() => /token=\d+/.test(location.hash));
+  const token = Number(/token=(\d+)/.exec(await page.evaluate(() => location.hash))[1]);
+  const lines = await page.evaluate(() => document.querySelector('head-view').lineModel());
+  assert.ok(lines.length > 0 && lines.every((line) => line.from === token), `lines of token ${token}`);
+  await page.screenshot({ path: `${resultsDir}playground-375px.png`, fullPage: true });
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -1,4 +1,4 @@
-// Fidelity of the shipped models (models/austen-gpt, models/austen-bert): on
+// Fidelity of the shipped models (every model models/catalog.json lists): on
 // the fixed sentences of models/train/fidelity.py, our runtime must reproduce
 // PyTorch's own attention weights (within 1e-5) and logits (within 1e-4
 // relative to the largest) saved by the training scripts in
@@ -34,7 +34,12 @@ std::vector<float> read_floats(const std::string& path, const json& entry) {
 }  // namespace
 
 TEST_CASE("shipped models reproduce PyTorch's attention and logits") {
-  for (const char* name : {"austen-gpt", "austen-bert"}) {
+  std::ifstream catalog_file(std::string(ATTNPLAY_MODELS_DIR) + "/catalog.json");
+  REQUIRE(catalog_file.good());
+  const json catalog = json::parse(catalog_file);
+  REQUIRE(catalog.size() >= 1);
+  for (const json& entry : catalog) {
+    const std::string name = entry["name"].get<std::string>();
     CAPTURE(name);
     const ModelFiles files = read_model_directory(std::string(ATTNPLAY_MODELS_DIR) + "/" + name);
     REQUIRE(files.tokenizer_json.has_value());

@@ -1,5 +1,5 @@
-// Fidelity of the shipped models in WASM: the page's engine, loading
-// models/<name>/ as the page does, reproduces PyTorch's attention (1e-5) and
+// Fidelity of the shipped models (those models/catalog.json lists) in WASM:
+// the page's engine, loading models/<name>/ as the page does, reproduces PyTorch's attention (1e-5) and
 // logits (1e-4 relative) saved by the training scripts, and tokenizes the
 // fixed sentences to the same ids.
 import assert from 'node:assert/strict';
@@ -10,7 +10,13 @@ import { createEngine } from '../../dist/engine.js';
 
 const read = (path, encoding) => readFileSync(new URL(path, import.meta.url), encoding);
 
-for (const name of ['austen-gpt', 'austen-bert']) {
+// Every model the catalog lists must be shipped and faithful.
+const catalog = JSON.parse(read('../../models/catalog.json', 'utf8'));
+test('the catalog lists at least the default model', () => {
+  assert.ok(catalog.some((m) => m.name === 'austen-gpt'));
+});
+
+for (const { name } of catalog) {
   test(`${name} reproduces PyTorch's attention and logits`, async () => {
     const engine = await createEngine();
     const model = await engine.loadModel({
