@@ -266,7 +266,7 @@ export class MatrixView extends HTMLElement {
       ctx.globalAlpha = 1;
     };
     outline(this.#hover, '#e8590c');
-    if (document.activeElement === this.#canvas) outline(this.#cursor, accent);
+    if (this.getRootNode().activeElement === this.#canvas) outline(this.#cursor, accent);
     if (rows === 0) ctx.fillText('No tokens to show.', 8, 16);
   }
 
