@@ -1,5 +1,6 @@
 // The <attention-view> widget in headless Chromium, on fixture pages served
-// with a strict Content-Security-Policy (script-src 'self' 'wasm-unsafe-eval'):
+// with a strict Content-Security-Policy (default-src 'self'; script-src 'self'
+// 'wasm-unsafe-eval', so no inline scripts or styles, no eval):
 // three widgets (one plain, one inside a container with hostile CSS, one far
 // below the fold) draw the engine's attention (head view line model against
 // the engine's numbers computed in Node), share one worker, one WASM fetch and
@@ -17,7 +18,8 @@ import { newPage, openBrowser, resultsDir } from './browser.mjs';
 
 const modelsDir = fileURLToPath(new URL('../golden/models/', import.meta.url));
 const fixturesDir = fileURLToPath(new URL('./fixtures/', import.meta.url));
-const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'";
+// No 'unsafe-inline' styles either: style-src falls back to default-src 'self'.
+const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 const GPT = 'gpt2-l2-h12-k8-f16';
 const BERT = 'bert-l2-h2-k32-f32';
 let session;
