@@ -180,7 +180,22 @@ test('attribute and property changes update the view; reader clicks fire token-s
   await waitRuns(page, 'hostile', beforeEdit + 1);
   const tokens = await page.evaluate(() => document.getElementById('hostile').result.tokens.map((t) => t.id));
   assert.deepEqual(tokens, models[GPT].run('Emma.').tokens.map((t) => t.id));
+
+  // theme and height.
+  const look = () => page.evaluate(() => {
+    const root = document.getElementById('plain').shadowRoot;
+    return { background: getComputedStyle(root.querySelector('.root')).backgroundColor, maxHeight: getComputedStyle(root.querySelector('.view-slot')).maxHeight };
+  });
+  await page.evaluate(() => { const w = document.getElementById('plain'); w.theme = 'light'; w.height = 300; });
+  assert.deepEqual(await look(), { background: 'rgb(251, 251, 253)', maxHeight: '300px' });
+  await page.evaluate(() => { const w = document.getElementById('plain'); w.theme = 'dark'; w.height = '20rem'; });
+  assert.deepEqual(await look(), { background: 'rgb(22, 22, 26)', maxHeight: '320px' });
   assert.deepEqual(errors, []);
+
+  // A model folder that does not exist: a readable message in the widget.
+  await page.evaluate(() => document.getElementById('plain').setAttribute('model', '/test-models/no-such-model/'));
+  await page.waitForSelector('#plain[data-state="error"]', { timeout: 20000 });
+  assert.match(await page.evaluate(() => document.getElementById('plain').shadowRoot.querySelector('.status').textContent), /^Could not load the model \/test-models\/no-such-model\/: .+/);
   await page.close();
 });
 
