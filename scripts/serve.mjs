@@ -9,12 +9,14 @@ const distDir = fileURLToPath(new URL('../dist', import.meta.url));
 /**
  * Starts serving `root`; resolves to { server, url }. port 0 picks a free one.
  * mounts: { '/prefix/': folder } serves more folders under URL prefixes
- * (the browser tests' fixture pages).
+ * (the browser tests' fixture pages). headers: { name: value } sent with
+ * every response (the widget test's Content-Security-Policy).
  */
-export function startServer({ root = distDir, port = 8080, host = 'localhost', mounts = {} } = {}) {
+export function startServer({ root = distDir, port = 8080, host = 'localhost', mounts = {}, headers = {} } = {}) {
   const serveStatic = sirv(root, { dev: true, etag: true });
   const mounted = Object.entries(mounts).map(([prefix, folder]) => [prefix, sirv(folder, { dev: true, etag: true })]);
   const server = createServer((req, res) => {
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     const notFound = () => {
       res.statusCode = 404;
       res.end('Not found');

@@ -1,5 +1,7 @@
 // Tiny helper to build DOM safely: h('p', { class: 'note' }, 'text', child).
 // Strings become text nodes (never HTML), so token text can't inject markup.
+// A style string is set through the CSSOM (style.cssText), which a Content
+// Security Policy without 'unsafe-inline' styles still allows.
 // Not here: templating, diffing or state.
 
 export function h(tag, props = {}, ...children) {
@@ -8,6 +10,7 @@ export function h(tag, props = {}, ...children) {
     if (value === undefined || value === null || value === false) continue;
     if (key === 'class') element.className = value;
     else if (key === 'dataset') Object.assign(element.dataset, value);
+    else if (key === 'style') element.style.cssText = value;
     else if (key.startsWith('on') && typeof value === 'function') element.addEventListener(key.slice(2), value);
     else if (key in element && typeof value !== 'string') element[key] = value;
     else element.setAttribute(key, value === true ? '' : value);

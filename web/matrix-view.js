@@ -257,7 +257,7 @@ export class MatrixView extends StoreBound {
       ctx.globalAlpha = 1;
     };
     outline(this.#hover, '#e8590c');
-    if (document.activeElement === this.#canvas) outline(this.#cursor, accent);
+    if (this.getRootNode().activeElement === this.#canvas) outline(this.#cursor, accent);
     if (rows === 0) ctx.fillText('No tokens to show.', 8, 16);
   }
 

@@ -290,7 +290,7 @@ export class NeuronView extends StoreBound {
       number(key.dot, x.dot, top, signedColour(key.dot, scales.dot));
       number(key.scaled, x.scaled, top, signedColour(key.scaled, scales.scaled));
       number(key.softmax, x.softmax, top, signedColour(key.softmax, 1));
-      if (this.#cursor === i && document.activeElement === this.#canvas) {
+      if (this.#cursor === i && this.getRootNode().activeElement === this.#canvas) {
         ctx.strokeStyle = accent;
         ctx.lineWidth = 2;
         ctx.strokeRect(1, top, width - 2, rowHeight);

@@ -5,7 +5,8 @@
 // "river bank"); then W_Q, W_K, W_V, scores, the √d_k scaling and the x100
 // saturation experiment, the causal mask, multi-head split and concat,
 // sinusoidal positional encoding and permutation equivariance.
-// Matrices are editable; the NumPy preset reproduces the tutorial's printout.
+// Matrices are editable; the NumPy preset reproduces the tutorial's printout,
+// and an author's own example (`preset`) replaces it in the projection steps.
 // Not here: model attention views (head/matrix/neuron views).
 import { h } from './dom.js';
 import { getEngineClient } from './engine-client.js';
@@ -14,6 +15,37 @@ import './matrix-table.js';
 import { multiHeadExample, numpySeedExample, staticEmbeddings } from './presets.js';
 
 const clone = (value) => JSON.parse(JSON.stringify(value));
+
+/**
+ * Checks an author's example { tokens, x, wq, wk, wv, printedOutput? }: token
+ * labels, X as one row of d numbers per token, W_Q and W_K as d x d_k, W_V as
+ * d x d_v. Returns a clean copy; throws an Error naming what does not fit.
+ */
+export function checkPreset(preset) {
+  if (!preset || typeof preset !== 'object') throw new Error('the example must be an object { tokens, x, wq, wk, wv }');
+  const matrix = (name, rows, cols) => {
+    const m = preset[name];
+    if (!Array.isArray(m) || m.length === 0 || !m.every((row) => Array.isArray(row))) throw new Error(`${name} must be a non-empty array of rows`);
+    const width = cols ?? m[0].length;
+    if (width === 0) throw new Error(`${name} has empty rows`);
+    if (rows !== undefined && m.length !== rows) throw new Error(`${name} has ${m.length} rows, expected ${rows}`);
+    m.forEach((row, i) => {
+      if (row.length !== width) throw new Error(`row ${i + 1} of ${name} has ${row.length} numbers, expected ${width}`);
+      if (!row.every((v) => typeof v === 'number' && Number.isFinite(v))) throw new Error(`row ${i + 1} of ${name} holds something that is not a finite number`);
+    });
+    return m.map((row) => row.slice());
+  };
+  const { tokens } = preset;
+  if (!Array.isArray(tokens) || tokens.length === 0 || tokens.length > 64) throw new Error('tokens must be a list of 1 to 64 labels');
+  const x = matrix('x', tokens.length);
+  const d = x[0].length;
+  const wq = matrix('wq', d);
+  const wk = matrix('wk', d, wq[0].length);
+  const wv = matrix('wv', d);
+  const checked = { title: String(preset.title ?? ''), tokens: tokens.map(String), x, wq, wk, wv };
+  if (preset.printedOutput !== undefined) checked.printedOutput = matrix('printedOutput', tokens.length, wv[0].length);
+  return checked;
+}
 
 function initialState() {
   return {
@@ -63,6 +95,7 @@ export class ScratchView extends HTMLElement {
   #generation = 0;
   #tables = new Map();
   #step = 0;
+  #preset = numpySeedExample;
 
   connectedCallback() {
     if (this.#client) return;
@@ -72,6 +105,21 @@ export class ScratchView extends HTMLElement {
     this.showStep(0);
     this.update();
   }
+
+  /** Ids of the steps, in order (showStep takes an index into this list). */
+  static get stepIds() { return STEPS.map((step) => step.id); }
+
+  /**
+   * Replaces the NumPy example of the projection steps (Q, K, V, scores,
+   * scaling, causal mask, permutation) with an author's own: { tokens, x, wq,
+   * wk, wv, printedOutput? } (checkPreset; throws on a bad example).
+   */
+  set preset(preset) {
+    this.#preset = checkPreset(preset);
+    this.#resetProjection();
+  }
+
+  get preset() { return clone(this.#preset); }
 
   /** Index of the step shown (all steps are shown when "show all" is on). */
   get step() { return this.#step; }
@@ -125,7 +173,7 @@ export class ScratchView extends HTMLElement {
         this.#table('bank-compare', '"bank" before and after attention')),
       section('projections',
         h('p', {}, 'Plain dot products can only measure one kind of similarity. Transformers give each word three learned roles by multiplying its embedding by three matrices: a query Q = X·W_Q (what the word is looking for), a key K = X·W_K (what it offers to be found by) and a value V = X·W_V (what it passes on when attended to). The preset is the NumPy example of the tutorial: four words and weights drawn with seed 42.'),
-        h('div', { class: 'controls' }, h('button', { type: 'button', id: 'scratch-reset-numpy', onclick: () => this.#resetProjection() }, 'Reset to the NumPy example')),
+        h('div', { class: 'controls' }, h('button', { type: 'button', id: 'scratch-reset-numpy', onclick: () => this.#resetProjection() }, 'Reset the example')),
         h('div', { class: 'matrix-row' },
           this.#table('x', 'X (embeddings)', { editable: true }),
           this.#table('wq', 'W_Q', { editable: true }),
@@ -179,13 +227,14 @@ export class ScratchView extends HTMLElement {
   }
 
   #resetProjection() {
-    this.#state.projection = clone(numpySeedExample);
-    Object.assign(this.#state, { scale: true, temperature: 1, causal: false });
-    this.update();
+    this.#state.projection = clone(this.#preset);
+    Object.assign(this.#state, { scale: true, temperature: 1, causal: false, focus: 0, permutation: this.#preset.tokens.map((_, i) => i) });
+    if (this.#client) this.update();
   }
 
   #shuffle() {
     const p = [...this.#state.permutation];
+    if (p.length < 2) return; // one word has no other order
     do {
       for (let i = p.length - 1; i > 0; i -= 1) {
         const j = Math.floor(Math.random() * (i + 1));
@@ -338,7 +387,11 @@ export class ScratchView extends HTMLElement {
   #renderPrintedCheck(result) {
     const s = this.#state;
     const check = this.querySelector('#scratch-printed-check');
-    const preset = numpySeedExample;
+    const preset = this.#preset;
+    if (!preset.printedOutput) {
+      check.textContent = '';
+      return;
+    }
     const samePreset = ['x', 'wq', 'wk', 'wv'].every((key) => JSON.stringify(s.projection[key]) === JSON.stringify(preset[key]));
     if (!samePreset || !s.scale || s.temperature !== 1 || s.causal) {
       check.textContent = 'Inputs or settings differ from the tutorial\'s, so this output differs from its printout.';

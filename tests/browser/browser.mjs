@@ -16,10 +16,11 @@ const CHROMIUM_ARGS = [
 
 /**
  * Starts the server and the browser; returns { url, browser, close }.
- * mounts: extra folders served under URL prefixes (see startServer).
+ * mounts: extra folders served under URL prefixes, headers: sent with every
+ * response (see startServer).
  */
-export async function openBrowser({ mounts = {} } = {}) {
-  const { server, url } = await startServer({ port: 0, mounts });
+export async function openBrowser({ mounts = {}, headers = {} } = {}) {
+  const { server, url } = await startServer({ port: 0, mounts, headers });
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
   mkdirSync(resultsDir, { recursive: true });
   return {

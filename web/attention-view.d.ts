@@ -1,0 +1,83 @@
+// TypeScript declarations of the <attention-view> element (attention-view.js).
+// Importing the module registers the element; see embed/index.html.
+
+/** One token of a run: its vocabulary id and the text shown for it. */
+export interface AttentionToken {
+  id: number;
+  display: string;
+  typeId?: number;
+}
+
+/** A run's attention: `data` holds `shape` = [layers, heads, tokens, tokens], row-major. */
+export interface AttentionResult {
+  tokens: AttentionToken[];
+  attentions: { data: Float32Array; shape: [number, number, number, number] };
+  texts: string[];
+  causal: boolean;
+  modelType: string;
+}
+
+/** An author's worked example for the scratch view. */
+export interface AuthorMatrices {
+  title?: string;
+  /** One label per row of x. */
+  tokens: string[];
+  /** Embeddings: tokens × d. */
+  x: number[][];
+  /** d × d_k. */
+  wq: number[][];
+  /** d × d_k. */
+  wk: number[][];
+  /** d × d_v. */
+  wv: number[][];
+  /** The output a tutorial prints (tokens × d_v): the widget checks its own against it. */
+  printedOutput?: number[][];
+}
+
+export type AttentionViewName = 'head' | 'model' | 'matrix' | 'neuron' | 'scratch';
+export type AttentionTheme = 'auto' | 'light' | 'dark';
+
+export interface TokenSelectDetail { token: number | null; display: string | null; layer: number }
+export interface HeadSelectDetail { layer: number; heads: number[] | null }
+export interface AttentionReadyDetail { tokens: string[]; layers: number; heads: number }
+
+export class AttentionView extends HTMLElement {
+  /** A shipped model's name or the URL of a Hugging Face model folder. */
+  model: string;
+  text: string;
+  textB: string;
+  view: AttentionViewName;
+  /** Layer index from 0. */
+  layer: number;
+  /** Selected head indices from 0, or null for every head. */
+  heads: number[] | null;
+  /** Locked query token index, or null. */
+  token: number | null;
+  threshold: number;
+  theme: AttentionTheme;
+  editable: boolean;
+  /** Maximum height of the view: pixels or a CSS length. */
+  height: string | null;
+  /** The author's example of the scratch view, or null. */
+  matrices: AuthorMatrices | null;
+  /** The last run, or null before the first. */
+  readonly result: AttentionResult | null;
+  /** Forward runs made so far (0 until the widget has been scrolled into view). */
+  readonly runs: number;
+  /** The element drawing the current view, once shown. */
+  readonly viewElement: HTMLElement | null;
+}
+
+/** URL of a model folder: a shipped name resolves next to the module, anything else against `base`. */
+export function modelFolderUrl(model: string, base?: string): string;
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'attention-view': AttentionView;
+  }
+  interface HTMLElementEventMap {
+    'token-select': CustomEvent<TokenSelectDetail>;
+    'head-select': CustomEvent<HeadSelectDetail>;
+    'attention-ready': CustomEvent<AttentionReadyDetail>;
+  }
+}

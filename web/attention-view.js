@@ -1,0 +1,422 @@
+// <attention-view>: the embeddable widget. One module an author loads with
+// <script type="module" src=".../attention-view.js">, then writes
+// <attention-view model="austen-gpt" text="..." view="head"></attention-view>.
+// It runs the model on the text in the page's shared engine worker and shows
+// one of the playground's views (head, model, matrix, neuron, scratch) inside
+// a shadow root, with its own styles (views.css, attention-view.css) so the
+// host page's CSS does not reach in and the widget's does not leak out.
+// Everything (worker, WASM, shipped models, styles) is found relative to this
+// module's URL. Several widgets share one worker and load each model once; a
+// widget does nothing (no worker, no download, no run) until it is scrolled
+// into view. Attributes, properties and events: see web/embed/index.html.
+// Not here: the views themselves (*-view.js), the engine (engine-worker.js).
+import { h } from './dom.js';
+import { getEngineClient } from './engine-client.js';
+import { checkPreset, ScratchView } from './scratch-view.js';
+import { DEFAULT_STATE, Store, decodeState } from './state.js';
+import './head-view.js';
+import './matrix-view.js';
+import './model-view.js';
+import './neuron-view.js';
+import './view-controls.js';
+
+const MODULE_URL = import.meta.url;
+const VIEW_ELEMENTS = { head: 'head-view', model: 'model-view', matrix: 'matrix-view', neuron: 'neuron-view', scratch: 'scratch-view' };
+const STATE_ATTRIBUTES = { model: 'model', text: 'text', 'text-b': 'textB', view: 'view', layer: 'layer', heads: 'heads', token: 'token', threshold: 'threshold', theme: 'theme' };
+const MATRIX_ATTRIBUTES = ['tokens', 'x', 'wq', 'wk', 'wv'];
+
+/**
+ * URL of a model folder: a shipped model's name ("austen-gpt") is the folder
+ * models/<name>/ next to this module; anything else is a URL (absolute, or
+ * relative to the page) of a Hugging Face style folder.
+ */
+export function modelFolderUrl(model, base = document.baseURI) {
+  if (/^[A-Za-z0-9][\w.-]*$/.test(model)) return new URL(`models/${model}/`, MODULE_URL).href;
+  const url = new URL(model, base).href;
+  return url.endsWith('/') ? url : `${url}/`;
+}
+
+// The page's models, shared by every widget: folder URL -> Promise of the
+// load result ({ config, hasTokenizer }); the worker holds each under its
+// URL as key, loaded once and kept for the page's lifetime.
+const loadedModels = new Map();
+const headScores = new Map();
+
+function sharedModel(url, onProgress) {
+  if (!loadedModels.has(url)) {
+    const loading = getEngineClient().loadModel(url, url, onProgress).then((loaded) => {
+      if (!loaded.hasTokenizer) throw new Error('the model folder has no tokenizer.json, so it cannot read text');
+      return loaded;
+    });
+    loading.catch(() => loadedModels.delete(url)); // a failed load may be retried
+    loadedModels.set(url, loading);
+  }
+  return loadedModels.get(url);
+}
+
+function sharedHeadScores(url) {
+  if (!headScores.has(url)) headScores.set(url, getEngineClient().analyzeHeads(url));
+  return headScores.get(url);
+}
+
+/** Author matrices from attributes: JSON arrays; tokens may also be words separated by spaces. */
+function parseMatrixAttribute(name, value) {
+  if (name === 'tokens' && !value.trim().startsWith('[')) return value.trim().split(/\s+/);
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new Error(`the ${name} attribute is not a JSON array: ${value.slice(0, 40)}`);
+  }
+}
+
+export class AttentionView extends HTMLElement {
+  static get observedAttributes() {
+    return [...Object.keys(STATE_ATTRIBUTES), 'editable', 'height', 'controls', 'step', ...MATRIX_ATTRIBUTES];
+  }
+
+  #store = new Store(DEFAULT_STATE);
+  #root;
+  #status;
+  #controls;
+  #slot;
+  #textA;
+  #textB;
+  #views = new Map(); // view name -> element, created on first use
+  #visible = false;
+  #intersection = null;
+  #childObserver = null;
+  #quiet = false; // true while a change is not the reader's (no events)
+  #model = null; // { url, config } of the loaded model
+  #result = null;
+  #runs = 0;
+  #pendingRun = false;
+  #running = false;
+  #debounce = null;
+  #lastPreset = null;
+  #matrixError = null;
+
+  constructor() {
+    super();
+    const shadow = this.attachShadow({ mode: 'open' });
+    const css = (file) => h('link', { rel: 'stylesheet', href: new URL(file, MODULE_URL).href });
+    this.#textA = h('textarea', { class: 'text-a', rows: '2', spellcheck: 'false', 'aria-label': 'Text' });
+    this.#textB = h('textarea', { class: 'text-b', rows: '2', spellcheck: 'false', 'aria-label': 'Second sentence (B)' });
+    this.#controls = h('view-controls', { hidden: true });
+    this.#slot = h('div', { class: 'view-slot' });
+    this.#status = h('p', { class: 'status', role: 'status' });
+    this.#root = h('div', { class: 'root', part: 'root' },
+      h('div', { class: 'texts', hidden: true }, this.#textA, this.#textB),
+      this.#controls, this.#slot, this.#status);
+    shadow.append(css('views.css'), css('attention-view.css'), this.#root);
+
+    this.#textA.addEventListener('input', () => this.#store.set({ text: this.#textA.value, token: null }));
+    this.#textB.addEventListener('input', () => this.#store.set({ textB: this.#textB.value, token: null }));
+    // The inner views' own events stay inside; the widget fires its documented ones.
+    for (const type of ['token-select', 'trace-request', 'step-change']) shadow.addEventListener(type, (event) => event.stopPropagation());
+    shadow.addEventListener('trace-request', (event) => this.#trace(event.detail));
+    this.#store.subscribe((state, changed) => this.#onStateChange(state, changed));
+  }
+
+  connectedCallback() {
+    this.#applyAttributes(Object.keys(STATE_ATTRIBUTES));
+    this.#applyLayout();
+    this.#intersection = new IntersectionObserver((entries) => {
+      if (!entries.some((entry) => entry.isIntersecting)) return;
+      this.#intersection.disconnect();
+      this.#visible = true;
+      this.#start();
+    }, { rootMargin: '100px' });
+    this.#intersection.observe(this);
+    this.#childObserver = new MutationObserver(() => this.#applyMatrices());
+    this.#childObserver.observe(this, { childList: true, subtree: true, characterData: true });
+    this.dataset.state ??= 'idle';
+  }
+
+  disconnectedCallback() {
+    this.#intersection?.disconnect();
+    this.#childObserver?.disconnect();
+  }
+
+  attributeChangedCallback(name) {
+    if (!this.isConnected) return;
+    if (name in STATE_ATTRIBUTES) this.#applyAttributes([name]);
+    else if (MATRIX_ATTRIBUTES.includes(name)) this.#applyMatrices();
+    else this.#applyLayout();
+    if (name === 'step') this.#showStep();
+  }
+
+  // ---- JS API: properties mirror the attributes; reading gives the current state.
+  get model() { return this.getAttribute('model') ?? DEFAULT_STATE.model; }
+  set model(value) { this.setAttribute('model', value); }
+  get text() { return this.#store.state.text; }
+  set text(value) { this.setAttribute('text', value); }
+  get textB() { return this.#store.state.textB; }
+  set textB(value) { this.setAttribute('text-b', value); }
+  get view() { return this.#store.state.view; }
+  set view(value) { this.setAttribute('view', value); }
+  get layer() { return this.#store.state.layer; }
+  set layer(value) { this.setAttribute('layer', String(value)); }
+  /** Selected heads (0-based), or null for every head of the layer. */
+  get heads() { return this.#store.state.heads; }
+  set heads(value) {
+    if (value === null || value === undefined) this.removeAttribute('heads');
+    else this.setAttribute('heads', value.join(','));
+  }
+  /** Locked token index, or null. */
+  get token() { return this.#store.state.token; }
+  set token(value) {
+    if (value === null || value === undefined) this.removeAttribute('token');
+    else this.setAttribute('token', String(value));
+  }
+  get threshold() { return this.#store.state.threshold; }
+  set threshold(value) { this.setAttribute('threshold', String(value)); }
+  get theme() { return this.#store.state.theme; }
+  set theme(value) { this.setAttribute('theme', value); }
+  get editable() { return this.hasAttribute('editable'); }
+  set editable(value) { this.toggleAttribute('editable', Boolean(value)); }
+  get height() { return this.getAttribute('height'); }
+  set height(value) { this.setAttribute('height', String(value)); }
+  /** The author's example for the scratch view ({ tokens, x, wq, wk, wv }), or null. */
+  get matrices() { return this.#lastPreset; }
+  set matrices(value) {
+    for (const name of MATRIX_ATTRIBUTES) {
+      if (value?.[name] === undefined) this.removeAttribute(name);
+      else this.setAttribute(name, JSON.stringify(value[name]));
+    }
+  }
+
+  /** The last run's { tokens, attentions: { data, shape [L, H, T, T] }, texts, causal, modelType }, or null. */
+  get result() { return this.#result; }
+  /** Forward runs this widget has made (0 until it is scrolled into view). */
+  get runs() { return this.#runs; }
+  /** The element drawing the current view (a head-view, model-view, ...), once shown. */
+  get viewElement() { return this.#views.get(this.#store.state.view) ?? null; }
+
+  // ---- attributes -> state
+  #applyAttributes(names) {
+    const params = new URLSearchParams();
+    for (const [attribute, key] of Object.entries(STATE_ATTRIBUTES)) {
+      const value = this.getAttribute(attribute);
+      if (value !== null) params.set(key, value);
+    }
+    const parsed = decodeState(params.toString());
+    const patch = {};
+    for (const name of names) patch[STATE_ATTRIBUTES[name]] = parsed[STATE_ATTRIBUTES[name]];
+    this.#quietly(() => this.#store.set(patch));
+  }
+
+  #quietly(change) {
+    this.#quiet = true;
+    try {
+      change();
+    } finally {
+      this.#quiet = false;
+    }
+  }
+
+  #applyLayout() {
+    const editable = this.hasAttribute('editable');
+    this.#textA.closest('.texts').hidden = !editable;
+    this.#textB.hidden = !this.#model || this.#model.config.causal;
+    this.#controls.hidden = !this.hasAttribute('controls') || this.#store.state.view === 'scratch';
+    const height = this.getAttribute('height');
+    const length = height && /^\d+(\.\d+)?$/.test(height) ? `${height}px` : height;
+    if (length && CSS.supports('height', length)) this.#slot.style.setProperty('max-height', length);
+    else this.#slot.style.removeProperty('max-height');
+  }
+
+  // ---- state changes (from attributes, the JS API or the reader)
+  #onStateChange(state, changed) {
+    if (changed.includes('theme')) this.#root.dataset.theme = state.theme;
+    if (changed.includes('text') && this.#textA.value !== state.text) this.#textA.value = state.text;
+    if (changed.includes('textB') && this.#textB.value !== state.textB) this.#textB.value = state.textB;
+    if (changed.includes('view')) {
+      this.#applyLayout();
+      this.#showView();
+    }
+    if (changed.includes('model')) {
+      this.#model = null;
+      this.#result = null;
+    }
+    if (changed.some((key) => ['model', 'text', 'textB'].includes(key))) this.#scheduleRun(this.#quiet ? 0 : 150);
+    if (this.#quiet) return;
+    // Reader's choices: the documented events.
+    if (changed.includes('token')) {
+      const token = state.token;
+      const display = token === null ? null : this.#result?.tokens[token]?.display ?? null;
+      this.dispatchEvent(new CustomEvent('token-select', { bubbles: true, composed: true, detail: { token, display, layer: state.layer } }));
+    }
+    if (changed.includes('heads') || changed.includes('layer')) {
+      this.dispatchEvent(new CustomEvent('head-select', { bubbles: true, composed: true, detail: { layer: state.layer, heads: state.heads } }));
+    }
+  }
+
+  // ---- work, once visible
+  #start() {
+    this.#textA.value = this.#store.state.text;
+    this.#textB.value = this.#store.state.textB;
+    this.#root.dataset.theme = this.#store.state.theme;
+    this.#controls.store = this.#store;
+    this.#showView();
+    this.#applyMatrices();
+    this.#scheduleRun(0);
+  }
+
+  #viewElement(view) {
+    if (!this.#views.has(view)) {
+      const element = document.createElement(VIEW_ELEMENTS[view]);
+      if (view !== 'scratch') element.store = this.#store;
+      else if (this.#lastPreset) element.preset = this.#lastPreset;
+      this.#views.set(view, element);
+    }
+    return this.#views.get(view);
+  }
+
+  #showView() {
+    if (!this.#visible) return;
+    const { view } = this.#store.state;
+    const element = this.#viewElement(view);
+    if (element.parentNode !== this.#slot) this.#slot.replaceChildren(element);
+    if (view === 'scratch') {
+      this.#applyMatrices();
+      this.#showStep();
+      return;
+    }
+    if (this.#result) element.result = this.#result;
+    if (view === 'model' && this.#model) sharedHeadScores(this.#model.url).then((scores) => { element.headScores = scores; }, () => {});
+    if (!this.#model) this.#scheduleRun(0);
+  }
+
+  #showStep() {
+    const scratch = this.#views.get('scratch');
+    if (!scratch?.isConnected) return;
+    const step = this.getAttribute('step');
+    const index = ScratchView.stepIds.indexOf(step);
+    const fallback = this.#lastPreset ? ScratchView.stepIds.indexOf('scaling') : 0;
+    scratch.showStep(index >= 0 ? index : fallback);
+  }
+
+  /** The author's matrices from the child <script type="application/json"> or the attributes. */
+  #readMatrices() {
+    const script = this.querySelector('script[type="application/json"]');
+    if (script) {
+      try {
+        return JSON.parse(script.textContent);
+      } catch (error) {
+        throw new Error(`the <script type="application/json"> inside the widget is not valid JSON (${error.message})`);
+      }
+    }
+    if (!MATRIX_ATTRIBUTES.some((name) => this.hasAttribute(name))) return null;
+    return Object.fromEntries(MATRIX_ATTRIBUTES.filter((name) => this.hasAttribute(name))
+      .map((name) => [name, parseMatrixAttribute(name, this.getAttribute(name))]));
+  }
+
+  #applyMatrices() {
+    let preset;
+    try {
+      const raw = this.#readMatrices();
+      preset = raw === null ? null : checkPreset(raw);
+    } catch (error) {
+      this.#lastPreset = null;
+      this.#matrixError = `Cannot use the example's matrices: ${error.message}`;
+      this.#setStatus(this.#matrixError, 'error');
+      return;
+    }
+    this.#matrixError = null;
+    if (JSON.stringify(preset) === JSON.stringify(this.#lastPreset)) return;
+    this.#lastPreset = preset;
+    const scratch = this.#views.get('scratch');
+    if (preset && scratch) {
+      scratch.preset = preset;
+      this.#showStep();
+    }
+    if (this.#store.state.view === 'scratch' && this.#visible) this.#setStatus('', 'ready');
+  }
+
+  #setStatus(text, state) {
+    this.#status.textContent = text;
+    this.#status.dataset.state = state;
+    this.dataset.state = state;
+  }
+
+  #scheduleRun(delay) {
+    if (!this.#visible) return;
+    clearTimeout(this.#debounce);
+    this.#debounce = setTimeout(() => {
+      this.#pendingRun = true;
+      if (!this.#running) this.#drainRuns();
+    }, delay);
+  }
+
+  // Loads the model if needed and runs the latest text; changes during a run
+  // queue exactly one more run.
+  async #drainRuns() {
+    this.#running = true;
+    while (this.#pendingRun) {
+      this.#pendingRun = false;
+      if (this.#store.state.view === 'scratch') {
+        if (this.#matrixError) this.#setStatus(this.#matrixError, 'error');
+        else this.#setStatus('', 'ready');
+        break; // the scratch view needs no model; it runs when another view is shown
+      }
+      try {
+        await this.#runOnce();
+      } catch (error) {
+        this.#setStatus(error.message, 'error');
+      }
+    }
+    this.#running = false;
+  }
+
+  async #runOnce() {
+    const { model: name, text, textB } = this.#store.state;
+    const url = modelFolderUrl(name);
+    if (this.#model?.url !== url) {
+      this.#setStatus(`Loading ${name}…`, 'loading');
+      let loaded;
+      try {
+        loaded = await sharedModel(url, ({ loaded: bytes, total }) => {
+          this.#status.textContent = `Loading ${name}: ${(bytes / 1e6).toFixed(1)}${total ? ` of ${(total / 1e6).toFixed(1)}` : ''} MB`;
+        });
+      } catch (error) {
+        throw new Error(`Could not load the model ${name}: ${error.message}`);
+      }
+      if (modelFolderUrl(this.#store.state.model) !== url) return; // the model changed meanwhile
+      this.#model = { url, config: loaded.config };
+      this.#applyLayout();
+    }
+    const { config } = this.#model;
+    const pair = !config.causal && textB.trim() !== '';
+    let r;
+    try {
+      r = await getEngineClient().run(url, { text, textB: pair ? textB : undefined });
+    } catch (error) {
+      throw new Error(`Cannot run the model on this text: ${error.message}`);
+    }
+    this.#result = {
+      tokens: r.tokens, attentions: r.attentions, texts: pair ? [text, textB] : [text],
+      causal: config.causal, modelType: config.modelType,
+    };
+    this.#runs += 1;
+    this.dataset.runs = String(this.#runs);
+    this.#controls.configure({ layers: config.layers, pairs: pair });
+    if (this.#store.state.layer >= config.layers) this.#quietly(() => this.#store.set({ layer: 0 }));
+    this.#showView();
+    this.#setStatus(r.truncated ? `The text has ${r.inputTokens} tokens; the model reads ${config.positions}, so the rest was cut off.` : '', 'ready');
+    this.dispatchEvent(new CustomEvent('attention-ready', { bubbles: true, composed: true, detail: { tokens: r.tokens.map((t) => t.display), layers: config.layers, heads: config.heads } }));
+  }
+
+  async #trace({ layer, head }) {
+    if (!this.#model) return;
+    const { text, textB } = this.#store.state;
+    const pair = !this.#model.config.causal && textB.trim() !== '';
+    try {
+      const r = await getEngineClient().run(this.#model.url, { text, textB: pair ? textB : undefined, trace: { layer, head } });
+      this.#views.get('neuron').trace = { layer, head, q: r.trace.q, k: r.trace.k, scores: r.trace.scores };
+    } catch (error) {
+      this.#setStatus(`Cannot trace head ${head + 1} of layer ${layer + 1}: ${error.message}`, 'error');
+    }
+  }
+}
+
+if (!customElements.get('attention-view')) customElements.define('attention-view', AttentionView);
