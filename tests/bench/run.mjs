@@ -13,8 +13,9 @@ import { gemm } from './gemm.mjs';
 import { forward } from './forward.mjs';
 import { page } from './page.mjs';
 import { payload } from './payload.mjs';
+import { tokenizer } from './tokenizer.mjs';
 
-const SECTIONS = [gemm, payload, forward, page];
+const SECTIONS = [gemm, payload, forward, tokenizer, page];
 
 const resultsPath = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 const wanted = process.argv.slice(2);
