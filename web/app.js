@@ -295,7 +295,7 @@ try {
   shipped = [];
 }
 $('#model-select').replaceChildren(
-  ...shipped.map((m) => h('option', { value: m.name }, `${m.name} (${m.description})`)),
+  ...shipped.map((m) => h('option', { value: m.name, title: m.description }, m.name)),
   h('option', { value: OWN_MODEL }, 'Your own model…'),
 );
 selectModel(store.state.model);
