@@ -12,6 +12,11 @@ export class AttnplayError extends Error {
   }
 }
 
+// Node's built-in modules, imported only when running under Node. The
+// specifier is not a literal so that browser bundlers (esbuild, Vite, webpack)
+// leave these imports alone instead of failing to resolve them.
+const importNode = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ `node:${name}`);
+
 const isNode = typeof process === 'object' && process.versions != null && process.versions.node != null;
 
 /**
@@ -594,7 +599,7 @@ export async function createEngine(options = {}) {
     moduleOptions.wasmBinary = options.wasmBinary;
   } else if (isNode) {
     // Emscripten's web loader would fetch() a file path, which Node cannot do.
-    const { readFile } = await import('node:fs/promises');
+    const { readFile } = await importNode('fs/promises');
     moduleOptions.wasmBinary = await readFile(wasmUrl);
   } else {
     moduleOptions.locateFile = (path) => new URL(path, wasmUrl).href;
@@ -616,8 +621,8 @@ export async function createEngine(options = {}) {
  */
 async function installNodeWorkers() {
   if (globalThis.Worker?.attnplayNodeWorkers) return globalThis.Worker.attnplayNodeWorkers;
-  const threads = await import('node:worker_threads');
-  const os = await import('node:os');
+  const threads = await importNode('worker_threads');
+  const os = await importNode('os');
   globalThis.navigator ??= { hardwareConcurrency: os.availableParallelism() };
   // Runs inside the worker thread: gives the Emscripten worker script the
   // self/postMessage/onmessage it expects, then loads it.
