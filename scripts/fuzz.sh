@@ -24,18 +24,23 @@ build() {  # name, sources...
 }
 
 # Seeds: small valid inputs (the smallest golden checkpoint, every config.json,
-# and config + NUL + weights for the model loader).
+# config + NUL + weights for the model loader, and every golden tokenizer.json
+# + NUL + a text for the tokenizer loader).
 seeds="$out/seeds"
-rm -rf "$seeds" && mkdir -p "$seeds/safetensors" "$seeds/config"
+rm -rf "$seeds" && mkdir -p "$seeds/safetensors" "$seeds/config" "$seeds/tokenizer"
 small=tests/golden/models/bert-l1-h3-k8-bf16
 cp "$small/model.safetensors" "$seeds/safetensors/"
 for dir in tests/golden/models/*/; do cp "$dir/config.json" "$seeds/config/$(basename "$dir").json"; done
 { cat "$small/config.json"; printf '\0'; cat "$small/model.safetensors"; } > "$seeds/config/model-bundle"
+for dir in tests/golden/models/*/; do
+  { cat "$dir/tokenizer.json"; printf '\0%s' "Hello, café! The cat [MASK] sat. 😀 <|endoftext|>"; } > "$seeds/tokenizer/$(basename "$dir")"
+done
 
 build fuzz_safetensors tests/fuzz/fuzz_safetensors.cpp cpp/safetensors/safetensors.cpp
 build fuzz_config tests/fuzz/fuzz_config.cpp "${core[@]}"
+build fuzz_tokenizer tests/fuzz/fuzz_tokenizer.cpp cpp/tokenizer/*.cpp
 
-for name in fuzz_safetensors fuzz_config; do
+for name in fuzz_safetensors fuzz_config fuzz_tokenizer; do
   corpus="$seeds/${name#fuzz_}"
   echo "fuzz: $name for ${seconds}s"
   if ! (cd "$out" && "./$name" -max_total_time="$seconds" -max_len=65536 "../../$corpus" >"$name.log" 2>&1); then
