@@ -86,6 +86,7 @@ def main() -> None:
         f"on {log['machine']}: {log['minutes']:.0f} minutes of wall-clock time, on a machine shared with other work (builds,",
         f"tests, the other model's training) for most of the run. At the pace of its fastest 50 steps ({fastest_step:.2f} s a",
         f"step) the whole run takes about {idle_minutes:.0f} minutes on an otherwise idle machine.",
+        *([log["notes"]] if "notes" in log else []),
     ]
     if gpt:
         text += [f"{log['tokens_seen']:,} tokens seen: 32 windows of 128 tokens per step, every 4th step 16 windows of 256 so that",
@@ -108,6 +109,10 @@ def main() -> None:
                  f"| training split (sample) | {log['final_train_mlm_loss']:.3f} | {2.718281828 ** log['final_train_mlm_loss']:.1f} | {100 * log['final_train_mlm_accuracy']:.1f}% |",
                  f"| validation split | {log['validation_mlm_loss']:.3f} | {log['validation_perplexity']:.1f} | {100 * log['validation_mlm_accuracy']:.1f}% |", "",
                  "Accuracy: share of the predicted tokens whose top prediction is right (masks drawn with a fixed seed).", "",
+                 f"The model is undertrained: {log['examples_seen']:,} examples are {log['examples_seen'] / log['train_sentences']:.2f} passes over the",
+                 f"{log['train_sentences']:,} training sentences, and its top predictions are mostly frequent tokens (punctuation,",
+                 "function words), as the fills below show. Its attention maps, pairs and token types are real and",
+                 "reproduce PyTorch's; a longer run on an idle machine is the next step.", "",
                  "Mask fills (top prediction):", ""]
         for f in log["mask_fills"]:
             text += [f"- {f['text']}", f"  → {f['filled']}"]

@@ -206,3 +206,18 @@ test('the page opens with the shipped default model, austen-gpt, and its predict
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('austen-bert is selectable from the picker and fills [MASK]', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await page.goto(session.url);
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  const runs = await page.evaluate(() => Number(document.body.dataset.run));
+  await page.selectOption('#model-select', 'austen-bert');
+  await page.waitForFunction((n) => Number(document.body.dataset.run) > n && /^austen-bert/.test(document.querySelector('#engine-status').textContent), runs, { timeout: 60000 });
+  assert.equal(await page.isVisible('#text-b'), true);
+  await typeText(page, 'Emma walked to the [MASK] with her sister.');
+  assert.match(await page.textContent('#predictions'), /\[MASK\] at token \d+/);
+  assert.match(await page.evaluate(() => location.hash), /model=austen-bert/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
