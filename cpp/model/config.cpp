@@ -98,7 +98,7 @@ ModelConfig parse_config(std::string_view config_json) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(config_json.begin(), config_json.end());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // syntax errors, numbers out of range, bad UTF-8
     fail(std::string("not valid JSON (") + e.what() + ")");
   }
   if (!j.is_object()) fail("not a JSON object");

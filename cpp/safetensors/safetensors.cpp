@@ -102,7 +102,7 @@ SafeTensors SafeTensors::parse(std::string_view bytes) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(header.begin(), header.end());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // syntax errors, numbers out of range, bad UTF-8
     fail(std::string("header is not valid JSON (") + e.what() + ")");
   }
   if (!j.is_object()) fail("header is not a JSON object");

@@ -286,7 +286,7 @@ Tokenizer Tokenizer::from_json(std::string_view tokenizer_json) {
   json j;
   try {
     j = json::parse(tokenizer_json.begin(), tokenizer_json.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // syntax errors, numbers out of range, bad UTF-8
     throw std::invalid_argument(std::string("tokenizer.json is not valid JSON: ") + e.what());
   }
   if (!j.is_object()) throw std::invalid_argument("tokenizer.json: expected a JSON object");
@@ -316,7 +316,7 @@ Tokenizer Tokenizer::from_gpt2_files(std::string_view vocab_json, std::string_vi
   json vocab;
   try {
     vocab = json::parse(vocab_json.begin(), vocab_json.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // syntax errors, numbers out of range, bad UTF-8
     throw std::invalid_argument(std::string("vocab.json is not valid JSON: ") + e.what());
   }
   std::vector<std::pair<std::string, std::string>> merges;

@@ -9,7 +9,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "model/config.h"
 #include "safetensors/safetensors.h"
+#include "tokenizer/tokenizer.h"
 
 using attnplay::SafeTensors;
 
@@ -140,4 +142,16 @@ TEST_CASE("integer tensors are listed but not converted") {
   CHECK(st.info("i").dtype == "I64");
   CHECK_THROWS_WITH_AS(st.to_float("i"), doctest::Contains("only F32, F16 and BF16"), std::invalid_argument);
   CHECK_THROWS_WITH_AS(st.info("missing"), doctest::Contains("no tensor named 'missing'"), std::invalid_argument);
+}
+
+TEST_CASE("JSON with a number out of range is a readable error in every parser (found by libFuzzer)") {
+  const std::string huge = R"({"model_type": "gpt2", "n_embd": 1e412})";
+  CHECK_THROWS_AS(attnplay::parse_config(huge), std::invalid_argument);
+  std::string file(8, '\0');
+  const std::string header = R"({"a": {"dtype": "F32", "shape": [1e412], "data_offsets": [0, 4]}})";
+  file[0] = static_cast<char>(header.size());
+  file += header;
+  file += std::string(4, '\0');
+  CHECK_THROWS_AS(attnplay::SafeTensors::parse(file), std::invalid_argument);
+  CHECK_THROWS_AS(attnplay::Tokenizer::from_json(R"({"version": 1e999})"), std::invalid_argument);
 }
