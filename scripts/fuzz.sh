@@ -2,6 +2,8 @@
 # Builds the libFuzzer targets of tests/fuzz/ with clang (ASan + UBSan) into
 # build/fuzz/ and runs each for a few seconds from the golden files as seeds.
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 5; npm test uses this)
+# The random seed is fixed (FUZZ_SEED, default 1) so that npm test is
+# reproducible; FUZZ_SEED=0 lets libFuzzer pick one, for longer hunts.
 # Any crash, sanitizer report or leak fails the script; libFuzzer writes the
 # input that triggered it to build/fuzz/crash-*.
 set -euo pipefail
@@ -43,7 +45,7 @@ build fuzz_tokenizer tests/fuzz/fuzz_tokenizer.cpp cpp/tokenizer/*.cpp
 for name in fuzz_safetensors fuzz_config fuzz_tokenizer; do
   corpus="$seeds/${name#fuzz_}"
   echo "fuzz: $name for ${seconds}s"
-  if ! (cd "$out" && "./$name" -max_total_time="$seconds" -max_len=65536 "../../$corpus" >"$name.log" 2>&1); then
+  if ! (cd "$out" && "./$name" -seed="${FUZZ_SEED:-1}" -max_total_time="$seconds" -max_len=65536 "../../$corpus" >"$name.log" 2>&1); then
     tail -n 40 "$out/$name.log" >&2
     echo "fuzz: $name failed (log: $out/$name.log)" >&2
     exit 1
