@@ -15,7 +15,7 @@ import { prepareMaps } from './attention-data.js';
 import { h } from './dom.js';
 import { headViewSvg } from './export.js';
 import { headColour } from './palette.js';
-import { rowOfToken, rowTokens } from './view-support.js';
+import { MAP_STATE_KEYS, rowOfToken, rowTokens } from './view-support.js';
 
 const LABEL_WIDTH = 150; // at most; narrower on small screens (see #rebuild)
 const SQUARE = 7;
@@ -50,7 +50,7 @@ export class HeadView extends StoreBound {
 
   storeChanged(state, changed) {
     if (changed === null) this.#rebuild();
-    else if (changed.some((key) => ['layer', 'heads', 'threshold', 'prune', 'filter', 'hideSpecial', 'words'].includes(key))) this.#rebuild();
+    else if (changed.some((key) => MAP_STATE_KEYS.includes(key))) this.#rebuild();
     else if (changed.includes('token')) this.#paint();
   }
 

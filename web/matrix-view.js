@@ -12,7 +12,7 @@
 // alternative (attention-table.js).
 import { StoreBound } from './store-bound.js';
 import { h } from './dom.js';
-import { hatchPattern, isMasked, MASKED_RGB, rowOfToken, rowTokens, selectedMap, shorten, WEIGHT_LUT, weightIndex } from './view-support.js';
+import { MAP_STATE_KEYS, MASKED_RGB, WEIGHT_LUT, hatchPattern, isMasked, rowOfToken, rowTokens, selectedMap, shorten, weightIndex } from './view-support.js';
 
 const MIN_CELL = 2;
 const MAX_CELL = 28;
@@ -60,7 +60,7 @@ export class MatrixView extends StoreBound {
 
   storeChanged(state, changed) {
     if (changed === null) this.#rebuild();
-    else if (changed.some((key) => ['layer', 'heads', 'threshold', 'prune', 'filter', 'hideSpecial', 'words'].includes(key))) this.#rebuild();
+    else if (changed.some((key) => MAP_STATE_KEYS.includes(key))) this.#rebuild();
     else if (changed.includes('token')) this.#paint();
   }
 

@@ -6,6 +6,9 @@
 // Not here: drawing, DOM, or the transforms themselves (attention-data.js).
 import { prepareMaps, wordGroups } from './attention-data.js';
 
+/** State keys that change the map a head or matrix view draws (so they redraw it). */
+export const MAP_STATE_KEYS = ['layer', 'heads', 'threshold', 'prune', 'filter', 'hideSpecial', 'words'];
+
 /** Heads of the layer the state selects (state.heads null = all), in order. */
 export function activeHeads(result, state) {
   const count = result.attentions.shape[1];
