@@ -70,8 +70,8 @@ function showView() {
   const modelViews = view !== 'scratch';
   controls.hidden = !modelViews;
   $('.table-alt').hidden = !modelViews || view === 'model';
-  $('#export-svg').disabled = view !== 'head';
-  $('#export-png').disabled = view === 'scratch' || view === 'model';
+  $('#export-svg').disabled = !modelViews;
+  $('#export-png').disabled = !modelViews;
 }
 
 document.querySelector('.view-tabs').addEventListener('click', (event) => {
@@ -197,9 +197,11 @@ async function loadModel(name, source) {
     model = { name, config: loaded.config };
     $('#text-b-label').hidden = loaded.config.causal;
     $('#load-label').textContent = `${name}: ${loaded.config.modelType}, ${(loaded.config.parameters / 1e6).toFixed(1)}M parameters`;
-    $('model-view').headScores = await client.analyzeHeads('model');
+    $('model-view').headScores = null; // the previous model's labels
     pendingRun = true;
     if (!running) drainRuns();
+    // After the first run is queued (the worker answers in order), so the first attention is not kept waiting.
+    $('model-view').headScores = await client.analyzeHeads('model');
   } catch (error) {
     showModelError(`Could not load ${name}: ${error.message}`);
     $('#load-label').textContent = '';
@@ -265,11 +267,15 @@ $('#copy-link').addEventListener('click', async () => {
   }
 });
 const stem = () => `attnplay-${model?.name ?? 'model'}-layer${store.state.layer + 1}`;
-const activeCanvas = () => document.querySelector(`[role=tabpanel][data-view="${store.state.view}"] canvas`);
-$('#export-png').addEventListener('click', () => activeCanvas()?.toBlob((blob) => download(blob, `${stem()}-${store.state.view}.png`, 'image/png')));
+// Every model view (head-view, matrix-view, model-view, neuron-view) offers exportCanvas() and svg().
+const activeView = () => $(`${store.state.view}-view`);
+$('#export-png').addEventListener('click', () => {
+  const canvas = activeView()?.exportCanvas();
+  if (canvas?.width) canvas.toBlob((blob) => download(blob, `${stem()}-${store.state.view}.png`, 'image/png'));
+});
 $('#export-svg').addEventListener('click', () => {
-  const svg = $('head-view').svg();
-  if (svg) download(svg, `${stem()}-head.svg`, 'image/svg+xml');
+  const svg = activeView()?.svg();
+  if (svg) download(svg, `${stem()}-${store.state.view}.svg`, 'image/svg+xml');
 });
 $('#export-json').addEventListener('click', () => {
   if (result) download(attentionJson({ modelName: model.name, modelType: model.config.modelType, tokens: result.tokens, attentions: result.attentions }), `attnplay-${model.name}-attention.json`, 'application/json');

@@ -1,7 +1,7 @@
 // Exports of what the page shows: the attention tensor as .npy (NumPy's
-// format, version 1.0, little-endian float32) and as JSON, the head view as
-// SVG (built from its line model, text escaped by the serializer), and a
-// download helper. Not here: drawing on screen (the views).
+// format, version 1.0, little-endian float32) and as JSON, and a download
+// helper. Not here: the PNG and SVG pictures (each view's exportCanvas() and
+// svg(), SVG through svg-writer.js).
 
 /** .npy bytes of a float32 tensor { data, shape }. */
 export function toNpy({ data, shape }) {
@@ -25,46 +25,6 @@ export function attentionJson({ modelName, modelType, tokens, attentions }) {
   const nested = Array.from({ length: layers }, (_, l) => Array.from({ length: heads }, (__, h) =>
     Array.from({ length: t }, (___, q) => Array.from(attentions.data.subarray(((l * heads + h) * t + q) * t, ((l * heads + h) * t + q + 1) * t)))));
   return JSON.stringify({ model: modelName, model_type: modelType, tokens: tokens.map((token) => token.display), ids: tokens.map((token) => token.id), attentions: nested });
-}
-
-const SVG_NS = 'http://www.w3.org/2000/svg';
-
-/**
- * SVG of the head view as drawn: lines { from, to, head, opacity } between
- * query labels (left) and key labels (right), locked/hovered token in accent.
- * layout: { width, rowHeight, left, right }; colourOf(head) -> CSS colour.
- */
-export function headViewSvg({ lines, rowLabels, colLabels, rowIndex, colIndex, layout, colourOf, focus = null, document: doc = globalThis.document }) {
-  const rows = Math.max(rowLabels.length, colLabels.length);
-  const height = 16 + rows * layout.rowHeight;
-  const svg = doc.createElementNS(SVG_NS, 'svg');
-  svg.setAttribute('xmlns', SVG_NS);
-  svg.setAttribute('width', String(layout.width));
-  svg.setAttribute('height', String(height));
-  svg.setAttribute('viewBox', `0 0 ${layout.width} ${height}`);
-  const y = (i) => 8 + (i + 0.5) * layout.rowHeight;
-  for (const line of lines) {
-    const element = doc.createElementNS(SVG_NS, 'line');
-    const attributes = { x1: layout.left + 6, y1: y(rowIndex.get(line.from)), x2: layout.right - 6, y2: y(colIndex.get(line.to)), stroke: colourOf(line.head), 'stroke-opacity': Math.min(1, line.opacity).toFixed(4), 'stroke-width': 1.5 };
-    for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, String(value));
-    svg.appendChild(element);
-  }
-  const label = (text, x, i, anchor, focused) => {
-    const element = doc.createElementNS(SVG_NS, 'text');
-    element.setAttribute('x', String(x));
-    element.setAttribute('y', String(y(i)));
-    element.setAttribute('text-anchor', anchor);
-    element.setAttribute('dominant-baseline', 'middle');
-    element.setAttribute('font-family', 'system-ui, sans-serif');
-    element.setAttribute('font-size', layout.rowHeight > 16 ? '13' : '11');
-    element.setAttribute('fill', focused ? '#1f5fa8' : '#222');
-    if (focused) element.setAttribute('font-weight', 'bold');
-    element.textContent = text; // text node: never parsed as markup
-    svg.appendChild(element);
-  };
-  rowLabels.forEach((text, i) => label(text, layout.left - 4, i, 'end', focus?.side === 'query' && focus.index === i));
-  colLabels.forEach((text, i) => label(text, layout.right + 4, i, 'start', focus?.side === 'key' && focus.index === i));
-  return new XMLSerializer().serializeToString(svg);
 }
 
 /** Offers `data` (Blob, string or bytes) as a file download. */

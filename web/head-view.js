@@ -13,9 +13,9 @@
 import { StoreBound } from './store-bound.js';
 import { prepareMaps } from './attention-data.js';
 import { h } from './dom.js';
-import { headViewSvg } from './export.js';
 import { headColour } from './palette.js';
-import { MAP_STATE_KEYS, rowOfToken, rowTokens } from './view-support.js';
+import { SvgWriter } from './svg-writer.js';
+import { MAP_STATE_KEYS, rowOfToken, rowTokens, shorten, viewColours } from './view-support.js';
 
 const LABEL_WIDTH = 150; // at most; narrower on small screens (see #rebuild)
 const SQUARE = 7;
@@ -79,23 +79,34 @@ export class HeadView extends StoreBound {
     return lines;
   }
 
-  /** The canvas as drawn (for PNG export). */
-  get canvas() { return this.#canvas; }
+  /** The canvas as drawn (the PNG export: the visible part, hover or lock included). */
+  exportCanvas() { return this.#canvas; }
 
-  /** SVG text of the whole head view as drawn now (all rows, locked or hovered token included). */
+  /**
+   * SVG text of the whole head view as drawn now (every row, not only the
+   * visible ones): the lines of lineModel(), the token labels with the locked
+   * or hovered token in the accent colour, in the page's theme colours.
+   */
   svg() {
     if (!this.#prepared) return null;
+    const { width, height, left, right, rowHeight, labelChars } = this.#layout;
+    const colours = viewColours(this);
+    const svg = new SvgWriter(width, height, { background: colours.background, title: `Head view, layer ${this.store.state.layer + 1}` });
     const { rows, cols } = this.#prepared.maps[0].map;
-    return headViewSvg({
-      lines: this.lineModel(),
-      rowLabels: this.#prepared.rowLabels,
-      colLabels: this.#prepared.colLabels,
-      rowIndex: new Map(rows.map((token, i) => [token, i])),
-      colIndex: new Map(cols.map((token, i) => [token, i])),
-      layout: this.#layout,
-      colourOf: headColour,
-      focus: this.#focus(),
-    });
+    const rowIndex = new Map(rows.map((token, i) => [token, i]));
+    const colIndex = new Map(cols.map((token, i) => [token, i]));
+    const lines = svg.group({ 'stroke-width': 1.5 });
+    for (const line of this.lineModel()) {
+      svg.line(left + 6, this.#y(rowIndex.get(line.from)), right - 6, this.#y(colIndex.get(line.to)),
+        { stroke: headColour(line.head), 'stroke-opacity': Math.min(1, line.opacity).toFixed(4) }, lines);
+    }
+    const focus = this.#focus();
+    const size = rowHeight > 16 ? 13 : 11;
+    const label = (text, x, i, anchor, focused) => svg.text(shorten(text, labelChars), x, this.#y(i),
+      { anchor, size, fill: focused ? colours.accent : colours.text, 'font-weight': focused ? 'bold' : undefined });
+    this.#prepared.rowLabels.forEach((text, i) => label(text, left - 4, i, 'end', focus?.side === 'query' && focus.index === i));
+    this.#prepared.colLabels.forEach((text, i) => label(text, right + 4, i, 'start', focus?.side === 'key' && focus.index === i));
+    return svg.toString();
   }
 
   #activeHeads() {
@@ -209,8 +220,7 @@ export class HeadView extends StoreBound {
       labels.forEach((label, i) => {
         const focused = focus && focus.side === side && focus.index === i;
         ctx.fillStyle = focused ? style.getPropertyValue('--accent') || '#1f5fa8' : style.color || '#222';
-        const max = this.#layout.labelChars;
-        ctx.fillText(label.length > max ? `${label.slice(0, max - 1)}…` : label, x, this.#y(i));
+        ctx.fillText(shorten(label, this.#layout.labelChars), x, this.#y(i));
       });
     };
     draw(this.#prepared.rowLabels, left - 4, 'right', 'query');

@@ -12,7 +12,8 @@
 // alternative (attention-table.js).
 import { StoreBound } from './store-bound.js';
 import { h } from './dom.js';
-import { MAP_STATE_KEYS, MASKED_RGB, WEIGHT_LUT, hatchPattern, isMasked, rowOfToken, rowTokens, selectedMap, shorten, weightIndex } from './view-support.js';
+import { SvgWriter } from './svg-writer.js';
+import { HATCH_RGB, MAP_STATE_KEYS, MASKED_RGB, WEIGHT_LUT, hatchPattern, isMasked, rowOfToken, rowTokens, selectedMap, shorten, viewColours, weightIndex } from './view-support.js';
 
 const MIN_CELL = 2;
 const MAX_CELL = 28;
@@ -20,6 +21,7 @@ const LABEL_FONT = 11;
 const LABEL_CHARS = 16;
 const LABEL_SPACE = LABEL_FONT + 3; // pixels a label needs across its axis
 const MAX_LABEL_WIDTH = 130;
+const MAX_SVG_CELLS = 128 * 128; // larger maps go into the SVG as one embedded image
 
 export class MatrixView extends StoreBound {
   #result = null;
@@ -70,8 +72,57 @@ export class MatrixView extends StoreBound {
     this.#rebuild();
   }
 
-  /** The canvas as drawn (for PNG export). */
-  get canvas() { return this.#canvas; }
+  /** The canvas as drawn (the PNG export). */
+  exportCanvas() { return this.#canvas; }
+
+  /**
+   * SVG text of the heatmap as drawn, in the page's theme colours: one
+   * rectangle per cell (merged along runs of equal colour), or for maps of
+   * more than 128 x 128 cells one embedded image of the cells, as plotting
+   * libraries do; masked cells hatched; token labels as text; the locked
+   * query row outlined. Exact values are in the JSON and .npy exports.
+   */
+  svg() {
+    if (!this.#layout) return null;
+    const { left, top, cell, width, height, step } = this.#layout;
+    const { map, rowLabels, colLabels, title } = this.#selected;
+    const [rows, cols] = map.shape;
+    const colours = viewColours(this);
+    const svg = new SvgWriter(width, height, { background: colours.background, title });
+    if (rows * cols > MAX_SVG_CELLS) {
+      svg.image(this.#cells.toDataURL('image/png'), left, top, cols * cell, rows * cell);
+    } else {
+      const cells = svg.group({ 'shape-rendering': 'crispEdges' });
+      const threshold = this.store.state.threshold;
+      const colourAt = (i) => {
+        if (this.#masked[i]) return null;
+        const at = weightIndex(map.data[i] < threshold ? 0 : map.data[i] / this.#scaleMax);
+        return `rgb(${WEIGHT_LUT[at]}, ${WEIGHT_LUT[at + 1]}, ${WEIGHT_LUT[at + 2]})`;
+      };
+      for (let r = 0; r < rows; r += 1) {
+        for (let c = 0; c < cols;) {
+          const fill = colourAt(r * cols + c);
+          let end = c + 1;
+          while (end < cols && colourAt(r * cols + end) === fill) end += 1;
+          svg.rect(left + c * cell, top + r * cell, (end - c) * cell, cell, { fill: fill ?? svg.hatch(`rgb(${HATCH_RGB})`, `rgb(${MASKED_RGB})`) }, cells);
+          c = end;
+        }
+      }
+    }
+    svg.rect(left - 0.5, top - 0.5, cols * cell + 1, rows * cell + 1, { fill: 'none', stroke: 'rgba(128, 128, 128, 0.6)' });
+    const labels = svg.group({ fill: colours.text });
+    for (let r = 0; r < rows; r += step) svg.text(shorten(rowLabels[r], LABEL_CHARS), left - 5, top + (r + 0.5) * cell, { anchor: 'end', size: LABEL_FONT }, labels);
+    for (let c = 0; c < cols; c += step) {
+      const x = left + (c + 0.5) * cell;
+      svg.text(shorten(colLabels[c], LABEL_CHARS), x, top - 5, { size: LABEL_FONT, transform: `rotate(-90 ${x} ${top - 5})` }, labels);
+    }
+    const locked = this.#lockedRow();
+    if (locked >= 0) {
+      svg.rect(left - 1, top + locked * cell - 1, cols * cell + 2, cell + 2, { fill: 'none', stroke: colours.accent, 'stroke-width': 2 });
+      svg.rect(0, top + locked * cell, 4, Math.max(cell, 2), { fill: colours.accent });
+    }
+    return svg.toString();
+  }
 
   /**
    * What the heatmap shows, for tests and exports: the title, the heads

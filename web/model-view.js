@@ -12,10 +12,13 @@ import { StoreBound } from './store-bound.js';
 import { prepareMaps } from './attention-data.js';
 import { h } from './dom.js';
 import { headColour } from './palette.js';
-import { MASKED_RGB, WEIGHT_LUT, weightIndex } from './view-support.js';
+import { SvgWriter } from './svg-writer.js';
+import { MASKED_RGB, WEIGHT_LUT, viewColours, weightIndex } from './view-support.js';
 
 const THUMB_BLOCKS = 64;
 const SCORE_NAMES = ['previousToken', 'induction', 'sink', 'self', 'local'];
+// The exported picture (PNG and SVG): thumbnail size, gaps and text sizes in CSS pixels.
+const EXPORT = { thumb: 96, gap: 12, frame: 3, layerCaption: 64, title: 28, caption: 14, badge: 12 };
 
 export class ModelView extends StoreBound {
   #result = null;
@@ -60,6 +63,85 @@ export class ModelView extends StoreBound {
    */
   thumbnailModel() {
     return this.#thumbs.map(({ layer, head, labels, shape, values, scaleMax }) => ({ layer, head, labels, shape, values: Array.from(values, (v) => (Number.isNaN(v) ? null : v)), scaleMax }));
+  }
+
+  /**
+   * The grid as one picture (the PNG export): thumbnails in their head colours,
+   * the heads the head view shows outlined in the accent colour, captions and
+   * head labels, in the page's theme colours.
+   */
+  exportCanvas() {
+    const picture = this.exportLayout();
+    if (!picture) return null;
+    const ratio = 2;
+    const canvas = document.createElement('canvas');
+    canvas.width = picture.width * ratio;
+    canvas.height = picture.height * ratio;
+    const ctx = canvas.getContext('2d');
+    ctx.scale(ratio, ratio);
+    ctx.fillStyle = picture.colours.background;
+    ctx.fillRect(0, 0, picture.width, picture.height);
+    ctx.textBaseline = 'middle';
+    for (const text of picture.texts) {
+      ctx.font = `${text.bold ? 'bold ' : ''}${text.size}px system-ui, sans-serif`;
+      ctx.fillStyle = picture.colours.text;
+      ctx.fillText(text.text, text.x, text.y);
+    }
+    ctx.imageSmoothingEnabled = false;
+    for (const t of picture.thumbs) {
+      if (t.current) {
+        ctx.strokeStyle = picture.colours.accent;
+        ctx.lineWidth = 2;
+        ctx.strokeRect(t.x - EXPORT.frame - 2, t.y - EXPORT.frame - 2, t.size + 2 * EXPORT.frame + 4, t.size + 2 * EXPORT.frame + 4);
+      }
+      ctx.strokeStyle = t.colour;
+      ctx.lineWidth = EXPORT.frame;
+      ctx.strokeRect(t.x - EXPORT.frame / 2, t.y - EXPORT.frame / 2, t.size + EXPORT.frame, t.size + EXPORT.frame);
+      if (t.canvas.width > 0) ctx.drawImage(t.canvas, t.x, t.y, t.size, t.size);
+    }
+    return canvas;
+  }
+
+  /** SVG text of the grid as exportCanvas() draws it (thumbnails as embedded images, text as text). */
+  svg() {
+    const picture = this.exportLayout();
+    if (!picture) return null;
+    const { colours } = picture;
+    const svg = new SvgWriter(picture.width, picture.height, { background: colours.background, title: picture.texts[0].text });
+    for (const t of picture.thumbs) {
+      if (t.current) svg.rect(t.x - EXPORT.frame - 2, t.y - EXPORT.frame - 2, t.size + 2 * EXPORT.frame + 4, t.size + 2 * EXPORT.frame + 4, { fill: 'none', stroke: colours.accent, 'stroke-width': 2 });
+      svg.rect(t.x - EXPORT.frame / 2, t.y - EXPORT.frame / 2, t.size + EXPORT.frame, t.size + EXPORT.frame, { fill: 'none', stroke: t.colour, 'stroke-width': EXPORT.frame });
+      if (t.canvas.width > 0) svg.image(t.canvas.toDataURL('image/png'), t.x, t.y, t.size, t.size);
+    }
+    const texts = svg.group({ fill: colours.text });
+    for (const text of picture.texts) svg.text(text.text, text.x, text.y, { size: text.size, 'font-weight': text.bold ? 'bold' : undefined }, texts);
+    return svg.toString();
+  }
+
+  /**
+   * Where everything of the exported picture goes, in CSS pixels (the PNG is
+   * drawn at twice that): { width, height, texts: [{ text, x, y, size, bold }],
+   * thumbs: [{ layer, head, x, y, size, canvas, colour, current }], colours }.
+   */
+  exportLayout() {
+    if (!this.#result || this.#thumbs.length === 0) return null;
+    const [layers, heads] = this.#result.attentions.shape;
+    const { thumb, gap, frame, layerCaption, title, caption, badge } = EXPORT;
+    const badgeLines = Math.max(0, ...this.#thumbs.map((t) => t.labels.length));
+    const cellWidth = thumb + 2 * frame + gap;
+    const cellHeight = thumb + 2 * frame + caption + badgeLines * badge + gap;
+    const { layer: currentLayer, heads: currentHeads } = this.store.state;
+    const texts = [{ text: `All ${layers} layers × ${heads} heads`, x: gap, y: title / 2, size: 14, bold: true }];
+    const thumbs = [];
+    for (const t of this.#thumbs) {
+      const x = layerCaption + t.head * cellWidth + frame;
+      const y = title + t.layer * cellHeight + frame;
+      if (t.head === 0) texts.push({ text: `Layer ${t.layer + 1}`, x: gap, y: y + thumb / 2, size: 12, bold: true });
+      texts.push({ text: `L${t.layer + 1} H${t.head + 1}`, x: x - frame, y: y + thumb + frame + caption / 2 + 1, size: 11 });
+      t.labels.forEach((label, i) => texts.push({ text: label, x: x - frame, y: y + thumb + frame + caption + (i + 0.5) * badge, size: 10 }));
+      thumbs.push({ layer: t.layer, head: t.head, x, y, size: thumb, canvas: t.canvas, colour: headColour(t.head), current: t.layer === currentLayer && (currentHeads === null || currentHeads.includes(t.head)) });
+    }
+    return { width: layerCaption + heads * cellWidth, height: title + layers * cellHeight, texts, thumbs, colours: viewColours(this) };
   }
 
   #rebuild() {

@@ -14,7 +14,8 @@
 // Not here: computing Q and K (the model runtime), the other views.
 import { StoreBound } from './store-bound.js';
 import { h } from './dom.js';
-import { shorten } from './view-support.js';
+import { SvgWriter } from './svg-writer.js';
+import { shorten, viewColours } from './view-support.js';
 
 const LABEL_WIDTH = 140;
 const NUMBER_WIDTH = 74;
@@ -86,8 +87,26 @@ export class NeuronView extends StoreBound {
     this.#rebuild();
   }
 
-  /** The canvas as drawn (for PNG export). */
-  get canvas() { return this.#canvas; }
+  /** The canvas as drawn (the PNG export: the visible rows). */
+  exportCanvas() { return this.#canvas; }
+
+  /** SVG text of the whole view (every key row, not only the visible ones), in the page's theme colours. */
+  svg() {
+    if (!this.#model || !this.#layout) return null;
+    const { width, height, rowHeight } = this.#layout;
+    const { layer, head, queryLabel, keys } = this.#model;
+    const colours = viewColours(this);
+    const svg = new SvgWriter(width, height, { background: colours.background, title: `Neuron view, layer ${layer + 1}, head ${head + 1}, query ${queryLabel}` });
+    const { fixed, keys: rows } = this.#scene(0, keys.length - 1, 0, colours);
+    const cells = svg.group({ 'shape-rendering': 'crispEdges' });
+    const texts = svg.group({});
+    const anchors = { left: 'start', center: 'middle', right: 'end' };
+    for (const item of [...fixed, ...rows]) {
+      if (item.rect) svg.rect(...item.rect, { fill: item.fill }, cells);
+      else svg.text(item.text, item.x, item.y, { anchor: anchors[item.align], size: rowHeight > 16 ? 12 : 11, fill: item.fill }, texts);
+    }
+    return svg.toString();
+  }
 
   /**
    * The numbers shown, for tests and exports (null while waiting for Q and K):
@@ -227,74 +246,83 @@ export class NeuronView extends StoreBound {
     this.#spacer.style.height = `${height - viewport}px`;
   }
 
+  /**
+   * What the view draws, in CSS pixels, as { fixed, keys } lists of
+   * { rect: [x, y, w, h], fill } and { text, x, y, align, fill }: the column
+   * titles and the q row (fixed), then key rows first..last, moved up by scroll.
+   */
+  #scene(first, last, scroll, colours) {
+    const { cellWidth, rowHeight, x, qTop, keysTop, scales } = this.#layout;
+    const { dk, q, keys, divisor } = this.#model;
+    const fixed = [];
+    const rows = [];
+    const title = (text, left, y, align = 'left') => fixed.push({ text, x: left, y, align, fill: colours.text });
+    title('key k (q above)', x.k, 12);
+    title('q × k (element-wise)', x.products, 12);
+    title('q·k', x.dot + NUMBER_WIDTH / 2, 12, 'center');
+    title(`÷ √${dk} = ${divisor.toFixed(2)}`, x.scaled + NUMBER_WIDTH / 2, 12, 'center');
+    title('softmax', x.softmax + NUMBER_WIDTH / 2, 12, 'center');
+    title(`d_k = ${dk}`, x.k + (dk * cellWidth) / 2, 26, 'center');
+    const vector = (out, values, left, top, scale) => {
+      for (let d = 0; d < values.length; d += 1) {
+        out.push({ rect: [left + d * cellWidth, top + 1, Math.max(1, cellWidth - (cellWidth > 4 ? 1 : 0)), rowHeight - 2], fill: signedColour(values[d], scale) });
+      }
+    };
+    const number = (value, left, top, fill) => {
+      rows.push({ rect: [left, top + 1, NUMBER_WIDTH, rowHeight - 2], fill });
+      rows.push({ text: formatNumber(value), x: left + NUMBER_WIDTH - 4, y: top + rowHeight / 2, align: 'right', fill: colours.text });
+    };
+    const label = (out, text, top, fill) => out.push({ text: shorten(text, 20), x: LABEL_WIDTH, y: top + rowHeight / 2, align: 'right', fill });
+    label(fixed, `q: ${this.#model.queryLabel}`, qTop, colours.accent);
+    vector(fixed, q, x.k, qTop, scales.vectors);
+    for (let i = first; i <= last; i += 1) {
+      const key = keys[i];
+      const top = keysTop + i * rowHeight - scroll;
+      label(rows, `${key.label} ${key.key + 1}`, top, colours.text);
+      vector(rows, key.k, x.k, top, scales.vectors);
+      vector(rows, key.products, x.products, top, scales.products);
+      number(key.dot, x.dot, top, signedColour(key.dot, scales.dot));
+      number(key.scaled, x.scaled, top, signedColour(key.scaled, scales.scaled));
+      number(key.softmax, x.softmax, top, signedColour(key.softmax, 1));
+    }
+    return { fixed, keys: rows };
+  }
+
   #paint() {
     if (!this.#model || !this.#layout) return;
-    const { cellWidth, rowHeight, x, width, viewport, qTop, keysTop, scales } = this.#layout;
-    const { dk, q, keys, divisor } = this.#model;
+    const { cellWidth, rowHeight, x, width, viewport, qTop, keysTop } = this.#layout;
+    const { keys } = this.#model;
     const scroll = this.#scroller.scrollTop;
     const ctx = this.#canvas.getContext('2d');
     const ratio = this.#canvas.width / width;
-    const style = getComputedStyle(this);
-    const fg = style.color || '#222';
-    const accent = style.getPropertyValue('--accent').trim() || '#1f5fa8';
+    const colours = viewColours(this);
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     ctx.clearRect(0, 0, width, viewport);
     ctx.font = `${rowHeight > 16 ? 12 : 11}px system-ui, sans-serif`;
     ctx.textBaseline = 'middle';
-
-    // Column titles.
-    ctx.fillStyle = fg;
-    ctx.textAlign = 'left';
-    ctx.fillText('key k (q above)', x.k, 12);
-    ctx.fillText('q × k (element-wise)', x.products, 12);
-    ctx.textAlign = 'center';
-    ctx.fillText('q·k', x.dot + NUMBER_WIDTH / 2, 12);
-    ctx.fillText(`÷ √${dk} = ${divisor.toFixed(2)}`, x.scaled + NUMBER_WIDTH / 2, 12);
-    ctx.fillText('softmax', x.softmax + NUMBER_WIDTH / 2, 12);
-    ctx.fillText(`d_k = ${dk}`, x.k + (dk * cellWidth) / 2, 26);
-
-    const vector = (values, left, top, scale) => {
-      for (let d = 0; d < values.length; d += 1) {
-        ctx.fillStyle = signedColour(values[d], scale);
-        ctx.fillRect(left + d * cellWidth, top + 1, Math.max(1, cellWidth - (cellWidth > 4 ? 1 : 0)), rowHeight - 2);
+    const draw = (item) => {
+      ctx.fillStyle = item.fill;
+      if (item.rect) {
+        ctx.fillRect(...item.rect);
+      } else {
+        ctx.textAlign = item.align;
+        ctx.fillText(item.text, item.x, item.y);
       }
     };
-    const number = (value, left, top, colour) => {
-      ctx.fillStyle = colour;
-      ctx.fillRect(left, top + 1, NUMBER_WIDTH, rowHeight - 2);
-      ctx.fillStyle = fg;
-      ctx.textAlign = 'right';
-      ctx.fillText(formatNumber(value), left + NUMBER_WIDTH - 4, top + rowHeight / 2);
-    };
-    const label = (text, top, colour = fg) => {
-      ctx.fillStyle = colour;
-      ctx.textAlign = 'right';
-      ctx.fillText(shorten(text, 20), LABEL_WIDTH, top + rowHeight / 2);
-    };
-
-    // The query row stays put; keys scroll beneath it.
-    label(`q: ${this.#model.queryLabel}`, qTop, accent);
-    vector(q, x.k, qTop, scales.vectors);
+    // The titles and the query row stay put; keys scroll beneath them.
+    const first = Math.max(0, Math.floor((scroll - 4) / rowHeight));
+    const last = Math.min(keys.length - 1, Math.ceil((scroll + viewport - keysTop) / rowHeight));
+    const scene = this.#scene(first, last, scroll, colours);
+    scene.fixed.forEach(draw);
     ctx.save();
     ctx.beginPath();
     ctx.rect(0, keysTop - 4, width, viewport);
     ctx.clip();
-    const first = Math.max(0, Math.floor((scroll - 4) / rowHeight));
-    const last = Math.min(keys.length - 1, Math.ceil((scroll + viewport - keysTop) / rowHeight));
-    for (let i = first; i <= last; i += 1) {
-      const key = keys[i];
-      const top = keysTop + i * rowHeight - scroll;
-      label(`${key.label} ${key.key + 1}`, top);
-      vector(key.k, x.k, top, scales.vectors);
-      vector(key.products, x.products, top, scales.products);
-      number(key.dot, x.dot, top, signedColour(key.dot, scales.dot));
-      number(key.scaled, x.scaled, top, signedColour(key.scaled, scales.scaled));
-      number(key.softmax, x.softmax, top, signedColour(key.softmax, 1));
-      if (this.#cursor === i && this.getRootNode().activeElement === this.#canvas) {
-        ctx.strokeStyle = accent;
-        ctx.lineWidth = 2;
-        ctx.strokeRect(1, top, width - 2, rowHeight);
-      }
+    scene.keys.forEach(draw);
+    if (this.#cursor !== null && this.getRootNode().activeElement === this.#canvas) {
+      ctx.strokeStyle = colours.accent;
+      ctx.lineWidth = 2;
+      ctx.strokeRect(1, keysTop + this.#cursor * rowHeight - scroll, width - 2, rowHeight);
     }
     ctx.restore();
     if (this.#hover && this.#hover.dim !== undefined) {

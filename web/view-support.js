@@ -119,3 +119,20 @@ export function hatchPattern(ctx) {
 export function shorten(text, max) {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+
+/**
+ * The colours an element is drawn in now (theme-aware), for exports that must
+ * look as seen: text colour, accent, and the first opaque background behind it.
+ */
+export function viewColours(element) {
+  const style = getComputedStyle(element);
+  let background = '#ffffff';
+  for (let node = element; node instanceof Element; node = node.parentElement ?? node.getRootNode().host) {
+    const colour = getComputedStyle(node).backgroundColor;
+    if (colour && colour !== 'transparent' && !/^rgba\(.*,\s*0\)$/.test(colour)) {
+      background = colour;
+      break;
+    }
+  }
+  return { text: style.color || '#222222', accent: style.getPropertyValue('--accent').trim() || '#1f5fa8', background };
+}

@@ -6,7 +6,7 @@
 // from the URL, export JSON and .npy and check their content, a malformed
 // model's error, and a token that looks like HTML staying text.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
@@ -128,6 +128,105 @@ test('the URL restores model view state exactly; exports contain the attention',
   await page.close();
 });
 
+/** The download a click on `selector` starts, as { name, bytes }; a copy is kept in test-results/ for review. */
+async function downloadOf(page, selector) {
+  const [file] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+  const bytes = readFileSync(await file.path());
+  writeFileSync(`${resultsDir}${file.suggestedFilename()}`, bytes);
+  return { name: file.suggestedFilename(), bytes };
+}
+
+/** Width and height of a PNG file (its IHDR chunk). */
+function pngSize(bytes) {
+  assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'PNG signature');
+  return [bytes.readUInt32BE(16), bytes.readUInt32BE(20)];
+}
+
+/** Attributes of every <tag ...> element of an SVG text, as objects. */
+function svgElements(svg, tag) {
+  return [...svg.matchAll(new RegExp(`<${tag}\\b([^>]*)>`, 'g'))].map(([, attributes]) =>
+    Object.fromEntries([...attributes.matchAll(/([\w:-]+)="([^"]*)"/g)].map(([, k, v]) => [k, v])));
+}
+const svgTexts = (svg) => [...svg.matchAll(/<text\b[^>]*>([^<]*)<\/text>/g)].map(([, text]) => text);
+
+test('every view exports PNG and SVG as drawn: cells, labels, locked token, hostile token text', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await openWithModel(page, GPT, '&view=matrix');
+  await typeText(page, '<img src=x onerror=alert(1)> said she.');
+
+  // Matrix view: one rectangle per run of equal cells in the weight colours, labels as text, the locked row outlined.
+  const heat = await page.evaluate(() => document.querySelector('matrix-view').heatModel());
+  await page.locator('matrix-view canvas').click({ position: { x: heat.left + heat.cell / 2, y: heat.top + 2.5 * heat.cell } });
+  await page.waitForFunction(() => /token=2\b/.test(location.hash));
+  const matrixSvg = (await downloadOf(page, '#export-svg')).bytes.toString('utf8');
+  assert.match(matrixSvg, /^<svg[^>]+xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  assert.ok(!matrixSvg.includes('<img'), 'the token is escaped, not markup');
+  assert.ok(svgTexts(matrixSvg).some((text) => text.includes('&lt;')), 'the hostile token\'s "<" is label text');
+  const rects = svgElements(matrixSvg, 'rect');
+  const rgbOf = (w) => { // the weight scale of view-support.js, from near-white to dark blue
+    const step = Math.round(255 * Math.min(1, w / heat.scaleMax));
+    return [[247, 8], [251, 48], [255, 107]].map(([lo, hi]) => Math.round(lo + ((hi - lo) * step) / 255));
+  };
+  const cols = heat.cols.length;
+  for (const [r, c] of [[2, 0], [5, 1], [heat.rows.length - 1, cols - 1]]) {
+    const x = heat.left + c * heat.cell;
+    const y = heat.top + r * heat.cell;
+    const cell = rects.find((a) => Math.abs(a.y - y) < 0.01 && Number(a.x) <= x + 0.01 && x < Number(a.x) + Number(a.width) - 0.01 && a.height === String(Math.round(heat.cell * 100) / 100));
+    assert.ok(cell, `a rectangle covers cell (${r}, ${c})`);
+    assert.equal(cell.fill, `rgb(${rgbOf(heat.values[r * cols + c]).join(', ')})`, `colour of cell (${r}, ${c})`);
+  }
+  const masked = rects.find((a) => Math.abs(a.y - heat.top) < 0.01 && Math.abs(a.x - (heat.left + heat.cell)) < 0.01);
+  assert.equal(masked?.fill, 'url(#hatch)', 'the causal upper triangle is hatched, not white');
+  assert.ok(rects.some((a) => a['stroke-width'] === '2' && Math.abs(a.y - (heat.top + 2 * heat.cell - 1)) < 0.01), 'the locked row (token 2) is outlined');
+  const matrixPng = await downloadOf(page, '#export-png');
+  assert.match(matrixPng.name, /-matrix\.png$/);
+  const canvasSize = await page.evaluate(() => { const c = document.querySelector('matrix-view').exportCanvas(); return [c.width, c.height]; });
+  assert.deepEqual(pngSize(matrixPng.bytes), canvasSize);
+
+  // Neuron view: every key row with its label, and the softmax weights as printed numbers.
+  await page.click('[role=tab][data-view="neuron"]');
+  await page.waitForSelector('neuron-view[data-state="ready"]', { timeout: 20000 });
+  const neuron = await page.evaluate(() => document.querySelector('neuron-view').neuronModel());
+  const neuronSvg = (await downloadOf(page, '#export-svg')).bytes.toString('utf8');
+  const texts = svgTexts(neuronSvg);
+  assert.equal(neuron.query, 2);
+  assert.equal(neuron.keys.length, 3, 'causal: keys 0..2 of query 2');
+  for (const key of neuron.keys) {
+    assert.ok(texts.includes(key.softmax.toFixed(3)), `softmax of key ${key.key} printed`);
+    assert.ok(texts.includes(key.dot.toFixed(3)) || Math.abs(key.dot) >= 100, `q·k of key ${key.key} printed`);
+  }
+  const cellCount = svgElements(neuronSvg, 'rect').length;
+  assert.equal(cellCount, 1 + neuron.dk + neuron.keys.length * (2 * neuron.dk + 3), 'background, q, and per key: k, q × k and three numbers');
+
+  // Model view: PNG and SVG of the whole grid, each thumbnail where it belongs.
+  await page.click('[role=tab][data-view="model"]');
+  const modelSvg = (await downloadOf(page, '#export-svg')).bytes.toString('utf8');
+  assert.equal(svgElements(modelSvg, 'image').length, 2 * 12);
+  assert.ok(svgTexts(modelSvg).includes('L2 H12'));
+  const modelPng = await downloadOf(page, '#export-png');
+  const composed = await page.evaluate(() => {
+    const view = document.querySelector('model-view');
+    const picture = view.exportCanvas();
+    const thumb = view.querySelector('[data-layer="1"][data-head="5"] canvas');
+    const at = (canvas, x, y) => Array.from(canvas.getContext('2d').getImageData(x, y, 1, 1).data);
+    // Centre of the block in row 3, column 1 of thumbnail L2 H6, in the exported picture (drawn at 2x) and in the page.
+    const place = view.exportLayout().thumbs.find((t) => t.layer === 1 && t.head === 5);
+    const x = place.x + ((1 + 0.5) / thumb.width) * place.size;
+    const y = place.y + ((3 + 0.5) / thumb.height) * place.size;
+    return { size: [picture.width, picture.height], exported: at(picture, Math.floor(2 * x), Math.floor(2 * y)), thumbnail: at(thumb, 1, 3) };
+  });
+  assert.deepEqual(pngSize(modelPng.bytes), composed.size);
+  assert.deepEqual(composed.exported, composed.thumbnail);
+
+  // Head view: one SVG line per drawn line.
+  await page.click('[role=tab][data-view="head"]');
+  const lineCount = await page.evaluate(() => document.querySelector('head-view').lineModel().length);
+  const headSvg = (await downloadOf(page, '#export-svg')).bytes.toString('utf8');
+  assert.equal(svgElements(headSvg, 'line').length, lineCount);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('BERT: sentence pairs, [MASK] fills, the pair filter', async () => {
   const { page, errors } = await newPage(session.browser);
   await openWithModel(page, BERT, '&view=head');
@@ -148,6 +247,25 @@ test('BERT: sentence pairs, [MASK] fills, the pair filter', async () => {
     assert.equal(types[line.from], 0);
     assert.equal(types[line.to], 1);
   }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('dropping a Hugging Face model folder on the page loads it', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await page.goto(`${session.url}#model=__own__&view=matrix`);
+  await page.waitForSelector('#engine-status[data-state="ready"]');
+  // A real drag of a folder from the file manager, through the DevTools protocol: the page sees a
+  // directory entry (webkitGetAsEntry) and reads config.json, model.safetensors and tokenizer.json from it.
+  const cdp = await page.context().newCDPSession(page);
+  const box = await page.locator('#drop-zone').boundingBox();
+  const at = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  const data = { items: [], files: [`${modelsDir}${BERT}`], dragOperationsMask: 1 };
+  for (const type of ['dragEnter', 'dragOver', 'drop']) await cdp.send('Input.dispatchDragEvent', { type, ...at, data });
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 30000 });
+  assert.match(await page.textContent('#engine-status'), /your model · \d+ tokens · 2 layers × 2 heads/);
+  const heat = await page.evaluate(() => document.querySelector('matrix-view').heatModel());
+  assert.equal(heat.rowLabels[0], '[CLS]', 'the dropped BERT tokenizer is in use');
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -64,7 +64,7 @@ function meanMap(data, layer, heads) {
 
 /** RGBA of canvas pixels at CSS-pixel points [[x, y], ...]. */
 const samplePixels = (page, selector, points) => page.evaluate(([sel, pts]) => {
-  const canvas = document.querySelector(sel).canvas ?? document.querySelector(sel);
+  const canvas = document.querySelector(sel).exportCanvas?.() ?? document.querySelector(sel);
   const ratio = canvas.width / canvas.getBoundingClientRect().width;
   const ctx = canvas.getContext('2d');
   return pts.map(([x, y]) => Array.from(ctx.getImageData(Math.floor(x * ratio), Math.floor(y * ratio), 1, 1).data));
@@ -447,7 +447,7 @@ test('matrix view at 512 tokens: redraw and hover repaint times', async (t) => {
   assert.equal(model.rows.length, 512);
   const timing = await page.evaluate(({ left, top, cell }) => {
     const { store, elements } = window.fixture;
-    const canvas = elements.matrix.canvas;
+    const canvas = elements.matrix.exportCanvas();
     const flush = () => canvas.getContext('2d').getImageData(0, 0, 1, 1); // waits for the drawing
     const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const rebuild = [];
