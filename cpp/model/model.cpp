@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <stdexcept>
 #include <string>
 
 #include "nn/layers.h"
+#include "tensor/fast_exp.h"
 #include "tensor/ops.h"
 
 namespace attnplay {
@@ -28,20 +28,33 @@ Matrix norm(const ConstMatrixRef& x, const NormWeights& n, float eps) { return l
 
 Matrix apply(const ConstMatrixRef& x, const LinearWeights& l) { return linear(x, l.w, l.b); }
 
-// The k most probable entries of softmax(logits) (one row), best first.
+// The k most probable entries of softmax(logits) (one row), best first (ties:
+// lower id first). One pass keeps the k best in order (k is small); the
+// softmax denominator uses fast_exp, which vectorizes.
 TopK top_k_of(const float* logits, int vocab, int k) {
-  const float max = *std::max_element(logits, logits + vocab);
-  double sum = 0;
-  for (int i = 0; i < vocab; ++i) sum += std::exp(static_cast<double>(logits[i]) - max);
-  std::vector<std::int32_t> order(static_cast<std::size_t>(vocab));
-  std::iota(order.begin(), order.end(), 0);
   k = std::min(k, vocab);
-  std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                    [logits](std::int32_t a, std::int32_t b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); });
+  if (k <= 0) return {};
+  const float max = *std::max_element(logits, logits + vocab);
+  float lanes[8] = {};  // eight partial sums, so that the loop vectorizes
+  int tail = 0;
+  for (; tail + 8 <= vocab; tail += 8)
+    for (int j = 0; j < 8; ++j) lanes[j] += fast_exp(logits[tail + j] - max);
+  float sum = 0;
+  for (; tail < vocab; ++tail) sum += fast_exp(logits[tail] - max);
+  for (const float lane : lanes) sum += lane;
+  std::vector<std::int32_t> best;  // ids, best first
+  best.reserve(static_cast<std::size_t>(k) + 1);
+  for (int i = 0; i < vocab; ++i) {
+    if (static_cast<int>(best.size()) == k && !(logits[i] > logits[best.back()])) continue;
+    auto at = best.end();
+    while (at != best.begin() && logits[i] > logits[*(at - 1)]) --at;
+    best.insert(at, i);
+    if (static_cast<int>(best.size()) > k) best.pop_back();
+  }
   TopK top;
-  for (int i = 0; i < k; ++i) {
-    top.ids.push_back(order[static_cast<std::size_t>(i)]);
-    top.probabilities.push_back(static_cast<float>(std::exp(static_cast<double>(logits[order[i]]) - max) / sum));
+  for (const std::int32_t id : best) {
+    top.ids.push_back(id);
+    top.probabilities.push_back(fast_exp(logits[id] - max) / sum);
   }
   return top;
 }

@@ -3,8 +3,11 @@
 // threaded build, and the pthreads build), onnxruntime-web (wasm backend,
 // one thread, a MatMul graph with B as a constant), @tensorflow/tfjs-backend-wasm
 // (SIMD, one thread) and, natively, Eigen (attnplay::matmul of the native
-// build, one thread) from build/native/tests/bench/gemm_native_bench.
+// build, one thread) from build/native/tests/bench/gemm_native_bench. Every
+// column is also given as a share of this machine's WebAssembly SIMD ceiling,
+// measured by build/wasm/tests/bench/simd_peak.wasm (simd_peak.cpp).
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import * as ort from 'onnxruntime-web';
@@ -13,7 +16,7 @@ import tfWasm from '@tensorflow/tfjs-backend-wasm';
 
 import { createEngine, toMatrix } from '../../dist/engine.js';
 import { matmulModel } from './onnx-model.mjs';
-import { fixed, markdownTable, ratio, secondsPerCall } from './report.mjs';
+import { fixed, markdownTable, percent, ratio, secondsPerCall } from './report.mjs';
 
 // [m, k, n]: square sizes, then attention-shaped products (scores Q·Kᵀ
 // [T, d_head]·[d_head, T] and weights·V [T, T]·[T, d_head] with d_head 64) and
@@ -49,6 +52,15 @@ function nativeResults() {
     byShape.set(`${r.m},${r.k},${r.n}`, r);
   }
   return byShape;
+}
+
+/** GFLOP/s of the SIMD throughput probe: 96 floating-point operations per iteration, no memory traffic. */
+async function simdPeakGflops() {
+  const url = new URL('../../build/wasm/tests/bench/simd_peak.wasm', import.meta.url);
+  const { instance } = await WebAssembly.instantiate(readFileSync(url));
+  const iterations = 1_000_000;
+  const { peak } = await secondsPerCall({ peak: () => instance.exports.simd_peak(iterations) });
+  return (96 * iterations) / peak / 1e9;
 }
 
 export const gemm = {
@@ -112,6 +124,8 @@ export const gemm = {
     }
     log('  native (Eigen) ...');
     const native = nativeResults();
+    const peak = await simdPeakGflops();
+    log(`  WebAssembly SIMD ceiling (mul + add, no memory traffic): ${peak.toFixed(1)} GFLOP/s`);
 
     const columns = [
       { title: 'm×k×n' },
@@ -124,10 +138,12 @@ export const gemm = {
       { title: 'ours/ort', format: ratio },
       { title: 'ours/tfjs', format: ratio },
       { title: 'Eigen/ours', format: ratio },
+      { title: 'ours/ceiling', format: percent },
+      { title: 'tfjs/ceiling', format: percent },
     ];
     const table = rows.map((r) => {
       const eigen = native.get(r.shape.join(','))?.eigen ?? NaN;
-      return [r.shape.join('×'), r.ours, r.oursCopies, r.threaded, r.ort, r.tf, eigen, r.ours / r.ort, r.ours / r.tf, eigen / r.ours];
+      return [r.shape.join('×'), r.ours, r.oursCopies, r.threaded, r.ort, r.tf, eigen, r.ours / r.ort, r.ours / r.tf, eigen / r.ours, r.ours / peak, r.tf / peak];
     });
     return {
       markdown: [
@@ -139,6 +155,7 @@ export const gemm = {
         `- **tfjs-wasm**: @tensorflow/tfjs-backend-wasm ${tfWasm.version_wasm} (SIMD, 1 thread), \`tf.matMul\` on resident tensors, result not read back.`,
         '- **Eigen native**: `attnplay::matmul` in the native build (Eigen 3.4, `-march=native`, 1 thread).',
         '- Every library\'s result is checked against ours (relative error < 1e-4) before it is timed.',
+        `- **ceiling**: ${peak.toFixed(1)} GFLOP/s, what this CPU's WebAssembly SIMD can do at all: twelve independent 4-lane multiply-then-add chains with no memory traffic (\`tests/bench/simd_peak.cpp\`; WebAssembly has no fused multiply-add in Emscripten 3.1.6, so a GEMM issues exactly this mix). No single-threaded WASM GEMM can exceed it.`,
         '- GFLOP/s = 2·m·k·n / time; time = best of 7 batches of ≥ 0.05 s after a warm-up batch, the libraries taking turns batch by batch (Eigen: best of 5 batches of ≥ 0.1 s, in its own process).',
       ].join('\n'),
     };

@@ -28,6 +28,7 @@ export async function secondsPerCall(runs, { rounds = 7, minSeconds = 0.05 } = {
 
 export const fixed = (digits) => (v) => (Number.isFinite(v) ? v.toFixed(digits) : '–');
 export const ratio = (v) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : '–');
+export const percent = (v) => (Number.isFinite(v) ? `${Math.round(v * 100)}%` : '–');
 
 /** A Markdown table: columns [{ title, format? }], rows: arrays of cells. */
 export function markdownTable(columns, rows) {

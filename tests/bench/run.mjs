@@ -52,11 +52,11 @@ for (const section of SECTIONS.filter((s) => wanted.length === 0 || wanted.inclu
   const { markdown, failed } = await section.run({ log: (line) => console.log(line) });
   console.log(`\n${markdown}`);
   if (failed) failures.push(`${section.id}: ${failed}`);
-  const command = `node tests/bench/run.mjs ${section.id}` + (wanted.length === 0 ? ' (via `npm run bench`)' : '');
+  const command = `\`node tests/bench/run.mjs ${section.id}\`` + (wanted.length === 0 ? ' (part of `npm run bench`)' : '');
   results = replaceSection(results, section.id, [
     `## ${section.title}`,
     '',
-    `Measured ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC with \`${command}\` on: ${machine()}.`,
+    `Measured ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC with ${command} on: ${machine()}.`,
     '',
     markdown,
   ].join('\n'));

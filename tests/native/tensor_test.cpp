@@ -2,9 +2,12 @@
 // sizes that leave SIMD tails, huge scores and -inf entries.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "reference.h"
+#include "tensor/fast_exp.h"
 #include "tensor/ops.h"
 
 using attnplay::Matrix;
@@ -59,4 +62,16 @@ TEST_CASE("require_shape names the tensor in its message") {
   CHECK_NOTHROW(attnplay::require_shape(Matrix::Zero(2, 3), 2, 3, "w"));
   CHECK_THROWS_WITH_AS(attnplay::require_shape(Matrix::Zero(2, 3), 3, 2, "h.0.attn.c_attn.weight"),
                        "h.0.attn.c_attn.weight: expected shape [3, 2], got [2, 3]", std::invalid_argument);
+}
+
+TEST_CASE("fast_exp is within 2 ulp of std::exp on [-87, 88] and clamps outside") {
+  float worst = 0;
+  for (float x = -87.0f; x <= 88.0f; x += 0.0137f) {
+    const double want = std::exp(static_cast<double>(x));
+    worst = std::max(worst, static_cast<float>(std::abs(attnplay::fast_exp(x) - want) / want));
+  }
+  CHECK(worst < 2.5e-7f);  // 2 ulp of float is 2.4e-7 relative
+  CHECK(attnplay::fast_exp(0.0f) == 1.0f);
+  CHECK(attnplay::fast_exp(-1000.0f) == doctest::Approx(std::exp(-87.0)).epsilon(1e-6));
+  CHECK(std::isfinite(attnplay::fast_exp(1000.0f)));
 }
