@@ -101,8 +101,12 @@ class Bert(nn.Module):
             if isinstance(module, nn.Linear):
                 nn.init.zeros_(module.bias)
 
-    def forward(self, ids: torch.Tensor, type_ids: torch.Tensor, mask: torch.Tensor, want_weights: bool = False):
-        """ids, type_ids, mask [B, T] (mask 1 = real token) -> MLM logits [B, T, V], attention per layer [B, H, T, T]."""
+    def forward(self, ids: torch.Tensor, type_ids: torch.Tensor, mask: torch.Tensor, want_weights: bool = False,
+                predict_at: torch.Tensor | None = None):
+        """ids, type_ids, mask [B, T] (mask 1 = real token) -> MLM logits [B, T, V], attention per layer [B, H, T, T].
+
+        With predict_at (bool [B, T]) the MLM head runs only at those positions and
+        the logits are [N, V], N = predict_at.sum(): training needs no others."""
         e = self.bert["embeddings"]
         positions = torch.arange(ids.shape[1], device=ids.device)
         x = e["LayerNorm"](e["word_embeddings"](ids) + e["position_embeddings"](positions) + e["token_type_embeddings"](type_ids))
@@ -111,6 +115,8 @@ class Bert(nn.Module):
         for layer in self.bert["encoder"]["layer"]:
             x, weights = layer(x, key_bias)
             all_weights.append(weights if want_weights else None)
+        if predict_at is not None:
+            x = x[predict_at]  # [N, d]
         t = self.cls["predictions"]["transform"]
         h = t["LayerNorm"](F.gelu(t["dense"](x)))
         return h @ e["word_embeddings"].weight.T + self.decoder_bias, all_weights

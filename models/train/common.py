@@ -3,13 +3,15 @@
 What it is: data preparation (Austen corpus split 95/5, tokenized by attnplay's
 own C++ tokenizer through the `attnplay` CLI), a safetensors writer (the format
 our runtime parses), seeding, learning-rate schedule and run bookkeeping.
-What it is not: the model definitions (gpt.py, bert.py) or the training loops
-(train_gpt.py, train_bert.py).
+Also the command-line arguments and the optimisation loop both training
+scripts share. What it is not: the model definitions (gpt.py, bert.py) or
+what each model learns from (train_gpt.py, train_bert.py).
 
 Run with Debian's PyTorch: /usr/bin/python3 (libopenblas0-pthread installed).
 """
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -18,6 +20,7 @@ import struct
 import subprocess
 import time
 from pathlib import Path
+from typing import Callable
 
 import torch
 
@@ -25,6 +28,7 @@ REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO.parent / "shared" / "corpus" / "austen.txt"
 CLI = REPO / "build" / "native" / "attnplay"
 VALIDATION_FRACTION = 0.05
+GOLDEN_DIR = REPO / "tests" / "golden" / "models"
 
 
 def seed_everything(seed: int) -> None:
@@ -102,3 +106,42 @@ def machine_description() -> str:
     except OSError:
         pass
     return f"{os.cpu_count()} cores ({cpu}), torch {torch.__version__}, {torch.get_num_threads()} threads"
+
+
+def training_arguments(doc: str, model: str, steps: int, lr: float) -> argparse.Namespace:
+    """The options every training command takes (defaults: what the shipped model used).
+    Sets PyTorch's thread count and creates the output folder and its .work/ scratch folder."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--steps", type=int, default=steps)
+    parser.add_argument("--lr", type=float, default=lr, help="peak learning rate")
+    parser.add_argument("--threads", type=int, default=2, help="PyTorch CPU threads")
+    parser.add_argument("--out", type=Path, default=REPO / "models" / model, help="model folder to write")
+    parser.add_argument("--golden", type=Path, default=GOLDEN_DIR,
+                        help="folder for the fidelity golden files (move it off tests/ for trial runs)")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    (args.out / ".work").mkdir(parents=True, exist_ok=True)
+    return args
+
+
+def optimise(model: torch.nn.Module, optimizer: torch.optim.Optimizer, steps: int, peak_lr: float, warmup: int,
+             loss_at: Callable[[int], torch.Tensor], clock: Stopwatch) -> list[dict]:
+    """Runs `steps` AdamW steps on loss_at(step) (cosine schedule, gradients clipped
+    to norm 1), then rounds the weights to F16 and back: what ships is evaluated.
+    Returns the loss log (every 50th step and the last)."""
+    log = []
+    for step in range(steps):
+        for group in optimizer.param_groups:
+            group["lr"] = cosine_lr(step, steps, peak_lr, warmup)
+        loss = loss_at(step)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        if step % 50 == 0 or step == steps - 1:
+            log.append({"step": step, "train_loss": loss.item(), "minutes": clock.minutes()})
+            print(f"step {step:5d}  loss {loss.item():.3f}  {clock.minutes():.1f} min", flush=True)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(p.half().float())
+    return log

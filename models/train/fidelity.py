@@ -1,7 +1,8 @@
 """Fidelity golden files: PyTorch's own attention weights and logits of a
 trained model on fixed sentences, for the runtime tests (native and WASM) to
-reproduce. Written as tests/golden/models/<name>.json (ids, shapes, offsets)
-plus <name>.bin (little-endian float32 data). What it is not: a model runner.
+reproduce. Written as <golden>/<name>.json (ids, shapes, offsets) plus
+<name>.bin (little-endian float32 data); golden is tests/golden/models for the
+shipped models. What it is not: a model runner.
 """
 from __future__ import annotations
 
@@ -11,9 +12,7 @@ from typing import Callable
 
 import torch
 
-from common import REPO, run_cli
-
-GOLDEN_DIR = REPO / "tests" / "golden" / "models"
+from common import run_cli
 
 FIDELITY_SENTENCES = {
     "gpt": [
@@ -29,9 +28,9 @@ FIDELITY_SENTENCES = {
 }
 
 
-def write_fidelity_golden(name: str, forward: Callable, tokenizer: Path, sentences: list[dict]) -> None:
+def write_fidelity_golden(golden: Path, name: str, forward: Callable, tokenizer: Path, sentences: list[dict]) -> None:
     """forward(ids, type_ids) -> (logits [1, T, V], [attention [1, H, T, T] per layer])."""
-    GOLDEN_DIR.mkdir(parents=True, exist_ok=True)
+    golden.mkdir(parents=True, exist_ok=True)
     cases, chunks, offset = [], [], 0
     for sentence in sentences:
         encoded = json.loads(_encode(tokenizer, sentence))
@@ -45,10 +44,10 @@ def write_fidelity_golden(name: str, forward: Callable, tokenizer: Path, sentenc
             chunks.append(array.tobytes())
             offset += array.nbytes
         cases.append(case)
-    (GOLDEN_DIR / f"{name}.bin").write_bytes(b"".join(chunks))
+    (golden / f"{name}.bin").write_bytes(b"".join(chunks))
     manifest = {"model": name, "source": "models/train (PyTorch, F16-rounded weights evaluated in float32)",
                 "data": f"{name}.bin", "cases": cases}
-    (GOLDEN_DIR / f"{name}.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
+    (golden / f"{name}.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
 
 
 def _encode(tokenizer: Path, sentence: dict) -> str:

@@ -12,11 +12,10 @@ training-log.json, and the fidelity golden tests/golden/models/austen-bert.*.
 
 Usage (after `npm run build:native`):
     /usr/bin/python3 models/train/train_bert.py
-    /usr/bin/python3 models/train/train_bert.py --steps 10 --out /tmp/bert-smoke   # smoke run
+    /usr/bin/python3 models/train/train_bert.py --steps 10 --out /tmp/bert-smoke --golden /tmp/bert-smoke   # smoke run
 """
 from __future__ import annotations
 
-import argparse
 import bisect
 import json
 import math
@@ -30,7 +29,8 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bert import Bert, BertConfig  # noqa: E402
-from common import REPO, Stopwatch, cosine_lr, machine_description, run_cli, seed_everything, split_corpus, tokenize, write_safetensors  # noqa: E402
+from common import (Stopwatch, machine_description, optimise, run_cli, seed_everything, split_corpus, tokenize,  # noqa: E402
+                    training_arguments, write_safetensors)
 from fidelity import FIDELITY_SENTENCES, write_fidelity_golden  # noqa: E402
 
 SEED = 4321
@@ -127,10 +127,10 @@ def evaluate(model: Bert, sentences: list[list[int]]) -> tuple[float, float]:
             inputs, labels = mask_tokens(ids, rng)
             rows.append((inputs, types, labels))
         ids, types, mask, labels = collate(rows)
-        logits, _ = model(ids, types, mask)
-        chosen = labels != -100
-        total += F.cross_entropy(logits[chosen], labels[chosen], reduction="sum").item()
-        correct += (logits[chosen].argmax(-1) == labels[chosen]).sum().item()
+        chosen = labels != -100  # [B, T]
+        logits, _ = model(ids, types, mask, predict_at=chosen)  # [N, V]
+        total += F.cross_entropy(logits, labels[chosen], reduction="sum").item()
+        correct += (logits.argmax(-1) == labels[chosen]).sum().item()
         count += chosen.sum().item()
     model.train()
     return total / count, correct / count
@@ -150,18 +150,10 @@ def fill_masks(model: Bert, tokenizer: Path, text: str, work: Path) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--steps", type=int, default=1000)
-    parser.add_argument("--lr", type=float, default=1e-3)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--out", type=Path, default=REPO / "models" / "austen-bert")
-    args = parser.parse_args()
-    torch.set_num_threads(args.threads)
+    args = training_arguments(__doc__, "austen-bert", steps=2000, lr=1e-3)
     seed_everything(SEED)
     clock = Stopwatch()
-    args.out.mkdir(parents=True, exist_ok=True)
     work = args.out / ".work"
-    work.mkdir(exist_ok=True)
 
     train_text, val_text = split_corpus()
     (work / "train.txt").write_text(train_text, encoding="utf-8")
@@ -181,24 +173,15 @@ def main() -> None:
     optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}],
                                   lr=args.lr, betas=(0.9, 0.98))
     rng = random.Random(SEED)
-    log = {"steps": [], "machine": machine_description()}
-    for step in range(args.steps):
-        for group in optimizer.param_groups:
-            group["lr"] = cosine_lr(step, args.steps, args.lr, warmup=150)
-        ids, types, mask, labels = make_batch(train, rng)
-        logits, _ = model(ids, types, mask)
-        loss = F.cross_entropy(logits.reshape(-1, VOCAB_SIZE), labels.reshape(-1), ignore_index=-100)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        if step % 50 == 0 or step == args.steps - 1:
-            log["steps"].append({"step": step, "train_loss": loss.item(), "minutes": clock.minutes()})
-            print(f"step {step:5d}  loss {loss.item():.3f}  {clock.minutes():.1f} min", flush=True)
 
-    with torch.no_grad():  # evaluate and export what ships: F16-rounded weights
-        for p in model.parameters():
-            p.copy_(p.half().float())
+    def loss_at(_step: int) -> torch.Tensor:
+        ids, types, mask, labels = make_batch(train, rng)
+        chosen = labels != -100  # [B, T]
+        logits, _ = model(ids, types, mask, predict_at=chosen)  # [N, V]
+        return F.cross_entropy(logits, labels[chosen])
+
+    log = {"machine": machine_description()}
+    log["steps"] = optimise(model, optimizer, args.steps, args.lr, 150, loss_at, clock)
     train_loss, train_accuracy = evaluate(model, train[-len(val):])
     val_loss, val_accuracy = evaluate(model, val)
     write_safetensors(args.out / "model.safetensors", model.hf_state_dict(), torch.float16)
@@ -208,7 +191,7 @@ def main() -> None:
         "Elizabeth walked to the [MASK] with her sister.",
         "\"You must allow me to tell you how ardently I [MASK] and love you.\"",
     )]
-    write_fidelity_golden("austen-bert", lambda ids, types: model(torch.tensor([ids]), torch.tensor([types]), torch.ones(1, len(ids)), want_weights=True),
+    write_fidelity_golden(args.golden, "austen-bert", lambda ids, types: model(torch.tensor([ids]), torch.tensor([types]), torch.ones(1, len(ids)), want_weights=True),
                           tokenizer, FIDELITY_SENTENCES["bert"])
     log.update({
         "config": cfg.hf_config(), "parameters": sum(p.numel() for p in model.parameters()),
