@@ -193,7 +193,7 @@ ForwardResult Model::forward(const ForwardRequest& request) const {
   const int V = c.vocab_size;
   if (gpt2 && (request.logits || request.top_k > 0)) {
     if (request.logits) result.logits.resize(T, V);
-    constexpr int kChunk = 32;
+    constexpr int kChunk = 128;  // each chunk packs the whole unembedding once
     for (int start = 0; start < T; start += kChunk) {
       const int n = std::min(kChunk, T - start);
       const Matrix chunk = matmul_transposed(h.middleRows(start, n), unembedding);  // [n, V]

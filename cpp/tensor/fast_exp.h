@@ -17,7 +17,8 @@
 namespace attnplay {
 
 inline float fast_exp(float x) {
-  x = std::fmin(std::fmax(x, -87.0f), 88.0f);
+  x = x < -87.0f ? -87.0f : x;  // selects, not std::fmin/fmax: those do not vectorize in WebAssembly
+  x = x > 88.0f ? 88.0f : x;
   const float n = std::floor(x * 1.44269504088896341f + 0.5f);  // round(x / ln 2)
   const float r = x - n * 0.693359375f + n * 2.12194440e-4f;     // x - n ln 2, |r| <= ln 2 / 2
   float p = 1.9875691500e-4f;

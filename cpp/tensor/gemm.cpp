@@ -53,6 +53,35 @@ inline f32x4 multiply_add(f32x4 acc, f32x4 a, f32x4 b) { return acc + a * b; }
 inline f32x4 add(f32x4 a, f32x4 b) { return a + b; }
 #endif
 
+#ifdef __wasm_simd128__
+// A full panel of op(B) = Bᵀ: columns j0..j0+7 of op(B) are rows of B, so 4 x 4
+// blocks of them are transposed in registers (shuffles) and stored as 4 panel
+// rows; scalar gathers made packing the transposed operand (the unembedding of
+// the LM head, K in Q·Kᵀ) several times slower than the plain one.
+void pack_transposed_panel(ConstView b, std::ptrdiff_t k, std::ptrdiff_t j0, float* panel) {
+  const float* rows[kNr];
+  for (std::ptrdiff_t j = 0; j < kNr; ++j) rows[j] = b.data + (j0 + j) * b.stride;
+  std::ptrdiff_t p = 0;
+  for (; p + 4 <= k; p += 4, panel += 4 * kNr) {
+    for (int half = 0; half < 2; ++half) {  // panel columns 0..3, then 4..7
+      const float* const* r = rows + 4 * half;
+      const v128_t a0 = wasm_v128_load(r[0] + p), a1 = wasm_v128_load(r[1] + p);
+      const v128_t a2 = wasm_v128_load(r[2] + p), a3 = wasm_v128_load(r[3] + p);
+      const v128_t lo01 = wasm_i32x4_shuffle(a0, a1, 0, 4, 1, 5);  // a0[0] a1[0] a0[1] a1[1]
+      const v128_t lo23 = wasm_i32x4_shuffle(a2, a3, 0, 4, 1, 5);
+      const v128_t hi01 = wasm_i32x4_shuffle(a0, a1, 2, 6, 3, 7);  // a0[2] a1[2] a0[3] a1[3]
+      const v128_t hi23 = wasm_i32x4_shuffle(a2, a3, 2, 6, 3, 7);
+      wasm_v128_store(panel + 0 * kNr + 4 * half, wasm_i32x4_shuffle(lo01, lo23, 0, 1, 4, 5));  // a0[0] a1[0] a2[0] a3[0]
+      wasm_v128_store(panel + 1 * kNr + 4 * half, wasm_i32x4_shuffle(lo01, lo23, 2, 3, 6, 7));
+      wasm_v128_store(panel + 2 * kNr + 4 * half, wasm_i32x4_shuffle(hi01, hi23, 0, 1, 4, 5));
+      wasm_v128_store(panel + 3 * kNr + 4 * half, wasm_i32x4_shuffle(hi01, hi23, 2, 3, 6, 7));
+    }
+  }
+  for (; p < k; ++p, panel += kNr)
+    for (std::ptrdiff_t j = 0; j < kNr; ++j) panel[j] = rows[j][p];
+}
+#endif
+
 // Packs columns [j0, j0 + kNr) of op(B), rows [0, k), into panel (k x kNr).
 void pack_panel(ConstView b, RightOperand layout, std::ptrdiff_t k, std::ptrdiff_t n, std::ptrdiff_t j0,
                 float* panel) {
@@ -72,6 +101,12 @@ void pack_panel(ConstView b, RightOperand layout, std::ptrdiff_t k, std::ptrdiff
       }
     }
   } else {  // op(B)(p, j) = b(j, p): gather column j of the panel from row j0 + j
+#ifdef __wasm_simd128__
+    if (width == kNr) {
+      pack_transposed_panel(b, k, j0, panel);
+      return;
+    }
+#endif
     for (std::ptrdiff_t j = 0; j < kNr; ++j) {
       if (j < width) {
         const float* src = b.data + (j0 + j) * b.stride;
