@@ -6,7 +6,7 @@
 // Not here: what a view looks like (the views), file downloads (export.js).
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
-export const SVG_FONT = 'system-ui, sans-serif';
+const SVG_FONT = 'system-ui, sans-serif';
 
 const round = (v) => (typeof v === 'number' ? String(Math.round(v * 100) / 100) : String(v));
 
@@ -19,7 +19,7 @@ function splitAlpha(colour) {
 export class SvgWriter {
   #doc;
   #defs = null;
-  #patterns = new Set();
+  #hatched = false;
 
   /** A width x height (CSS pixels) document, with a background rectangle unless background is null. */
   constructor(width, height, { background = null, title = '', document: doc = globalThis.document } = {}) {
@@ -67,17 +67,16 @@ export class SvgWriter {
     return this.add('image', { href, x, y, width, height, preserveAspectRatio: 'none', style: 'image-rendering: pixelated; image-rendering: crisp-edges' }, parent);
   }
 
-  /** fill value of a diagonal hatch (lines in `colour` over `background`), defined once per document. */
+  /** fill value of a diagonal hatch (lines in `colour` over `background`; the first call's colours), defined once per document. */
   hatch(colour = '#888', background = '#d6d6d6') {
-    const id = 'hatch';
-    if (!this.#patterns.has(id)) {
+    if (!this.#hatched) {
       this.#defs ??= this.add('defs', {}, this.root);
-      const pattern = this.add('pattern', { id, width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' }, this.#defs);
+      const pattern = this.add('pattern', { id: 'hatch', width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' }, this.#defs);
       this.rect(0, 0, 6, 6, { fill: background }, pattern);
       this.line(0, 0, 0, 6, { stroke: colour, 'stroke-width': 2 }, pattern);
-      this.#patterns.add(id);
+      this.#hatched = true;
     }
-    return `url(#${id})`;
+    return 'url(#hatch)';
   }
 
   toString() {

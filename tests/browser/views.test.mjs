@@ -470,6 +470,12 @@ test('matrix view at 512 tokens: redraw and hover repaint times', async (t) => {
   t.diagnostic(`matrix view at 512 tokens x 12 heads: rebuild (new map, mean of 12 heads) median ${timing.rebuildMs.toFixed(1)} ms, max ${timing.rebuildMaxMs.toFixed(1)} ms; hover repaint median ${timing.hoverMs.toFixed(2)} ms, max ${timing.hoverMaxMs.toFixed(2)} ms; canvas ${timing.canvas.join(' x ')}`);
   writeFileSync(`${resultsDir}matrix-view-timing.json`, `${JSON.stringify({ tokens: 512, heads: 12, ...timing }, null, 2)}\n`);
   await page.screenshot({ path: `${resultsDir}view-matrix-512.png` });
+  // SVG export of a map this large: the cells as one embedded image, the labels still text.
+  const svg = await page.evaluate(() => window.fixture.elements.matrix.svg());
+  assert.equal((svg.match(/<image /g) ?? []).length, 1);
+  assert.match(svg, /href="data:image\/png;base64,/);
+  assert.ok((svg.match(/<rect /g) ?? []).length < 10, 'no rectangle per cell');
+  assert.ok((svg.match(/<text /g) ?? []).length > 20, 'token labels as text');
   assert.deepEqual(errors, []);
   await page.close();
 });
