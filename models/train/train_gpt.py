@@ -9,7 +9,7 @@ tests/golden/models/austen-gpt.* (PyTorch's own attention weights and logits on
 fixed sentences, which the runtime tests must reproduce).
 
 Usage (after `npm run build:native`):
-    /usr/bin/python3 models/train/train_gpt.py            # ~35 min on 2 cores
+    /usr/bin/python3 models/train/train_gpt.py            # ~40 min on 2 cores
     /usr/bin/python3 models/train/train_gpt.py --steps 20 --out /tmp/gpt-smoke --golden /tmp/gpt-smoke   # smoke run
 """
 from __future__ import annotations
