@@ -1,6 +1,7 @@
 """Checks that a training command reproduces a shipped model: compares the
-validation loss of a re-run (its training-log.json) with the shipped one and
-records the result in the shipped models/<name>/training-log.json, where the
+validation loss of a re-run (its training-log.json) with the shipped one,
+checks whether the weights are bit-identical, and records the result in the
+shipped models/<name>/training-log.json, where the
 model card (model_card.py) reports it. Exits with status 1 when they differ by
 more than 1%. What it is not: the re-run itself (run the training command with
 --out and --golden pointing elsewhere, so the shipped files stay).
@@ -32,6 +33,7 @@ def main() -> None:
         "command": f"models/train/{Path(again['command'].split()[0]).name} {' '.join(again['command'].split()[1:])}".strip(),
         "validation_loss": again[key], "shipped_validation_loss": shipped[key], "relative_difference": difference,
         "minutes": again["minutes"], "conditions": f", {conditions}" if conditions else "",
+        "weights_identical": (rerun / "model.safetensors").read_bytes() == (REPO / "models" / name / "model.safetensors").read_bytes(),
     }
     shipped_path.write_text(json.dumps(shipped, indent=2, ensure_ascii=False) + "\n")
     print(f"{name}: re-run {again[key]:.4f}, shipped {shipped[key]:.4f}, {100 * difference:.3f}% apart")

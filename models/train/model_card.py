@@ -39,7 +39,8 @@ def reproduction(log: dict) -> list[str]:
         return []
     r = log["reproduction"]
     return [f"Reproducibility: re-running `{r['command']}` gave a validation loss of {r['validation_loss']:.4f} against the shipped",
-            f"{r['shipped_validation_loss']:.4f}: {100 * r['relative_difference']:.3f}% apart ({r['minutes']:.0f} minutes{r.get('conditions', '')})."]
+            f"{r['shipped_validation_loss']:.4f}: {100 * r['relative_difference']:.3f}% apart ({r['minutes']:.0f} minutes{r.get('conditions', '')})"
+            + ("; its model.safetensors is bit-identical to the shipped one." if r.get("weights_identical") else ".")]
 
 
 def main() -> None:
