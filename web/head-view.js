@@ -15,7 +15,7 @@ import { prepareMaps } from './attention-data.js';
 import { h } from './dom.js';
 import { headColour } from './palette.js';
 import { SvgWriter } from './svg-writer.js';
-import { MAP_STATE_KEYS, rowOfToken, rowTokens, shorten, viewColours } from './view-support.js';
+import { MAP_STATE_KEYS, pageBackground, rowOfToken, rowTokens, shorten, viewColours } from './view-support.js';
 
 const LABEL_WIDTH = 150; // at most; narrower on small screens (see #rebuild)
 const SQUARE = 7;
@@ -91,7 +91,7 @@ export class HeadView extends StoreBound {
     if (!this.#prepared) return null;
     const { width, height, left, right, rowHeight, labelChars } = this.#layout;
     const colours = viewColours(this);
-    const svg = new SvgWriter(width, height, { background: colours.background, title: `Head view, layer ${this.store.state.layer + 1}` });
+    const svg = new SvgWriter(width, height, { background: pageBackground(this), title: `Head view, layer ${this.store.state.layer + 1}` });
     const { rows, cols } = this.#prepared.maps[0].map;
     const rowIndex = new Map(rows.map((token, i) => [token, i]));
     const colIndex = new Map(cols.map((token, i) => [token, i]));

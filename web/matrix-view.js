@@ -13,7 +13,7 @@
 import { StoreBound } from './store-bound.js';
 import { h } from './dom.js';
 import { SvgWriter } from './svg-writer.js';
-import { HATCH_RGB, MAP_STATE_KEYS, MASKED_RGB, WEIGHT_LUT, hatchPattern, isMasked, rowOfToken, rowTokens, selectedMap, shorten, viewColours, weightIndex } from './view-support.js';
+import { HATCH_RGB, MAP_STATE_KEYS, MASKED_RGB, WEIGHT_LUT, hatchPattern, isMasked, pageBackground, rowOfToken, rowTokens, selectedMap, shorten, viewColours, weightIndex } from './view-support.js';
 
 const MIN_CELL = 2;
 const MAX_CELL = 28;
@@ -88,23 +88,18 @@ export class MatrixView extends StoreBound {
     const { map, rowLabels, colLabels, title } = this.#selected;
     const [rows, cols] = map.shape;
     const colours = viewColours(this);
-    const svg = new SvgWriter(width, height, { background: colours.background, title });
+    const svg = new SvgWriter(width, height, { background: pageBackground(this), title });
     if (rows * cols > MAX_SVG_CELLS) {
       svg.image(this.#cells.toDataURL('image/png'), left, top, cols * cell, rows * cell);
     } else {
       const cells = svg.group({ 'shape-rendering': 'crispEdges' });
-      const threshold = this.store.state.threshold;
-      const colourAt = (i) => {
-        if (this.#masked[i]) return null;
-        const at = weightIndex(map.data[i] < threshold ? 0 : map.data[i] / this.#scaleMax);
-        return `rgb(${WEIGHT_LUT[at]}, ${WEIGHT_LUT[at + 1]}, ${WEIGHT_LUT[at + 2]})`;
-      };
       for (let r = 0; r < rows; r += 1) {
         for (let c = 0; c < cols;) {
-          const fill = colourAt(r * cols + c);
+          const at = this.#cellColour(r * cols + c);
           let end = c + 1;
-          while (end < cols && colourAt(r * cols + end) === fill) end += 1;
-          svg.rect(left + c * cell, top + r * cell, (end - c) * cell, cell, { fill: fill ?? svg.hatch(`rgb(${HATCH_RGB})`, `rgb(${MASKED_RGB})`) }, cells);
+          while (end < cols && this.#cellColour(r * cols + end) === at) end += 1;
+          const fill = at < 0 ? svg.hatch(`rgb(${HATCH_RGB})`, `rgb(${MASKED_RGB})`) : `rgb(${WEIGHT_LUT[at]}, ${WEIGHT_LUT[at + 1]}, ${WEIGHT_LUT[at + 2]})`;
+          svg.rect(left + c * cell, top + r * cell, (end - c) * cell, cell, { fill }, cells);
           c = end;
         }
       }
@@ -202,21 +197,26 @@ export class MatrixView extends StoreBound {
   }
 
   // One pixel per cell: weight colours, masked cells grey.
+  // Colour of cell i (row-major): its index into WEIGHT_LUT, or -1 when masked.
+  // Below-threshold weights are drawn as 0. Shared by the canvas and the SVG.
+  #cellColour(i) {
+    if (this.#masked[i]) return -1;
+    const w = this.#selected.map.data[i];
+    return weightIndex(w < this.store.state.threshold ? 0 : w / this.#scaleMax);
+  }
+
   #drawCells() {
-    const { map } = this.#selected;
-    const [rows, cols] = map.shape;
-    const threshold = this.store.state.threshold;
+    const [rows, cols] = this.#selected.map.shape;
     this.#cells.width = cols;
     this.#cells.height = rows;
     const ctx = this.#cells.getContext('2d');
     const image = ctx.createImageData(cols, rows);
     const pixels = image.data;
     for (let i = 0; i < rows * cols; i += 1) {
-      const w = map.data[i];
-      if (this.#masked[i]) {
+      const at = this.#cellColour(i);
+      if (at < 0) {
         pixels.set(MASKED_RGB, i * 4);
       } else {
-        const at = weightIndex(w < threshold ? 0 : w / this.#scaleMax);
         pixels[i * 4] = WEIGHT_LUT[at];
         pixels[i * 4 + 1] = WEIGHT_LUT[at + 1];
         pixels[i * 4 + 2] = WEIGHT_LUT[at + 2];

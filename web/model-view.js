@@ -13,7 +13,7 @@ import { prepareMaps } from './attention-data.js';
 import { h } from './dom.js';
 import { headColour } from './palette.js';
 import { SvgWriter } from './svg-writer.js';
-import { MASKED_RGB, WEIGHT_LUT, viewColours, weightIndex } from './view-support.js';
+import { MASKED_RGB, WEIGHT_LUT, pageBackground, viewColours, weightIndex } from './view-support.js';
 
 const THUMB_BLOCKS = 64;
 const SCORE_NAMES = ['previousToken', 'induction', 'sink', 'self', 'local'];
@@ -92,11 +92,11 @@ export class ModelView extends StoreBound {
       if (t.current) {
         ctx.strokeStyle = picture.colours.accent;
         ctx.lineWidth = 2;
-        ctx.strokeRect(t.x - EXPORT.frame - 2, t.y - EXPORT.frame - 2, t.size + 2 * EXPORT.frame + 4, t.size + 2 * EXPORT.frame + 4);
+        ctx.strokeRect(...t.outline);
       }
       ctx.strokeStyle = t.colour;
       ctx.lineWidth = EXPORT.frame;
-      ctx.strokeRect(t.x - EXPORT.frame / 2, t.y - EXPORT.frame / 2, t.size + EXPORT.frame, t.size + EXPORT.frame);
+      ctx.strokeRect(...t.frame);
       if (t.canvas.width > 0) ctx.drawImage(t.canvas, t.x, t.y, t.size, t.size);
     }
     return canvas;
@@ -109,8 +109,8 @@ export class ModelView extends StoreBound {
     const { colours } = picture;
     const svg = new SvgWriter(picture.width, picture.height, { background: colours.background, title: picture.texts[0].text });
     for (const t of picture.thumbs) {
-      if (t.current) svg.rect(t.x - EXPORT.frame - 2, t.y - EXPORT.frame - 2, t.size + 2 * EXPORT.frame + 4, t.size + 2 * EXPORT.frame + 4, { fill: 'none', stroke: colours.accent, 'stroke-width': 2 });
-      svg.rect(t.x - EXPORT.frame / 2, t.y - EXPORT.frame / 2, t.size + EXPORT.frame, t.size + EXPORT.frame, { fill: 'none', stroke: t.colour, 'stroke-width': EXPORT.frame });
+      if (t.current) svg.rect(...t.outline, { fill: 'none', stroke: colours.accent, 'stroke-width': 2 });
+      svg.rect(...t.frame, { fill: 'none', stroke: t.colour, 'stroke-width': EXPORT.frame });
       if (t.canvas.width > 0) svg.image(t.canvas.toDataURL('image/png'), t.x, t.y, t.size, t.size);
     }
     const texts = svg.group({ fill: colours.text });
@@ -121,7 +121,8 @@ export class ModelView extends StoreBound {
   /**
    * Where everything of the exported picture goes, in CSS pixels (the PNG is
    * drawn at twice that): { width, height, texts: [{ text, x, y, size, bold }],
-   * thumbs: [{ layer, head, x, y, size, canvas, colour, current }], colours }.
+   * thumbs: [{ layer, head, x, y, size, canvas, colour, current, frame, outline }] (frame and
+   * outline: [x, y, w, h] rectangles to stroke), colours }.
    */
   exportLayout() {
     if (!this.#result || this.#thumbs.length === 0) return null;
@@ -139,9 +140,14 @@ export class ModelView extends StoreBound {
       if (t.head === 0) texts.push({ text: `Layer ${t.layer + 1}`, x: gap, y: y + thumb / 2, size: 12, bold: true });
       texts.push({ text: `L${t.layer + 1} H${t.head + 1}`, x: x - frame, y: y + thumb + frame + caption / 2 + 1, size: 11 });
       t.labels.forEach((label, i) => texts.push({ text: label, x: x - frame, y: y + thumb + frame + caption + (i + 0.5) * badge, size: 10 }));
-      thumbs.push({ layer: t.layer, head: t.head, x, y, size: thumb, canvas: t.canvas, colour: headColour(t.head), current: t.layer === currentLayer && (currentHeads === null || currentHeads.includes(t.head)) });
+      thumbs.push({
+        layer: t.layer, head: t.head, x, y, size: thumb, canvas: t.canvas, colour: headColour(t.head),
+        current: t.layer === currentLayer && (currentHeads === null || currentHeads.includes(t.head)),
+        frame: [x - frame / 2, y - frame / 2, thumb + frame, thumb + frame], // stroked frame-wide, in the head colour
+        outline: [x - frame - 2, y - frame - 2, thumb + 2 * frame + 4, thumb + 2 * frame + 4], // around the frame, heads shown now
+      });
     }
-    return { width: layerCaption + heads * cellWidth, height: title + layers * cellHeight, texts, thumbs, colours: viewColours(this) };
+    return { width: layerCaption + heads * cellWidth, height: title + layers * cellHeight, texts, thumbs, colours: { ...viewColours(this), background: pageBackground(this) } };
   }
 
   #rebuild() {

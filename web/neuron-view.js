@@ -15,7 +15,7 @@
 import { StoreBound } from './store-bound.js';
 import { h } from './dom.js';
 import { SvgWriter } from './svg-writer.js';
-import { shorten, viewColours } from './view-support.js';
+import { pageBackground, shorten, viewColours } from './view-support.js';
 
 const LABEL_WIDTH = 140;
 const NUMBER_WIDTH = 74;
@@ -96,7 +96,7 @@ export class NeuronView extends StoreBound {
     const { width, height, rowHeight } = this.#layout;
     const { layer, head, queryLabel, keys } = this.#model;
     const colours = viewColours(this);
-    const svg = new SvgWriter(width, height, { background: colours.background, title: `Neuron view, layer ${layer + 1}, head ${head + 1}, query ${queryLabel}` });
+    const svg = new SvgWriter(width, height, { background: pageBackground(this), title: `Neuron view, layer ${layer + 1}, head ${head + 1}, query ${queryLabel}` });
     const { fixed, keys: rows } = this.#scene(0, keys.length - 1, 0, colours);
     const cells = svg.group({ 'shape-rendering': 'crispEdges' });
     const texts = svg.group({});

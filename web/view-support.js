@@ -120,19 +120,17 @@ export function shorten(text, max) {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-/**
- * The colours an element is drawn in now (theme-aware), for exports that must
- * look as seen: text colour, accent, and the first opaque background behind it.
- */
+/** The text and accent colours an element is drawn in now (theme-aware). */
 export function viewColours(element) {
   const style = getComputedStyle(element);
-  let background = '#ffffff';
+  return { text: style.color || '#222222', accent: style.getPropertyValue('--accent').trim() || '#1f5fa8' };
+}
+
+/** The first opaque background behind an element (through shadow roots): an export's backdrop, so it looks as seen. */
+export function pageBackground(element) {
   for (let node = element; node instanceof Element; node = node.parentElement ?? node.getRootNode().host) {
     const colour = getComputedStyle(node).backgroundColor;
-    if (colour && colour !== 'transparent' && !/^rgba\(.*,\s*0\)$/.test(colour)) {
-      background = colour;
-      break;
-    }
+    if (colour && colour !== 'transparent' && !/^rgba\(.*,\s*0\)$/.test(colour)) return colour;
   }
-  return { text: style.color || '#222222', accent: style.getPropertyValue('--accent').trim() || '#1f5fa8', background };
+  return '#ffffff';
 }

@@ -41,6 +41,12 @@ async function openWithModel(page, name, hash = '') {
   await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 30000 });
 }
 
+/** Opens the page as a reader does (the shipped default model) and waits for its first run. */
+async function openDefault(page) {
+  await page.goto(session.url);
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+}
+
 async function typeText(page, text) {
   const before = await page.evaluate(() => Number(document.body.dataset.run ?? 0));
   await page.fill('#text-a', text);
@@ -313,8 +319,7 @@ test('a 375 px wide touch screen: no sideways scrolling, tap locks a token', asy
 
 test('the page opens with the shipped default model, austen-gpt, and its predictions', async () => {
   const { page, errors } = await newPage(session.browser);
-  await page.goto(session.url);
-  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  await openDefault(page);
   assert.match(await page.textContent('#engine-status'), /^austen-gpt · \d+ tokens · 4 layers × 4 heads · WASM SIMD on/);
   assert.equal(await page.inputValue('#model-select'), 'austen-gpt');
   assert.match(await page.textContent('#predictions'), /After “/);
@@ -327,8 +332,7 @@ test('the page opens with the shipped default model, austen-gpt, and its predict
 
 test('austen-bert is selectable from the picker and fills [MASK]', async () => {
   const { page, errors } = await newPage(session.browser);
-  await page.goto(session.url);
-  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  await openDefault(page);
   const runs = await page.evaluate(() => Number(document.body.dataset.run));
   await page.selectOption('#model-select', 'austen-bert');
   await page.waitForFunction((n) => Number(document.body.dataset.run) > n && /^austen-bert/.test(document.querySelector('#engine-status').textContent), runs, { timeout: 60000 });
