@@ -128,11 +128,12 @@ def optimise(model: torch.nn.Module, optimizer: torch.optim.Optimizer, steps: in
              loss_at: Callable[[int], torch.Tensor], clock: Stopwatch) -> list[dict]:
     """Runs `steps` AdamW steps on loss_at(step) (cosine schedule, gradients clipped
     to norm 1), then rounds the weights to F16 and back: what ships is evaluated.
+    A parameter group's optional "lr_scale" multiplies its learning rate.
     Returns the loss log (every 50th step and the last)."""
     log = []
     for step in range(steps):
         for group in optimizer.param_groups:
-            group["lr"] = cosine_lr(step, steps, peak_lr, warmup)
+            group["lr"] = cosine_lr(step, steps, peak_lr, warmup) * group.get("lr_scale", 1.0)
         loss = loss_at(step)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()

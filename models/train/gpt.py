@@ -39,6 +39,21 @@ class GPTConfig:
         }
 
 
+def sinusoids(positions: int, width: int) -> torch.Tensor:
+    """The fixed position encodings of Vaswani et al. (2017), [positions, width]:
+    sin/cos pairs whose phase turns by a fixed angle per position, so that one
+    linear map can send every position's code to its neighbour's. `austen-gpt`
+    starts its learned position embeddings from them (scaled to the token
+    embeddings' size): from GPT-2's random start, previous-token heads stayed
+    diffuse within the training budget (model card, versions 1-3)."""
+    position = torch.arange(positions, dtype=torch.float32)[:, None]
+    angle = position / 10000 ** (torch.arange(0, width, 2, dtype=torch.float32)[None] / width)  # [positions, width/2]
+    table = torch.zeros(positions, width)
+    table[:, 0::2] = torch.sin(angle)
+    table[:, 1::2] = torch.cos(angle)
+    return table
+
+
 class Conv1D(nn.Module):
     """y = x·W + b with W stored [in, out] (GPT-2's layout)."""
 
@@ -100,7 +115,8 @@ class GPT(nn.Module):
             "ln_f": nn.LayerNorm(cfg.n_embd, eps=cfg.layer_norm_epsilon),
         })
         nn.init.normal_(self.transformer["wte"].weight, std=0.02)
-        nn.init.normal_(self.transformer["wpe"].weight, std=0.01)
+        with torch.no_grad():  # still learned; see sinusoids()
+            self.transformer["wpe"].weight.copy_(sinusoids(cfg.n_positions, cfg.n_embd) * 0.05)
         for block in self.transformer["h"]:  # GPT-2's scaled init of residual projections
             for proj in (block.attn.c_proj, block.mlp["c_proj"]):
                 nn.init.normal_(proj.weight, std=0.02 / math.sqrt(2 * cfg.n_layer))

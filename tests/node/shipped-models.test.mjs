@@ -1,7 +1,9 @@
 // Fidelity of the shipped models (those models/catalog.json lists) in WASM:
 // the page's engine, loading models/<name>/ as the page does, reproduces PyTorch's attention (1e-5) and
 // logits (1e-4 relative) saved by the training scripts, and tokenizes the
-// fixed sentences to the same ids.
+// fixed sentences to the same ids. Its head analysis gives the scores of the
+// model card's heads.json (written by the native CLI), and the default model
+// keeps the heads its card promises.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
@@ -16,14 +18,18 @@ test('the catalog lists at least the default model', () => {
   assert.ok(catalog.some((m) => m.name === 'austen-gpt'));
 });
 
+async function loadShipped(name) {
+  const engine = await createEngine();
+  return engine.loadModel({
+    config: read(`../../models/${name}/config.json`, 'utf8'),
+    weights: read(`../../models/${name}/model.safetensors`),
+    tokenizer: read(`../../models/${name}/tokenizer.json`, 'utf8'),
+  });
+}
+
 for (const { name } of catalog) {
   test(`${name} reproduces PyTorch's attention and logits`, async () => {
-    const engine = await createEngine();
-    const model = await engine.loadModel({
-      config: read(`../../models/${name}/config.json`, 'utf8'),
-      weights: read(`../../models/${name}/model.safetensors`),
-      tokenizer: read(`../../models/${name}/tokenizer.json`, 'utf8'),
-    });
+    const model = await loadShipped(name);
     const golden = JSON.parse(read(`../golden/models/${name}.json`, 'utf8'));
     const data = read(`../golden/models/${golden.data}`);
     const floats = ({ shape, offset }) => new Float32Array(data.buffer.slice(data.byteOffset + offset, data.byteOffset + offset + 4 * shape.reduce((a, b) => a * b, 1)));
@@ -45,3 +51,28 @@ for (const { name } of catalog) {
     model.dispose();
   });
 }
+
+const SCORES = [['previousToken', 'previous_token'], ['induction', 'induction'], ['sink', 'sink'], ['self', 'self'], ['local', 'local']];
+
+for (const { name } of catalog) {
+  test(`${name}: the WASM head analysis gives the scores of the card's heads.json`, async () => {
+    const model = await loadShipped(name);
+    const card = JSON.parse(read(`../../models/${name}/heads.json`, 'utf8'));
+    const heads = model.analyzeHeads();
+    assert.equal(heads.length, card.length);
+    heads.forEach((h, i) => {
+      assert.deepEqual([h.layer, h.head, h.labels], [card[i].layer, card[i].head, card[i].labels]);
+      for (const [ours, theirs] of SCORES) assert.ok(Math.abs(h[ours] - card[i][theirs]) < 1e-4, `${name} ${h.layer}.${h.head} ${ours}: ${h[ours]} vs ${card[i][theirs]}`);
+    });
+    model.dispose();
+  });
+}
+
+test('austen-gpt has a previous-token head above 0.8 and an induction head above 0.5, as its card says', async () => {
+  const model = await loadShipped('austen-gpt');
+  const heads = model.analyzeHeads();
+  const best = (key) => Math.max(...heads.map((h) => h[key]));
+  assert.ok(best('previousToken') > 0.8, `best previous-token score ${best('previousToken')}`);
+  assert.ok(best('induction') > 0.5, `best induction score ${best('induction')}`);
+  model.dispose();
+});
