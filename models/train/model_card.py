@@ -121,7 +121,7 @@ def main() -> None:
                  "  Text is what trains the previous-token heads that induction is built on; the copy rows then make",
                  "  the induction step pay. (A 2-layer check in version 3 had seemed to copy, but with a fixed period,",
                  "  which attention by position alone solves.)",
-                 "- With GPT-2's random start the best previous-token score stayed at 0.3-0.4 in every run. Starting the",
+                 "- With GPT-2's random start the best previous-token score stayed at 0.2-0.4 in every run. Starting the",
                  "  positions from sinusoids and letting them learn faster raised it to 0.5-0.9.",
                  "- Induction appears as a sudden phase change once a previous-token head reaches about 0.4-0.5. In",
                  "  float32 it came in 4 of 13 runs with 35-40% copy rows by 1,600-2,400 steps, depending on the seed.",
