@@ -1,8 +1,8 @@
 """Shared pieces of the training pipeline for attnplay's shipped models.
 
 What it is: data preparation (Austen corpus split 95/5, tokenized by attnplay's
-own C++ tokenizer through the `attnplay` CLI), a safetensors writer (the format
-our runtime parses), seeding, learning-rate schedule and run bookkeeping.
+own C++ tokenizer through the `attnplay` CLI), a safetensors writer and reader (the
+format our runtime parses), seeding, learning-rate schedule and run bookkeeping.
 Also the command-line arguments and the optimisation loop both training
 scripts share. What it is not: the model definitions (gpt.py, bert.py) or
 what each model learns from (train_gpt.py, train_bert.py).
@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
 import torch
 
 REPO = Path(__file__).resolve().parents[2]
@@ -79,6 +80,21 @@ def write_safetensors(path: Path, tensors: dict[str, torch.Tensor], dtype: torch
         out.write(encoded)
         for chunk in chunks:
             out.write(chunk)
+
+
+def read_safetensors(path: Path) -> dict[str, torch.Tensor]:
+    """The tensors of a file write_safetensors wrote (F16 or F32), as float32."""
+    dtypes = {"F16": np.float16, "F32": np.float32}
+    raw = Path(path).read_bytes()
+    size = struct.unpack("<Q", raw[:8])[0]
+    tensors = {}
+    for name, entry in json.loads(raw[8:8 + size]).items():
+        if name == "__metadata__":
+            continue
+        begin, end = (8 + size + offset for offset in entry["data_offsets"])
+        values = np.frombuffer(raw[begin:end], dtype=dtypes[entry["dtype"]]).astype(np.float32)
+        tensors[name] = torch.from_numpy(values.reshape(entry["shape"]))
+    return tensors
 
 
 def cosine_lr(step: int, total: int, peak: float, warmup: int) -> float:

@@ -12,16 +12,14 @@ Usage (after `npm run build:native`):
 from __future__ import annotations
 
 import json
-import struct
 import sys
 from pathlib import Path
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import split_corpus, tokenize  # noqa: E402
+from common import read_safetensors, split_corpus, tokenize  # noqa: E402
 from gpt import GPT, GPTConfig  # noqa: E402
 
 ROWS = 8
@@ -33,16 +31,7 @@ def load(folder: Path) -> GPT:
     cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     model = GPT(GPTConfig(vocab_size=cfg["vocab_size"], n_positions=cfg["n_positions"], n_embd=cfg["n_embd"],
                           n_layer=cfg["n_layer"], n_head=cfg["n_head"], dropout=0.0))
-    raw = (folder / "model.safetensors").read_bytes()
-    size = struct.unpack("<Q", raw[:8])[0]
-    header = json.loads(raw[8:8 + size])
-    tensors = {}
-    for name, entry in header.items():
-        if name == "__metadata__":
-            continue
-        begin, end = (8 + size + offset for offset in entry["data_offsets"])
-        tensors[name] = torch.from_numpy(np.frombuffer(raw[begin:end], dtype=np.float16).astype(np.float32).reshape(entry["shape"]))
-    model.load_state_dict(tensors)
+    model.load_state_dict(read_safetensors(folder / "model.safetensors"))
     return model.eval()
 
 
