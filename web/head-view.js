@@ -212,14 +212,14 @@ export class HeadView extends StoreBound {
 
   #drawLabels(ctx, focus = null) {
     const { left, right, rowHeight } = this.#layout;
-    const style = getComputedStyle(this);
+    const colours = viewColours(this);
     ctx.font = `${rowHeight > 16 ? 13 : 11}px system-ui, sans-serif`;
     ctx.textBaseline = 'middle';
     const draw = (labels, x, align, side) => {
       ctx.textAlign = align;
       labels.forEach((label, i) => {
         const focused = focus && focus.side === side && focus.index === i;
-        ctx.fillStyle = focused ? style.getPropertyValue('--accent') || '#1f5fa8' : style.color || '#222';
+        ctx.fillStyle = focused ? colours.accent : colours.text;
         ctx.fillText(shorten(label, this.#layout.labelChars), x, this.#y(i));
       });
     };

@@ -196,7 +196,6 @@ export class MatrixView extends StoreBound {
     this.#canvas.style.height = `${height}px`;
   }
 
-  // One pixel per cell: weight colours, masked cells grey.
   // Colour of cell i (row-major): its index into WEIGHT_LUT, or -1 when masked.
   // Below-threshold weights are drawn as 0. Shared by the canvas and the SVG.
   #cellColour(i) {
@@ -205,6 +204,7 @@ export class MatrixView extends StoreBound {
     return weightIndex(w < this.store.state.threshold ? 0 : w / this.#scaleMax);
   }
 
+  // One pixel per cell: weight colours, masked cells grey.
   #drawCells() {
     const [rows, cols] = this.#selected.map.shape;
     this.#cells.width = cols;
@@ -255,8 +255,7 @@ export class MatrixView extends StoreBound {
     ctx.strokeStyle = 'rgba(128, 128, 128, 0.6)';
     ctx.lineWidth = 1;
     ctx.strokeRect(left - 0.5, top - 0.5, cols * cell + 1, rows * cell + 1);
-    const colour = getComputedStyle(this).color || '#222';
-    ctx.fillStyle = colour;
+    ctx.fillStyle = viewColours(this).text;
     ctx.font = `${LABEL_FONT}px system-ui, sans-serif`;
     ctx.textBaseline = 'middle';
     ctx.textAlign = 'right';
@@ -286,7 +285,7 @@ export class MatrixView extends StoreBound {
     ctx.clearRect(0, 0, this.#canvas.width, this.#canvas.height);
     ctx.drawImage(this.#base, 0, 0);
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    const accent = getComputedStyle(this).getPropertyValue('--accent').trim() || '#1f5fa8';
+    const { accent } = viewColours(this);
     const locked = this.#lockedRow();
     if (locked >= 0) {
       ctx.strokeStyle = accent;

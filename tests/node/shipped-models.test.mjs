@@ -68,11 +68,10 @@ for (const { name } of catalog) {
   });
 }
 
-test('austen-gpt has a previous-token head above 0.8 and an induction head above 0.5, as its card says', async () => {
-  const model = await loadShipped('austen-gpt');
-  const heads = model.analyzeHeads();
+// The card's scores, which the WASM analysis must give (test above).
+test('austen-gpt has a previous-token head above 0.8 and an induction head above 0.5, as its card says', () => {
+  const heads = JSON.parse(read('../../models/austen-gpt/heads.json', 'utf8'));
   const best = (key) => Math.max(...heads.map((h) => h[key]));
-  assert.ok(best('previousToken') > 0.8, `best previous-token score ${best('previousToken')}`);
+  assert.ok(best('previous_token') > 0.8, `best previous-token score ${best('previous_token')}`);
   assert.ok(best('induction') > 0.5, `best induction score ${best('induction')}`);
-  model.dispose();
 });
