@@ -158,6 +158,11 @@ std::vector<float> SafeTensors::to_float(const std::string& name) const {
   return out;
 }
 
+std::string_view SafeTensors::bytes(const std::string& name) const {
+  const TensorInfo& t = info(name);
+  return data_.substr(t.begin, t.end - t.begin);
+}
+
 std::string pickle_checkpoint_message(const std::string& file) {
   return file + " is a PyTorch pickle checkpoint, which attnplay does not load (unpickling can run arbitrary "
                 "code). Convert it to model.safetensors, e.g. in Python with transformers: "

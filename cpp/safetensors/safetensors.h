@@ -40,6 +40,8 @@ class SafeTensors {
 
   // The tensor's values as float32, row-major (F32, F16, BF16 only).
   std::vector<float> to_float(const std::string& name) const;
+  // The tensor's raw little-endian bytes as stored (a view into the buffer).
+  std::string_view bytes(const std::string& name) const;
 
  private:
   std::string_view data_;  // the data section (after the header)

@@ -1,0 +1,68 @@
+// A weight matrix kept resident in the precision its checkpoint stored it in
+// (float32, IEEE half or bfloat16), with its orientation relative to
+// y = x·W, and the products the runtime takes with it. Half-precision weights
+// are never copied to float32 as a whole: linear() widens them inside the
+// matrix kernel, one packed block at a time.
+// Not here: reading checkpoints (safetensors/, model/weights.h), activations
+// (plain float32 Matrix, tensor/tensor.h), the kernel itself (tensor/gemm.h).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "tensor/tensor.h"
+
+namespace attnplay {
+
+// Element type of stored weights.
+enum class DType { f32, f16, bf16 };
+
+// Bytes per element of a dtype (4 or 2).
+std::size_t dtype_size(DType dtype);
+
+// How the stored rows relate to y = x·W.
+enum class WeightLayout {
+  in_by_out,  // stored [in, out] (GPT-2's Conv1D): y = x·W
+  out_by_in,  // stored [out, in] (nn.Linear, embedding tables): y = x·Wᵀ
+};
+
+class WeightMatrix {
+ public:
+  WeightMatrix() = default;
+
+  // A copy of rows × cols elements of `dtype`, row-major as stored
+  // (little-endian bytes; `bytes` need not be aligned).
+  static WeightMatrix copy_of(DType dtype, const void* bytes, std::int64_t rows, std::int64_t cols,
+                              WeightLayout layout);
+  // A float32 matrix, as stored.
+  static WeightMatrix from_matrix(Matrix stored, WeightLayout layout);
+
+  DType dtype() const { return dtype_; }
+  WeightLayout layout() const { return layout_; }
+  std::int64_t rows() const { return rows_; }  // as stored
+  std::int64_t cols() const { return cols_; }  // as stored
+  std::int64_t in() const { return layout_ == WeightLayout::in_by_out ? rows_ : cols_; }
+  std::int64_t out() const { return layout_ == WeightLayout::in_by_out ? cols_ : rows_; }
+  std::int64_t elements() const { return rows_ * cols_; }
+  std::size_t bytes() const { return static_cast<std::size_t>(elements()) * dtype_size(dtype_); }
+  bool empty() const { return elements() == 0; }
+  const void* data() const { return data_.get(); }
+
+  // Stored row r widened to float32 into out[0, cols) (embedding lookup).
+  void row_to_float(std::int64_t r, float* out) const;
+  // The whole matrix widened to float32, as stored [rows, cols] (tests and
+  // small tensors only).
+  Matrix to_matrix() const;
+
+ private:
+  DType dtype_ = DType::f32;
+  WeightLayout layout_ = WeightLayout::in_by_out;
+  std::int64_t rows_ = 0, cols_ = 0;
+  std::shared_ptr<const unsigned char[]> data_;  // rows_ × cols_ elements of dtype_
+};
+
+// y = x·W + bias. x [T, in] -> [T, out]; bias is empty or [out].
+Matrix linear(const ConstMatrixRef& x, const WeightMatrix& w, const RowVector& bias = RowVector());
+
+}  // namespace attnplay
