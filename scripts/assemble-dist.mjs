@@ -2,9 +2,12 @@
 // web/, the WASM modules (under dist/wasm/: the single-threaded one from
 // build/wasm/ and the pthreads one from build/wasm-mt/), and the shipped
 // models of models/catalog.json that exist (under dist/models/, with
-// dist/models/index.json listing them for the model picker).
+// dist/models/index.json listing them for the model picker), and
+// attention-page.html, the one-file page template of the playground's
+// "Download as a page" (scripts/make-page-template.mjs).
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { pageTemplate, widgetBundle } from './make-page-template.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}dist`;
@@ -37,5 +40,6 @@ for (const { name } of shipped) {
     if (existsSync(`${root}models/${name}/${file}`)) cpSync(`${root}models/${name}/${file}`, `${dist}/models/${name}/${file}`);
   }
 }
+writeFileSync(`${dist}/attention-page.html`, pageTemplate(await widgetBundle()));
 writeFileSync(`${dist}/models/index.json`, `${JSON.stringify(shipped, null, 2)}\n`);
 console.log(`assemble-dist: dist/ is ready (models: ${shipped.map((m) => m.name).join(', ') || 'none yet'})`);

@@ -7,6 +7,7 @@
 import { getEngineClient } from './engine-client.js';
 import { h } from './dom.js';
 import { attentionJson, download, toNpy } from './export.js';
+import { attentionPage } from './page-export.js';
 import { Store, decodeState, encodeState } from './state.js';
 import './attention-table.js';
 import './head-view.js';
@@ -282,6 +283,17 @@ $('#export-json').addEventListener('click', () => {
 });
 $('#export-npy').addEventListener('click', () => {
   if (result) download(toNpy(result.attentions), `attnplay-${model.name}-attention.npy`);
+});
+
+// "Download as a page": one self-contained HTML file with the widget in data mode (page-export.js).
+$('#export-page').addEventListener('click', async () => {
+  if (!result) return;
+  try {
+    const page = await attentionPage({ result, state: store.state, modelName: model.name });
+    download(page, `attnplay-${model.name}-${store.state.view}.html`, 'text/html');
+  } catch (error) {
+    $('#run-note').textContent = `Cannot make the page: ${error.message}`;
+  }
 });
 
 // ---- start ---------------------------------------------------------------------

@@ -8,12 +8,16 @@
 // Everything (worker, WASM, shipped models, styles) is found relative to this
 // module's URL. Several widgets share one worker and load each model once; a
 // widget does nothing (no worker, no download, no run) until it is scrolled
-// into view. Attributes, properties and events: see web/embed/index.html.
+// into view. In data mode (attention given by `src`, a child JSON script or
+// the `data` property; attention-data-mode.js) it draws that instead, with no
+// worker and no WASM. Attributes, properties and events: see web/embed/index.html.
 // Not here: the views themselves (*-view.js), the engine (engine-worker.js).
 import { h } from './dom.js';
 import { getEngineClient } from './engine-client.js';
 import { checkPreset, ScratchView } from './scratch-view.js';
 import { DEFAULT_STATE, Store, decodeState } from './state.js';
+import { DataMode } from './attention-data-mode.js';
+import { widgetStyles } from './widget-styles.js';
 import './head-view.js';
 import './matrix-view.js';
 import './model-view.js';
@@ -71,7 +75,7 @@ function parseMatrixAttribute(name, value) {
 
 export class AttentionView extends HTMLElement {
   static get observedAttributes() {
-    return [...Object.keys(STATE_ATTRIBUTES), 'editable', 'height', 'controls', 'step', ...MATRIX_ATTRIBUTES];
+    return [...Object.keys(STATE_ATTRIBUTES), 'editable', 'height', 'controls', 'step', ...MATRIX_ATTRIBUTES, ...DataMode.attributes];
   }
 
   #store = new Store(DEFAULT_STATE);
@@ -94,11 +98,11 @@ export class AttentionView extends HTMLElement {
   #debounce = null;
   #lastPreset = null;
   #matrixError = null;
+  #data = new DataMode(this); // attention given by the author instead of a model
 
   constructor() {
     super();
     const shadow = this.attachShadow({ mode: 'open' });
-    const css = (file) => h('link', { rel: 'stylesheet', href: new URL(file, MODULE_URL).href });
     this.#textA = h('textarea', { class: 'text-a', rows: '2', spellcheck: 'false', 'aria-label': 'Text' });
     this.#textB = h('textarea', { class: 'text-b', rows: '2', spellcheck: 'false', 'aria-label': 'Second sentence (B)' });
     this.#controls = h('view-controls', { hidden: true });
@@ -107,7 +111,7 @@ export class AttentionView extends HTMLElement {
     this.#root = h('div', { class: 'root', part: 'root' },
       h('div', { class: 'texts', hidden: true }, this.#textA, this.#textB),
       this.#controls, this.#slot, this.#status);
-    shadow.append(css('views.css'), css('attention-view.css'), this.#root);
+    shadow.append(...widgetStyles(shadow, MODULE_URL), this.#root);
 
     this.#textA.addEventListener('input', () => this.#store.set({ text: this.#textA.value, token: null }));
     this.#textB.addEventListener('input', () => this.#store.set({ textB: this.#textB.value, token: null }));
@@ -127,7 +131,10 @@ export class AttentionView extends HTMLElement {
       this.#start();
     }, { rootMargin: '100px' });
     this.#intersection.observe(this);
-    this.#childObserver = new MutationObserver(() => this.#applyMatrices());
+    this.#childObserver = new MutationObserver(() => {
+      this.#applyMatrices();
+      if (this.#data.changed()) this.#scheduleRun(0);
+    });
     this.#childObserver.observe(this, { childList: true, subtree: true, characterData: true });
     this.dataset.state ??= 'idle';
   }
@@ -141,6 +148,7 @@ export class AttentionView extends HTMLElement {
     if (!this.isConnected) return;
     if (name in STATE_ATTRIBUTES) this.#applyAttributes([name]);
     else if (MATRIX_ATTRIBUTES.includes(name)) this.#applyMatrices();
+    else if (DataMode.attributes.includes(name)) { if (this.#data.changed()) this.#scheduleRun(0); }
     else this.#applyLayout();
     if (name === 'step') this.#showStep();
   }
@@ -185,6 +193,13 @@ export class AttentionView extends HTMLElement {
     }
   }
 
+  /** Attention data to draw instead of a model's (data mode; see attention-data-source.js), or null. */
+  get data() { return this.#data.property; }
+  set data(value) {
+    this.#data.property = value;
+    if (this.#data.changed()) this.#scheduleRun(0);
+  }
+
   /** The last run's { tokens, attentions: { data, shape [L, H, T, T] }, texts, causal, modelType }, or null. */
   get result() { return this.#result; }
   /** Forward runs this widget has made (0 until it is scrolled into view). */
@@ -215,7 +230,7 @@ export class AttentionView extends HTMLElement {
   }
 
   #applyLayout() {
-    const editable = this.hasAttribute('editable');
+    const editable = this.hasAttribute('editable') && !this.#data.active;
     this.#textA.closest('.texts').hidden = !editable;
     this.#textB.hidden = !this.#model || this.#model.config.causal;
     this.#controls.hidden = !this.hasAttribute('controls') || this.#store.state.view === 'scratch';
@@ -275,6 +290,11 @@ export class AttentionView extends HTMLElement {
   #showView() {
     if (!this.#visible) return;
     const { view } = this.#store.state;
+    const unavailable = this.#data.unavailable(this.getAttribute('view') ?? view);
+    if (unavailable) {
+      this.#slot.replaceChildren(unavailable);
+      return;
+    }
     const element = this.#viewElement(view);
     if (element.parentNode !== this.#slot) this.#slot.replaceChildren(element);
     if (view === 'scratch') {
@@ -283,8 +303,9 @@ export class AttentionView extends HTMLElement {
       return;
     }
     if (this.#result) element.result = this.#result;
-    if (view === 'model' && this.#model) sharedHeadScores(this.#model.url).then((scores) => { element.headScores = scores; }, () => {});
-    if (!this.#model) this.#scheduleRun(0);
+    if (view === 'model' && this.#data.active) element.headScores = this.#data.headScores;
+    else if (view === 'model' && this.#model) sharedHeadScores(this.#model.url).then((scores) => { element.headScores = scores; }, () => {});
+    if (!this.#model && !this.#data.active) this.#scheduleRun(0);
   }
 
   #showStep() {
@@ -315,7 +336,7 @@ export class AttentionView extends HTMLElement {
     let preset;
     try {
       const raw = this.#readMatrices();
-      preset = raw === null ? null : checkPreset(raw);
+      preset = raw === null || DataMode.isData(raw) ? null : checkPreset(raw);
     } catch (error) {
       this.#lastPreset = null;
       this.#matrixError = `Cannot use the example's matrices: ${error.message}`;
@@ -369,6 +390,10 @@ export class AttentionView extends HTMLElement {
   }
 
   async #runOnce() {
+    if (this.#data.active) {
+      await this.#showData();
+      return;
+    }
     const { model: name, text, textB } = this.#store.state;
     const url = modelFolderUrl(name);
     if (this.#model?.url !== url) {
@@ -404,6 +429,22 @@ export class AttentionView extends HTMLElement {
     this.#showView();
     this.#setStatus(r.truncated ? `The text has ${r.inputTokens} tokens; the model reads ${config.positions}, so the rest was cut off.` : '', 'ready');
     this.dispatchEvent(new CustomEvent('attention-ready', { bubbles: true, composed: true, detail: { tokens: r.tokens.map((t) => t.display), layers: config.layers, heads: config.heads } }));
+  }
+
+  // Data mode: the author's attention in place of a run (no worker, no WASM).
+  async #showData() {
+    this.#setStatus('Reading the attention data…', 'loading');
+    const shown = await this.#data.load(); // { result, layers, heads, warning, parts }
+    this.#result = shown.result;
+    this.#applyLayout();
+    this.#controls.configure({ layers: shown.layers, pairs: false });
+    const patch = { filter: shown.result.filter ?? 'all' };
+    if (this.#store.state.layer >= shown.layers) patch.layer = 0;
+    this.#quietly(() => this.#store.set(patch));
+    this.#data.showPicker(this.#controls);
+    this.#showView();
+    this.#setStatus(shown.warning ?? '', 'ready');
+    this.dispatchEvent(new CustomEvent('attention-ready', { bubbles: true, composed: true, detail: { tokens: shown.result.tokens.map((t) => t.display), layers: shown.layers, heads: shown.heads } }));
   }
 
   async #trace({ layer, head }) {

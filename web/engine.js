@@ -605,7 +605,8 @@ export async function createEngine(options = {}) {
     moduleOptions.locateFile = (path) => new URL(path, wasmUrl).href;
   }
   const nodeWorkers = useThreads && isNode ? await installNodeWorkers() : null;
-  const { default: createModule } = await import(`./wasm/${name}.mjs`);
+  // A URL, not a relative path, so that bundlers leave the WASM glue beside the module (as they do the .wasm).
+  const { default: createModule } = await import(/* webpackIgnore: true */ /* @vite-ignore */ new URL(`./wasm/${name}.mjs`, import.meta.url).href);
   const module = await createModule(moduleOptions);
   // The pool's workers must not keep a Node process alive once it is done.
   if (nodeWorkers) for (const worker of nodeWorkers) worker.unref();

@@ -21,7 +21,7 @@ int run_train_tokenizer(const Args& args);
 // attnplay info --model DIR
 int run_info(const Args& args);
 
-// attnplay attention --model DIR --ids 1,2,3 [--type-ids ...] [--format json|npy] [--out FILE]
+// attnplay attention --model DIR --ids 1,2,3 [--type-ids ...] [--format json|npy|html] [--view V] [--out FILE]
 int run_attention(const Args& args);
 
 // attnplay heads --model DIR [--sequences N] [--seed S]

@@ -16,9 +16,10 @@ void print_usage(std::ostream& out) {
       << "                                   ids, pieces, byte offsets and type ids as JSON\n"
       << "  attnplay train-tokenizer --corpus PATH --vocab-size N --out tokenizer.json [--model bpe|wordpiece]\n"
       << "  attnplay info --model DIR        architecture, parameter count and tensors of a model folder\n"
-      << "  attnplay attention --model DIR (--text TEXT | --file PATH) [--pair TEXT] [--format json|npy] [--out FILE]\n"
-      << "  attnplay attention --model DIR --ids 1,2,3 [--type-ids 0,0,1] [--format json|npy] [--out FILE]\n"
-      << "                                   attention weights of every layer and head\n"
+      << "  attnplay attention --model DIR (--text TEXT | --file PATH) [--pair TEXT] [--format json|npy|html] [--out FILE]\n"
+      << "  attnplay attention --model DIR --ids 1,2,3 [--type-ids 0,0,1] [--format json|npy|html] [--out FILE]\n"
+      << "                                   attention weights of every layer and head (html: a one-file page\n"
+      << "                                   showing them, --view head|model|matrix)\n"
       << "  attnplay heads --model DIR        head-pattern scores and labels of every head\n";
 }
 

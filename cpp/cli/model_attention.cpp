@@ -1,12 +1,15 @@
 // `attnplay attention --model DIR (--text TEXT | --file PATH) [--pair TEXT]
-//                    | --ids 1,2,3 [--type-ids 0,0,1]) [--format json|npy] [--out FILE]`
+//                    | --ids 1,2,3 [--type-ids 0,0,1]) [--format json|npy|html] [--view V] [--out FILE]`
 // Runs a Hugging Face model folder over text (tokenized by the folder's
 // tokenizer.json) or token ids and writes the attention weights of every layer
 // and head: JSON {"model_type", "tokens", "attentions"} with attentions nested
 // [layer][head][query][key] (stdout unless --out), or the same [L, H, T, T]
-// tensor as float32 .npy (--out needed). Text longer than the model's
+// tensor as float32 .npy (--out needed), or a one-file HTML page that shows it
+// in the <attention-view> widget (html_page.h; --view head|model|matrix).
+// Text longer than the model's
 // positions is truncated and the JSON says so ("truncated", "input_tokens").
 #include <climits>
+#include <filesystem>
 #include <cstdint>
 #include <fstream>
 #include <iostream>
@@ -16,6 +19,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/html_page.h"
 #include "cli/npy.h"
 #include "model/directory.h"
 #include "pipeline/text_model.h"
@@ -24,8 +28,8 @@ namespace attnplay::cli {
 namespace {
 
 const char* const kUsage =
-    "usage: attnplay attention --model DIR (--text TEXT | --file PATH) [--pair TEXT] [--format json|npy] [--out FILE]\n"
-    "       attnplay attention --model DIR --ids 1,2,3 [--type-ids 0,0,1] [--format json|npy] [--out FILE]\n";
+    "usage: attnplay attention --model DIR (--text TEXT | --file PATH) [--pair TEXT] [--format json|npy|html] [--view head|model|matrix] [--out FILE]\n"
+    "       attnplay attention --model DIR --ids 1,2,3 [--type-ids 0,0,1] [--format json|npy|html] [--view head|model|matrix] [--out FILE]\n";
 
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -56,7 +60,7 @@ std::vector<std::int32_t> parse_ids(const std::string& text, const std::string& 
 }  // namespace
 
 int run_attention(const Args& args) {
-  std::string dir, format = "json", out_path;
+  std::string dir, format = "json", out_path, view = "head";
   std::optional<std::string> text, pair;
   ForwardRequest request;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -75,6 +79,8 @@ int run_attention(const Args& args) {
       request.type_ids = parse_ids(args[++i], "--type-ids");
     } else if (args[i] == "--format" && has_value) {
       format = args[++i];
+    } else if (args[i] == "--view" && has_value) {
+      view = args[++i];
     } else if (args[i] == "--out" && has_value) {
       out_path = args[++i];
     } else {
@@ -83,8 +89,9 @@ int run_attention(const Args& args) {
     }
   }
   if (dir.empty() || (request.ids.empty() == !text.has_value()) || (pair && !text) ||
-      (format != "json" && format != "npy") || (format == "npy" && out_path.empty())) {
-    std::cerr << kUsage << "(--model and either text or --ids are required; --format npy needs --out)\n";
+      (format != "json" && format != "npy" && format != "html") || (format == "npy" && out_path.empty()) ||
+      (view != "head" && view != "model" && view != "matrix")) {
+    std::cerr << kUsage << "(--model and either text or --ids are required; --format npy needs --out; --view is head, model or matrix)\n";
     return 2;
   }
 
@@ -105,6 +112,7 @@ int run_attention(const Args& args) {
   nlohmann::ordered_json tokens = nlohmann::ordered_json::array();
   for (int i = 0; i < result.tokens; ++i) {
     nlohmann::ordered_json token = {{"id", request.ids[i]}, {"type_id", request.type_ids.empty() ? 0 : request.type_ids[i]}};
+    if (!run && format == "html") token["token"] = std::to_string(request.ids[i]);  // no tokenizer ran: the id is the label
     if (run) {
       const Token& t = run->encoding.tokens[static_cast<std::size_t>(i)];
       token["token"] = t.display;
@@ -113,6 +121,27 @@ int run_attention(const Args& args) {
       token["special"] = t.special;
     }
     tokens.push_back(std::move(token));
+  }
+  if (format == "html") {
+    std::filesystem::path folder = std::filesystem::path(dir).lexically_normal();
+    if (folder.filename().empty()) folder = folder.parent_path();  // "models/x/"
+    const std::string name = folder.filename().string();
+    const nlohmann::ordered_json data = {
+        {"model", name},
+        {"model_type", model.model().config().model_type},
+        {"causal", model.model().config().causal()},
+        {"tokens", tokens},
+        {"attentions", base64_tensor({result.layers, result.heads, result.tokens, result.tokens}, result.attentions)}};
+    const std::string page = html_page("Attention of " + name + ": " + std::to_string(result.layers) + " layers × " +
+                                           std::to_string(result.heads) + " heads, " + std::to_string(result.tokens) + " tokens",
+                                       {{"view", view}, {"controls", ""}}, data);
+    if (out_path.empty()) {
+      std::cout << page;
+    } else {
+      std::ofstream file(out_path, std::ios::binary);
+      if (!(file << page)) throw std::runtime_error("cannot write " + out_path);
+    }
+    return 0;
   }
   nlohmann::ordered_json attentions = nlohmann::ordered_json::array();  // [layer][head][query][key]
   const float* w = result.attentions.data();

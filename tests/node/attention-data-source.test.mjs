@@ -1,0 +1,189 @@
+// The widget's data mode, reading side (web/attention-data-source.js): every
+// accepted format gives back exactly the weights our CLI computed (its JSON,
+// its .npy, PyTorch's per-layer [batch, heads, T, T] shape, base64 float32,
+// the playground's JSON export), encoder–decoder parts with cross-attention,
+// head labels, word structure of Hugging Face pieces, and each validation
+// message: shapes that disagree, rows that do not sum to 1 (a warning), NaN,
+// negative weights, a batch larger than 1, too large, missing tokens.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, test } from 'node:test';
+
+import {
+  AttentionDataError, MAX_VALUES, parseJsonText, parseNpy, readAttentionData, readTensor,
+} from '../../web/attention-data-source.js';
+import { wordGroups } from '../../web/attention-data.js';
+import { attentionJson } from '../../web/export.js';
+
+const cli = fileURLToPath(new URL('../../build/native/attnplay', import.meta.url));
+const modelDir = (name) => fileURLToPath(new URL(`../../models/${name}`, import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), 'attnplay-data-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+function attention(model, args) {
+  const r = spawnSync(cli, ['attention', '--model', modelDir(model), ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout;
+}
+const TEXT = 'It is a truth universally acknowledged, that a single man';
+const gpt = JSON.parse(attention('austen-gpt', ['--text', TEXT])); // tokens, attentions [L][H][T][T]
+const gptFlat = Float32Array.from(gpt.attentions.flat(3));
+const gptShape = [gpt.attentions.length, gpt.attentions[0].length, gpt.tokens.length, gpt.tokens.length];
+
+function assertSame(result, flat, shape) {
+  assert.deepEqual(result.attentions.shape, shape);
+  assert.equal(result.attentions.data.length, flat.length);
+  for (let i = 0; i < flat.length; i += 1) assert.equal(result.attentions.data[i], flat[i], `value ${i}`);
+}
+const throwsData = (fn, pattern) => assert.throws(fn, (error) => error instanceof AttentionDataError && pattern.test(error.message), `expected ${pattern}`);
+
+test('the CLI\'s JSON ([layer][head][query][key], token objects) reads back exactly, causal detected', () => {
+  const { parts, order } = readAttentionData(gpt);
+  assert.deepEqual(order, ['self']);
+  const { result, layers, heads, warning } = parts.self;
+  assertSame(result, gptFlat, gptShape);
+  assert.equal(layers, 4);
+  assert.equal(heads, 4);
+  assert.equal(warning, null);
+  assert.equal(result.causal, true);
+  assert.deepEqual(result.tokens.map((t) => t.display), gpt.tokens.map((t) => t.token));
+  assert.deepEqual(result.tokens.map((t) => t.id), gpt.tokens.map((t) => t.id));
+});
+
+test('PyTorch\'s output_attentions shape (a list per layer of [1, heads, T, T]) reads as the same tensor', () => {
+  const torchShaped = { tokens: gpt.tokens.map((t) => t.token), attentions: gpt.attentions.map((layer) => [layer]) };
+  assertSame(readAttentionData(torchShaped).parts.self.result, gptFlat, gptShape);
+  const batch2 = { tokens: torchShaped.tokens, attentions: gpt.attentions.map((layer) => [layer, layer]) };
+  throwsData(() => readAttentionData(batch2), /batch of 2 .*give one example/);
+});
+
+test('the CLI\'s .npy with a tokens list, and base64 float32, read back exactly', () => {
+  const path = join(tmp, 'attn.npy');
+  attention('austen-gpt', ['--text', TEXT, '--format', 'npy', '--out', path]);
+  const bytes = readFileSync(path);
+  const tokens = gpt.tokens.map((t) => t.token);
+  assertSame(readAttentionData({ attentions: new Uint8Array(bytes), tokens }).parts.self.result, gptFlat, gptShape);
+  const base64 = Buffer.from(gptFlat.buffer).toString('base64');
+  assertSame(readAttentionData({ tokens, attentions: { dtype: 'float32', shape: gptShape, base64 } }).parts.self.result, gptFlat, gptShape);
+  throwsData(() => readTensor({ dtype: 'float32', shape: [2, 2], base64 }, 'attentions'), /has 1\d+ bytes; shape \[2, 2\] needs 16/);
+  throwsData(() => parseNpy(bytes.subarray(0, bytes.length - 4)), /should hold \d+ values .* but has \d+ bytes/);
+  throwsData(() => parseNpy(new TextEncoder().encode('{"attentions": []}')), /not a \.npy file/);
+});
+
+test('a float64 .npy of PyTorch\'s 5-D shape is read (converted to float32)', () => {
+  const shape = [1, 1, 1, 2, 2];
+  const values = [1, 0, 0.25, 0.75];
+  let header = `{'descr': '<f8', 'fortran_order': False, 'shape': (${shape.join(', ')}), }`;
+  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';
+  const bytes = Buffer.alloc(10 + header.length + 8 * values.length);
+  bytes.write('\x93NUMPY\x01\x00', 0, 'latin1');
+  bytes.writeUInt16LE(header.length, 8);
+  bytes.write(header, 10, 'latin1');
+  values.forEach((v, i) => bytes.writeDoubleLE(v, 10 + header.length + 8 * i));
+  const { result } = readAttentionData({ attentions: new Uint8Array(bytes), tokens: ['a', 'b'] }).parts.self;
+  assert.deepEqual(result.attentions.shape, [1, 1, 2, 2]);
+  assert.deepEqual([...result.attentions.data], values);
+});
+
+test('the playground\'s JSON export reads back exactly', () => {
+  const tokens = gpt.tokens.map((t) => ({ display: t.token, id: t.id }));
+  const text = attentionJson({ modelName: 'austen-gpt', modelType: 'gpt2', tokens, attentions: { data: gptFlat, shape: gptShape } });
+  const { result } = readAttentionData(JSON.parse(text)).parts.self;
+  assertSame(result, gptFlat, gptShape);
+  assert.deepEqual(result.tokens.map((t) => t.id), gpt.tokens.map((t) => t.id));
+});
+
+test('BERT from the CLI: not causal, [CLS] and [SEP] special, type ids kept', () => {
+  const bert = JSON.parse(attention('austen-bert', ['--text', 'Emma was happy.', '--pair', 'She was rich.']));
+  const { result } = readAttentionData(bert).parts.self;
+  assert.equal(result.causal, false);
+  assert.deepEqual(result.tokens.map((t) => t.special), bert.tokens.map((t) => t.special));
+  assert.deepEqual(result.tokens.map((t) => t.typeId), bert.tokens.map((t) => t.type_id));
+  assert.ok(result.tokens[0].special && result.tokens[0].display === '[CLS]');
+});
+
+test('encoder–decoder data: encoder, decoder and cross parts; cross-attention is the decoder → encoder block', () => {
+  const rows = (t, k, seed) => Array.from({ length: t }, (_, q) => {
+    const raw = Array.from({ length: k }, (__, j) => 1 + ((q * 7 + j * 3 + seed) % 5));
+    const sum = raw.reduce((a, b) => a + b, 0);
+    return raw.map((v) => v / sum);
+  });
+  const causalRows = (t, seed) => rows(t, t, seed).map((row, q) => {
+    const kept = row.map((v, j) => (j <= q ? v : 0));
+    const sum = kept.reduce((a, b) => a + b, 0);
+    return kept.map((v) => v / sum);
+  });
+  const S = 4;
+  const T = 3;
+  const layers = [0, 1].map((l) => [0, 1].map((h) => l * 2 + h));
+  const data = {
+    encoder_tokens: ['▁Hello', '▁world', '!', '</s>'],
+    decoder_tokens: ['<pad>', '▁Bonjour', '▁monde'],
+    encoder_attentions: layers.map((heads) => [heads.map((s) => rows(S, S, s))]),
+    decoder_attentions: layers.map((heads) => [heads.map((s) => causalRows(T, s))]),
+    cross_attentions: layers.map((heads) => [heads.map((s) => rows(T, S, s))]),
+    head_labels: { cross: [['align', ''], [['copy', 'align'], 'other']] },
+  };
+  const { parts, order } = readAttentionData(data);
+  assert.deepEqual(order, ['encoder', 'decoder', 'cross']);
+  assert.equal(parts.encoder.result.causal, false);
+  assert.equal(parts.decoder.result.causal, true);
+  const cross = parts.cross.result;
+  assert.equal(cross.filter, 'b-a');
+  assert.deepEqual(cross.attentions.shape, [2, 2, S + T, S + T]);
+  assert.deepEqual(cross.tokens.map((t) => t.typeId), [0, 0, 0, 0, 1, 1, 1]);
+  assert.ok(cross.tokens[3].special && cross.tokens[4].special, '</s> and <pad> are special');
+  const n = S + T;
+  for (let l = 0; l < 2; l += 1) {
+    for (let h = 0; h < 2; h += 1) {
+      for (let q = 0; q < n; q += 1) {
+        for (let k = 0; k < n; k += 1) {
+          const want = q >= S && k < S ? data.cross_attentions[l][0][h][q - S][k] : 0;
+          assert.equal(cross.attentions.data[((l * 2 + h) * n + q) * n + k], Math.fround(want));
+        }
+      }
+    }
+  }
+  assert.deepEqual(parts.cross.headScores.map((s) => s.labels), [['align'], [], ['copy', 'align'], ['other']]);
+  throwsData(() => readAttentionData({ ...data, decoder_tokens: ['a', 'b'] }), /shapes disagree: decoder_tokens has 2 tokens/);
+  throwsData(() => readAttentionData({ ...data, encoder_tokens: undefined }), /encoder_tokens is missing/);
+});
+
+test('word structure of Hugging Face pieces: "Ġ"/"▁" start a word, "##" continues one', () => {
+  const read = (tokens) => {
+    const attentions = [[tokens.map((_, q) => tokens.map((__, k) => (q === k ? 1 : 0)))]];
+    const { result } = readAttentionData({ tokens, attentions }).parts.self;
+    return wordGroups(result.tokens, result.texts);
+  };
+  assert.deepEqual(read(['The', 'Ġcat', 'Ġsat', 'ting', '.']), [[0], [1], [2, 3], [4]]);
+  assert.deepEqual(read(['▁Hel', 'lo', '▁world']), [[0, 1], [2]]);
+  assert.deepEqual(read(['[CLS]', 'play', '##ing', 'cards', '[SEP]']), [[0], [1, 2], [3], [4]]);
+});
+
+test('validation: each problem has its own clear message', () => {
+  const tokens = ['a', 'b'];
+  const ok = [[[[1, 0], [0.5, 0.5]]]];
+  throwsData(() => readAttentionData({ tokens: ['a', 'b', 'c'], attentions: ok }), /shapes disagree: tokens has 3 tokens, attentions is \[1, 1, 2, 2\]/);
+  throwsData(() => readAttentionData({ tokens, attentions: [[[[1, 0], [0.5, 0.5]]], [[[1, 0], [1]]]] }), /shapes disagree: attentions\[1\]\[0\]\[1\] has 1 entries where attentions\[0\]\[0\]\[0\] has 2/);
+  throwsData(() => readAttentionData({ tokens, attentions: [[[[1, 0, 0], [0.5, 0.5, 0]]]] }), /self-attention has as many keys as queries/);
+  throwsData(() => readAttentionData({ tokens, attentions: [[[1, 0], [0.5, 0.5]]] }), /has 3 dimensions/);
+  throwsData(() => readAttentionData({ tokens, attentions: [[[[1, 0], [null, 0.5]]]] }), /attentions\[0\]\[0\]\[1\]\[0\] is null, not a number/);
+  throwsData(() => readAttentionData({ tokens, attentions: { data: new Float32Array([1, 0, NaN, 1]), shape: [1, 1, 2, 2] } }), /NaN at layer 0, head 0, query 1, key 0/);
+  throwsData(() => readAttentionData({ tokens, attentions: { data: new Float32Array([1, 0, -0.5, 1.5]), shape: [1, 1, 2, 2] } }), /negative \(-0\.5\) at layer 0, head 0, query 1, key 0/);
+  throwsData(() => readAttentionData({ attentions: ok }), /tokens is missing/);
+  throwsData(() => readAttentionData({ tokens }), /no attention found/);
+  throwsData(() => readAttentionData({ tokens, attentions: ok, head_labels: [['x', 'y']] }), /head_labels must have 1 layers of 1 labels/);
+  throwsData(() => parseJsonText('{"tokens": ["a"], "attentions": [[[[NaN]]]]}', 'attn.json'), /attn\.json contains NaN or Infinity/);
+  throwsData(() => parseJsonText('{"tokens": ', 'attn.json'), /attn\.json is not valid JSON/);
+  // Too large: refused from the shape, before anything is allocated.
+  const side = Math.ceil(Math.sqrt(MAX_VALUES / 144)) + 1;
+  throwsData(() => readTensor({ dtype: 'float32', shape: [12, 12, side, side], base64: '' }, 'attentions'), /too large to draw: shape \[12, 12, \d+, \d+\] is [\d,]+ values; the widget draws at most 67,108,864/);
+  // Rows that do not sum to 1: drawn, with a warning that counts them.
+  const { warning, result } = readAttentionData({ tokens, attentions: [[[[0.5, 0], [0.5, 0.5]]], [[[0.9, 0.2], [0.5, 0.5]]]] }).parts.self;
+  assert.match(warning, /^Warning: 2 of 4 rows of attentions do not sum to 1 \(e\.g\. layer 0, head 0, query 0 sums to 0\.5000\); they are drawn as given\.$/);
+  assert.equal(result.attentions.data[0], 0.5);
+});

@@ -1,0 +1,346 @@
+// Attention computed anywhere, read for the widget's data mode: turns what an
+// author gives <attention-view> (a JSON file by `src`, a child <script
+// type="application/json">, or the `data` property) into the results the
+// views draw, and says clearly what is wrong with data it cannot draw.
+//
+// Accepted (all keys optional except one attention tensor and its tokens):
+//   tokens                    strings, or objects { token | display | text | piece, id, special, type_id }
+//   ids                       optional token ids beside string tokens (the playground's JSON export)
+//   attentions                [layer][head][query][key] (our exports), or PyTorch's
+//                             output_attentions: [layer][batch = 1][head][query][key]
+//   encoder_attentions, decoder_attentions, cross_attentions (encoder–decoder models;
+//                             cross: [layer][1][head][decoder token][encoder token])
+//   encoder_tokens, decoder_tokens
+//   head_labels               [layer][head] of a label or a list of labels
+//                             (for encoder–decoder: { encoder, decoder, cross } of those)
+//   causal, model, model_type
+// A tensor is nested arrays, { data: Float32Array, shape }, the bytes of a .npy
+// file (float32/float64, [L, H, T, T] or [L, 1, H, T, T]), or
+// { dtype: 'float32', shape, base64 } (the raw little-endian bytes, as the
+// one-file export and the notebook recipe write it).
+// Not here: DOM, drawing, the engine (data mode needs no model and no WASM).
+
+/** Most values one attention tensor may hold: 2^26 float32 (256 MB), e.g. 12 layers × 12 heads × 682². */
+export const MAX_VALUES = 2 ** 26;
+/** A row whose weights add up to more than this away from 1 gets a warning. */
+export const ROW_SUM_TOLERANCE = 1e-3;
+const PART_KEYS = { self: 'attentions', encoder: 'encoder_attentions', decoder: 'decoder_attentions', cross: 'cross_attentions' };
+/** Views that need the model itself (queries and keys, logits), not only its weights. */
+export const MODEL_VIEWS = {
+  neuron: 'The neuron view needs the model’s queries and keys, which attention weights alone do not contain.',
+  rollout: 'Attention rollout is not available yet: the core does not compute it.',
+  predictions: 'Predictions need the model’s output layer, which attention weights alone do not contain.',
+  ablation: 'Ablation needs the model itself to run again with heads switched off.',
+};
+
+/** An error in the author's data, with a message that says where and what. */
+export class AttentionDataError extends Error {
+  name = 'AttentionDataError';
+}
+
+/** True when a parsed JSON object is attention data (rather than the scratch view's matrices). */
+export function isAttentionData(value) {
+  return value !== null && typeof value === 'object' && Object.values(PART_KEYS).some((key) => key in value);
+}
+
+/** Parses JSON text, explaining Python's NaN/Infinity (which json.dumps writes but JSON does not allow). */
+export function parseJsonText(text, where) {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    if (/(^|[^\w"])(NaN|-?Infinity)([^\w"]|$)/.test(text)) {
+      throw new AttentionDataError(`${where} contains NaN or Infinity, which JSON does not allow (Python's json.dumps writes them): the attention has values that are not numbers`);
+    }
+    throw new AttentionDataError(`${where} is not valid JSON (${error.message})`);
+  }
+}
+
+/** .npy bytes -> { data: Float32Array, shape }. Little-endian float32 or float64, C order. */
+export function parseNpy(bytes, where = 'the .npy file') {
+  const view = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const magic = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59];
+  if (view.length < 10 || magic.some((b, i) => view[i] !== b)) throw new AttentionDataError(`${where} is not a .npy file (no \\x93NUMPY magic)`);
+  const major = view[6];
+  const lengthBytes = major === 1 ? 2 : 4;
+  const dv = new DataView(view.buffer, view.byteOffset, view.byteLength);
+  const headerLength = lengthBytes === 2 ? dv.getUint16(8, true) : dv.getUint32(8, true);
+  const start = 8 + lengthBytes;
+  if (start + headerLength > view.length) throw new AttentionDataError(`${where} is truncated (its header is longer than the file)`);
+  const header = new TextDecoder().decode(view.subarray(start, start + headerLength));
+  const descr = /'descr':\s*'([^']+)'/.exec(header)?.[1];
+  const fortran = /'fortran_order':\s*(True|False)/.exec(header)?.[1];
+  const shapeText = /'shape':\s*\(([^)]*)\)/.exec(header)?.[1];
+  if (!descr || !fortran || shapeText === undefined) throw new AttentionDataError(`${where} has a header this reader does not understand: ${header.trim().slice(0, 80)}`);
+  if (fortran === 'True') throw new AttentionDataError(`${where} is in Fortran order; save it with numpy.ascontiguousarray first`);
+  const shape = shapeText.split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+  const width = { '<f4': 4, '<f8': 8 }[descr];
+  if (!width) throw new AttentionDataError(`${where} holds ${descr} values; only little-endian float32 (<f4) or float64 (<f8) are read`);
+  const count = shape.reduce((a, b) => a * b, 1);
+  checkSize(count, shape, where);
+  const offset = start + headerLength;
+  if (view.length - offset !== count * width) throw new AttentionDataError(`${where} should hold ${count} values of shape [${shape.join(', ')}] (${count * width} bytes) but has ${view.length - offset} bytes of data`);
+  let data;
+  if (width === 4 && (view.byteOffset + offset) % 4 === 0) data = new Float32Array(view.buffer, view.byteOffset + offset, count);
+  else {
+    data = new Float32Array(count);
+    for (let i = 0; i < count; i += 1) data[i] = width === 4 ? dv.getFloat32(offset + 4 * i, true) : dv.getFloat64(offset + 8 * i, true);
+  }
+  return { data, shape };
+}
+
+function checkSize(count, shape, where) {
+  if (count > MAX_VALUES) {
+    throw new AttentionDataError(`${where} is too large to draw: shape [${shape.join(', ')}] is ${count.toLocaleString('en')} values; the widget draws at most ${MAX_VALUES.toLocaleString('en')} (256 MB of float32). Keep fewer layers or tokens.`);
+  }
+}
+
+function base64Bytes(text, where) {
+  try {
+    const binary = atob(text);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+    return bytes;
+  } catch {
+    throw new AttentionDataError(`${where}.base64 is not valid base64`);
+  }
+}
+
+/** Nested arrays: their shape (following first elements) and the values, checked to be a full grid of numbers. */
+function flattenNested(value, where) {
+  const shape = [];
+  for (let probe = value; Array.isArray(probe); probe = probe[0]) shape.push(probe.length);
+  const count = shape.reduce((a, b) => a * b, 1);
+  checkSize(count, shape, where);
+  const data = new Float32Array(count);
+  let next = 0;
+  const walk = (node, depth, path) => {
+    if (depth === shape.length) {
+      if (typeof node !== 'number') throw new AttentionDataError(`${where}${path} is ${node === null ? 'null' : JSON.stringify(node)?.slice(0, 20)}, not a number`);
+      data[next++] = node;
+      return;
+    }
+    if (!Array.isArray(node) || node.length !== shape[depth]) {
+      throw new AttentionDataError(`shapes disagree: ${where}${path} has ${Array.isArray(node) ? `${node.length} entries` : 'a single value'} where ${where}${'[0]'.repeat(depth)} has ${shape[depth]}`);
+    }
+    for (let i = 0; i < node.length; i += 1) walk(node[i], depth + 1, `${path}[${i}]`);
+  };
+  walk(value, 0, '');
+  return { data, shape };
+}
+
+/** Any accepted tensor form -> { data: Float32Array, shape }. */
+export function readTensor(value, where) {
+  if (value instanceof ArrayBuffer || value instanceof Uint8Array) return parseNpy(value, where);
+  if (Array.isArray(value)) {
+    // PyTorch's tuple per layer of tensors, each given as nested lists, arrives here too.
+    return flattenNested(value, where);
+  }
+  if (value && typeof value === 'object' && typeof value.base64 === 'string') {
+    if (value.dtype !== 'float32') throw new AttentionDataError(`${where}.dtype is ${JSON.stringify(value.dtype)}; base64 tensors must be "float32" (little-endian)`);
+    const shape = value.shape;
+    if (!Array.isArray(shape) || !shape.every((n) => Number.isInteger(n) && n >= 0)) throw new AttentionDataError(`${where}.shape must be a list of sizes`);
+    const count = shape.reduce((a, b) => a * b, 1);
+    checkSize(count, shape, where);
+    const bytes = base64Bytes(value.base64, where);
+    if (bytes.length !== count * 4) throw new AttentionDataError(`${where} has ${bytes.length} bytes; shape [${shape.join(', ')}] needs ${count * 4}`);
+    return { data: new Float32Array(bytes.buffer), shape };
+  }
+  if (value && typeof value === 'object' && ArrayBuffer.isView(value.data) && Array.isArray(value.shape)) {
+    const count = value.shape.reduce((a, b) => a * b, 1);
+    checkSize(count, value.shape, where);
+    if (value.data.length !== count) throw new AttentionDataError(`${where}.data has ${value.data.length} values; shape [${value.shape.join(', ')}] needs ${count}`);
+    return { data: value.data instanceof Float32Array ? value.data : Float32Array.from(value.data), shape: [...value.shape] };
+  }
+  throw new AttentionDataError(`${where} must be nested lists, { data, shape }, { dtype, shape, base64 } or .npy bytes`);
+}
+
+/** [L, H, T, K] or PyTorch's [L, 1, H, T, K] -> [L, H, T, K]. */
+function layerHeadShape(tensor, where) {
+  const { shape } = tensor;
+  if (shape.length === 5) {
+    if (shape[1] !== 1) throw new AttentionDataError(`${where} has a batch of ${shape[1]} (shape [${shape.join(', ')}]); give one example, e.g. [a[i:i+1] for a in outputs.attentions]`);
+    return { data: tensor.data, shape: [shape[0], shape[2], shape[3], shape[4]] };
+  }
+  if (shape.length !== 4) {
+    throw new AttentionDataError(`${where} has ${shape.length} dimensions (shape [${shape.join(', ')}]); expected [layer][head][query][key], or PyTorch's [layer][batch][head][query][key]`);
+  }
+  if (shape.some((n) => n === 0)) throw new AttentionDataError(`${where} is empty (shape [${shape.join(', ')}])`);
+  return tensor;
+}
+
+/**
+ * Checks every weight: NaN, infinities and negative values are errors (with
+ * where the first one is); rows that do not sum to 1 are counted for a warning.
+ * Returns the warning text or null.
+ */
+export function checkWeights({ data, shape }, where) {
+  const [layers, heads, queries, keys] = shape;
+  let badRows = 0;
+  let example = null;
+  for (let row = 0; row < layers * heads * queries; row += 1) {
+    let sum = 0;
+    const base = row * keys;
+    for (let k = 0; k < keys; k += 1) {
+      const w = data[base + k];
+      if (!(w >= 0) || w === Infinity) {
+        const q = row % queries;
+        const h = Math.floor(row / queries) % heads;
+        const l = Math.floor(row / (queries * heads));
+        const what = Number.isNaN(w) ? 'NaN' : w === Infinity ? 'Infinity' : `negative (${w})`;
+        throw new AttentionDataError(`${where} has a value that is ${what} at layer ${l}, head ${h}, query ${q}, key ${k} (counting from 0): attention weights are probabilities`);
+      }
+      sum += w;
+    }
+    if (Math.abs(sum - 1) > ROW_SUM_TOLERANCE) {
+      badRows += 1;
+      if (!example) example = { l: Math.floor(row / (queries * heads)), h: Math.floor(row / queries) % heads, q: row % queries, sum };
+    }
+  }
+  if (!badRows) return null;
+  return `Warning: ${badRows} of ${layers * heads * queries} rows of ${where} do not sum to 1 (e.g. layer ${example.l}, head ${example.h}, query ${example.q} sums to ${example.sum.toFixed(4)}); they are drawn as given.`;
+}
+
+const SPECIAL = /^(\[[A-Z]+\]|<\|[^|]*\|>|<\/?s>|<pad>|<unk>|<mask>)$/;
+
+/**
+ * Token list -> the views' tokens. Word structure (for "words, not sub-word
+ * tokens") follows the pieces: "##x" continues a word (WordPiece); with
+ * byte-level or SentencePiece pieces ("Ġx", "▁x") only those start one.
+ */
+export function readTokens(list, where, segment = 0) {
+  if (!Array.isArray(list)) throw new AttentionDataError(`${where} must be a list of tokens (strings or { token } objects)`);
+  const raw = list.map((item, i) => {
+    if (typeof item === 'string') return { display: item };
+    if (item && typeof item === 'object') {
+      const display = item.display ?? item.token ?? item.text ?? item.piece;
+      if (typeof display === 'string') return { display, id: item.id, special: item.special, typeId: item.type_id ?? item.typeId };
+    }
+    throw new AttentionDataError(`${where}[${i}] is not a token: give a string or an object with "token"`);
+  });
+  const wordPiece = raw.some((t) => t.display.startsWith('##'));
+  const marked = !wordPiece && raw.some((t) => /^[Ġ▁␣ ]/.test(t.display));
+  let text = '';
+  const tokens = raw.map((t, i) => {
+    const special = t.special ?? SPECIAL.test(t.display);
+    let piece = t.display;
+    let gap = i > 0;
+    if (wordPiece && piece.startsWith('##')) { piece = piece.slice(2); gap = false; }
+    else if (marked) { gap = i > 0 && /^[Ġ▁␣ ]/.test(piece); if (gap) piece = piece.slice(1); }
+    if (gap || special) text += ' ';
+    const start = text.length;
+    text += piece;
+    return { id: t.id ?? -1, display: t.display, piece: t.display, start, end: text.length, special, typeId: t.typeId ?? segment, segment };
+  });
+  return { tokens, text };
+}
+
+/** True when every weight above the diagonal is 0 (a causal model). */
+function looksCausal({ data, shape }) {
+  const [layers, heads, t] = shape;
+  for (let m = 0; m < layers * heads; m += 1) {
+    for (let q = 0; q < t; q += 1) for (let k = q + 1; k < t; k += 1) if (data[(m * t + q) * t + k] !== 0) return false;
+  }
+  return true;
+}
+
+function headScores(labels, layers, heads, where) {
+  if (labels === undefined || labels === null) return null;
+  if (!Array.isArray(labels)) throw new AttentionDataError(`${where} must be a list per layer of a label per head`);
+  const scores = [];
+  labels.forEach((row, l) => {
+    if (!Array.isArray(row) || row.length !== heads || l >= layers) {
+      throw new AttentionDataError(`shapes disagree: ${where} must have ${layers} layers of ${heads} labels; ${where}[${l}] has ${Array.isArray(row) ? row.length : 'no list'}`);
+    }
+    row.forEach((label, h) => {
+      const list = (Array.isArray(label) ? label : [label]).filter((s) => s !== null && s !== '').map(String);
+      scores.push({ layer: l, head: h, labels: list });
+    });
+  });
+  if (labels.length !== layers) throw new AttentionDataError(`shapes disagree: ${where} has ${labels.length} layers, the attention ${layers}`);
+  return scores;
+}
+
+function selfPart(raw, key, tokensKey, modelType) {
+  const where = key;
+  const tensor = layerHeadShape(readTensor(raw[key], where), where);
+  const [layers, heads, queries, keys] = tensor.shape;
+  if (queries !== keys) throw new AttentionDataError(`shapes disagree: ${where} is [${tensor.shape.join(', ')}], but self-attention has as many keys as queries`);
+  if (raw[tokensKey] === undefined) throw new AttentionDataError(`${tokensKey} is missing: the ${queries} tokens that ${where} is about`);
+  const { tokens, text } = readTokens(raw[tokensKey], tokensKey);
+  if (tokensKey === 'tokens' && Array.isArray(raw.ids) && raw.ids.length === tokens.length) raw.ids.forEach((id, i) => { tokens[i].id = id; });
+  if (tokens.length !== queries) throw new AttentionDataError(`shapes disagree: ${tokensKey} has ${tokens.length} tokens, ${where} is [${tensor.shape.join(', ')}] (${queries} tokens)`);
+  const warning = checkWeights(tensor, where);
+  const causal = typeof raw.causal === 'boolean' && key !== 'encoder_attentions' ? raw.causal : looksCausal(tensor);
+  return { result: { tokens, attentions: tensor, texts: [text], causal, modelType }, layers, heads, warning };
+}
+
+/** Cross-attention drawn as the decoder → encoder block of a map over [encoder tokens, decoder tokens] (the B → A pair filter). */
+function crossPart(raw, modelType) {
+  const where = 'cross_attentions';
+  const tensor = layerHeadShape(readTensor(raw.cross_attentions, where), where);
+  const [layers, heads, queries, keys] = tensor.shape;
+  for (const name of ['encoder_tokens', 'decoder_tokens']) if (raw[name] === undefined) throw new AttentionDataError(`${name} is missing: cross_attentions needs both token lists`);
+  const encoder = readTokens(raw.encoder_tokens, 'encoder_tokens', 0);
+  const decoder = readTokens(raw.decoder_tokens, 'decoder_tokens', 1);
+  if (decoder.tokens.length !== queries || encoder.tokens.length !== keys) {
+    throw new AttentionDataError(`shapes disagree: cross_attentions is [${tensor.shape.join(', ')}] but there are ${decoder.tokens.length} decoder tokens (queries) and ${encoder.tokens.length} encoder tokens (keys)`);
+  }
+  const warning = checkWeights(tensor, where);
+  const t = keys + queries;
+  checkSize(layers * heads * t * t, [layers, heads, t, t], where);
+  const data = new Float32Array(layers * heads * t * t); // [L, H, S + T, S + T], only rows S.. × cols ..S set
+  for (let m = 0; m < layers * heads; m += 1) {
+    for (let q = 0; q < queries; q += 1) data.set(tensor.data.subarray((m * queries + q) * keys, (m * queries + q + 1) * keys), (m * t + keys + q) * t);
+  }
+  const tokens = [...encoder.tokens, ...decoder.tokens];
+  return { result: { tokens, attentions: { data, shape: [layers, heads, t, t] }, texts: [encoder.text, decoder.text], causal: false, modelType, filter: 'b-a' }, layers, heads, warning };
+}
+
+/**
+ * Author's data (a parsed object) -> { parts: { self | encoder | decoder | cross:
+ * { result, layers, heads, warning, headScores } }, order: [part names] }.
+ * result is what the views take ({ tokens, attentions [L, H, T, T], texts,
+ * causal, modelType }, plus filter 'b-a' for cross-attention).
+ */
+export function readAttentionData(raw) {
+  if (!isAttentionData(raw)) {
+    throw new AttentionDataError('no attention found: give "attentions" (or "encoder_attentions", "decoder_attentions", "cross_attentions") with "tokens"');
+  }
+  const modelType = String(raw.model_type ?? raw.model ?? 'data');
+  const parts = {};
+  if (raw.attentions !== undefined) parts.self = selfPart(raw, 'attentions', 'tokens', modelType);
+  if (raw.encoder_attentions !== undefined) parts.encoder = selfPart(raw, 'encoder_attentions', raw.tokens !== undefined && raw.encoder_tokens === undefined ? 'tokens' : 'encoder_tokens', modelType);
+  if (raw.decoder_attentions !== undefined) parts.decoder = selfPart(raw, 'decoder_attentions', 'decoder_tokens', modelType);
+  if (raw.cross_attentions !== undefined) parts.cross = crossPart(raw, modelType);
+  const labels = raw.head_labels;
+  const byPart = labels && !Array.isArray(labels) && typeof labels === 'object' ? labels : { self: labels };
+  for (const [name, part] of Object.entries(parts)) {
+    part.headScores = headScores(byPart[name], part.layers, part.heads, name === 'self' ? 'head_labels' : `head_labels.${name}`);
+  }
+  return { parts, order: Object.keys(parts) };
+}
+
+/** Fetches `src` (JSON, or .npy with tokens from `tokensSrc` or `tokens`) and reads it. */
+export async function fetchAttentionData(src, { tokensSrc = null, tokens = null, base = globalThis.location?.href } = {}) {
+  const get = async (url, what) => {
+    let response;
+    try {
+      response = await fetch(new URL(url, base));
+    } catch (error) {
+      throw new AttentionDataError(`could not fetch ${what} ${url}: ${error.message}`);
+    }
+    if (!response.ok) throw new AttentionDataError(`could not fetch ${what} ${url}: HTTP ${response.status}`);
+    return new Uint8Array(await response.arrayBuffer());
+  };
+  const bytes = await get(src, 'the attention data');
+  if (bytes[0] === 0x93 && bytes[1] === 0x4e) {
+    let tokenList = tokens;
+    if (tokensSrc) {
+      const parsed = parseJsonText(new TextDecoder().decode(await get(tokensSrc, 'the tokens')), tokensSrc);
+      tokenList = Array.isArray(parsed) ? parsed : parsed?.tokens;
+    }
+    if (!tokenList) throw new AttentionDataError(`${src} is a .npy file: give its tokens too (tokens-src="tokens.json" or the tokens attribute)`);
+    return readAttentionData({ attentions: bytes, tokens: tokenList });
+  }
+  return readAttentionData(parseJsonText(new TextDecoder().decode(bytes), src));
+}

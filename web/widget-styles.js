@@ -1,0 +1,32 @@
+// Where the <attention-view> widget's shadow root gets its styles: by default
+// <link>s to views.css and attention-view.css next to the widget module; in a
+// one-file page (scripts/make-page-template.mjs) the bundle hands the style
+// texts over first (inlineWidgetStyles), and they are adopted as constructed
+// stylesheets, so the page needs no file and no inline <style> in the shadow.
+// Not here: the styles themselves.
+
+const FILES = ['views.css', 'attention-view.css'];
+let inlined = null; // CSSStyleSheet[] once a bundle has inlined the texts
+
+/** Called by the one-file bundle before the widget is defined: the texts of FILES, in order. */
+export function inlineWidgetStyles(texts) {
+  inlined = texts.map((text) => {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(text);
+    return sheet;
+  });
+}
+
+/** Nodes to put in a new shadow root (links), or none after adopting the inlined sheets. */
+export function widgetStyles(shadow, moduleUrl) {
+  if (inlined) {
+    shadow.adoptedStyleSheets = [...inlined];
+    return [];
+  }
+  return FILES.map((file) => {
+    const link = document.createElement('link');
+    link.rel = 'stylesheet';
+    link.href = new URL(file, moduleUrl).href;
+    return link;
+  });
+}
