@@ -1,0 +1,132 @@
+// The one-file HTML export, opened as a reader would open an email attachment:
+// from file://, with the network off (every non-file request aborted and
+// recorded), under the page's own Content-Security-Policy (default-src
+// 'none'; the widget script and page style allowed by hash only; an inline
+// script probe proves it is enforced). Both writers: `attnplay attention
+// --format html` (its weights against the CLI's JSON of the same run) and the
+// playground's "Download as a page" (against the native CLI on the same text;
+// the view, layer and heads of the playground carried over).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { after, before, test } from 'node:test';
+
+import { DEFAULT_STATE } from '../../web/state.js';
+import { openBrowser, resultsDir } from './browser.mjs';
+
+const cli = fileURLToPath(new URL('../../build/native/attnplay', import.meta.url));
+const austenGpt = fileURLToPath(new URL('../../models/austen-gpt', import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), 'attnplay-one-file-'));
+let session;
+
+before(async () => { session = await openBrowser(); });
+after(async () => {
+  await session?.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+function cliRun(args) {
+  const r = spawnSync(cli, ['attention', '--model', austenGpt, ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout;
+}
+
+/** Opens a local file offline; returns { page, violations(), blocked, errors, close }. */
+async function openOffline(path) {
+  const context = await session.browser.newContext({ offline: true });
+  const blocked = [];
+  await context.route('**/*', (route) => {
+    if (route.request().url().startsWith('file:')) return route.continue();
+    blocked.push(route.request().url());
+    return route.abort();
+  });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
+  await page.addInitScript(() => {
+    window.violations = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await page.goto(pathToFileURL(path).href);
+  await page.waitForFunction(() => document.querySelector('attention-view')?.dataset.state === 'ready', null, { timeout: 30000 });
+  return { page, blocked, errors, close: () => context.close() };
+}
+
+/** The page's CSP holds: nothing was blocked by it, and an injected inline script is. */
+async function assertStrictCsp(page) {
+  assert.deepEqual(await page.evaluate(() => window.violations), [], 'no CSP violation by the page itself');
+  const probe = await page.evaluate(async () => {
+    const script = document.createElement('script');
+    script.textContent = 'window.injected = true;';
+    document.body.append(script);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return { injected: window.injected ?? false, violations: window.violations };
+  });
+  assert.equal(probe.injected, false, 'an injected inline script does not run');
+  assert.match(probe.violations.join('\n'), /script-src/);
+}
+
+function assertLines(lines, attentions, layer, heads, tolerance) {
+  const T = attentions[0][0].length;
+  let expected = 0;
+  for (const h of heads) for (let q = 0; q < T; q += 1) for (let k = 0; k < T; k += 1) if (attentions[layer][h][q][k] > 0) expected += 1;
+  assert.equal(lines.length, expected, 'one line per non-zero weight');
+  for (const line of lines) {
+    assert.ok(Math.abs(line.weight - attentions[layer][line.head][line.from][line.to]) <= tolerance, JSON.stringify(line));
+  }
+}
+
+test('attnplay attention --format html: one file that draws the run offline under its own strict CSP', async () => {
+  const text = 'It is a truth <img src=x onerror=alert(1)> universally acknowledged';
+  const want = JSON.parse(cliRun(['--text', text]));
+  const path = join(tmp, 'view.html');
+  cliRun(['--text', text, '--format', 'html', '--view', 'head', '--out', path]);
+  const { page, blocked, errors, close } = await openOffline(path);
+  const drawn = await page.evaluate(() => {
+    const w = document.querySelector('attention-view');
+    return { lines: w.viewElement.lineModel(), tokens: w.result.tokens.map((t) => t.display), view: w.viewElement.localName, external: [...document.querySelectorAll('[src], link[href]')].length };
+  });
+  assert.equal(drawn.view, 'head-view');
+  assert.deepEqual(drawn.tokens, want.tokens.map((t) => t.token));
+  assertLines(drawn.lines, want.attentions, 0, [0, 1, 2, 3], 0);
+  assert.equal(drawn.external, 0, 'nothing loaded by src or href');
+  assert.deepEqual(blocked, [], 'no request left the file');
+  assert.equal(await page.evaluate(() => document.querySelectorAll('img').length), 0, 'token text stays text');
+  await assertStrictCsp(page);
+  assert.deepEqual(errors.filter((e) => !/Content Security Policy/.test(e)), []);
+  await page.screenshot({ path: `${resultsDir}one-file-cli.png` });
+  await close();
+});
+
+test('the playground\'s "Download as a page" carries the view, layer and heads into a file that works offline', async () => {
+  const page = await session.browser.newPage();
+  await page.goto(`${session.url}#view=matrix&layer=2&heads=1,3`);
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-page')]);
+  assert.equal(download.suggestedFilename(), 'attnplay-austen-gpt-matrix.html');
+  const path = join(tmp, download.suggestedFilename());
+  await download.saveAs(path);
+  await page.close();
+
+  const want = JSON.parse(cliRun(['--text', DEFAULT_STATE.text]));
+  const { page: saved, blocked, errors, close } = await openOffline(path);
+  const heat = await saved.evaluate(() => document.querySelector('attention-view').viewElement.heatModel());
+  assert.match(heat.title, /^Layer 3, mean of heads 2, 4/);
+  const T = want.tokens.length;
+  assert.deepEqual(heat.rowLabels, want.tokens.map((t) => t.token));
+  for (let q = 0; q < T; q += 1) {
+    for (let k = 0; k < T; k += 1) {
+      const mean = (want.attentions[2][1][q][k] + want.attentions[2][3][q][k]) / 2;
+      assert.ok(Math.abs(heat.values[q * T + k] - mean) < 1e-5, `${q},${k}: ${heat.values[q * T + k]} vs ${mean} (WASM in the page, native CLI here)`);
+    }
+  }
+  assert.deepEqual(blocked, []);
+  await assertStrictCsp(saved);
+  assert.deepEqual(errors.filter((e) => !/Content Security Policy/.test(e)), []);
+  await saved.screenshot({ path: `${resultsDir}one-file-playground.png` });
+  await close();
+});
