@@ -34,6 +34,40 @@ export interface AuthorMatrices {
   printedOutput?: number[][];
 }
 
+/** A tensor: nested lists, { data, shape }, .npy bytes, or base64 little-endian float32. */
+export type AttentionTensor =
+  | number[][][][]
+  | number[][][][][]
+  | { data: Float32Array | number[]; shape: number[] }
+  | { dtype: 'float32'; shape: number[]; base64: string }
+  | ArrayBuffer
+  | Uint8Array;
+export type AttentionDataToken = string | { token?: string; display?: string; text?: string; piece?: string; id?: number; special?: boolean; type_id?: number };
+type HeadLabels = (string | string[])[][];
+
+/**
+ * Attention computed elsewhere, for data mode: [layer][head][query][key], or
+ * PyTorch's output_attentions ([layer][1][head][query][key]), with its tokens;
+ * encoder–decoder models give the encoder/decoder/cross parts instead.
+ */
+export interface AttentionData {
+  tokens?: AttentionDataToken[];
+  ids?: number[];
+  attentions?: AttentionTensor;
+  encoder_attentions?: AttentionTensor;
+  decoder_attentions?: AttentionTensor;
+  /** [layer][1][head][decoder token][encoder token]. */
+  cross_attentions?: AttentionTensor;
+  encoder_tokens?: AttentionDataToken[];
+  decoder_tokens?: AttentionDataToken[];
+  /** A label (or labels) per head, [layer][head]; per part for encoder–decoder data. */
+  head_labels?: HeadLabels | { self?: HeadLabels; encoder?: HeadLabels; decoder?: HeadLabels; cross?: HeadLabels };
+  /** Default: true when every weight above the diagonal is 0. */
+  causal?: boolean;
+  model?: string;
+  model_type?: string;
+}
+
 export type AttentionViewName = 'head' | 'model' | 'matrix' | 'neuron' | 'scratch';
 export type AttentionTheme = 'auto' | 'light' | 'dark';
 
@@ -60,6 +94,8 @@ export class AttentionView extends HTMLElement {
   height: string | null;
   /** The author's example of the scratch view, or null. */
   matrices: AuthorMatrices | null;
+  /** Attention to draw instead of running a model (data mode), or null. Also: the src attribute, a child JSON script. */
+  data: AttentionData | null;
   /** The last run, or null before the first. */
   readonly result: AttentionResult | null;
   /** Forward runs made so far (0 until the widget has been scrolled into view). */

@@ -111,7 +111,7 @@ export class AttentionView extends HTMLElement {
     this.#root = h('div', { class: 'root', part: 'root' },
       h('div', { class: 'texts', hidden: true }, this.#textA, this.#textB),
       this.#controls, this.#slot, this.#status);
-    shadow.append(...widgetStyles(shadow, MODULE_URL), this.#root);
+    shadow.append(...widgetStyles(shadow), this.#root);
 
     this.#textA.addEventListener('input', () => this.#store.set({ text: this.#textA.value, token: null }));
     this.#textB.addEventListener('input', () => this.#store.set({ textB: this.#textB.value, token: null }));

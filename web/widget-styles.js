@@ -5,10 +5,11 @@
 // stylesheets, so the page needs no file and no inline <style> in the shadow.
 // Not here: the styles themselves.
 
-const FILES = ['views.css', 'attention-view.css'];
+// Beside this module, as the widget is (so a copied dist/ or a package finds them).
+const FILES = [new URL('./views.css', import.meta.url).href, new URL('./attention-view.css', import.meta.url).href];
 let inlined = null; // CSSStyleSheet[] once a bundle has inlined the texts
 
-/** Called by the one-file bundle before the widget is defined: the texts of FILES, in order. */
+/** Called by the one-file bundle before the widget is defined: the texts of views.css and attention-view.css. */
 export function inlineWidgetStyles(texts) {
   inlined = texts.map((text) => {
     const sheet = new CSSStyleSheet();
@@ -18,15 +19,15 @@ export function inlineWidgetStyles(texts) {
 }
 
 /** Nodes to put in a new shadow root (links), or none after adopting the inlined sheets. */
-export function widgetStyles(shadow, moduleUrl) {
+export function widgetStyles(shadow) {
   if (inlined) {
     shadow.adoptedStyleSheets = [...inlined];
     return [];
   }
-  return FILES.map((file) => {
+  return FILES.map((href) => {
     const link = document.createElement('link');
     link.rel = 'stylesheet';
-    link.href = new URL(file, moduleUrl).href;
+    link.href = href;
     return link;
   });
 }
