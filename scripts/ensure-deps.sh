@@ -5,14 +5,15 @@
 #   build: compilers and libraries for the native and WASM builds
 #   test:  build + what the test suites use (Chromium for browser tests,
 #          binaryen's wasm-dis for the SIMD check, clang with libFuzzer and
-#          the sanitizer runtimes for the fuzz targets)
+#          the sanitizer runtimes for the fuzz targets, Jupyter's nbconvert
+#          and the Python kernel for the notebook recipe's test: about 80 MB)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 profile="${1:-build}"
 packages=(cmake make g++ emscripten libeigen3-dev nlohmann-json3-dev doctest-dev unicode-data)
 if [[ "$profile" == "test" ]]; then
-  packages+=(chromium binaryen clang-14 libclang-rt-14-dev)
+  packages+=(chromium binaryen clang-14 libclang-rt-14-dev python3-nbconvert python3-ipykernel)
 fi
 
 missing=()
