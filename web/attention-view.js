@@ -437,7 +437,7 @@ export class AttentionView extends HTMLElement {
     const shown = await this.#data.load(); // { result, layers, heads, warning, parts }
     this.#result = shown.result;
     this.#applyLayout();
-    this.#controls.configure({ layers: shown.layers, pairs: false });
+    this.#controls.configure({ layers: shown.layers, pairs: !shown.result.filter && shown.result.tokens.some((t) => t.typeId === 1) });
     const patch = { filter: shown.result.filter ?? 'all' };
     if (this.#store.state.layer >= shown.layers) patch.layer = 0;
     this.#quietly(() => this.#store.set(patch));
