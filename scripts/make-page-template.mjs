@@ -53,7 +53,7 @@ const sha256 = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').di
 
 /** The page template (text) around a bundle. */
 export function pageTemplate(bundle) {
-  const csp = `default-src 'none'; script-src ${sha256(bundle)}; style-src ${sha256(PAGE_CSS)}; img-src data: blob:; base-uri 'none'; form-action 'none'`;
+  const csp = `default-src 'none'; script-src ${sha256(bundle)}; style-src ${sha256(PAGE_CSS)}; base-uri 'none'; form-action 'none'`;
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -45,9 +45,17 @@ export class DataMode {
     return this.#property !== null || this.#host.hasAttribute('src') || this.#childScript() !== null;
   }
 
-  /** Call after any change of the sources; true when what is shown must be read again. */
+  /** Call after any change of the sources; true when what is shown must be read again (or the model run, once the data is gone). */
   changed() {
-    if (!this.active) return false;
+    if (!this.active) {
+      const wasActive = this.#sourceKey !== null;
+      this.#sourceKey = null;
+      this.#partKey = null;
+      this.#loading = null;
+      this.#shown = null;
+      this.#picker?.remove();
+      return wasActive;
+    }
     const host = this.#host;
     const sourceKey = this.#property ?? `${host.getAttribute('src')}\n${host.getAttribute('tokens-src')}\n${host.getAttribute('tokens')}\n${this.#childScript()}`;
     const partKey = host.getAttribute('attention');
@@ -76,8 +84,9 @@ export class DataMode {
   async load() {
     this.changed();
     if (!this.#loading) {
-      this.#loading = this.#read();
-      this.#loading.catch(() => { this.#sourceKey = null; }); // read again on the next change
+      const loading = this.#read();
+      this.#loading = loading;
+      loading.catch(() => { if (this.#loading === loading) this.#loading = null; }); // read again on the next run
     }
     let data;
     try {
