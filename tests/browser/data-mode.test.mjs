@@ -5,7 +5,8 @@
 // cross-attention; the head, matrix and model views draw exactly those
 // weights; the neuron and rollout views say why they are not available; bad
 // data shows its message; a 512-token 12-layer × 12-head .npy renders and
-// stays interactive. In data mode no worker starts and no WASM is fetched.
+// stays interactive. In data mode no worker starts and no WASM is fetched;
+// once the data source is removed, the widget runs its model again.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -247,5 +248,20 @@ test('a 512-token, 12-layer × 12-head tensor from a .npy file renders and stays
   await page.screenshot({ path: `${resultsDir}data-mode-512.png` });
   assert.equal(workers(), 0);
   assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('removing the data source turns the widget back into a model widget, which then runs its model', async () => {
+  const { page, errors, workers } = await openData('widgets.html');
+  await page.locator('#torch').scrollIntoViewIfNeeded();
+  await ready(page, 'torch');
+  assert.equal(workers(), 0);
+  await page.evaluate(() => { const w = document.getElementById('torch'); w.view = 'head'; w.removeAttribute('src'); });
+  await page.waitForFunction(() => document.getElementById('torch').runs >= 1, null, { timeout: 60000 });
+  const result = await page.evaluate(() => { const w = document.getElementById('torch'); return { modelType: w.result.modelType, tokens: w.result.tokens.length, picker: w.shadowRoot.querySelector('select[name="attention"]') !== null }; });
+  assert.equal(result.modelType, 'gpt2', 'the default model (austen-gpt) ran on the default text');
+  assert.ok(result.tokens > 9);
+  assert.equal(workers(), 1, 'the engine worker starts only now');
+  assert.deepEqual(errors.filter((e) => !/404/.test(e)), []);
   await page.close();
 });
