@@ -7,7 +7,7 @@
 import { getEngineClient } from './engine-client.js';
 import { h } from './dom.js';
 import { attentionJson, download, toNpy } from './export.js';
-import { Store, decodeState, encodeState } from './state.js';
+import { Store, decodeLink, decodeState, encodeLink } from './state.js';
 import './attention-table.js';
 import './head-view.js';
 import './matrix-view.js';
@@ -18,23 +18,40 @@ import './view-controls.js';
 
 const $ = (selector) => document.querySelector(selector);
 const client = getEngineClient();
-const store = new Store(decodeState(location.hash));
+let linkProblem = null; // a damaged link's message, shown once the page is up
+async function stateOfLink(hash) {
+  try {
+    return await decodeLink(hash);
+  } catch (error) {
+    linkProblem = `Part of this link could not be read: ${error.message}.`;
+    return decodeState(hash.replace(/(^#|&)ztextB?=[^&]*/g, ''));
+  }
+}
+const store = new Store(await stateOfLink(location.hash));
 const views = ['head-view', 'model-view', 'matrix-view', 'neuron-view', 'attention-table'].map((name) => $(name));
+const scratch = $('scratch-view');
 const controls = $('#controls');
 const OWN_MODEL = '__own__';
 
 let engineInfo = null;
-let model = null; // { name, config }
+let model = null; // the model shown: { key (the menu's value), name, config }
 let result = null; // what the views show
 let lastRun = null; // the last run's raw result (predictions follow the locked token)
 let shipped = [];
 
 // ---- state <-> URL -------------------------------------------------------
+// Writing the link is asynchronous (long texts are deflated); linkWritten
+// settles when the URL holds the latest state, and only the latest write lands.
+let linkWrites = 0;
+let linkWritten = Promise.resolve();
 store.subscribe(() => {
-  const hash = encodeState(store.state);
-  if (`#${hash}` !== location.hash && !(hash === '' && location.hash === '')) history.replaceState(null, '', hash ? `#${hash}` : location.pathname);
+  const write = ++linkWrites;
+  linkWritten = encodeLink(store.state).then((hash) => {
+    if (write !== linkWrites) return;
+    if (`#${hash}` !== location.hash && !(hash === '' && location.hash === '')) history.replaceState(null, '', hash ? `#${hash}` : location.pathname);
+  });
 });
-window.addEventListener('hashchange', () => store.set(decodeState(location.hash)));
+window.addEventListener('hashchange', async () => store.set(await stateOfLink(location.hash)));
 
 // ---- status ----------------------------------------------------------------
 function setStatus(text, state = 'ready') {
@@ -55,6 +72,13 @@ function showModelError(message) {
   box.textContent = message ?? '';
 }
 
+/** What the page shows when there is nothing to show: why, beside the model picker. */
+function showModelNote(message) {
+  const note = $('#model-note');
+  note.hidden = !message;
+  note.textContent = message ?? '';
+}
+
 // ---- views -----------------------------------------------------------------
 for (const view of views) view.store = store;
 controls.store = store;
@@ -68,10 +92,12 @@ function showView() {
   }
   for (const panel of document.querySelectorAll('[role=tabpanel]')) panel.hidden = panel.dataset.view !== view;
   const modelViews = view !== 'scratch';
-  controls.hidden = !modelViews;
-  $('.table-alt').hidden = !modelViews || view === 'model';
-  $('#export-svg').disabled = !modelViews;
-  $('#export-png').disabled = !modelViews;
+  // Without a result (no model yet, or no text) the model views show nothing rather than stale drawings.
+  controls.hidden = !modelViews || !result;
+  for (const element of views) element.hidden = !result;
+  $('.table-alt').hidden = !modelViews || view === 'model' || !result;
+  // The from-scratch mode has no model output: no predictions, images or attention files.
+  for (const selector of ['.predictions', '#export-svg', '#export-png', '#export-json', '#export-npy']) $(selector).hidden = !modelViews;
 }
 
 document.querySelector('.view-tabs').addEventListener('click', (event) => {
@@ -101,7 +127,10 @@ store.subscribe((state, changed) => {
   if (changed.includes('theme')) applyTheme();
   if (changed.includes('text') || changed.includes('textB')) scheduleRun();
   if (changed.includes('model')) selectModel(state.model);
+  if (changed.includes('step')) scratch.showStep(state.step - 1);
 });
+scratch.addEventListener('step-change', (event) => store.set({ step: event.detail.step + 1 }));
+scratch.showStep(store.state.step - 1);
 
 // ---- running the model -----------------------------------------------------
 let running = false;
@@ -116,6 +145,17 @@ function scheduleRun(delay = 150) {
   }, delay);
 }
 
+/** No result to show (empty text, a failed run): views, predictions and token count go, with the reason. */
+function clearResult(reason) {
+  result = null;
+  lastRun = null;
+  $('#predictions').replaceChildren();
+  $('#run-note').textContent = reason;
+  const c = model.config;
+  setStatus(`${model.name} · ${c.layers} layers × ${c.heads} heads · WASM SIMD ${engineInfo.simd ? 'on' : 'off'}`);
+  showView();
+}
+
 // Runs the latest text; typing during a run queues exactly one more run.
 async function drainRuns() {
   running = true;
@@ -123,6 +163,10 @@ async function drainRuns() {
     pendingRun = false;
     const { text, textB } = store.state;
     const pair = !model.config.causal && textB.trim() !== '';
+    if (text.trim() === '') {
+      clearResult('Write some text above to see its attention.');
+      continue;
+    }
     try {
       const r = await client.run('model', { text, textB: pair ? textB : undefined, topK: 5 });
       result = {
@@ -130,6 +174,7 @@ async function drainRuns() {
         causal: model.config.causal, modelType: model.config.modelType,
       };
       for (const view of views) view.result = result;
+      showView();
       controls.configure({ layers: model.config.layers, pairs: pair });
       if (store.state.layer >= model.config.layers) store.set({ layer: 0 });
       renderPredictions(r);
@@ -137,7 +182,7 @@ async function drainRuns() {
       describeStatus(r.ms);
       document.body.dataset.run = String(Number(document.body.dataset.run ?? 0) + 1);
     } catch (error) {
-      $('#run-note').textContent = `Cannot run the model on this text: ${error.message}`;
+      clearResult(`Cannot run the model on this text: ${error.message}`);
     }
   }
   running = false;
@@ -182,7 +227,8 @@ store.subscribe((state, changed) => {
 });
 
 // ---- models ------------------------------------------------------------------
-async function loadModel(name, source) {
+// key: the menu's value for this model (a shipped name, or OWN_MODEL).
+async function loadModel(key, name, source) {
   showModelError(null);
   const progress = $('#load-progress');
   progress.hidden = false;
@@ -194,7 +240,8 @@ async function loadModel(name, source) {
       $('#load-label').textContent = `Loading ${name}: ${(bytes / 1e6).toFixed(1)}${total ? ` of ${(total / 1e6).toFixed(1)}` : ''} MB`;
     });
     if (!loaded.hasTokenizer) throw new Error(`${name} has no tokenizer.json, so it cannot read text`);
-    model = { name, config: loaded.config };
+    model = { key, name, config: loaded.config };
+    showModelNote(null);
     $('#text-b-label').hidden = loaded.config.causal;
     $('#load-label').textContent = `${name}: ${loaded.config.modelType}, ${(loaded.config.parameters / 1e6).toFixed(1)}M parameters`;
     $('model-view').headScores = null; // the previous model's labels
@@ -205,6 +252,11 @@ async function loadModel(name, source) {
   } catch (error) {
     showModelError(`Could not load ${name}: ${error.message}`);
     $('#load-label').textContent = '';
+    // The menu names the model still shown, not the one that failed.
+    if (model) {
+      $('#model-select').value = model.key;
+      store.set({ model: model.key });
+    }
   } finally {
     progress.hidden = true;
   }
@@ -215,17 +267,24 @@ function selectModel(name) {
   const own = name === OWN_MODEL || !shipped.some((m) => m.name === name);
   select.value = own ? OWN_MODEL : name;
   $('#own-model').hidden = !own;
-  if (!own) loadModel(name, new URL(`models/${name}/`, location.href).href);
+  if (!own && model?.key === name) return; // already shown (a failed load put the menu back)
+  if (!own) loadModel(name, name, new URL(`models/${name}/`, location.href).href);
+  else if (!model) {
+    // A link can name only the shipped models: say why nothing is shown, and offer the picker.
+    showModelNote(name === OWN_MODEL
+      ? 'This link was made while your own model was open, and a link cannot carry a model\'s files. Load your model again below, or pick a shipped model from the menu.'
+      : `“${name}” is not one of the models this page ships (${shipped.map((m) => m.name).join(', ') || 'none found'}). Pick one from the menu, or load your own model below.`);
+  }
 }
 
 $('#model-select').addEventListener('change', (event) => store.set({ model: event.target.value }));
 $('#model-files').addEventListener('change', (event) => {
-  if (event.target.files.length) loadModel('your model', [...event.target.files]);
+  if (event.target.files.length) loadModel(OWN_MODEL, 'your model', [...event.target.files]);
 });
 $('#model-url-form').addEventListener('submit', (event) => {
   event.preventDefault();
   const url = $('#model-url').value.trim();
-  if (url) loadModel(url.replace(/\/$/, '').split('/').pop() || url, url);
+  if (url) loadModel(OWN_MODEL, url.replace(/\/$/, '').split('/').pop() || url, url);
 });
 const dropZone = $('#drop-zone');
 dropZone.addEventListener('dragover', (event) => { event.preventDefault(); dropZone.classList.add('dragging'); });
@@ -234,7 +293,7 @@ dropZone.addEventListener('drop', async (event) => {
   event.preventDefault();
   dropZone.classList.remove('dragging');
   const files = await droppedFiles(event.dataTransfer);
-  if (files.length) loadModel('your model', files);
+  if (files.length) loadModel(OWN_MODEL, 'your model', files);
 });
 
 // Files of a drop: plain files, or the files directly inside a dropped folder.
@@ -259,6 +318,7 @@ document.addEventListener('keydown', (event) => {
 
 // ---- share and export ------------------------------------------------------------
 $('#copy-link').addEventListener('click', async () => {
+  await linkWritten;
   try {
     await navigator.clipboard.writeText(location.href);
     $('#run-note').textContent = 'Link copied: it restores this model, text and view.';
@@ -305,3 +365,4 @@ $('#model-select').replaceChildren(
   h('option', { value: OWN_MODEL }, 'Your own model…'),
 );
 selectModel(store.state.model);
+if (linkProblem) $('#run-note').textContent = linkProblem;

@@ -1,0 +1,236 @@
+// What a new user meets first (issue 16), in headless Chromium with the
+// shipped models: the from-scratch mode's numbers, step in the link, the ×100
+// experiment scoped to its step and undoable, the causal checkbox acting on
+// its own step, W_V's column labels, panels hidden where they do not apply;
+// hidden special tokens keeping [MASK]; unknown models in a link; clearing
+// the text; a failed own-model load; the compressed link after a long paste;
+// the embedding guide on a phone and in dark mode.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+
+import { staticEmbeddings, numpySeedExample } from '../../web/presets.js';
+import { newPage, openBrowser } from './browser.mjs';
+
+let session;
+
+before(async () => {
+  session = await openBrowser();
+});
+after(async () => {
+  await session?.close();
+});
+
+const cells = (page, key) => page.$$eval(`matrix-table[data-key="${key}"] tbody tr`, (rows) =>
+  rows.map((row) => [...row.querySelectorAll('td')].map((td) => td.querySelector('input')?.value ?? td.textContent)));
+const values = (page, key) => page.$$eval(`matrix-table[data-key="${key}"] tbody tr`, (rows) =>
+  rows.map((row) => [...row.querySelectorAll('td')].map((td) => Number(td.dataset.value))));
+const visibleStep = (page) => page.$$eval('scratch-view section.step', (sections) => sections.filter((s) => !s.hidden).map((s) => s.id));
+
+async function openScratch(page, hash = '') {
+  await page.goto(`${session.url}#view=scratch${hash}`);
+  await page.waitForSelector('scratch-view[data-state="ready"]', { timeout: 30000 });
+}
+
+/** Opens the page with the shipped default model and waits for its first run. */
+async function openDefault(page, hash = '') {
+  await page.goto(`${session.url}${hash}`);
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+}
+
+test('from scratch: numbers as written, not float32 noise', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await openScratch(page);
+  const shown = await cells(page, 'embeddings');
+  assert.deepEqual(shown, Object.values(staticEmbeddings.words).map((row) => row.map(String)));
+  const titles = await page.$$eval('matrix-table[data-key="embeddings"] td', (tds) => tds.map((td) => td.title));
+  assert.ok(titles.includes('money, finance: 0.9'), titles[0]);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('from scratch: the step is in the link, and the link restores it', async () => {
+  const context = await session.browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+  const page = await context.newPage();
+  await openScratch(page, '&step=10');
+  assert.deepEqual(await visibleStep(page), ['step-positions'], 'step=10 opens step 10');
+  await page.click('.step-list li:nth-child(3) button');
+  await page.waitForFunction(() => /(^|[#&])step=3(&|$)/.test(location.hash));
+  await page.click('#copy-link');
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  const again = await context.newPage();
+  await again.goto(link);
+  await again.waitForSelector('scratch-view[data-state="ready"]');
+  assert.deepEqual(await visibleStep(again), ['step-softmax']);
+  await context.close();
+});
+
+test('from scratch: Scores × 100 changes only its own step and can be undone', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await openScratch(page, '&step=7');
+  const weights = await values(page, 'weights');
+  const masked = await values(page, 'masked-weights');
+  const permuted = await values(page, 'perm-original');
+  await page.click('#scratch-times100');
+  await page.waitForFunction(() => document.querySelector('#scratch-times100').getAttribute('aria-pressed') === 'true');
+  await page.waitForSelector('scratch-view[data-state="ready"]');
+  const saturated = await values(page, 'weights');
+  assert.ok(Math.max(...saturated[0]) > 0.99, `step 7 saturates: ${saturated[0]}`);
+  assert.deepEqual(await values(page, 'masked-weights'), masked, 'step 8 unchanged');
+  assert.deepEqual(await values(page, 'perm-original'), permuted, 'step 11 unchanged');
+  assert.match(await page.textContent('#scratch-times100'), /Undo/);
+  await page.click('#scratch-times100');
+  await page.waitForFunction(() => document.querySelector('#scratch-times100').getAttribute('aria-pressed') === 'false');
+  await page.waitForSelector('scratch-view[data-state="ready"]');
+  assert.deepEqual(await values(page, 'weights'), weights, 'undone');
+  assert.equal(await page.isChecked('#scratch-scale'), true);
+  assert.match(await page.textContent('#scratch-printed-check'), /Matches the tutorial's printed output/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('from scratch: step 8\'s causal checkbox changes step 8\'s tables and not step 7\'s', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await openScratch(page, '&step=8');
+  const weights = await values(page, 'weights');
+  const unmasked = await cells(page, 'masked');
+  assert.ok(!unmasked.flat().includes('−∞'), 'no mask before the checkbox');
+  await page.check('#scratch-causal');
+  await page.waitForFunction(() => document.querySelector('matrix-table[data-key="masked"] tbody td:last-child')?.textContent === '−∞');
+  const masked = await cells(page, 'masked');
+  const maskedWeights = await values(page, 'masked-weights');
+  const n = numpySeedExample.tokens.length;
+  for (let i = 0; i < n; i += 1) {
+    for (let j = 0; j < n; j += 1) {
+      assert.equal(masked[i][j] === '−∞', j > i, `scores [${i}][${j}]`);
+      if (j > i) assert.equal(maskedWeights[i][j], 0);
+    }
+    assert.ok(Math.abs(maskedWeights[i].reduce((a, b) => a + b) - 1) < 1e-6);
+  }
+  assert.deepEqual(await values(page, 'weights'), weights, 'step 7 unchanged');
+  await page.uncheck('#scratch-causal');
+  await page.waitForFunction(() => document.querySelector('matrix-table[data-key="masked"] tbody td:last-child')?.textContent !== '−∞');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('from scratch: W_V\'s columns are value dimensions; model-only panels are hidden', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await openScratch(page, '&step=5');
+  const heads = (key) => page.$$eval(`matrix-table[data-key="${key}"] thead th`, (ths) => ths.map((th) => th.textContent));
+  assert.deepEqual(await heads('wv'), ['v0', 'v1', 'v2']);
+  assert.deepEqual(await heads('wq'), ['k0', 'k1', 'k2']);
+  for (const selector of ['.predictions', '#export-json', '#export-npy', '#export-png', '#export-svg']) {
+    assert.equal(await page.isVisible(selector), false, `${selector} hidden in the from-scratch view`);
+  }
+  await page.click('[role=tab][data-view="head"]');
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  for (const selector of ['.predictions', '#export-json', '#export-npy']) assert.equal(await page.isVisible(selector), true, selector);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('hiding special tokens keeps [MASK], which the predictions point at', async () => {
+  const { page, errors } = await newPage(session.browser);
+  const text = encodeURIComponent('Emma walked to the [MASK] with her sister.');
+  await openDefault(page, `#model=austen-bert&view=matrix&hideSpecial=1&text=${text}`);
+  await page.waitForFunction(() => /^austen-bert/.test(document.querySelector('#engine-status').textContent), null, { timeout: 60000 });
+  const { rowLabels } = await page.evaluate(() => document.querySelector('matrix-view').heatModel());
+  assert.ok(rowLabels.includes('[MASK]'), rowLabels.join(' '));
+  assert.ok(!rowLabels.includes('[CLS]') && !rowLabels.includes('[SEP]'), rowLabels.join(' '));
+  assert.match(await page.textContent('#predictions'), /\[MASK\] at token 6/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('an unknown model in the link says so and offers the picker', async () => {
+  for (const [name, pattern] of [['gpt2', /“gpt2” is not one of the models this page ships/], ['__own__', /your own model/i]]) {
+    const { page, errors } = await newPage(session.browser);
+    await page.goto(`${session.url}#model=${name}`);
+    await page.waitForSelector('#model-note:not([hidden])', { timeout: 30000 });
+    assert.match(await page.textContent('#model-note'), pattern);
+    assert.equal(await page.isVisible('#model-select'), true);
+    const options = await page.$$eval('#model-select option', (os) => os.map((o) => o.value));
+    assert.ok(options.includes('austen-gpt') && options.includes('austen-bert'), options.join());
+    assert.equal(await page.isVisible('view-controls'), false, 'no blank Layer menu');
+    await page.selectOption('#model-select', 'austen-gpt');
+    await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+    assert.equal(await page.isVisible('#model-note'), false);
+    assert.equal(await page.isVisible('view-controls'), true);
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+});
+
+test('clearing the text clears the views, the status and the predictions', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await openDefault(page);
+  await page.fill('#text-a', '');
+  await page.waitForFunction(() => /text/i.test(document.querySelector('#run-note').textContent));
+  assert.equal(await page.isVisible('head-view'), false);
+  assert.doesNotMatch(await page.textContent('#engine-status'), /tokens/);
+  assert.equal((await page.textContent('#predictions')).includes('After'), false);
+  await page.fill('#text-a', 'Emma smiled.');
+  await page.waitForFunction(() => /· \d+ tokens/.test(document.querySelector('#engine-status').textContent));
+  assert.equal(await page.isVisible('head-view'), true);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a failed own-model load puts the menu back to the model still shown', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await openDefault(page);
+  await page.selectOption('#model-select', '__own__');
+  await page.fill('#model-url', `${session.url}no-such-model/`);
+  await page.click('#model-url-form button');
+  await page.waitForSelector('#model-error:not([hidden])');
+  assert.equal(await page.inputValue('#model-select'), 'austen-gpt');
+  assert.match(await page.textContent('#engine-status'), /^austen-gpt ·/);
+  assert.doesNotMatch(await page.evaluate(() => location.hash), /model=/);
+  assert.deepEqual(errors.filter((e) => !/404/.test(e)), []);
+  await page.close();
+});
+
+test('a 5,000-word paste gives a short link that restores the text', async () => {
+  const context = await session.browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+  const page = await context.newPage();
+  await openDefault(page);
+  const corpus = readFileSync(new URL('../../../shared/corpus/austen-paragraphs.txt', import.meta.url), 'utf8');
+  const words = corpus.split(/\s+/).slice(1000, 6000).join(' ');
+  const before = await page.evaluate(() => Number(document.body.dataset.run));
+  await page.fill('#text-a', words);
+  await page.waitForFunction((n) => Number(document.body.dataset.run) > n, before, { timeout: 60000 });
+  await page.click('#copy-link');
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  const plain = new URLSearchParams({ text: words }).toString().length;
+  assert.ok(link.length < plain / 1.8, `link of ${link.length} characters for ${plain} uncompressed`);
+  const again = await context.newPage();
+  await again.goto(link);
+  await again.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  assert.equal(await again.inputValue('#text-a'), words);
+  // An old, uncompressed link still opens.
+  const old = await context.newPage();
+  await old.goto(`${session.url}#text=${encodeURIComponent('Emma smiled at Harriet.')}&view=matrix`);
+  await old.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  assert.equal(await old.inputValue('#text-a'), 'Emma smiled at Harriet.');
+  await context.close();
+});
+
+test('the embedding guide on a phone: no sideways overflow, dark with the system, whole-word neuron demo', async () => {
+  const context = await session.browser.newContext({ viewport: { width: 375, height: 740 }, colorScheme: 'dark' });
+  const page = await context.newPage();
+  await page.goto(`${session.url}embed/`);
+  await page.locator('#demo-neuron').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.getElementById('demo-neuron').dataset.state === 'ready', null, { timeout: 60000 });
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 375), 'no horizontal overflow');
+  const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const [r, g, b] = background.match(/\d+/g).map(Number);
+  assert.ok(r + g + b < 150, `dark background: ${background}`);
+  const neuron = await page.$('#demo-neuron');
+  const { word, text } = await neuron.evaluate((v) => {
+    const t = v.result.tokens[Number(v.getAttribute('token'))];
+    return { word: v.text.slice(t.start, t.end).trim(), text: v.text };
+  });
+  assert.ok(text.split(/[^\p{L}]+/u).includes(word), `the neuron demo locks a whole word, not "${word}"`);
+  await context.close();
+});
