@@ -62,6 +62,7 @@ export class ModelView extends StoreBound {
    * masked), scaleMax (the value drawn darkest) }].
    */
   thumbnailModel() {
+    this.flushDeferred();
     return this.#thumbs.map(({ layer, head, labels, shape, values, scaleMax }) => ({ layer, head, labels, shape, values: Array.from(values, (v) => (Number.isNaN(v) ? null : v)), scaleMax }));
   }
 
@@ -71,6 +72,7 @@ export class ModelView extends StoreBound {
    * head labels, in the page's theme colours.
    */
   exportCanvas() {
+    this.flushDeferred();
     const picture = this.exportLayout();
     if (!picture) return null;
     const ratio = 2;
@@ -104,6 +106,7 @@ export class ModelView extends StoreBound {
 
   /** SVG text of the grid as exportCanvas() draws it (thumbnails as embedded images, text as text). */
   svg() {
+    this.flushDeferred();
     const picture = this.exportLayout();
     if (!picture) return null;
     const { colours } = picture;
@@ -151,7 +154,7 @@ export class ModelView extends StoreBound {
   }
 
   #rebuild() {
-    if (!this.store || !this.#result || !this.isConnected) return;
+    if (!this.store || !this.#result || !this.isConnected || this.deferWhileHidden()) return;
     const [layers, heads] = this.#result.attentions.shape;
     const state = this.store.state;
     const scores = new Map((this.#headScores ?? []).map((s) => [`${s.layer}.${s.head}`, s]));

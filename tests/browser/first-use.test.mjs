@@ -4,18 +4,22 @@
 // its own step, W_V's column labels, panels hidden where they do not apply;
 // hidden special tokens keeping [MASK]; unknown models in a link; clearing
 // the text; a failed own-model load; the compressed link after a long paste;
-// the embedding guide on a phone and in dark mode.
+// the embedding guide on a phone and in dark mode; and the head view's line
+// contrast, read back from its pixels.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
+import { headColour } from '../../web/palette.js';
 import { staticEmbeddings, numpySeedExample } from '../../web/presets.js';
-import { newPage, openBrowser } from './browser.mjs';
+import { newPage, openBrowser, resultsDir } from './browser.mjs';
 
+const modelsDir = fileURLToPath(new URL('../golden/models/', import.meta.url));
 let session;
 
 before(async () => {
-  session = await openBrowser();
+  session = await openBrowser({ mounts: { '/test-models/': modelsDir } });
 });
 after(async () => {
   await session?.close();
@@ -233,4 +237,83 @@ test('the embedding guide on a phone: no sideways overflow, dark with the system
   });
   assert.ok(text.split(/[^\p{L}]+/u).includes(word), `the neuron demo locks a whole word, not "${word}"`);
   await context.close();
+});
+
+const rgb = (colour) => (colour.startsWith('#')
+  ? [1, 3, 5].map((i) => Number.parseInt(colour.slice(i, i + 2), 16))
+  : colour.match(/[\d.]+/g).slice(0, 3).map(Number));
+const distance = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+
+// For each head: its strongest line that no other head draws at opacity 0.3 or more (the first
+// query's single line, shared by every causal head, aside), and the fraction of points along it
+// (15% to 85%) where a pixel within 1 px is nearer the head's colour than the page background.
+async function strongestLineVisibility(page) {
+  const { lines, pixels, width, height, background } = await page.evaluate(() => {
+    const view = document.querySelector('head-view');
+    const canvas = view.querySelector('canvas');
+    const { width, height } = canvas;
+    const data = Array.from(canvas.getContext('2d').getImageData(0, 0, width, height).data);
+    const style = getComputedStyle(document.body).backgroundColor;
+    return { lines: view.lineModel(), pixels: data, width, height, background: style };
+  });
+  const bg = rgb(background);
+  const strong = new Map();
+  for (const line of lines) if (line.opacity >= 0.3) strong.set(`${line.from}-${line.to}`, (strong.get(`${line.from}-${line.to}`) ?? 0) + 1);
+  const heads = [...new Set(lines.map((line) => line.head))];
+  return heads.map((head) => {
+    const others = (line) => (strong.get(`${line.from}-${line.to}`) ?? 0) - (line.opacity >= 0.3 ? 1 : 0);
+    const own = lines.filter((line) => line.head === head && line.from > 0 && others(line) === 0);
+    const best = own.reduce((a, b) => (b.weight > a.weight ? b : a));
+    const colour = rgb(headColour(head));
+    let seen = 0;
+    const samples = 15;
+    for (let i = 0; i < samples; i += 1) {
+      const t = 0.15 + (0.7 * i) / (samples - 1);
+      const x = Math.round(best.x1 + t * (best.x2 - best.x1));
+      const y = Math.round(best.y1 + t * (best.y2 - best.y1));
+      let visible = false;
+      for (let dy = -1; dy <= 1; dy += 1) {
+        for (let dx = -1; dx <= 1; dx += 1) {
+          const px = x + dx;
+          const py = y + dy;
+          if (px < 0 || py < 0 || px >= width || py >= height) continue;
+          const at = (py * width + px) * 4;
+          const alpha = pixels[at + 3] / 255; // the canvas is transparent over the page background
+          const seenColour = [0, 1, 2].map((c) => pixels[at + c] * alpha + bg[c] * (1 - alpha));
+          if (distance(seenColour, colour) < distance(seenColour, bg)) visible = true;
+        }
+      }
+      if (visible) seen += 1;
+    }
+    return { head, weight: best.weight, seen: seen / samples };
+  });
+}
+
+test('head view: each head\'s strongest line stays visible with 4 and 12 heads on, light and dark', async () => {
+  const text = 'Emma Woodhouse, handsome, clever, and rich, seemed to unite some of the best blessings.';
+  for (const theme of ['light', 'dark']) {
+    const { page, errors } = await newPage(session.browser);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    // austen-gpt: 4 heads.
+    await openDefault(page, `#theme=${theme}&text=${encodeURIComponent(text)}`);
+    const top = await page.$eval('head-view canvas', (c) => c.getBoundingClientRect().top);
+    assert.ok(top < 900 - 200, `the head view starts above the fold at 1280 x 900 (top ${top})`);
+    // A 12-head GPT-2 (the golden test model).
+    const twelve = await newPage(session.browser);
+    await twelve.page.setViewportSize({ width: 1280, height: 900 });
+    await twelve.page.goto(`${session.url}#model=__own__&theme=${theme}&text=${encodeURIComponent(text)}`);
+    await twelve.page.waitForSelector('#engine-status[data-state="ready"]');
+    await twelve.page.fill('#model-url', `${session.url}test-models/gpt2-l2-h12-k8-f16/`);
+    await twelve.page.click('#model-url-form button');
+    await twelve.page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 30000 });
+    for (const [tab, heads] of [[page, 4], [twelve.page, 12]]) {
+      const heads_ = await strongestLineVisibility(tab);
+      assert.equal(heads_.length, heads);
+      for (const { head, weight, seen } of heads_) assert.ok(seen >= 0.6, `${theme}, ${heads} heads: head ${head + 1}'s strongest line (weight ${weight.toFixed(2)}) visible at ${(seen * 100).toFixed(0)}% of its points`);
+      await tab.screenshot({ path: `${resultsDir}head-view-${heads}-heads-${theme}.png` });
+    }
+    assert.deepEqual([...errors, ...twelve.errors], []);
+    await twelve.page.close();
+    await page.close();
+  }
 });
