@@ -40,16 +40,22 @@ let lastRun = null; // the last run's raw result (predictions follow the locked 
 let shipped = [];
 
 // ---- state <-> URL -------------------------------------------------------
-// Writing the link is asynchronous (long texts are deflated); linkWritten
-// settles when the URL holds the latest state, and only the latest write lands.
+// The URL follows the state a moment after it settles (history.replaceState
+// of a long link costs ~15 ms, too much for every layer change or keystroke),
+// asynchronously (long texts are deflated); only the latest write lands.
+const LINK_DELAY = 250; // ms
 let linkWrites = 0;
-let linkWritten = Promise.resolve();
-store.subscribe(() => {
+let linkTimer = null;
+async function writeLink() {
+  clearTimeout(linkTimer);
   const write = ++linkWrites;
-  linkWritten = encodeLink(store.state).then((hash) => {
-    if (write !== linkWrites) return;
-    if (`#${hash}` !== location.hash && !(hash === '' && location.hash === '')) history.replaceState(null, '', hash ? `#${hash}` : location.pathname);
-  });
+  const hash = await encodeLink(store.state);
+  if (write !== linkWrites) return;
+  if (`#${hash}` !== location.hash && !(hash === '' && location.hash === '')) history.replaceState(null, '', hash ? `#${hash}` : location.pathname);
+}
+store.subscribe(() => {
+  clearTimeout(linkTimer);
+  linkTimer = setTimeout(writeLink, LINK_DELAY);
 });
 window.addEventListener('hashchange', async () => store.set(await stateOfLink(location.hash)));
 
@@ -318,7 +324,7 @@ document.addEventListener('keydown', (event) => {
 
 // ---- share and export ------------------------------------------------------------
 $('#copy-link').addEventListener('click', async () => {
-  await linkWritten;
+  await writeLink();
   try {
     await navigator.clipboard.writeText(location.href);
     $('#run-note').textContent = 'Link copied: it restores this model, text and view.';

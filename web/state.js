@@ -97,16 +97,26 @@ function fromBase64url(text) {
   return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
 
+// The last text deflated and its packed form: a layer change or a locked token does not deflate the text again.
+let lastDeflated = { text: null, packed: null };
+async function deflated(text) {
+  if (lastDeflated.text !== text) {
+    const packed = base64url(await streamBytes(new TextEncoder().encode(text), new CompressionStream('deflate-raw')));
+    lastDeflated = { text, packed };
+  }
+  return lastDeflated.packed;
+}
+
 /** State -> URL hash (without '#'), as encodeState but with long texts deflated (raw DEFLATE, base64url). */
 export async function encodeLink(state) {
-  const params = new URLSearchParams(encodeState(state));
+  const params = new URLSearchParams(encodeState({ ...state, text: DEFAULT_STATE.text, textB: DEFAULT_STATE.textB }));
   for (const key of LINK_TEXTS) {
-    const text = params.get(key);
-    if (text === null || encodeURIComponent(text).length <= DEFLATE_OVER) continue;
-    const packed = base64url(await streamBytes(new TextEncoder().encode(text), new CompressionStream('deflate-raw')));
-    if (packed.length >= encodeURIComponent(text).length) continue;
-    params.delete(key);
-    params.set(`z${key}`, packed);
+    const text = state[key];
+    if (text === undefined || text === DEFAULT_STATE[key]) continue;
+    const plainLength = text.length > DEFLATE_OVER / 3 ? encodeURIComponent(text).length : 0; // short texts stay plain
+    const packed = plainLength > DEFLATE_OVER ? await deflated(text) : null;
+    if (packed !== null && packed.length < plainLength) params.set(`z${key}`, packed);
+    else params.set(key, text);
   }
   return params.toString();
 }
