@@ -7,7 +7,12 @@
 import { getEngineClient } from './engine-client.js';
 import { h } from './dom.js';
 import { attentionJson, download, toNpy } from './export.js';
+import { exportCaption, framedCanvas, framedSvg } from './export-frame.js';
+import { headColour } from './palette.js';
+import { marksNote } from './token-marks.js';
+import { RunLoop, isPair, loadingText, runText, traceHead } from './run-loop.js';
 import { Store, decodeLink, decodeState, encodeLink } from './state.js';
+import { pageBackground, viewColours } from './view-support.js';
 import './attention-table.js';
 import './head-view.js';
 import './matrix-view.js';
@@ -131,78 +136,54 @@ $('#theme').addEventListener('change', (event) => store.set({ theme: event.targe
 store.subscribe((state, changed) => {
   if (changed.includes('view')) showView();
   if (changed.includes('theme')) applyTheme();
-  if (changed.includes('text') || changed.includes('textB')) scheduleRun();
+  if (changed.includes('text') || changed.includes('textB')) runs.schedule();
   if (changed.includes('model')) selectModel(state.model);
   if (changed.includes('step')) scratch.showStep(state.step - 1);
 });
 scratch.addEventListener('step-change', (event) => store.set({ step: event.detail.step + 1 }));
 scratch.showStep(store.state.step - 1);
 
-// ---- running the model -----------------------------------------------------
-let running = false;
-let pendingRun = false;
-let debounce = null;
-
-function scheduleRun(delay = 150) {
-  clearTimeout(debounce);
-  debounce = setTimeout(() => {
-    pendingRun = true;
-    if (!running) drainRuns();
-  }, delay);
-}
+// ---- running the model (the loop itself: run-loop.js) ------------------------
 
 /** No result to show (empty text, a failed run): views, predictions and token count go, with the reason. */
 function clearResult(reason) {
   result = null;
   lastRun = null;
   $('#predictions').replaceChildren();
+  $('#token-marks').textContent = '';
   $('#run-note').textContent = reason;
   const c = model.config;
   setStatus(`${model.name} · ${c.layers} layers × ${c.heads} heads · WASM SIMD ${engineInfo.simd ? 'on' : 'off'}`);
   showView();
 }
 
-// Runs the latest text; typing during a run queues exactly one more run.
-async function drainRuns() {
-  running = true;
-  while (pendingRun && model) {
-    pendingRun = false;
-    const { text, textB } = store.state;
-    const pair = !model.config.causal && textB.trim() !== '';
-    if (text.trim() === '') {
-      clearResult('Write some text above to see its attention.');
-      continue;
-    }
-    try {
-      const r = await client.run('model', { text, textB: pair ? textB : undefined, topK: 5 });
-      result = {
-        tokens: r.tokens, attentions: r.attentions, texts: pair ? [text, textB] : [text],
-        causal: model.config.causal, modelType: model.config.modelType,
-      };
-      for (const view of views) view.result = result;
-      showView();
-      controls.configure({ layers: model.config.layers, pairs: pair });
-      if (store.state.layer >= model.config.layers) store.set({ layer: 0 });
-      renderPredictions(r);
-      $('#run-note').textContent = r.truncated ? `The text has ${r.inputTokens} tokens; the model reads ${model.config.positions}, so the rest was cut off.` : '';
-      describeStatus(r.ms);
-      document.body.dataset.run = String(Number(document.body.dataset.run ?? 0) + 1);
-    } catch (error) {
-      clearResult(`Cannot run the model on this text: ${error.message}`);
-    }
+// One run of the latest text with the model shown (the worker holds it as 'model').
+const runs = new RunLoop(async () => {
+  if (!model) return false; // loadModel runs once the model is there
+  try {
+    const { raw, result: shown, note } = await runText(client, 'model', model.config, store.state, { topK: 5 });
+    result = shown;
+    for (const view of views) view.result = result;
+    showView();
+    controls.configure({ layers: model.config.layers, pairs: isPair(model.config, store.state.textB) });
+    if (store.state.layer >= model.config.layers) store.set({ layer: 0 });
+    renderPredictions(raw);
+    const predicted = raw.predictions.flatMap((p) => p.top.map((item) => item.display));
+    $('#token-marks').textContent = marksNote([...result.tokens.map((token) => token.display), ...predicted]);
+    $('#run-note').textContent = note;
+    describeStatus(raw.ms);
+    document.body.dataset.run = String(Number(document.body.dataset.run ?? 0) + 1);
+  } catch (error) {
+    clearResult(error.message);
   }
-  running = false;
-}
+  return true;
+});
 
 $('neuron-view').addEventListener('trace-request', async (event) => {
-  const { layer, head } = event.detail;
-  const { text, textB } = store.state;
-  const pair = !model.config.causal && textB.trim() !== '';
   try {
-    const r = await client.run('model', { text, textB: pair ? textB : undefined, trace: { layer, head } });
-    $('neuron-view').trace = { layer, head, q: r.trace.q, k: r.trace.k, scores: r.trace.scores };
+    $('neuron-view').trace = await traceHead(client, 'model', model.config, store.state, event.detail);
   } catch (error) {
-    $('#run-note').textContent = `Cannot trace head ${head + 1} of layer ${layer + 1}: ${error.message}`;
+    $('#run-note').textContent = error.message;
   }
 });
 
@@ -241,9 +222,9 @@ async function loadModel(key, name, source) {
   progress.value = 0;
   $('#load-label').textContent = `Loading ${name}…`;
   try {
-    const loaded = await client.loadModel('model', source, ({ loaded: bytes, total }) => {
-      if (total) progress.value = bytes / total;
-      $('#load-label').textContent = `Loading ${name}: ${(bytes / 1e6).toFixed(1)}${total ? ` of ${(total / 1e6).toFixed(1)}` : ''} MB`;
+    const loaded = await client.loadModel('model', source, (download) => {
+      if (download.total) progress.value = download.loaded / download.total;
+      $('#load-label').textContent = loadingText(name, download);
     });
     if (!loaded.hasTokenizer) throw new Error(`${name} has no tokenizer.json, so it cannot read text`);
     model = { key, name, config: loaded.config };
@@ -251,8 +232,7 @@ async function loadModel(key, name, source) {
     $('#text-b-label').hidden = loaded.config.causal;
     $('#load-label').textContent = `${name}: ${loaded.config.modelType}, ${(loaded.config.parameters / 1e6).toFixed(1)}M parameters`;
     $('model-view').headScores = null; // the previous model's labels
-    pendingRun = true;
-    if (!running) drainRuns();
+    runs.runNow();
     // After the first run is queued (the worker answers in order), so the first attention is not kept waiting.
     $('model-view').headScores = await client.analyzeHeads('model');
   } catch (error) {
@@ -332,19 +312,40 @@ $('#copy-link').addEventListener('click', async () => {
     $('#run-note').textContent = `Copy this link: ${location.href}`;
   }
 });
-const stem = () => `attnplay-${model?.name ?? 'model'}-layer${store.state.layer + 1}`;
+// The model view shows every layer: its file is not named after one.
+const stem = () => `attnplay-${model?.name ?? 'model'}-${store.state.view === 'model' ? 'all-layers' : `layer${store.state.layer + 1}`}`;
 // Every model view (head-view, matrix-view, model-view, neuron-view) offers exportCanvas() and svg().
 const activeView = () => $(`${store.state.view}-view`);
+// The head and matrix pictures get a title (model, layer, heads, text) and their legend (export-frame.js).
+function exportFrame() {
+  const { view, layer, heads } = store.state;
+  if (!result || !['head', 'matrix'].includes(view)) return null;
+  const element = activeView();
+  const headCount = result.attentions.shape[1];
+  const shown = (heads ?? [...Array(headCount).keys()]).filter((head) => head < headCount);
+  return {
+    ...exportCaption({ modelName: model.name, layer, heads, headCount, texts: result.texts }),
+    legend: element.querySelector(view === 'head' ? '.head-view-legend' : '.matrix-legend')?.textContent ?? '',
+    swatches: view === 'head' ? shown.map((head) => ({ colour: headColour(head), label: `H${head + 1}` })) : [],
+    colours: { text: viewColours(element).text, background: pageBackground(element) },
+  };
+}
 $('#export-png').addEventListener('click', () => {
-  const canvas = activeView()?.exportCanvas();
-  if (canvas?.width) canvas.toBlob((blob) => download(blob, `${stem()}-${store.state.view}.png`, 'image/png'));
+  let canvas = activeView()?.exportCanvas();
+  if (!canvas?.width) return;
+  const frame = exportFrame();
+  if (frame) canvas = framedCanvas(canvas, frame, canvas.width / (canvas.clientWidth || canvas.width));
+  canvas.toBlob((blob) => download(blob, `${stem()}-${store.state.view}.png`, 'image/png'));
 });
 $('#export-svg').addEventListener('click', () => {
-  const svg = activeView()?.svg();
-  if (svg) download(svg, `${stem()}-${store.state.view}.svg`, 'image/svg+xml');
+  let svg = activeView()?.svg();
+  if (!svg) return;
+  const frame = exportFrame();
+  if (frame) svg = framedSvg(svg, frame);
+  download(svg, `${stem()}-${store.state.view}.svg`, 'image/svg+xml');
 });
 $('#export-json').addEventListener('click', () => {
-  if (result) download(attentionJson({ modelName: model.name, modelType: model.config.modelType, tokens: result.tokens, attentions: result.attentions }), `attnplay-${model.name}-attention.json`, 'application/json');
+  if (result) download(attentionJson({ modelName: model.name, modelType: model.config.modelType, tokens: result.tokens, texts: result.texts, attentions: result.attentions }), `attnplay-${model.name}-attention.json`, 'application/json');
 });
 $('#export-npy').addEventListener('click', () => {
   if (result) download(toNpy(result.attentions), `attnplay-${model.name}-attention.npy`);

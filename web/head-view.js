@@ -68,6 +68,7 @@ export class HeadView extends StoreBound {
   #legend = h('p', { class: 'head-view-legend' },
     `One colour per head. A line’s opacity is its weight relative to the strongest weight of its query in that head, so each query’s strongest line is solid. Shown: each query’s ${TOP_KEYS} strongest keys per head, down to a tenth of the strongest; hover or lock a token to see all its lines.`);
   #layout = null;
+  #fitted = new Map(); // label -> its text shortened to fit the label column, for the current layout
   #baseTop = null; // scroll position #base was drawn for
 
   connectedCallback() {
@@ -154,6 +155,20 @@ export class HeadView extends StoreBound {
         { stroke: headColour(line.head), 'stroke-opacity': Math.min(1, line.opacity).toFixed(4) }, lines);
     }
     const focus = this.#focus();
+    if (focus && this.#layout.squares) {
+      // Each head's weight as a square beside the tokens on the other side, as on the canvas.
+      const marks = svg.group({});
+      const share = this.#prepared.maps.length;
+      this.#prepared.maps.forEach(({ head, map }, k) => {
+        const [rowCount, colCount] = map.shape;
+        const count = focus.side === 'query' ? colCount : rowCount;
+        for (let other = 0; other < count; other += 1) {
+          const w = focus.side === 'query' ? map.data[focus.index * colCount + other] : map.data[other * colCount + focus.index];
+          const x = focus.side === 'query' ? width - (share - k) * SQUARE - 2 : 2 + k * SQUARE;
+          svg.rect(x, this.#y(other) - rowHeight / 2 + 3, SQUARE - 1, rowHeight - 6, { fill: headColour(head), 'fill-opacity': Math.min(1, w).toFixed(4) }, marks);
+        }
+      });
+    }
     const size = rowHeight > 16 ? 13 : 11;
     const label = (text, x, i, anchor, focused) => svg.text(shorten(text, labelChars), x, this.#y(i),
       { anchor, size, fill: focused ? colours.accent : colours.text, 'font-weight': focused ? 'bold' : undefined });
@@ -197,6 +212,7 @@ export class HeadView extends StoreBound {
     this.#scroller.style.height = `${viewport}px`;
     this.#spacer.style.height = `${height - viewport}px`;
     this.#baseTop = null;
+    this.#fitted.clear();
     this.#canvas.setAttribute('aria-label', `Head view of layer ${state.layer + 1}: lines from ${this.#prepared?.rowLabels.length ?? 0} query tokens to key tokens, one colour per head. Arrow keys move the selected token, Enter locks it, Escape unlocks.`);
     this.#paint();
   }
@@ -272,12 +288,22 @@ export class HeadView extends StoreBound {
     const colours = viewColours(this);
     ctx.font = `${rowHeight > 16 ? 13 : 11}px system-ui, sans-serif`;
     ctx.textBaseline = 'middle';
+    // Labels are shortened (…) until they fit their column, so narrow screens clip none.
+    const room = left - 6;
+    const fit = (label) => {
+      if (!this.#fitted.has(label)) {
+        let chars = Math.min(label.length, this.#layout.labelChars);
+        while (chars > 1 && ctx.measureText(shorten(label, chars)).width > room) chars -= 1;
+        this.#fitted.set(label, shorten(label, chars));
+      }
+      return this.#fitted.get(label);
+    };
     const draw = (labels, x, align, side) => {
       ctx.textAlign = align;
       labels.forEach((label, i) => {
         const focused = focus && focus.side === side && focus.index === i;
         ctx.fillStyle = focused ? colours.accent : colours.text;
-        ctx.fillText(shorten(label, this.#layout.labelChars), x, this.#y(i));
+        ctx.fillText(fit(label), x, this.#y(i));
       });
     };
     draw(this.#prepared.rowLabels, left - 4, 'right', 'query');

@@ -4,8 +4,9 @@
 // its own step, W_V's column labels, panels hidden where they do not apply;
 // hidden special tokens keeping [MASK]; unknown models in a link; clearing
 // the text; a failed own-model load; the compressed link after a long paste;
-// the embedding guide on a phone and in dark mode; and the head view's line
-// contrast, read back from its pixels.
+// the embedding guide on a phone and in dark mode; the head view's line
+// contrast, read back from its pixels; the model view's width, labels and
+// legend; exports with a title and legend; the display marks explained.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +14,7 @@ import { after, before, test } from 'node:test';
 
 import { headColour } from '../../web/palette.js';
 import { staticEmbeddings, numpySeedExample } from '../../web/presets.js';
-import { newPage, openBrowser, resultsDir } from './browser.mjs';
+import { downloadOf, newPage, openBrowser, pngSize, resultsDir, svgElements, svgTexts } from './browser.mjs';
 
 const modelsDir = fileURLToPath(new URL('../golden/models/', import.meta.url));
 let session;
@@ -316,4 +317,84 @@ test('head view: each head\'s strongest line stays visible with 4 and 12 heads o
     await twelve.page.close();
     await page.close();
   }
+});
+
+test('model view: thumbnails fill the width, one badge per row, a legend of the labels, no Layer menu', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const corpus = readFileSync(new URL('../../../shared/corpus/austen-paragraphs.txt', import.meta.url), 'utf8');
+  await openDefault(page, `#view=model&text=${encodeURIComponent(corpus.split(/\s+/).slice(0, 400).join(' '))}`);
+  await page.waitForFunction(() => document.querySelector('#engine-status').textContent.includes('· 256 tokens'));
+  assert.equal(await page.isVisible('view-controls select[name="layer"]'), false, 'no Layer menu in the model view');
+  const widths = await page.$$eval('model-view .model-thumb canvas', (cs) => cs.map((c) => c.getBoundingClientRect().width));
+  assert.ok(Math.min(...widths) > 150, `4 heads share the width: ${Math.min(...widths)} px`);
+  const shape = await page.evaluate(() => document.querySelector('model-view').thumbnailModel()[0].shape);
+  assert.deepEqual(shape, [128, 128], '256 tokens in 128 blocks (2 tokens each) on a wide thumbnail');
+  // Whatever label names the analysis carries become badges, and the legend explains them
+  // (after the model's own analysis has arrived, so that it does not replace these).
+  await page.waitForSelector('model-view .model-legend:not([hidden])');
+  await page.evaluate(() => {
+    document.querySelector('model-view').headScores = [
+      { layer: 0, head: 0, labels: ['cls-sink'] },
+      { layer: 0, head: 1, labels: ['previous-token', 'a-new-label'] },
+    ];
+  });
+  const legend = await page.$$eval('model-view .model-legend dt, model-view .model-legend dd', (items) => items.map((i) => i.textContent));
+  assert.deepEqual(legend, ['cls-sink', 'puts most weight on [CLS]', 'previous-token', 'attends to the token just before', 'a-new-label', 'a label of the head-pattern analysis']);
+  const badgeBoxes = await page.$$eval('model-view .thumb-badges', (bs) => bs.map((b) => Math.round(b.getBoundingClientRect().height)));
+  assert.equal(new Set(badgeBoxes).size, 1, `every thumbnail keeps the same room for badges: ${badgeBoxes}`);
+  const tops = await page.$$eval('model-view .model-thumb[data-layer="0"] .head-badge', (bs) => bs.map((b) => Math.round(b.getBoundingClientRect().top)));
+  assert.equal(tops.length, 3);
+  assert.ok(tops[1] !== tops[2], 'one badge per row');
+  // Hovering a thumbnail enlarges it.
+  await page.hover('model-view .model-thumb[data-layer="1"][data-head="2"]');
+  const zoom = await page.$eval('model-view .model-zoom', (z) => ({ hidden: z.hidden, width: z.getBoundingClientRect().width }));
+  assert.deepEqual(zoom.hidden, false);
+  assert.ok(zoom.width > 200, `zoom ${zoom.width} px`);
+  await page.click('[role=tab][data-view="head"]');
+  assert.equal(await page.isVisible('view-controls select[name="layer"]'), true);
+  await page.screenshot({ path: `${resultsDir}model-view-256-tokens.png`, fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('exports: head and matrix pictures carry a title and legend; head SVG weight marks; file names; raw token text', async () => {
+  const { page, errors } = await newPage(session.browser);
+  const text = 'It is a truth universally acknowledged,\nthat a single man <b>wants</b> a wife.';
+  await openDefault(page, `#text=${encodeURIComponent(text)}&token=3`);
+  // The display marks are explained where tokens are shown.
+  assert.match(await page.textContent('#token-marks'), /␣ is a space; ↵ a line break/);
+  const headSvg = (await downloadOf(page, '#export-svg')).bytes.toString('utf8');
+  const texts = svgTexts(headSvg);
+  assert.ok(texts.includes('austen-gpt · layer 1 · all 4 heads'), texts.slice(0, 3).join(' | '));
+  assert.ok(texts.some((t) => t.startsWith('“It is a truth universally acknowledged, that a single man &lt;b&gt;wants')), 'the text, escaped');
+  assert.ok(texts.some((t) => t.includes('opacity is its weight relative')), 'the legend');
+  for (const head of ['H1', 'H2', 'H3', 'H4']) assert.ok(texts.includes(head), `swatch ${head}`);
+  // Token 3 is locked: each head's weight of every key as a mark, as on the canvas.
+  const lines = await page.evaluate(() => document.querySelector('head-view').lineModel());
+  const tokens = Number(/· (\d+) tokens/.exec(await page.textContent('#engine-status'))[1]);
+  const marks = svgElements(headSvg, 'rect').filter((r) => r['fill-opacity'] !== undefined);
+  assert.equal(marks.length, 4 * tokens, 'a mark per head beside every key');
+  const head1 = marks.filter((m) => m.fill === headColour(0));
+  for (const line of lines.filter((l) => l.head === 0)) {
+    assert.equal(head1[line.to]['fill-opacity'], Math.min(1, line.weight).toFixed(4), `head 1's mark for key ${line.to}`);
+  }
+  const headPng = await downloadOf(page, '#export-png');
+  const canvas = await page.evaluate(() => { const c = document.querySelector('head-view canvas'); return [c.width, c.height]; });
+  const [width, height] = pngSize(headPng.bytes);
+  assert.equal(width, canvas[0]);
+  assert.ok(height > canvas[1] + 40, 'title and legend around the view');
+  await page.click('[role=tab][data-view="matrix"]');
+  const matrixSvg = (await downloadOf(page, '#export-svg')).bytes.toString('utf8');
+  assert.ok(svgTexts(matrixSvg).includes('austen-gpt · layer 1 · all 4 heads'));
+  assert.ok(svgTexts(matrixSvg).some((t) => t.startsWith('Colour: weight from 0')), 'the matrix legend');
+  await page.click('[role=tab][data-view="model"]');
+  assert.match((await downloadOf(page, '#export-png')).name, /^attnplay-austen-gpt-all-layers-model\.png$/);
+  const json = JSON.parse((await downloadOf(page, '#export-json')).bytes.toString('utf8'));
+  const at = json.tokens.indexOf('↵');
+  assert.ok(at > 0, json.tokens.join(' '));
+  assert.equal(json.token_text[at], '\n', 'the raw text beside its display form');
+  assert.equal(json.token_text.join(''), text, 'the raw texts make up the text');
+  assert.deepEqual(errors, []);
+  await page.close();
 });
