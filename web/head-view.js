@@ -6,7 +6,7 @@
 // query's TOP_KEYS strongest keys per head down to a tenth of the strongest
 // (hover or lock a token to see all of its lines); a legend under the head
 // chips says so. Lines are 1 px, which the canvas draws several times faster
-// than wider ones (a layer change at 256 tokens stays under 100 ms).
+// than wider ones (tests/bench/page.mjs times layer changes at 256 tokens).
 // Head chips toggle a head (click) or solo it (double-click). Hovering a
 // token isolates its lines and shows each head's weight beside the tokens on
 // the other side; click (or tap) locks it, click again or Esc unlocks; arrow
