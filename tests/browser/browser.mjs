@@ -46,7 +46,7 @@ export async function newPage(browser) {
   return { page, errors };
 }
 
-/** Clicks an export button and returns the downloaded file: { name, bytes } (a copy goes to test-results/). */
+/** The download a click on `selector` starts, as { name, bytes }; a copy is kept in test-results/ for review. */
 export async function downloadOf(page, selector) {
   const [file] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
   const bytes = readFileSync(await file.path());

@@ -128,15 +128,14 @@ test('the URL restores model view state exactly; exports contain the attention',
   assert.equal(bytes.length, 10 + headerLength + 2 * 12 * T * T * 4);
   assert.ok(Math.abs(bytes.readFloatLE(10 + headerLength + 4 * (((1 * 12 + 5) * T + 3) * T + 2)) - exported.attentions[1][5][3][2]) < 1e-7);
 
-  const [svg] = await Promise.all([page.click('[role=tab][data-view="head"]').then(() => page.waitForEvent('download')), page.click('#export-svg')]);
+  await page.click('[role=tab][data-view="head"]');
+  const [svg] = await Promise.all([page.waitForEvent('download'), page.click('#export-svg')]);
   const svgText = readFileSync(await svg.path(), 'utf8');
   assert.match(svgText, /^<svg[^>]+xmlns="http:\/\/www.w3.org\/2000\/svg"/);
   assert.ok((svgText.match(/<line /g) ?? []).length > 0);
   assert.deepEqual(errors, []);
   await page.close();
 });
-
-/** The download a click on `selector` starts, as { name, bytes }; a copy is kept in test-results/ for review. */
 
 test('every view exports PNG and SVG as drawn: cells, labels, locked token, hostile token text', async () => {
   const { page, errors } = await newPage(session.browser);
