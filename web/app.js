@@ -7,8 +7,13 @@
 import { getEngineClient } from './engine-client.js';
 import { h } from './dom.js';
 import { attentionJson, download, toNpy } from './export.js';
+import { exportCaption, framedCanvas, framedSvg } from './export-frame.js';
 import { attentionPage } from './page-export.js';
-import { Store, decodeState, encodeState } from './state.js';
+import { headColour } from './palette.js';
+import { marksNote } from './token-marks.js';
+import { RunLoop, isPair, loadingText, runText, traceHead } from './run-loop.js';
+import { Store, decodeLink, decodeState, encodeLink } from './state.js';
+import { pageBackground, viewColours } from './view-support.js';
 import './attention-table.js';
 import './head-view.js';
 import './matrix-view.js';
@@ -19,23 +24,46 @@ import './view-controls.js';
 
 const $ = (selector) => document.querySelector(selector);
 const client = getEngineClient();
-const store = new Store(decodeState(location.hash));
+let linkProblem = null; // a damaged link's message, shown once the page is up
+async function stateOfLink(hash) {
+  try {
+    return await decodeLink(hash);
+  } catch (error) {
+    linkProblem = `Part of this link could not be read: ${error.message}.`;
+    return decodeState(hash.replace(/(^#|&)ztextB?=[^&]*/g, ''));
+  }
+}
+const store = new Store(await stateOfLink(location.hash));
 const views = ['head-view', 'model-view', 'matrix-view', 'neuron-view', 'attention-table'].map((name) => $(name));
+const scratch = $('scratch-view');
 const controls = $('#controls');
 const OWN_MODEL = '__own__';
 
 let engineInfo = null;
-let model = null; // { name, config }
+let model = null; // the model shown: { key (the menu's value), name, config }
 let result = null; // what the views show
 let lastRun = null; // the last run's raw result (predictions follow the locked token)
 let shipped = [];
 
 // ---- state <-> URL -------------------------------------------------------
-store.subscribe(() => {
-  const hash = encodeState(store.state);
+// The URL follows the state a moment after it settles (history.replaceState
+// of a long link costs ~15 ms, too much for every layer change or keystroke),
+// asynchronously (long texts are deflated); only the latest write lands.
+const LINK_DELAY = 250; // ms
+let linkWrites = 0;
+let linkTimer = null;
+async function writeLink() {
+  clearTimeout(linkTimer);
+  const write = ++linkWrites;
+  const hash = await encodeLink(store.state);
+  if (write !== linkWrites) return;
   if (`#${hash}` !== location.hash && !(hash === '' && location.hash === '')) history.replaceState(null, '', hash ? `#${hash}` : location.pathname);
+}
+store.subscribe(() => {
+  clearTimeout(linkTimer);
+  linkTimer = setTimeout(writeLink, LINK_DELAY);
 });
-window.addEventListener('hashchange', () => store.set(decodeState(location.hash)));
+window.addEventListener('hashchange', async () => store.set(await stateOfLink(location.hash)));
 
 // ---- status ----------------------------------------------------------------
 function setStatus(text, state = 'ready') {
@@ -56,6 +84,13 @@ function showModelError(message) {
   box.textContent = message ?? '';
 }
 
+/** What the page shows when there is nothing to show: why, beside the model picker. */
+function showModelNote(message) {
+  const note = $('#model-note');
+  note.hidden = !message;
+  note.textContent = message ?? '';
+}
+
 // ---- views -----------------------------------------------------------------
 for (const view of views) view.store = store;
 controls.store = store;
@@ -69,10 +104,12 @@ function showView() {
   }
   for (const panel of document.querySelectorAll('[role=tabpanel]')) panel.hidden = panel.dataset.view !== view;
   const modelViews = view !== 'scratch';
-  controls.hidden = !modelViews;
-  $('.table-alt').hidden = !modelViews || view === 'model';
-  $('#export-svg').disabled = !modelViews;
-  $('#export-png').disabled = !modelViews;
+  // Without a result (no model yet, or no text) the model views show nothing rather than stale drawings.
+  controls.hidden = !modelViews || !result;
+  for (const element of views) element.hidden = !result;
+  $('.table-alt').hidden = !modelViews || view === 'model' || !result;
+  // The from-scratch mode has no model output: no predictions, images or attention files.
+  for (const selector of ['.predictions', '#export-svg', '#export-png', '#export-json', '#export-npy']) $(selector).hidden = !modelViews;
 }
 
 document.querySelector('.view-tabs').addEventListener('click', (event) => {
@@ -100,59 +137,54 @@ $('#theme').addEventListener('change', (event) => store.set({ theme: event.targe
 store.subscribe((state, changed) => {
   if (changed.includes('view')) showView();
   if (changed.includes('theme')) applyTheme();
-  if (changed.includes('text') || changed.includes('textB')) scheduleRun();
+  if (changed.includes('text') || changed.includes('textB')) runs.schedule();
   if (changed.includes('model')) selectModel(state.model);
+  if (changed.includes('step')) scratch.showStep(state.step - 1);
+});
+scratch.addEventListener('step-change', (event) => store.set({ step: event.detail.step + 1 }));
+scratch.showStep(store.state.step - 1);
+
+// ---- running the model (the loop itself: run-loop.js) ------------------------
+
+/** No result to show (empty text, a failed run): views, predictions and token count go, with the reason. */
+function clearResult(reason) {
+  result = null;
+  lastRun = null;
+  $('#predictions').replaceChildren();
+  $('#token-marks').textContent = '';
+  $('#run-note').textContent = reason;
+  const c = model.config;
+  setStatus(`${model.name} · ${c.layers} layers × ${c.heads} heads · WASM SIMD ${engineInfo.simd ? 'on' : 'off'}`);
+  showView();
+}
+
+// One run of the latest text with the model shown (the worker holds it as 'model').
+const runs = new RunLoop(async () => {
+  if (!model) return false; // loadModel runs once the model is there
+  try {
+    const { raw, result: shown, note } = await runText(client, 'model', model.config, store.state, { topK: 5 });
+    result = shown;
+    for (const view of views) view.result = result;
+    showView();
+    controls.configure({ layers: model.config.layers, pairs: isPair(model.config, store.state.textB) });
+    if (store.state.layer >= model.config.layers) store.set({ layer: 0 });
+    renderPredictions(raw);
+    const predicted = raw.predictions.flatMap((p) => p.top.map((item) => item.display));
+    $('#token-marks').textContent = marksNote([...result.tokens.map((token) => token.display), ...predicted]);
+    $('#run-note').textContent = note;
+    describeStatus(raw.ms);
+    document.body.dataset.run = String(Number(document.body.dataset.run ?? 0) + 1);
+  } catch (error) {
+    clearResult(error.message);
+  }
+  return true;
 });
 
-// ---- running the model -----------------------------------------------------
-let running = false;
-let pendingRun = false;
-let debounce = null;
-
-function scheduleRun(delay = 150) {
-  clearTimeout(debounce);
-  debounce = setTimeout(() => {
-    pendingRun = true;
-    if (!running) drainRuns();
-  }, delay);
-}
-
-// Runs the latest text; typing during a run queues exactly one more run.
-async function drainRuns() {
-  running = true;
-  while (pendingRun && model) {
-    pendingRun = false;
-    const { text, textB } = store.state;
-    const pair = !model.config.causal && textB.trim() !== '';
-    try {
-      const r = await client.run('model', { text, textB: pair ? textB : undefined, topK: 5 });
-      result = {
-        tokens: r.tokens, attentions: r.attentions, texts: pair ? [text, textB] : [text],
-        causal: model.config.causal, modelType: model.config.modelType,
-      };
-      for (const view of views) view.result = result;
-      controls.configure({ layers: model.config.layers, pairs: pair });
-      if (store.state.layer >= model.config.layers) store.set({ layer: 0 });
-      renderPredictions(r);
-      $('#run-note').textContent = r.truncated ? `The text has ${r.inputTokens} tokens; the model reads ${model.config.positions}, so the rest was cut off.` : '';
-      describeStatus(r.ms);
-      document.body.dataset.run = String(Number(document.body.dataset.run ?? 0) + 1);
-    } catch (error) {
-      $('#run-note').textContent = `Cannot run the model on this text: ${error.message}`;
-    }
-  }
-  running = false;
-}
-
 $('neuron-view').addEventListener('trace-request', async (event) => {
-  const { layer, head } = event.detail;
-  const { text, textB } = store.state;
-  const pair = !model.config.causal && textB.trim() !== '';
   try {
-    const r = await client.run('model', { text, textB: pair ? textB : undefined, trace: { layer, head } });
-    $('neuron-view').trace = { layer, head, q: r.trace.q, k: r.trace.k, scores: r.trace.scores };
+    $('neuron-view').trace = await traceHead(client, 'model', model.config, store.state, event.detail);
   } catch (error) {
-    $('#run-note').textContent = `Cannot trace head ${head + 1} of layer ${layer + 1}: ${error.message}`;
+    $('#run-note').textContent = error.message;
   }
 });
 
@@ -183,29 +215,35 @@ store.subscribe((state, changed) => {
 });
 
 // ---- models ------------------------------------------------------------------
-async function loadModel(name, source) {
+// key: the menu's value for this model (a shipped name, or OWN_MODEL).
+async function loadModel(key, name, source) {
   showModelError(null);
   const progress = $('#load-progress');
   progress.hidden = false;
   progress.value = 0;
   $('#load-label').textContent = `Loading ${name}…`;
   try {
-    const loaded = await client.loadModel('model', source, ({ loaded: bytes, total }) => {
-      if (total) progress.value = bytes / total;
-      $('#load-label').textContent = `Loading ${name}: ${(bytes / 1e6).toFixed(1)}${total ? ` of ${(total / 1e6).toFixed(1)}` : ''} MB`;
+    const loaded = await client.loadModel('model', source, (download) => {
+      if (download.total) progress.value = download.loaded / download.total;
+      $('#load-label').textContent = loadingText(name, download);
     });
     if (!loaded.hasTokenizer) throw new Error(`${name} has no tokenizer.json, so it cannot read text`);
-    model = { name, config: loaded.config };
+    model = { key, name, config: loaded.config };
+    showModelNote(null);
     $('#text-b-label').hidden = loaded.config.causal;
     $('#load-label').textContent = `${name}: ${loaded.config.modelType}, ${(loaded.config.parameters / 1e6).toFixed(1)}M parameters`;
     $('model-view').headScores = null; // the previous model's labels
-    pendingRun = true;
-    if (!running) drainRuns();
+    runs.runNow();
     // After the first run is queued (the worker answers in order), so the first attention is not kept waiting.
     $('model-view').headScores = await client.analyzeHeads('model');
   } catch (error) {
     showModelError(`Could not load ${name}: ${error.message}`);
     $('#load-label').textContent = '';
+    // The menu names the model still shown, not the one that failed.
+    if (model) {
+      $('#model-select').value = model.key;
+      store.set({ model: model.key });
+    }
   } finally {
     progress.hidden = true;
   }
@@ -216,17 +254,24 @@ function selectModel(name) {
   const own = name === OWN_MODEL || !shipped.some((m) => m.name === name);
   select.value = own ? OWN_MODEL : name;
   $('#own-model').hidden = !own;
-  if (!own) loadModel(name, new URL(`models/${name}/`, location.href).href);
+  if (!own && model?.key === name) return; // already shown (a failed load put the menu back)
+  if (!own) loadModel(name, name, new URL(`models/${name}/`, location.href).href);
+  else if (!model) {
+    // A link can name only the shipped models: say why nothing is shown, and offer the picker.
+    showModelNote(name === OWN_MODEL
+      ? 'This link was made while your own model was open, and a link cannot carry a model\'s files. Load your model again below, or pick a shipped model from the menu.'
+      : `“${name}” is not one of the models this page ships (${shipped.map((m) => m.name).join(', ') || 'none found'}). Pick one from the menu, or load your own model below.`);
+  }
 }
 
 $('#model-select').addEventListener('change', (event) => store.set({ model: event.target.value }));
 $('#model-files').addEventListener('change', (event) => {
-  if (event.target.files.length) loadModel('your model', [...event.target.files]);
+  if (event.target.files.length) loadModel(OWN_MODEL, 'your model', [...event.target.files]);
 });
 $('#model-url-form').addEventListener('submit', (event) => {
   event.preventDefault();
   const url = $('#model-url').value.trim();
-  if (url) loadModel(url.replace(/\/$/, '').split('/').pop() || url, url);
+  if (url) loadModel(OWN_MODEL, url.replace(/\/$/, '').split('/').pop() || url, url);
 });
 const dropZone = $('#drop-zone');
 dropZone.addEventListener('dragover', (event) => { event.preventDefault(); dropZone.classList.add('dragging'); });
@@ -235,7 +280,7 @@ dropZone.addEventListener('drop', async (event) => {
   event.preventDefault();
   dropZone.classList.remove('dragging');
   const files = await droppedFiles(event.dataTransfer);
-  if (files.length) loadModel('your model', files);
+  if (files.length) loadModel(OWN_MODEL, 'your model', files);
 });
 
 // Files of a drop: plain files, or the files directly inside a dropped folder.
@@ -260,6 +305,7 @@ document.addEventListener('keydown', (event) => {
 
 // ---- share and export ------------------------------------------------------------
 $('#copy-link').addEventListener('click', async () => {
+  await writeLink();
   try {
     await navigator.clipboard.writeText(location.href);
     $('#run-note').textContent = 'Link copied: it restores this model, text and view.';
@@ -267,19 +313,40 @@ $('#copy-link').addEventListener('click', async () => {
     $('#run-note').textContent = `Copy this link: ${location.href}`;
   }
 });
-const stem = () => `attnplay-${model?.name ?? 'model'}-layer${store.state.layer + 1}`;
+// The model view shows every layer: its file is not named after one.
+const stem = () => `attnplay-${model?.name ?? 'model'}-${store.state.view === 'model' ? 'all-layers' : `layer${store.state.layer + 1}`}`;
 // Every model view (head-view, matrix-view, model-view, neuron-view) offers exportCanvas() and svg().
 const activeView = () => $(`${store.state.view}-view`);
+// The head and matrix pictures get a title (model, layer, heads, text) and their legend (export-frame.js).
+function exportFrame() {
+  const { view, layer, heads } = store.state;
+  if (!result || !['head', 'matrix'].includes(view)) return null;
+  const element = activeView();
+  const headCount = result.attentions.shape[1];
+  const shown = (heads ?? [...Array(headCount).keys()]).filter((head) => head < headCount);
+  return {
+    ...exportCaption({ modelName: model.name, layer, heads, headCount, texts: result.texts }),
+    legend: element.querySelector(view === 'head' ? '.head-view-legend' : '.matrix-legend')?.textContent ?? '',
+    swatches: view === 'head' ? shown.map((head) => ({ colour: headColour(head), label: `H${head + 1}` })) : [],
+    colours: { text: viewColours(element).text, background: pageBackground(element) },
+  };
+}
 $('#export-png').addEventListener('click', () => {
-  const canvas = activeView()?.exportCanvas();
-  if (canvas?.width) canvas.toBlob((blob) => download(blob, `${stem()}-${store.state.view}.png`, 'image/png'));
+  let canvas = activeView()?.exportCanvas();
+  if (!canvas?.width) return;
+  const frame = exportFrame();
+  if (frame) canvas = framedCanvas(canvas, frame, canvas.width / (canvas.clientWidth || canvas.width));
+  canvas.toBlob((blob) => download(blob, `${stem()}-${store.state.view}.png`, 'image/png'));
 });
 $('#export-svg').addEventListener('click', () => {
-  const svg = activeView()?.svg();
-  if (svg) download(svg, `${stem()}-${store.state.view}.svg`, 'image/svg+xml');
+  let svg = activeView()?.svg();
+  if (!svg) return;
+  const frame = exportFrame();
+  if (frame) svg = framedSvg(svg, frame);
+  download(svg, `${stem()}-${store.state.view}.svg`, 'image/svg+xml');
 });
 $('#export-json').addEventListener('click', () => {
-  if (result) download(attentionJson({ modelName: model.name, modelType: model.config.modelType, tokens: result.tokens, attentions: result.attentions }), `attnplay-${model.name}-attention.json`, 'application/json');
+  if (result) download(attentionJson({ modelName: model.name, modelType: model.config.modelType, tokens: result.tokens, texts: result.texts, attentions: result.attentions }), `attnplay-${model.name}-attention.json`, 'application/json');
 });
 $('#export-npy').addEventListener('click', () => {
   if (result) download(toNpy(result.attentions), `attnplay-${model.name}-attention.npy`);
@@ -317,3 +384,4 @@ $('#model-select').replaceChildren(
   h('option', { value: OWN_MODEL }, 'Your own model…'),
 );
 selectModel(store.state.model);
+if (linkProblem) $('#run-note').textContent = linkProblem;

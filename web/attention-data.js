@@ -45,9 +45,17 @@ export function filterPairs(map, tokens, filter) {
   return sliceMap(map, map.rows.filter((i) => tokens[i].typeId === from), map.cols.filter((i) => tokens[i].typeId === to));
 }
 
-/** Drops special tokens ([CLS], [SEP], <|endoftext|>) and renormalises each row to sum to 1. */
+/**
+ * A special token the tokenizer added around the text ([CLS], [SEP]): it
+ * covers no characters of the text. Special tokens the reader wrote, such as
+ * [MASK], cover their characters and are not "added".
+ */
+export const isAddedSpecial = (token) => token.special && token.start === token.end;
+
+/** Drops the special tokens the tokenizer added (isAddedSpecial) and renormalises each row to sum to 1. */
 export function withoutSpecialTokens(map, tokens) {
-  const sliced = sliceMap(map, map.rows.filter((i) => !tokens[i].special), map.cols.filter((i) => !tokens[i].special));
+  const kept = (i) => !isAddedSpecial(tokens[i]);
+  const sliced = sliceMap(map, map.rows.filter(kept), map.cols.filter(kept));
   const [rows, cols] = sliced.shape;
   for (let r = 0; r < rows; r += 1) {
     let sum = 0;

@@ -40,7 +40,7 @@ export class AttentionTable extends StoreBound {
   }
 
   #rebuild() {
-    if (!this.store || !this.#result || !this.isConnected) return;
+    if (!this.store || !this.#result || !this.isConnected || this.deferWhileHidden()) return;
     this.#selected = selectedMap(this.#result, this.store.state);
     this.#render();
   }

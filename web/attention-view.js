@@ -14,6 +14,7 @@
 // Not here: the views themselves (*-view.js), the engine (engine-worker.js).
 import { h } from './dom.js';
 import { getEngineClient } from './engine-client.js';
+import { RunLoop, isPair, loadingText, runText, traceHead } from './run-loop.js';
 import { checkPreset, ScratchView } from './scratch-view.js';
 import { DEFAULT_STATE, Store, decodeState } from './state.js';
 import { DataMode } from './attention-data-mode.js';
@@ -93,9 +94,7 @@ export class AttentionView extends HTMLElement {
   #model = null; // { url, config } of the loaded model
   #result = null;
   #runs = 0;
-  #pendingRun = false;
-  #running = false;
-  #debounce = null;
+  #runLoop = new RunLoop(() => this.#runStep());
   #lastPreset = null;
   #matrixError = null;
   #data = new DataMode(this); // attention given by the author instead of a model
@@ -253,7 +252,7 @@ export class AttentionView extends HTMLElement {
       this.#model = null;
       this.#result = null;
     }
-    if (changed.some((key) => ['model', 'text', 'textB'].includes(key))) this.#scheduleRun(this.#quiet ? 0 : 150);
+    if (changed.some((key) => ['model', 'text', 'textB'].includes(key))) this.#scheduleRun(this.#quiet ? 0 : undefined);
     if (this.#quiet) return;
     // Reader's choices: the documented events.
     if (changed.includes('token')) {
@@ -361,32 +360,22 @@ export class AttentionView extends HTMLElement {
   }
 
   #scheduleRun(delay) {
-    if (!this.#visible) return;
-    clearTimeout(this.#debounce);
-    this.#debounce = setTimeout(() => {
-      this.#pendingRun = true;
-      if (!this.#running) this.#drainRuns();
-    }, delay);
+    if (this.#visible) this.#runLoop.schedule(delay);
   }
 
-  // Loads the model if needed and runs the latest text; changes during a run
-  // queue exactly one more run.
-  async #drainRuns() {
-    this.#running = true;
-    while (this.#pendingRun) {
-      this.#pendingRun = false;
-      if (this.#store.state.view === 'scratch') {
-        if (this.#matrixError) this.#setStatus(this.#matrixError, 'error');
-        else this.#setStatus('', 'ready');
-        break; // the scratch view needs no model; it runs when another view is shown
-      }
-      try {
-        await this.#runOnce();
-      } catch (error) {
-        this.#setStatus(error.message, 'error');
-      }
+  // One step of the run loop (run-loop.js): loads the model if needed and runs the latest text.
+  async #runStep() {
+    if (this.#store.state.view === 'scratch') {
+      if (this.#matrixError) this.#setStatus(this.#matrixError, 'error');
+      else this.#setStatus('', 'ready');
+      return false; // the scratch view needs no model; it runs when another view is shown
     }
-    this.#running = false;
+    try {
+      await this.#runOnce();
+    } catch (error) {
+      this.#setStatus(error.message, 'error');
+    }
+    return true;
   }
 
   async #runOnce() {
@@ -400,8 +389,8 @@ export class AttentionView extends HTMLElement {
       this.#setStatus(`Loading ${name}…`, 'loading');
       let loaded;
       try {
-        loaded = await sharedModel(url, ({ loaded: bytes, total }) => {
-          this.#status.textContent = `Loading ${name}: ${(bytes / 1e6).toFixed(1)}${total ? ` of ${(total / 1e6).toFixed(1)}` : ''} MB`;
+        loaded = await sharedModel(url, (download) => {
+          this.#status.textContent = loadingText(name, download);
         });
       } catch (error) {
         throw new Error(`Could not load the model ${name}: ${error.message}`);
@@ -411,23 +400,14 @@ export class AttentionView extends HTMLElement {
       this.#applyLayout();
     }
     const { config } = this.#model;
-    const pair = !config.causal && textB.trim() !== '';
-    let r;
-    try {
-      r = await getEngineClient().run(url, { text, textB: pair ? textB : undefined });
-    } catch (error) {
-      throw new Error(`Cannot run the model on this text: ${error.message}`);
-    }
-    this.#result = {
-      tokens: r.tokens, attentions: r.attentions, texts: pair ? [text, textB] : [text],
-      causal: config.causal, modelType: config.modelType,
-    };
+    const { raw: r, result, note } = await runText(getEngineClient(), url, config, { text, textB });
+    this.#result = result;
     this.#runs += 1;
     this.dataset.runs = String(this.#runs);
-    this.#controls.configure({ layers: config.layers, pairs: pair });
+    this.#controls.configure({ layers: config.layers, pairs: isPair(config, textB) });
     if (this.#store.state.layer >= config.layers) this.#quietly(() => this.#store.set({ layer: 0 }));
     this.#showView();
-    this.#setStatus(r.truncated ? `The text has ${r.inputTokens} tokens; the model reads ${config.positions}, so the rest was cut off.` : '', 'ready');
+    this.#setStatus(note, 'ready');
     this.dispatchEvent(new CustomEvent('attention-ready', { bubbles: true, composed: true, detail: { tokens: r.tokens.map((t) => t.display), layers: config.layers, heads: config.heads } }));
   }
 
@@ -447,15 +427,12 @@ export class AttentionView extends HTMLElement {
     this.dispatchEvent(new CustomEvent('attention-ready', { bubbles: true, composed: true, detail: { tokens: shown.result.tokens.map((t) => t.display), layers: shown.layers, heads: shown.heads } }));
   }
 
-  async #trace({ layer, head }) {
+  async #trace(request) {
     if (!this.#model) return;
-    const { text, textB } = this.#store.state;
-    const pair = !this.#model.config.causal && textB.trim() !== '';
     try {
-      const r = await getEngineClient().run(this.#model.url, { text, textB: pair ? textB : undefined, trace: { layer, head } });
-      this.#views.get('neuron').trace = { layer, head, q: r.trace.q, k: r.trace.k, scores: r.trace.scores };
+      this.#views.get('neuron').trace = await traceHead(getEngineClient(), this.#model.url, this.#model.config, this.#store.state, request);
     } catch (error) {
-      this.#setStatus(`Cannot trace head ${head + 1} of layer ${layer + 1}: ${error.message}`, 'error');
+      this.#setStatus(error.message, 'error');
     }
   }
 }

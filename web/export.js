@@ -19,12 +19,25 @@ export function toNpy({ data, shape }) {
   return bytes;
 }
 
-/** JSON text: { model, tokens, attentions nested [layer][head][query][key] }. */
-export function attentionJson({ modelName, modelType, tokens, attentions }) {
+/**
+ * JSON text: { model, model_type, texts, tokens (display forms: ␣ for a
+ * space, ...), token_text (the characters of the text each token covers;
+ * '' for tokens the tokenizer added, such as [CLS]), ids, attentions nested
+ * [layer][head][query][key] }. texts: the text (and B) that was run.
+ */
+export function attentionJson({ modelName, modelType, tokens, texts, attentions }) {
   const [layers, heads, t] = attentions.shape;
   const nested = Array.from({ length: layers }, (_, l) => Array.from({ length: heads }, (__, h) =>
     Array.from({ length: t }, (___, q) => Array.from(attentions.data.subarray(((l * heads + h) * t + q) * t, ((l * heads + h) * t + q + 1) * t)))));
-  return JSON.stringify({ model: modelName, model_type: modelType, tokens: tokens.map((token) => token.display), ids: tokens.map((token) => token.id), attentions: nested });
+  return JSON.stringify({
+    model: modelName,
+    model_type: modelType,
+    texts,
+    tokens: tokens.map((token) => token.display),
+    token_text: tokens.map((token) => (token.segment >= 0 ? texts[token.segment].slice(token.start, token.end) : '')),
+    ids: tokens.map((token) => token.id),
+    attentions: nested,
+  });
 }
 
 /** Offers `data` (Blob, string or bytes) as a file download. */

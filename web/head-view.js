@@ -1,6 +1,12 @@
 // <head-view>: bertviz's head view on canvas. Query tokens on the left, key
-// tokens on the right, a line from each query to each key with opacity =
-// weight (divided by the number of heads shown), one colour per head.
+// tokens on the right, a line from each query to each key, one colour per
+// head, with opacity = the weight relative to the strongest weight of that
+// query in that head: each head's strongest line of each query is opaque
+// however many heads are shown, in either theme. The full drawing keeps each
+// query's TOP_KEYS strongest keys per head down to a tenth of the strongest
+// (hover or lock a token to see all of its lines); a legend under the head
+// chips says so. Lines are 1 px, which the canvas draws several times faster
+// than wider ones (tests/bench/page.mjs times layer changes at 256 tokens).
 // Head chips toggle a head (click) or solo it (double-click). Hovering a
 // token isolates its lines and shows each head's weight beside the tokens on
 // the other side; click (or tap) locks it, click again or Esc unlocks; arrow
@@ -19,10 +25,39 @@ import { MAP_STATE_KEYS, pageBackground, rowOfToken, rowTokens, shorten, viewCol
 
 const LABEL_WIDTH = 150; // at most; narrower on small screens (see #rebuild)
 const SQUARE = 7;
+const MIN_OPACITY = 0.1; // fainter lines are left out of the full drawing (not of a focused token's)
+const TOP_KEYS = 8; // the full drawing keeps at most this many keys per query and head (ties aside)
+const FOCUS_MIN_OPACITY = 0.06; // a focused token's weakest lines stay faintly visible
+
+/**
+ * Per row of a map: the strongest weight (max) and the weakest weight the
+ * full drawing keeps (cut: the TOP_KEYS-th strongest, at least a tenth of max).
+ * Returns { max: [rows], cut: [rows] }.
+ */
+function rowScales(map) {
+  const [rows, cols] = map.shape;
+  const max = new Float32Array(rows);
+  const cut = new Float32Array(rows);
+  const top = new Float32Array(TOP_KEYS); // descending
+  for (let r = 0; r < rows; r += 1) {
+    top.fill(0);
+    for (let c = 0; c < cols; c += 1) {
+      const w = map.data[r * cols + c];
+      if (w <= top[TOP_KEYS - 1]) continue;
+      let i = TOP_KEYS - 1;
+      for (; i > 0 && top[i - 1] < w; i -= 1) top[i] = top[i - 1];
+      top[i] = w;
+    }
+    max[r] = top[0];
+    cut[r] = Math.max(top[TOP_KEYS - 1], MIN_OPACITY * top[0]);
+  }
+  return { max, cut };
+}
 
 export class HeadView extends StoreBound {
   #result = null;
   #prepared = null;
+  #rowScales = []; // per prepared map: rowScales()
   #heads = [];
   #hover = null; // { side: 'query' | 'key', index } in map row/col positions
   #base = document.createElement('canvas');
@@ -30,14 +65,17 @@ export class HeadView extends StoreBound {
   #scroller = h('div', { class: 'head-view-scroller' });
   #spacer = h('div');
   #chips = h('div', { class: 'head-chips', role: 'group', 'aria-label': 'Heads' });
+  #legend = h('p', { class: 'head-view-legend' },
+    `One colour per head. A line’s opacity is its weight relative to the strongest weight of its query in that head, so each query’s strongest line is solid. Shown: each query’s ${TOP_KEYS} strongest keys per head, down to a tenth of the strongest; hover or lock a token to see all its lines.`);
   #layout = null;
+  #fitted = new Map(); // label -> its text shortened to fit the label column, for the current layout
   #baseTop = null; // scroll position #base was drawn for
 
   connectedCallback() {
     super.connectedCallback();
     if (!this.#scroller.isConnected) {
       this.#scroller.append(this.#canvas, this.#spacer);
-      this.append(this.#chips, this.#scroller);
+      this.append(this.#chips, this.#legend, this.#scroller);
       this.#scroller.addEventListener('scroll', () => this.#paint());
       this.#canvas.addEventListener('pointermove', (e) => this.#onPointer(e));
       this.#canvas.addEventListener('pointerleave', () => this.#setHover(null));
@@ -60,27 +98,42 @@ export class HeadView extends StoreBound {
     this.#rebuild();
   }
 
-  /** The lines drawn now (focused token's lines, or all lines): for tests and exports. */
+  /**
+   * The lines drawn now (the focused token's lines, or all lines), for tests
+   * and exports: { from, to (token indices), head, weight, opacity, x1, y1,
+   * x2, y2 (CSS pixels from the top left of the whole view, before scrolling) }.
+   */
   lineModel() {
+    this.flushDeferred();
     if (!this.#prepared) return [];
     const focus = this.#focus();
+    const { left, right } = this.#layout;
     const lines = [];
-    for (const { head, map } of this.#prepared.maps) {
+    this.#prepared.maps.forEach(({ head, map }, k) => {
       const [rows, cols] = map.shape;
       for (let r = 0; r < rows; r += 1) {
         for (let c = 0; c < cols; c += 1) {
           if (focus && ((focus.side === 'query' && focus.index !== r) || (focus.side === 'key' && focus.index !== c))) continue;
           const weight = map.data[r * cols + c];
-          if (weight <= 0 || weight < this.store.state.threshold) continue;
-          lines.push({ from: map.rows[r], to: map.cols[c], head, weight, opacity: weight / this.#prepared.maps.length });
+          const opacity = this.#opacity(k, r, weight, focus !== null);
+          if (opacity === 0) continue;
+          lines.push({ from: map.rows[r], to: map.cols[c], head, weight, opacity, x1: left + 6, y1: this.#y(r), x2: right - 6, y2: this.#y(c) });
         }
       }
-    }
+    });
     return lines;
   }
 
+  // Opacity of the line of prepared map k, row r, with this weight; 0 = not drawn.
+  #opacity(k, r, weight, focused) {
+    if (weight <= 0 || weight < this.store.state.threshold) return 0;
+    const { max, cut } = this.#rowScales[k];
+    if (focused) return Math.max(FOCUS_MIN_OPACITY, Math.min(1, weight / max[r]));
+    return weight < cut[r] ? 0 : Math.min(1, weight / max[r]);
+  }
+
   /** The canvas as drawn (the PNG export: the visible part, hover or lock included). */
-  exportCanvas() { return this.#canvas; }
+  exportCanvas() { this.flushDeferred(); return this.#canvas; }
 
   /**
    * SVG text of the whole head view as drawn now (every row, not only the
@@ -88,6 +141,7 @@ export class HeadView extends StoreBound {
    * or hovered token in the accent colour, in the page's theme colours.
    */
   svg() {
+    this.flushDeferred();
     if (!this.#prepared) return null;
     const { width, height, left, right, rowHeight, labelChars } = this.#layout;
     const colours = viewColours(this);
@@ -95,12 +149,26 @@ export class HeadView extends StoreBound {
     const { rows, cols } = this.#prepared.maps[0].map;
     const rowIndex = new Map(rows.map((token, i) => [token, i]));
     const colIndex = new Map(cols.map((token, i) => [token, i]));
-    const lines = svg.group({ 'stroke-width': 1.5 });
+    const lines = svg.group({ 'stroke-width': 1 });
     for (const line of this.lineModel()) {
       svg.line(left + 6, this.#y(rowIndex.get(line.from)), right - 6, this.#y(colIndex.get(line.to)),
         { stroke: headColour(line.head), 'stroke-opacity': Math.min(1, line.opacity).toFixed(4) }, lines);
     }
     const focus = this.#focus();
+    if (focus && this.#layout.squares) {
+      // Each head's weight as a square beside the tokens on the other side, as on the canvas.
+      const marks = svg.group({});
+      const share = this.#prepared.maps.length;
+      this.#prepared.maps.forEach(({ head, map }, k) => {
+        const [rowCount, colCount] = map.shape;
+        const count = focus.side === 'query' ? colCount : rowCount;
+        for (let other = 0; other < count; other += 1) {
+          const w = focus.side === 'query' ? map.data[focus.index * colCount + other] : map.data[other * colCount + focus.index];
+          const x = focus.side === 'query' ? width - (share - k) * SQUARE - 2 : 2 + k * SQUARE;
+          svg.rect(x, this.#y(other) - rowHeight / 2 + 3, SQUARE - 1, rowHeight - 6, { fill: headColour(head), 'fill-opacity': Math.min(1, w).toFixed(4) }, marks);
+        }
+      });
+    }
     const size = rowHeight > 16 ? 13 : 11;
     const label = (text, x, i, anchor, focused) => svg.text(shorten(text, labelChars), x, this.#y(i),
       { anchor, size, fill: focused ? colours.accent : colours.text, 'font-weight': focused ? 'bold' : undefined });
@@ -116,13 +184,14 @@ export class HeadView extends StoreBound {
   }
 
   #rebuild() {
-    if (!this.store || !this.#result || !this.isConnected) return;
+    if (!this.store || !this.#result || !this.isConnected || this.deferWhileHidden()) return;
     const state = this.store.state;
     const layers = this.#result.attentions.shape[0];
     if (state.layer >= layers) return;
     this.#heads = this.#activeHeads();
     this.#renderChips();
     this.#prepared = this.#heads.length ? prepareMaps(this.#result, state, this.#heads) : null;
+    this.#rowScales = this.#prepared ? this.#prepared.maps.map(({ map }) => rowScales(map)) : [];
     const rows = this.#prepared ? Math.max(this.#prepared.rowLabels.length, this.#prepared.colLabels.length) : 0;
     const rowHeight = rows > 150 ? 14 : 20;
     const width = Math.max(280, this.clientWidth || 640);
@@ -143,6 +212,7 @@ export class HeadView extends StoreBound {
     this.#scroller.style.height = `${viewport}px`;
     this.#spacer.style.height = `${height - viewport}px`;
     this.#baseTop = null;
+    this.#fitted.clear();
     this.#canvas.setAttribute('aria-label', `Head view of layer ${state.layer + 1}: lines from ${this.#prepared?.rowLabels.length ?? 0} query tokens to key tokens, one colour per head. Arrow keys move the selected token, Enter locks it, Escape unlocks.`);
     this.#paint();
   }
@@ -177,27 +247,30 @@ export class HeadView extends StoreBound {
     ctx.setTransform(ratio, 0, 0, ratio, 0, -top * ratio);
     this.#baseTop = top;
     if (!this.#prepared) return;
-    const threshold = this.store.state.threshold;
-    const share = this.#prepared.maps.length;
-    ctx.lineWidth = 1.5;
-    for (const { head, map } of this.#prepared.maps) {
+    ctx.lineWidth = 1;
+    // Batch lines by quantised opacity: one stroke per (level, head), fainter
+    // levels first, so each head's strongest lines end on top of the others' faint ones.
+    const levels = this.#prepared.maps.map(({ map }, k) => {
       const [rows, cols] = map.shape;
-      ctx.strokeStyle = headColour(head);
-      // Batch lines by quantised opacity: one stroke per (head, level).
-      const levels = Array.from({ length: 32 }, () => []);
+      const byLevel = Array.from({ length: 32 }, () => []);
       for (let r = 0; r < rows; r += 1) {
         const y1 = this.#y(r);
         for (let c = 0; c < cols; c += 1) {
-          const w = map.data[r * cols + c];
-          if (w <= 0 || w < threshold || w / share < 0.004) continue; // below 0.4% opacity: invisible
+          const opacity = this.#opacity(k, r, map.data[r * cols + c], false);
+          if (opacity === 0) continue;
           const y2 = this.#y(c);
           if (Math.max(y1, y2) < top || Math.min(y1, y2) > bottom) continue; // outside the viewport
-          levels[Math.min(31, Math.floor((w / share) * 32))].push(r, c);
+          byLevel[Math.min(31, Math.floor(opacity * 32))].push(r, c);
         }
       }
-      levels.forEach((pairs, level) => {
+      return byLevel;
+    });
+    for (let level = 0; level < 32; level += 1) {
+      ctx.globalAlpha = (level + 0.5) / 32;
+      this.#prepared.maps.forEach(({ head }, k) => {
+        const pairs = levels[k][level];
         if (pairs.length === 0) return;
-        ctx.globalAlpha = (level + 0.5) / 32;
+        ctx.strokeStyle = headColour(head);
         ctx.beginPath();
         for (let p = 0; p < pairs.length; p += 2) {
           ctx.moveTo(left + 6, this.#y(pairs[p]));
@@ -215,12 +288,22 @@ export class HeadView extends StoreBound {
     const colours = viewColours(this);
     ctx.font = `${rowHeight > 16 ? 13 : 11}px system-ui, sans-serif`;
     ctx.textBaseline = 'middle';
+    // Labels are shortened (…) until they fit their column, so narrow screens clip none.
+    const room = left - 6;
+    const fit = (label) => {
+      if (!this.#fitted.has(label)) {
+        let chars = Math.min(label.length, this.#layout.labelChars);
+        while (chars > 1 && ctx.measureText(shorten(label, chars)).width > room) chars -= 1;
+        this.#fitted.set(label, shorten(label, chars));
+      }
+      return this.#fitted.get(label);
+    };
     const draw = (labels, x, align, side) => {
       ctx.textAlign = align;
       labels.forEach((label, i) => {
         const focused = focus && focus.side === side && focus.index === i;
         ctx.fillStyle = focused ? colours.accent : colours.text;
-        ctx.fillText(shorten(label, this.#layout.labelChars), x, this.#y(i));
+        ctx.fillText(fit(label), x, this.#y(i));
       });
     };
     draw(this.#prepared.rowLabels, left - 4, 'right', 'query');
@@ -260,8 +343,9 @@ export class HeadView extends StoreBound {
       for (let other = 0; other < count; other += 1) {
         const [r, c] = focus.side === 'query' ? [focus.index, other] : [other, focus.index];
         const w = map.data[r * cols + c];
-        if (w > 0 && w >= this.store.state.threshold) {
-          ctx.globalAlpha = Math.min(1, w / share + 0.05);
+        const opacity = this.#opacity(k, r, w, true);
+        if (opacity > 0) {
+          ctx.globalAlpha = opacity;
           ctx.beginPath();
           ctx.moveTo(left + 6, this.#y(r));
           ctx.lineTo(right - 6, this.#y(c));

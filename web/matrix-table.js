@@ -4,6 +4,8 @@
 // `matrix-input` event carries the new matrix), heat ("rows" colours each row
 // 0..1 as weights, "signed" colours by sign and magnitude). Labels and values
 // are written with textContent, never parsed as HTML; -Infinity shows as −∞.
+// Values are float32: inputs, hover titles and data-value show the shortest
+// decimal that reads back as the same float32 (0.9, not 0.8999999761581421).
 // Not here: large attention heatmaps (canvas views) or any computation.
 
 export function formatValue(v, digits = 4) {
@@ -11,6 +13,16 @@ export function formatValue(v, digits = 4) {
   if (v === Infinity) return '∞';
   if (Number.isNaN(v)) return 'NaN';
   return Number.isInteger(v) ? String(v) : v.toFixed(digits);
+}
+
+/** Shortest decimal text of a float32 value that reads back as the same float32. */
+export function float32Text(v) {
+  if (!Number.isFinite(v) || Number.isInteger(v)) return String(v);
+  for (let digits = 1; digits < 9; digits += 1) {
+    const shorter = Number(v.toPrecision(digits));
+    if (Math.fround(shorter) === Math.fround(v)) return String(shorter);
+  }
+  return String(Math.fround(v));
 }
 
 function heatColour(value, scale, mode) {
@@ -70,15 +82,15 @@ export class MatrixTable extends HTMLElement {
         const index = r * cols + c;
         const value = this.#matrix.data[index];
         const td = tr.insertCell();
-        td.dataset.value = String(value);
-        td.title = `${this.#rowLabels?.[r] ?? r}, ${this.#colLabels?.[c] ?? c}: ${value}`;
+        td.dataset.value = float32Text(value);
+        td.title = `${this.#rowLabels?.[r] ?? r}, ${this.#colLabels?.[c] ?? c}: ${float32Text(value)}`;
         if (value === -Infinity) td.classList.add('masked');
         if (heat) td.style.backgroundColor = heatColour(value, scale, heat);
         if (editable) {
           const input = document.createElement('input');
           input.type = 'number';
           input.step = 'any';
-          input.value = String(value);
+          input.value = float32Text(value);
           input.setAttribute('aria-label', td.title.split(':')[0]);
           input.addEventListener('change', () => this.#edit(index, input));
           td.appendChild(input);
@@ -93,7 +105,7 @@ export class MatrixTable extends HTMLElement {
   #edit(index, input) {
     const value = Number(input.value);
     if (input.value.trim() === '' || !Number.isFinite(value)) {
-      input.value = String(this.#matrix.data[index]);
+      input.value = float32Text(this.#matrix.data[index]);
       return;
     }
     this.#matrix.data[index] = value;

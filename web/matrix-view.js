@@ -73,7 +73,7 @@ export class MatrixView extends StoreBound {
   }
 
   /** The canvas as drawn (the PNG export). */
-  exportCanvas() { return this.#canvas; }
+  exportCanvas() { this.flushDeferred(); return this.#canvas; }
 
   /**
    * SVG text of the heatmap as drawn, in the page's theme colours: one
@@ -83,6 +83,7 @@ export class MatrixView extends StoreBound {
    * query row outlined. Exact values are in the JSON and .npy exports.
    */
   svg() {
+    this.flushDeferred();
     if (!this.#layout) return null;
     const { left, top, cell, width, height, step } = this.#layout;
     const { map, rowLabels, colLabels, title } = this.#selected;
@@ -127,6 +128,7 @@ export class MatrixView extends StoreBound {
    * geometry in CSS pixels (cell (r, c) spans left + c·cell .. left + (c+1)·cell).
    */
   heatModel() {
+    this.flushDeferred();
     if (!this.#selected) return null;
     const { heads, title, map, rowLabels, colLabels } = this.#selected;
     const { left, top, cell } = this.#layout;
@@ -138,7 +140,7 @@ export class MatrixView extends StoreBound {
   }
 
   #rebuild() {
-    if (!this.store || !this.#result || !this.isConnected) return;
+    if (!this.store || !this.#result || !this.isConnected || this.deferWhileHidden()) return;
     this.#width = this.clientWidth;
     this.#selected = selectedMap(this.#result, this.store.state);
     this.#hover = null;

@@ -1,12 +1,16 @@
 // <model-view>: every layer x head of the model as a grid of thumbnails of
 // its attention map (after the page's transforms), each head framed in its
 // palette colour, captioned "L<layer> H<head>" and badged with the labels the
-// head-pattern analysis gave it (previous-token, induction, sink, ...).
+// head-pattern analysis gave it (whatever names it carries: previous-token,
+// induction, sink, cls-sink, ...), one badge per row so thumbnails line up,
+// explained in a legend of the labels present. Thumbnails share the width
+// available; hovering or focusing one enlarges it.
 // Each thumbnail is a button: click or Enter opens that head in the head view
 // (state.view = 'head'); arrow keys move between thumbnails (one tab stop).
-// Maps are shrunk to at most 64 x 64 blocks (block means, masked blocks grey)
-// and coloured relative to each head's largest block, so 12 x 12 heads at
-// 128 tokens build in a few tens of milliseconds.
+// Maps are shrunk to at most 64 x 64 blocks (block means, masked blocks grey),
+// 128 or 256 where the thumbnails are that many device pixels wide, and
+// coloured relative to each head's largest block, so 12 x 12 heads at 128
+// tokens build in a few tens of milliseconds.
 // Not here: the head-pattern scores (computed by the core), the head view.
 import { StoreBound } from './store-bound.js';
 import { prepareMaps } from './attention-data.js';
@@ -15,8 +19,21 @@ import { headColour } from './palette.js';
 import { SvgWriter } from './svg-writer.js';
 import { MASKED_RGB, WEIGHT_LUT, pageBackground, viewColours, weightIndex } from './view-support.js';
 
-const THUMB_BLOCKS = 64;
+const THUMB_BLOCKS = 64; // at least; doubled (up to MAX_BLOCKS) while the thumbnails have the pixels
+const MAX_BLOCKS = 256;
 const SCORE_NAMES = ['previousToken', 'induction', 'sink', 'self', 'local'];
+// What a head label means, for the legend; a label not listed here is shown by its name alone.
+const LABEL_MEANINGS = {
+  'previous-token': 'attends to the token just before',
+  'next-token': 'attends to the token just after',
+  induction: 'attends to the token after an earlier copy of the current one',
+  sink: 'puts most weight on the first token',
+  'cls-sink': 'puts most weight on [CLS]',
+  'sep-sink': 'puts most weight on [SEP]',
+  self: 'attends to the token itself',
+  local: 'attends to nearby tokens',
+  broad: 'spreads its weight evenly',
+};
 // The exported picture (PNG and SVG): thumbnail size, gaps and text sizes in CSS pixels.
 const EXPORT = { thumb: 96, gap: 12, frame: 3, layerCaption: 64, title: 28, caption: 14, badge: 12 };
 
@@ -26,13 +43,21 @@ export class ModelView extends StoreBound {
   #thumbs = []; // [{ layer, head, labels, shape, values, scaleMax, button, canvas, badges }], layer-major
   #title = h('p', { class: 'view-title' });
   #hint = h('p', { class: 'hint' });
+  #legend = h('dl', { class: 'model-legend', hidden: true });
   #grid = h('div', { class: 'model-grid' });
+  #zoom = h('canvas', { class: 'model-zoom', hidden: true, 'aria-hidden': 'true' }); // the hovered or focused thumbnail, enlarged
 
   connectedCallback() {
     super.connectedCallback();
     if (!this.#grid.isConnected) {
-      this.append(this.#title, this.#hint, this.#grid);
+      this.append(this.#title, this.#hint, this.#legend, this.#grid, this.#zoom);
       this.#grid.addEventListener('keydown', (e) => this.#onKey(e));
+      const thumbOf = (event) => this.#thumbs.find(({ button }) => button === event.target.closest?.('.model-thumb'));
+      this.#grid.addEventListener('pointerover', (e) => this.#showZoom(thumbOf(e)));
+      this.#grid.addEventListener('focusin', (e) => this.#showZoom(thumbOf(e)));
+      this.#grid.addEventListener('pointerleave', () => this.#showZoom(null));
+      this.#grid.addEventListener('focusout', () => this.#showZoom(null));
+      this.#grid.addEventListener('scroll', () => this.#showZoom(null));
     }
     this.#rebuild();
   }
@@ -62,6 +87,7 @@ export class ModelView extends StoreBound {
    * masked), scaleMax (the value drawn darkest) }].
    */
   thumbnailModel() {
+    this.flushDeferred();
     return this.#thumbs.map(({ layer, head, labels, shape, values, scaleMax }) => ({ layer, head, labels, shape, values: Array.from(values, (v) => (Number.isNaN(v) ? null : v)), scaleMax }));
   }
 
@@ -71,6 +97,7 @@ export class ModelView extends StoreBound {
    * head labels, in the page's theme colours.
    */
   exportCanvas() {
+    this.flushDeferred();
     const picture = this.exportLayout();
     if (!picture) return null;
     const ratio = 2;
@@ -104,6 +131,7 @@ export class ModelView extends StoreBound {
 
   /** SVG text of the grid as exportCanvas() draws it (thumbnails as embedded images, text as text). */
   svg() {
+    this.flushDeferred();
     const picture = this.exportLayout();
     if (!picture) return null;
     const { colours } = picture;
@@ -151,7 +179,7 @@ export class ModelView extends StoreBound {
   }
 
   #rebuild() {
-    if (!this.store || !this.#result || !this.isConnected) return;
+    if (!this.store || !this.#result || !this.isConnected || this.deferWhileHidden()) return;
     const [layers, heads] = this.#result.attentions.shape;
     const state = this.store.state;
     const scores = new Map((this.#headScores ?? []).map((s) => [`${s.layer}.${s.head}`, s]));
@@ -161,11 +189,52 @@ export class ModelView extends StoreBound {
     // canvas context costs about a millisecond; redrawing one is cheap).
     if (this.#thumbs.length !== layers * heads || this.#grid.style.getPropertyValue('--heads') !== String(heads)) this.#createButtons(layers, heads);
     const allHeads = [...Array(heads).keys()];
+    const blocks = this.#blocks();
     for (let layer = 0; layer < layers; layer += 1) {
       const prepared = prepareMaps(this.#result, { ...state, layer }, allHeads);
-      for (const { head, map } of prepared.maps) this.#drawThumbnail(this.#thumbs[layer * heads + head], map, scores.get(`${layer}.${head}`));
+      for (const { head, map } of prepared.maps) this.#drawThumbnail(this.#thumbs[layer * heads + head], map, scores.get(`${layer}.${head}`), blocks);
     }
+    // One badge per row: every thumbnail keeps room for the most labels any head has.
+    this.#grid.style.setProperty('--badge-rows', String(Math.max(0, ...this.#thumbs.map((t) => t.labels.length))));
+    this.#renderLegend();
     this.#markCurrent();
+  }
+
+  // Enlarges a thumbnail beside it (to its right, or left where the view ends); null hides the zoom.
+  #showZoom(thumb) {
+    const zoom = this.#zoom;
+    if (!thumb || thumb.canvas.width === 0) {
+      zoom.hidden = true;
+      return;
+    }
+    zoom.width = thumb.canvas.width;
+    zoom.height = thumb.canvas.height;
+    zoom.getContext('2d').drawImage(thumb.canvas, 0, 0);
+    zoom.style.setProperty('--head', headColour(thumb.head));
+    zoom.hidden = false;
+    const view = this.getBoundingClientRect();
+    const at = thumb.button.getBoundingClientRect();
+    const size = zoom.offsetWidth;
+    const right = at.right - view.left + 8;
+    zoom.style.left = `${right + size <= view.width ? right : Math.max(0, at.left - view.left - size - 8)}px`;
+    zoom.style.top = `${Math.max(0, at.top - view.top)}px`;
+  }
+
+  // Blocks per side of a thumbnail: 64, or 128 / 256 when its canvas is that many device pixels wide.
+  #blocks() {
+    const width = (this.#thumbs[0]?.canvas.clientWidth ?? 0) * (window.devicePixelRatio || 1);
+    let blocks = THUMB_BLOCKS;
+    while (blocks * 2 <= Math.min(width, MAX_BLOCKS)) blocks *= 2;
+    return blocks;
+  }
+
+  #renderLegend() {
+    const present = [...new Set(this.#thumbs.flatMap((t) => t.labels))];
+    this.#legend.hidden = present.length === 0;
+    this.#legend.replaceChildren(...present.flatMap((label) => [
+      h('dt', {}, h('span', { class: 'head-badge' }, label)),
+      h('dd', {}, LABEL_MEANINGS[label] ?? 'a label of the head-pattern analysis'),
+    ]));
   }
 
   #createButtons(layers, heads) {
@@ -194,10 +263,10 @@ export class ModelView extends StoreBound {
 
   // Shrinks the map to at most THUMB_BLOCKS² block means (masked cells left
   // out; a fully masked block is NaN) and draws one pixel per block.
-  #drawThumbnail(thumb, map, score) {
+  #drawThumbnail(thumb, map, score, blocks) {
     const [rows, cols] = map.shape;
-    const br = Math.min(THUMB_BLOCKS, rows);
-    const bc = Math.min(THUMB_BLOCKS, cols);
+    const br = Math.min(blocks, rows);
+    const bc = Math.min(blocks, cols);
     const rowBlock = Int32Array.from({ length: rows }, (_, r) => Math.floor((r * br) / rows));
     const colBlock = Int32Array.from({ length: cols }, (_, c) => Math.floor((c * bc) / cols));
     const sums = new Float64Array(br * bc);

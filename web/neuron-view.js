@@ -88,10 +88,11 @@ export class NeuronView extends StoreBound {
   }
 
   /** The canvas as drawn (the PNG export: the visible rows). */
-  exportCanvas() { return this.#canvas; }
+  exportCanvas() { this.flushDeferred(); return this.#canvas; }
 
   /** SVG text of the whole view (every key row, not only the visible ones), in the page's theme colours. */
   svg() {
+    this.flushDeferred();
     if (!this.#model || !this.#layout) return null;
     const { width, height, rowHeight } = this.#layout;
     const { layer, head, queryLabel, keys } = this.#model;
@@ -117,6 +118,7 @@ export class NeuronView extends StoreBound {
    * qTop (the q row's top) and keysTop (first key row's top, unscrolled).
    */
   neuronModel() {
+    this.flushDeferred();
     if (!this.#model) return null;
     const { cellWidth, rowHeight, x, qTop, keysTop } = this.#layout;
     const copy = (v) => Array.from(v);
@@ -138,7 +140,7 @@ export class NeuronView extends StoreBound {
   }
 
   #rebuild() {
-    if (!this.store || !this.#result || !this.isConnected) return;
+    if (!this.store || !this.#result || !this.isConnected || this.deferWhileHidden()) return;
     const { layer, head, query, defaultQuery, t } = this.#selection();
     const tokens = this.#result.tokens;
     const heads = this.#result.attentions.shape[1];

@@ -3,7 +3,8 @@
 // engine worker): static embeddings, dot-product similarity, softmax and the
 // weighted sum (parameter-free self-attention on "money bank grows" vs
 // "river bank"); then W_Q, W_K, W_V, scores, the √d_k scaling and the x100
-// saturation experiment, the causal mask, multi-head split and concat,
+// saturation experiment (its own step only, undone by a second click), the
+// causal mask (its own step's tables), multi-head split and concat,
 // sinusoidal positional encoding and permutation equivariance.
 // Matrices are editable; the NumPy preset reproduces the tutorial's printout,
 // and an author's own example (`preset`) replaces it in the projection steps.
@@ -53,6 +54,7 @@ function initialState() {
     projection: clone(numpySeedExample),
     scale: true,
     temperature: 1,
+    beforeTimes100: null, // { scale, temperature } while "Scores × 100" is on, to undo it
     causal: false,
     focus: 0,
     heads: 2,
@@ -186,19 +188,19 @@ export class ScratchView extends HTMLElement {
       section('scaling',
         h('p', {}, 'Scores grow with the length d_k of the vectors: the dot product of random vectors has variance d_k. Fed large numbers, softmax saturates: almost all weight goes to the top score and the rest get nearly nothing (and nearly no gradient in training). Dividing by √d_k keeps the scores in a range where softmax stays soft. Try the tutorial\'s experiment: multiply the scores by 100.'),
         h('div', { class: 'controls' },
-          h('label', {}, h('input', { type: 'checkbox', id: 'scratch-scale', checked: s.scale, onchange: (e) => this.#set({ scale: e.target.checked }) }), ' divide by √d_k'),
-          h('label', {}, 'temperature ', h('input', { type: 'number', id: 'scratch-temperature', min: '0.01', step: 'any', value: String(s.temperature), onchange: (e) => this.#set({ temperature: Number(e.target.value) || 1 }) })),
-          h('button', { type: 'button', id: 'scratch-times100', onclick: () => this.#set({ temperature: 0.01, scale: false }) }, 'Scores × 100'),
+          h('label', {}, h('input', { type: 'checkbox', id: 'scratch-scale', checked: s.scale, onchange: (e) => this.#set({ scale: e.target.checked, beforeTimes100: null }) }), ' divide by √d_k'),
+          h('label', {}, 'temperature ', h('input', { type: 'number', id: 'scratch-temperature', min: '0.01', step: 'any', value: String(s.temperature), onchange: (e) => this.#set({ temperature: Number(e.target.value) || 1, beforeTimes100: null }) })),
+          h('button', { type: 'button', id: 'scratch-times100', 'aria-pressed': 'false', onclick: () => this.#toggleTimes100() }, 'Scores × 100'),
           h('label', {}, 'query ', h('select', { id: 'scratch-focus', onchange: (e) => this.#set({ focus: Number(e.target.value) }) }))),
         h('div', { class: 'bars', id: 'scratch-bars', role: 'img' }),
         this.#table('weights', 'Weights softmax(Q·Kᵀ / divisor)', { heat: 'rows' }),
         this.#table('output', 'Attention output = weights · V'),
         h('p', { class: 'check', id: 'scratch-printed-check', role: 'status' })),
       section('causal',
-        h('p', {}, 'A model that writes text one token at a time must not look at tokens that come later. The causal mask sets every score above the diagonal to −∞ before the softmax; exp(−∞) = 0, so those weights are exactly zero and each row still sums to 1 over the words before it.'),
+        h('p', {}, 'A model that writes text one token at a time must not look at tokens that come later. The causal mask sets every score above the diagonal to −∞ before the softmax; exp(−∞) = 0, so those weights are exactly zero and each row still sums to 1 over the words before it. Tick the mask and watch both tables (scaled by √d_k, as in the tutorial).'),
         h('div', { class: 'controls' }, h('label', {}, h('input', { type: 'checkbox', id: 'scratch-causal', checked: s.causal, onchange: (e) => this.#set({ causal: e.target.checked }) }), ' causal mask')),
-        this.#table('masked', 'Masked scores (−∞ where a word may not look)', { heat: 'signed' }),
-        this.#table('masked-weights', 'Weights after the mask', { heat: 'rows' })),
+        this.#table('masked', 'Scaled scores Q·Kᵀ / √d_k (−∞ where the mask forbids a look)', { heat: 'signed' }),
+        this.#table('masked-weights', 'Weights softmax(scores)', { heat: 'rows' })),
       section('multi-head',
         h('p', {}, 'Multi-head attention splits Q, K and V by columns into H heads of d_k = d / H, runs attention in each head on its own, concatenates the heads\' outputs side by side and mixes them with one more matrix, W_O. Each head can attend to something different; together they cost about as much as one big head.'),
         h('div', { class: 'controls' }, h('label', {}, 'heads ', h('select', { id: 'scratch-heads', onchange: (e) => this.#set({ heads: Number(e.target.value) }) }, [1, 2, 4].map((n) => h('option', { value: String(n), selected: n === s.heads }, String(n)))))),
@@ -226,9 +228,17 @@ export class ScratchView extends HTMLElement {
     this.update();
   }
 
+  // "Scores × 100": the seed's experiment (raw scores × 100, no √d_k) on this
+  // step's tables; a second click restores the settings it replaced.
+  #toggleTimes100() {
+    const before = this.#state.beforeTimes100;
+    if (before) this.#set({ ...before, beforeTimes100: null });
+    else this.#set({ beforeTimes100: { scale: this.#state.scale, temperature: this.#state.temperature }, scale: false, temperature: 0.01 });
+  }
+
   #resetProjection() {
     this.#state.projection = clone(this.#preset);
-    Object.assign(this.#state, { scale: true, temperature: 1, causal: false, focus: 0, permutation: this.#preset.tokens.map((_, i) => i) });
+    Object.assign(this.#state, { scale: true, temperature: 1, beforeTimes100: null, causal: false, focus: 0, permutation: this.#preset.tokens.map((_, i) => i) });
     if (this.#client) this.update();
   }
 
@@ -276,8 +286,9 @@ export class ScratchView extends HTMLElement {
       const [a, b, main, masked, multi, peMatrix, original, shuffled] = await Promise.all([
         client.parameterFreeAttention({ x: embed(sentenceA) }),
         client.parameterFreeAttention({ x: embed(sentenceB) }),
-        client.attention({ x: p.x, wq: p.wq, wk: p.wk, wv: p.wv, ...options, causal: s.causal }),
-        client.attention({ x: p.x, wq: p.wq, wk: p.wk, wv: p.wv, ...options, causal: true }),
+        // Step 7's settings (√d_k, temperature, × 100) act on step 7 only; step 8 adds its mask to the tutorial's settings.
+        client.attention({ x: p.x, wq: p.wq, wk: p.wk, wv: p.wv, ...options, causal: false }),
+        client.attention({ x: p.x, wq: p.wq, wk: p.wk, wv: p.wv, causal: s.causal }),
         client.attention({ ...s.multi, heads: s.heads }),
         pe(s.pePositions, s.peDims),
         addPositions(p.x).then((x) => client.attention({ x, wq: p.wq, wk: p.wk, wv: p.wv })),
@@ -322,7 +333,8 @@ export class ScratchView extends HTMLElement {
     const head = r.main.heads[0];
     const dLabels = Array.from({ length: p.x[0].length }, (_, i) => `d${i}`);
     showIfChanged('x', fromRows(p.x), { rowLabels: tokens, colLabels: dLabels });
-    for (const key of ['wq', 'wk', 'wv']) showIfChanged(key, fromRows(p[key]), { rowLabels: dLabels, colLabels: Array.from({ length: p[key][0].length }, (_, i) => `k${i}`) });
+    // W_Q and W_K map to the key/query dimensions k0.., W_V to the value dimensions v0..
+    for (const [key, prefix] of [['wq', 'k'], ['wk', 'k'], ['wv', 'v']]) showIfChanged(key, fromRows(p[key]), { rowLabels: dLabels, colLabels: Array.from({ length: p[key][0].length }, (_, i) => `${prefix}${i}`) });
     t('q').show(r.main.q, { rowLabels: tokens });
     t('k').show(r.main.k, { rowLabels: tokens });
     t('v').show(r.main.v, { rowLabels: tokens });
@@ -335,6 +347,9 @@ export class ScratchView extends HTMLElement {
     this.querySelector('#scratch-causal').checked = s.causal;
     this.querySelector('#scratch-scale').checked = s.scale;
     this.querySelector('#scratch-temperature').value = String(s.temperature);
+    const times100 = this.querySelector('#scratch-times100');
+    times100.setAttribute('aria-pressed', String(s.beforeTimes100 !== null));
+    times100.textContent = s.beforeTimes100 ? 'Undo × 100' : 'Scores × 100';
     const maskedHead = r.masked.heads[0];
     t('masked').show(maskedHead.masked, { rowLabels: tokens, colLabels: tokens });
     t('masked-weights').show(maskedHead.weights, { rowLabels: tokens, colLabels: tokens });
@@ -393,7 +408,7 @@ export class ScratchView extends HTMLElement {
       return;
     }
     const samePreset = ['x', 'wq', 'wk', 'wv'].every((key) => JSON.stringify(s.projection[key]) === JSON.stringify(preset[key]));
-    if (!samePreset || !s.scale || s.temperature !== 1 || s.causal) {
+    if (!samePreset || !s.scale || s.temperature !== 1) {
       check.textContent = 'Inputs or settings differ from the tutorial\'s, so this output differs from its printout.';
       return;
     }

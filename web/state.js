@@ -1,7 +1,10 @@
 // The page's selection state, one object that every view reads and writes:
 // model, text(s), view, layer, heads, locked token, threshold, pruning, pair
 // filter, special-token hiding, word aggregation, theme, from-scratch step.
-// Includes its URL form (the hash), so a link restores the state exactly.
+// Includes its URL form (the hash), so a link restores the state exactly:
+// encodeState/decodeState (plain parameters) and encodeLink/decodeLink (the
+// same, with a long text deflated and base64url-encoded so links stay short;
+// links with plain text keep opening).
 // Not here: DOM, drawing or computation.
 
 export const VIEWS = ['head', 'model', 'matrix', 'neuron', 'scratch'];
@@ -22,7 +25,7 @@ export const DEFAULT_STATE = Object.freeze({
   hideSpecial: false,
   words: false,
   theme: 'auto',
-  step: 0,
+  step: 1, // from-scratch step, counted from 1 as the page numbers them
 });
 
 const int = (value, fallback, min = 0) => {
@@ -71,8 +74,71 @@ export function decodeState(hash) {
     hideSpecial: get('hideSpecial') === null ? d.hideSpecial : flag(get('hideSpecial')),
     words: get('words') === null ? d.words : flag(get('words')),
     theme: oneOf(get('theme'), THEMES, d.theme),
-    step: int(get('step'), d.step),
+    step: int(get('step'), d.step, 1),
   };
+}
+
+// A text longer than this (in URL-encoded characters) travels deflated as z<key>=.
+const DEFLATE_OVER = 100;
+const LINK_TEXTS = ['text', 'textB'];
+
+async function streamBytes(bytes, transform) {
+  return new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(transform)).arrayBuffer());
+}
+
+function base64url(bytes) {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function fromBase64url(text) {
+  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+// The last text deflated and its packed form: a layer change or a locked token does not deflate the text again.
+let lastDeflated = { text: null, packed: null };
+async function deflated(text) {
+  if (lastDeflated.text !== text) {
+    const packed = base64url(await streamBytes(new TextEncoder().encode(text), new CompressionStream('deflate-raw')));
+    lastDeflated = { text, packed };
+  }
+  return lastDeflated.packed;
+}
+
+/** State -> URL hash (without '#'), as encodeState but with long texts deflated (raw DEFLATE, base64url). */
+export async function encodeLink(state) {
+  const params = new URLSearchParams(encodeState({ ...state, text: DEFAULT_STATE.text, textB: DEFAULT_STATE.textB }));
+  for (const key of LINK_TEXTS) {
+    const text = state[key];
+    if (text === undefined || text === DEFAULT_STATE[key]) continue;
+    const plainLength = text.length > DEFLATE_OVER / 3 ? encodeURIComponent(text).length : 0; // short texts stay plain
+    const packed = plainLength > DEFLATE_OVER ? await deflated(text) : null;
+    if (packed !== null && packed.length < plainLength) params.set(`z${key}`, packed);
+    else params.set(key, text);
+  }
+  return params.toString();
+}
+
+/**
+ * URL hash -> state, reading deflated texts (encodeLink) and plain ones.
+ * Throws an Error saying which text is damaged when a deflated text does not inflate.
+ */
+export async function decodeLink(hash) {
+  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  for (const key of LINK_TEXTS) {
+    const packed = params.get(`z${key}`);
+    if (packed === null) continue;
+    params.delete(`z${key}`);
+    try {
+      const bytes = await streamBytes(fromBase64url(packed), new DecompressionStream('deflate-raw'));
+      params.set(key, new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    } catch {
+      throw new Error(`the link's ${key === 'text' ? 'text' : 'second sentence'} is damaged (cut short or edited?) and cannot be read`);
+    }
+  }
+  return decodeState(params.toString());
 }
 
 /** Observable holder of the state. subscribe(fn) calls fn(state, changedKeys). */

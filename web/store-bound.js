@@ -3,11 +3,20 @@
 // moved in the DOM), and hands every change to the subclass.
 // Subclasses implement storeChanged(state, changed): `changed` lists the keys
 // that changed, or is null when a store was just attached (redraw everything).
+// Views that are not rendered (another tab, a closed <details>) defer their
+// rebuilds: deferWhileHidden() in a rebuild marks the view stale, and it
+// redraws everything when it is shown again (or when flushDeferred() asks,
+// before reading what it draws), so a change costs only the visible view.
 // Not here: what any view draws.
 
 export class StoreBound extends HTMLElement {
   #store = null;
   #unsubscribe = null;
+  #stale = false; // a rebuild was skipped while hidden
+  #flushing = false;
+  #shownObserver = new ResizeObserver(() => {
+    if (this.#stale && this.checkVisibility()) this.flushDeferred();
+  });
 
   get store() { return this.#store; }
 
@@ -19,11 +28,32 @@ export class StoreBound extends HTMLElement {
 
   connectedCallback() {
     if (this.#store && !this.#unsubscribe) this.#subscribe();
+    this.#shownObserver.observe(this);
   }
 
   disconnectedCallback() {
     this.#unsubscribe?.();
     this.#unsubscribe = null;
+    this.#shownObserver.disconnect();
+  }
+
+  /** In a rebuild: true (and the view marked stale) when the element is not rendered now. */
+  deferWhileHidden() {
+    if (this.#flushing || this.checkVisibility()) return false;
+    this.#stale = true;
+    return true;
+  }
+
+  /** Runs a rebuild deferred while hidden, now (before reading what the view draws). */
+  flushDeferred() {
+    if (!this.#stale || !this.#store) return;
+    this.#stale = false;
+    this.#flushing = true;
+    try {
+      this.storeChanged(this.#store.state, null);
+    } finally {
+      this.#flushing = false;
+    }
   }
 
   #subscribe() {

@@ -5,7 +5,12 @@
 // layers x 12 heads and one token per byte, written by checkpoint.mjs).
 // "Redraw" is the work a pointer move triggers (measured in the page around
 // the synchronous event dispatch); a 60 Hz frame is 16.7 ms.
-import { mkdtempSync, rmSync } from 'node:fs';
+// Then, with the default model at its 256 positions, how long the page stops
+// answering: the longest gap between animation frames while a 5,000-word
+// paste (from ../shared/corpus) is read, run and drawn, and the work of each
+// layer change (the synchronous redraw after the Layer menu changes, and the
+// gap to the next frame).
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -43,9 +48,69 @@ async function hoverTimes(page, selector, rowHeight) {
   }, { selector, moves: MOVES, rowHeight });
 }
 
+// Starts recording the gaps between animation frames in the page.
+const startFrameGaps = (page) => page.evaluate(() => {
+  window.__gaps = [];
+  let last = performance.now();
+  const tick = (now) => {
+    window.__gaps.push(now - last);
+    last = now;
+    if (window.__gaps) requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+});
+const stopFrameGaps = (page) => page.evaluate(() => {
+  const gaps = window.__gaps;
+  window.__gaps = null;
+  return gaps;
+});
+
+// A 5,000-word paste and layer changes at 256 tokens with the default model.
+async function pasteAndLayers(tab, url) {
+  const corpusPath = new URL('../../../shared/corpus/austen-paragraphs.txt', import.meta.url);
+  if (!existsSync(corpusPath)) return ['- ../shared/corpus/austen-paragraphs.txt is missing: paste and layer changes not measured.'];
+  const words = readFileSync(corpusPath, 'utf8').split(/\s+/).slice(1000, 6000).join(' ');
+  await tab.goto(url);
+  await tab.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 120000 });
+  const pastes = [];
+  for (let i = 0; i < 3; i += 1) {
+    const text = i % 2 === 0 ? words : words.slice(words.indexOf(' ') + 1); // a different text each time
+    const before = await tab.evaluate(() => Number(document.body.dataset.run));
+    await startFrameGaps(tab);
+    await tab.fill('#text-a', text);
+    await tab.waitForFunction((n) => Number(document.body.dataset.run) > n, before, { timeout: 120000 });
+    await tab.waitForTimeout(300);
+    pastes.push(Math.max(...await stopFrameGaps(tab)));
+  }
+  const tokens = await tab.evaluate(() => /· (\d+) tokens/.exec(document.querySelector('#engine-status').textContent)[1]);
+  const layers = await tab.evaluate(async () => {
+    const select = document.querySelector('view-controls select[name="layer"]');
+    const count = select.options.length;
+    const times = [];
+    for (let i = 1; i <= 12; i += 1) {
+      const layer = i % count;
+      const start = performance.now();
+      select.value = String(layer);
+      select.dispatchEvent(new Event('change', { bubbles: true }));
+      const redraw = performance.now() - start;
+      await new Promise(requestAnimationFrame);
+      const frame = performance.now() - start;
+      if (!document.querySelector('head-view canvas').getAttribute('aria-label').includes(`layer ${layer + 1}:`)) throw new Error(`layer ${layer + 1} not drawn`);
+      times.push({ redraw, frame });
+    }
+    return times;
+  });
+  const redraw = stats(layers.map((t) => t.redraw));
+  const frame = stats(layers.map((t) => t.frame));
+  return [
+    `- A 5,000-word paste (${words.length} characters; the default model reads its first ${tokens} tokens), head view, 1280 × 900: longest gap between frames while it is read, run and drawn, over 3 pastes: **${Math.max(...pastes).toFixed(0)} ms** (each: ${pastes.map((p) => p.toFixed(0)).join(', ')} ms).`,
+    `- Layer changes at ${tokens} tokens (head view, all heads; 12 changes): redraw median ${redraw.median.toFixed(1)} ms, max **${redraw.max.toFixed(1)} ms**; to the next frame median ${frame.median.toFixed(1)} ms, max **${frame.max.toFixed(1)} ms**.`,
+  ];
+}
+
 export const page = {
   id: 'page',
-  title: 'Page: first attention, hover redraw at 512 tokens',
+  title: 'Page: first attention, hover redraw at 512 tokens, long paste and layer changes at 256',
   async run({ log }) {
     const dir = mkdtempSync(join(tmpdir(), 'attnplay-page-bench-'));
     writeGpt2Checkpoint(dir, { n_layer: 2, n_head: 12, n_embd: 192, n_positions: TOKENS, vocab_size: 257 });
@@ -64,6 +129,8 @@ export const page = {
         firstLine = `- Navigation to the first attention drawn with the default model (${defaultModel}): **${firstDraw.toFixed(0)} ms**.`;
         log(`first attention drawn with ${defaultModel} after ${firstDraw.toFixed(0)} ms`);
       }
+      const responsiveness = shipped.length > 0 ? await pasteAndLayers(tab, url) : [];
+      for (const line of responsiveness) log(line);
 
       await tab.goto(`${url}#model=__own__&text=${'a'.repeat(8)}`);
       await tab.waitForSelector('#engine-status[data-state="ready"]');
@@ -84,6 +151,7 @@ export const page = {
           `Command: \`node tests/bench/run.mjs page\` (headless Chromium, software rendering, ${MOVES} pointer moves per view).`,
           '',
           firstLine,
+          ...responsiveness,
           `- Forward pass of the 512-token text in the page's worker (2 layers × 12 heads, width 192): ${forward} ms.`,
           '',
           `| hover redraw at ${TOKENS} tokens, 12 heads on | median ms | p95 ms | max ms |`,

@@ -226,7 +226,7 @@ test('model view: every layer x head as a thumbnail of block means; click and En
   });
   assert.deepEqual(await page.$$eval('model-view button[data-layer="2"][data-head="1"] .head-badge', (b) => b.map((x) => x.textContent)), ['previous-token', 'local']);
   assert.match(await page.getAttribute('model-view button[data-layer="2"][data-head="1"]', 'aria-label'), /Layer 3, head 2: previous-token, local/);
-  assert.equal(await page.locator('model-view .head-badge').count(), 2);
+  assert.equal(await page.locator('model-view .thumb-badges .head-badge').count(), 2);
   const border = await page.$eval('model-view button[data-layer="0"][data-head="1"]', (b) => getComputedStyle(b).borderTopColor);
   assert.equal(border, 'rgb(255, 119, 0)'); // palette colour of head 2 (#ff7700)
   await page.screenshot({ path: `${resultsDir}view-model.png`, fullPage: true });

@@ -46,25 +46,35 @@ const runs = (page, id) => page.evaluate((i) => document.getElementById(i).runs,
 const waitRuns = (page, id, n) => page.waitForFunction(([i, k]) => document.getElementById(i).runs >= k, [id, n], { timeout: 30000 });
 const lineModel = (page, id) => page.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('head-view').lineModel(), id);
 
-/** Every drawn line against the engine's weights: the same set of (head, from, to) and the same weights. */
+/**
+ * Every drawn line against the engine's weights: the same set of (head, from, to), the same weights,
+ * and the head view's rule: opacity = weight / the row's strongest weight in that head; the full
+ * drawing keeps each row's 8 strongest keys down to a tenth of the strongest, a focused row every
+ * non-zero weight (opacity at least 0.06).
+ */
 function assertLines(lines, want, layer, heads, focusRow = null) {
   const [, H, T] = want.attentions.shape;
   const expected = new Map();
   for (const head of heads) {
     for (let r = 0; r < T; r += 1) {
       if (focusRow !== null && r !== focusRow) continue;
+      const row = want.attentions.data.subarray(((layer * H + head) * T + r) * T, ((layer * H + head) * T + r + 1) * T);
+      const sorted = [...row].sort((a, b) => b - a);
+      const max = sorted[0];
+      const cut = Math.max(sorted[Math.min(7, T - 1)], 0.1 * max);
       for (let c = 0; c < T; c += 1) {
-        const w = want.attentions.data[((layer * H + head) * T + r) * T + c];
-        if (w > 0) expected.set(`${head} ${r} ${c}`, w);
+        const w = row[c];
+        if (w <= 0 || (focusRow === null && w < cut)) continue;
+        expected.set(`${head} ${r} ${c}`, { w, opacity: focusRow === null ? w / max : Math.max(0.06, w / max) });
       }
     }
   }
-  assert.equal(lines.length, expected.size, 'one line per non-zero weight');
+  assert.equal(lines.length, expected.size, 'one line per drawn weight');
   for (const line of lines) {
-    const w = expected.get(`${line.head} ${line.from} ${line.to}`);
-    assert.ok(w !== undefined, `unexpected line ${JSON.stringify(line)}`);
-    assert.ok(Math.abs(line.weight - w) < 1e-6, `head ${line.head} ${line.from} → ${line.to}: ${line.weight} vs ${w}`);
-    assert.ok(Math.abs(line.opacity - w / heads.length) < 1e-6);
+    const want_ = expected.get(`${line.head} ${line.from} ${line.to}`);
+    assert.ok(want_ !== undefined, `unexpected line ${JSON.stringify(line)}`);
+    assert.ok(Math.abs(line.weight - want_.w) < 1e-6, `head ${line.head} ${line.from} → ${line.to}: ${line.weight} vs ${want_.w}`);
+    assert.ok(Math.abs(line.opacity - want_.opacity) < 1e-5);
   }
 }
 

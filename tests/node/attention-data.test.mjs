@@ -30,10 +30,10 @@ test('headMap and meanMap', () => {
   assert.throws(() => meanMap(attentions, 0, []), RangeError);
 });
 
-// [CLS] a1 a2 [SEP] b1 [SEP] with a uniform bidirectional map.
+// [CLS] a1 a2 [SEP] b1 [SEP] with a uniform bidirectional map (the added special tokens cover no text).
 const pairTokens = [
-  { special: true, typeId: 0 }, { special: false, typeId: 0 }, { special: false, typeId: 0 },
-  { special: true, typeId: 0 }, { special: false, typeId: 1 }, { special: true, typeId: 1 },
+  { special: true, typeId: 0, start: 0, end: 0 }, { special: false, typeId: 0, start: 0, end: 2 }, { special: false, typeId: 0, start: 3, end: 5 },
+  { special: true, typeId: 0, start: 0, end: 0 }, { special: false, typeId: 1, start: 0, end: 2 }, { special: true, typeId: 1, start: 0, end: 0 },
 ];
 const uniform6 = { shape: [1, 1, 6, 6], data: new Float32Array(36).fill(1 / 6) };
 
@@ -53,6 +53,9 @@ test('hiding special tokens renormalises rows over the remaining keys', () => {
   const hidden = withoutSpecialTokens(headMap(uniform6, 0, 0), pairTokens);
   assert.deepEqual(hidden.rows, [1, 2, 4]);
   close([...hidden.data], Array(9).fill(1 / 3));
+  // A special token written in the text ([MASK] at characters 3-9) is the reader's, and stays.
+  const withMask = pairTokens.with(2, { special: true, typeId: 0, start: 3, end: 9 });
+  assert.deepEqual(withoutSpecialTokens(headMap(uniform6, 0, 0), withMask).rows, [1, 2, 4]);
 });
 
 test('word groups: pieces without a gap join, whitespace/punctuation/specials split', () => {

@@ -34,10 +34,13 @@ test('.npy round trip for 1-d and 4-d tensors', () => {
 
 test('attention JSON is nested [layer][head][query][key] with token strings', () => {
   const data = Float32Array.from({ length: 2 * 3 * 2 * 2 }, (_, i) => i);
-  const json = JSON.parse(attentionJson({ modelName: 'm', modelType: 'gpt2', tokens: [{ id: 5, display: 'a' }, { id: 9, display: ' <b>' }], attentions: { data, shape: [2, 3, 2, 2] } }));
+  const tokens = [{ id: 5, display: 'a', segment: 0, start: 0, end: 1 }, { id: 9, display: '␣<b>', segment: 0, start: 1, end: 5 }, { id: 0, display: '[SEP]', segment: -1, start: 0, end: 0 }];
+  const json = JSON.parse(attentionJson({ modelName: 'm', modelType: 'gpt2', tokens, texts: ['a <b>'], attentions: { data, shape: [2, 3, 2, 2] } }));
   assert.equal(json.attentions.length, 2);
   assert.equal(json.attentions[0].length, 3);
   assert.deepEqual(json.attentions[1][2], [[20, 21], [22, 23]]);
-  assert.deepEqual(json.tokens, ['a', ' <b>']);
-  assert.deepEqual(json.ids, [5, 9]);
+  assert.deepEqual(json.tokens, ['a', '␣<b>', '[SEP]']);
+  assert.deepEqual(json.token_text, ['a', ' <b>', ''], 'the raw text beside the display form; nothing for an added token');
+  assert.deepEqual(json.texts, ['a <b>']);
+  assert.deepEqual(json.ids, [5, 9, 0]);
 });

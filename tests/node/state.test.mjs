@@ -1,9 +1,12 @@
 // Page state: URL round trip (a shared link restores the state exactly),
-// defaults for missing or hostile values, and store notifications.
+// defaults for missing or hostile values, links with deflated text (checked
+// with zlib), and store notifications.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { inflateRawSync } from 'node:zlib';
 
-import { DEFAULT_STATE, Store, decodeState, encodeState } from '../../web/state.js';
+import { DEFAULT_STATE, Store, decodeLink, decodeState, encodeLink, encodeState } from '../../web/state.js';
 
 test('every field survives the URL round trip', () => {
   const state = {
@@ -37,4 +40,24 @@ test('the store notifies with the keys that changed', () => {
   store.set({ heads: [1] });
   assert.deepEqual(calls, [['layer'], ['heads']]);
   assert.equal(store.state.layer, 2);
+});
+
+test('links: long texts travel deflated (zlib reads them back), short ones and old links stay plain', async () => {
+  const corpus = readFileSync(new URL('../../../shared/corpus/austen-paragraphs.txt', import.meta.url), 'utf8');
+  const text = corpus.split(/\s+/).slice(0, 5000).join(' ');
+  const state = { ...DEFAULT_STATE, text, textB: 'Short & plain.', view: 'matrix', token: 7 };
+  const hash = await encodeLink(state);
+  const params = new URLSearchParams(hash);
+  assert.equal(params.get('text'), null);
+  assert.equal(params.get('textB'), 'Short & plain.');
+  assert.equal(params.get('view'), 'matrix');
+  const packed = params.get('ztext');
+  assert.match(packed, /^[A-Za-z0-9_-]+$/, 'base64url');
+  assert.equal(inflateRawSync(Buffer.from(packed, 'base64url')).toString('utf8'), text);
+  assert.ok(hash.length < encodeState(state).length / 1.8, `${hash.length} vs ${encodeState(state).length}`);
+  assert.deepEqual(await decodeLink(`#${hash}`), state);
+  // A link made before compression, and the short default, are unchanged.
+  assert.deepEqual(await decodeLink(`#${encodeState(state)}`), state);
+  assert.equal(await encodeLink(DEFAULT_STATE), '');
+  await assert.rejects(decodeLink(`#${hash.replace(/ztext=[^&]{40}/, 'ztext=')}`), /the link's text is damaged/);
 });

@@ -1,0 +1,103 @@
+// How the page (app.js) and the widget (attention-view.js) run a model on
+// the reader's text, in one place: the debounced run loop (the latest text
+// runs; changes during a run queue exactly one more run), sentence-pair
+// detection, the result the views take, the truncation and loading-progress
+// messages, and the neuron view's trace requests.
+// Not here: loading models and their caches (the callers), the engine worker
+// (engine-client.js), DOM and drawing.
+
+/** Quiet time after the last keystroke before a run, ms. */
+export const TYPING_DEBOUNCE = 150;
+
+/** Whether the model reads textB as a second sentence: bidirectional models with a non-empty B. */
+export const isPair = (config, textB) => !config.causal && textB.trim() !== '';
+
+/** The loading line for a download's progress ({ loaded, total? } in bytes). */
+export function loadingText(name, { loaded, total }) {
+  return `Loading ${name}: ${(loaded / 1e6).toFixed(1)}${total ? ` of ${(total / 1e6).toFixed(1)}` : ''} MB`;
+}
+
+/** The note for a run whose text was cut to the model's positions, or ''. */
+export function truncationText(raw, config) {
+  return raw.truncated ? `The text has ${raw.inputTokens} tokens; the model reads ${config.positions}, so the rest was cut off.` : '';
+}
+
+/**
+ * Runs the model held in the worker under `key` on a text (and B).
+ * config: the model's config from loadModel; options: { topK? } (predictions).
+ * Returns { raw (the engine's answer: tokens, attentions, predictions, ...),
+ * result (what the views take: { tokens, attentions [L, H, T, T], texts,
+ * causal, modelType }), note (truncationText) }. Throws an Error that says
+ * what went wrong, also for an empty text.
+ */
+export async function runText(client, key, config, { text, textB = '' }, { topK } = {}) {
+  if (text.trim() === '') throw new Error('Write some text to see its attention.');
+  const pair = isPair(config, textB);
+  let raw;
+  try {
+    raw = await client.run(key, { text, textB: pair ? textB : undefined, ...(topK ? { topK } : {}) });
+  } catch (error) {
+    throw new Error(`Cannot run the model on this text: ${error.message}`);
+  }
+  return {
+    raw,
+    result: { tokens: raw.tokens, attentions: raw.attentions, texts: pair ? [text, textB] : [text], causal: config.causal, modelType: config.modelType },
+    note: truncationText(raw, config),
+  };
+}
+
+/**
+ * Q and K of one head for the neuron view: { layer, head, q [T, d_k], k
+ * [T, d_k], scores }. Throws an Error naming the head when the run fails.
+ */
+export async function traceHead(client, key, config, { text, textB = '' }, { layer, head }) {
+  const pair = isPair(config, textB);
+  try {
+    const r = await client.run(key, { text, textB: pair ? textB : undefined, trace: { layer, head } });
+    return { layer, head, q: r.trace.q, k: r.trace.k, scores: r.trace.scores };
+  } catch (error) {
+    throw new Error(`Cannot trace head ${head + 1} of layer ${layer + 1}: ${error.message}`);
+  }
+}
+
+/**
+ * The run loop: schedule() after a change runs `step` once the changes
+ * pause; a schedule() during a run queues exactly one more run, so the
+ * latest text always runs and runs never overlap. step: async () =>
+ * boolean|void; returning false stops the loop until the next schedule().
+ */
+export class RunLoop {
+  #step;
+  #pending = false;
+  #running = false;
+  #debounce = null;
+
+  constructor(step) {
+    this.#step = step;
+  }
+
+  /** Runs after `delay` ms without another schedule() (0: at the next task). */
+  schedule(delay = TYPING_DEBOUNCE) {
+    clearTimeout(this.#debounce);
+    this.#debounce = setTimeout(() => this.runNow(), delay);
+  }
+
+  /** Queues a run now (after the current one, if any). */
+  runNow() {
+    clearTimeout(this.#debounce);
+    this.#pending = true;
+    if (!this.#running) this.#drain();
+  }
+
+  async #drain() {
+    this.#running = true;
+    try {
+      while (this.#pending) {
+        this.#pending = false;
+        if (await this.#step() === false) break;
+      }
+    } finally {
+      this.#running = false;
+    }
+  }
+}
