@@ -71,6 +71,21 @@ double number(const nlohmann::json& j, const char* key, double default_value) {
   return v.get<double>();
 }
 
+// An id or a list of ids, each in [0, vocab); absent or null: none.
+std::vector<int> token_ids(const nlohmann::json& j, const char* key, int vocab) {
+  std::vector<int> ids;
+  if (!j.contains(key) || j[key].is_null()) return ids;
+  const nlohmann::json list = j[key].is_array() ? j[key] : nlohmann::json::array({j[key]});
+  for (const nlohmann::json& id : list) {
+    if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() >= vocab) {
+      fail(std::string("\"") + key + "\" must be a token id or a list of them in 0.." + std::to_string(vocab - 1) +
+           ", got " + j[key].dump());
+    }
+    ids.push_back(id.get<int>());
+  }
+  return ids;
+}
+
 ModelConfig parse_gpt2(const nlohmann::json& j) {
   ModelConfig c;
   c.architecture = Architecture::gpt2;
@@ -238,6 +253,7 @@ ModelConfig parse_config(std::string_view config_json) {
                             "\" is not supported (supported: gpt2, bert, llama, mistral, qwen2, qwen3, gpt_neox)");
   }
   c.model_type = type;
+  c.eos_token_ids = token_ids(j, "eos_token_id", c.vocab_size);
   if (c.kv_heads == 0) c.kv_heads = c.heads;
   if (c.head_dim == 0) {
     if (c.width % c.heads != 0) {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "attention/positional.h"
 
@@ -51,6 +52,7 @@ struct ModelConfig {
   bool attention_out_bias = true;  // bias on the attention output projection
   bool mlp_bias = true;          // biases on the MLP projections
   bool tied_embeddings = true;   // logits use the token embedding (no separate lm_head)
+  std::vector<int> eos_token_ids;  // eos_token_id (one id or a list): generation stops after one
 
   int head_width() const { return head_dim; }  // d_k
   bool causal() const { return architecture != Architecture::bert; }

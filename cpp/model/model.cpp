@@ -64,12 +64,13 @@ TopK top_k_of(const float* logits, int vocab, int k) {
   return top;
 }
 
-void validate(const ModelConfig& c, const ModelWeights& weights, const ForwardRequest& request) {
+// `past`: tokens already in the KV cache.
+void validate(const ModelConfig& c, const ModelWeights& weights, const ForwardRequest& request, int past) {
   const int T = static_cast<int>(request.ids.size());
   const int L = c.layers, H = c.heads;
   if (T == 0) bad_request("no tokens to run");
-  if (T > c.positions) {
-    bad_request(std::to_string(T) + " tokens are more than the model's " + std::to_string(c.positions) +
+  if (past + T > c.positions) {
+    bad_request(std::to_string(past + T) + " tokens are more than the model's " + std::to_string(c.positions) +
                 " positions");
   }
   for (int i = 0; i < T; ++i) {
@@ -116,18 +117,27 @@ void validate(const ModelConfig& c, const ModelWeights& weights, const ForwardRe
 // One forward pass in progress: the request, the result it fills, and the ops
 // the recipes below are written in. Activations are [T, d] matrices, one row
 // per token.
+// With a KV cache, the tokens run are positions past..past + T - 1 and
+// attention covers the Tk = past + T keys.
 class Pass {
  public:
-  Pass(const ModelConfig& c, const ModelWeights& w, const ForwardRequest& request, ForwardResult& result)
-      : c_(c), w_(w), request_(request), result_(result), T_(static_cast<int>(request.ids.size())) {
+  Pass(const ModelConfig& c, const ModelWeights& w, const ForwardRequest& request, ForwardResult& result,
+       KvCache* cache)
+      : c_(c), w_(w), request_(request), result_(result), cache_(cache), T_(static_cast<int>(request.ids.size())),
+        past_(cache ? cache->length() : 0) {
     options_.causal = c.causal();
     options_.window = c.sliding_window;
     options_.key_mask = request.attention_mask;
     if (c.rope) rope_inv_freq_ = rope_inverse_frequencies(c.rotary_dims, c.rope_theta, c.rope_scaling);
+    if (cache_ && cache_->keys.empty()) {
+      cache_->keys.resize(static_cast<std::size_t>(c.layers));
+      cache_->values.resize(static_cast<std::size_t>(c.layers));
+    }
     result_.layers = c.layers;
     result_.heads = c.heads;
     result_.tokens = T_;
-    result_.attentions.resize(static_cast<std::size_t>(c.layers) * c.heads * T_ * T_);
+    result_.keys = past_ + T_;
+    result_.attentions.resize(static_cast<std::size_t>(c.layers) * c.heads * T_ * result_.keys);
   }
 
   // Token embedding rows: [T, d].
@@ -147,7 +157,7 @@ class Pass {
     }
   }
   void add_learned_positions(Matrix& h) const {
-    add_rows(h, w_.position_embedding, [](int i) { return i; });
+    add_rows(h, w_.position_embedding, [this](int i) { return past_ + i; });
   }
   void add_token_types(Matrix& h) const {
     add_rows(h, w_.type_embedding, [this](int i) { return request_.type_ids.empty() ? 0 : request_.type_ids[i]; });
@@ -171,16 +181,22 @@ class Pass {
       for (int h = 0; h < KV; ++h) k.middleCols(h * dk, dk) = rms_norm(k.middleCols(h * dk, dk), b.k_norm.gamma, c_.norm_eps);
     }
     if (c_.rope) {
-      apply_rope(q, dk, rope_inv_freq_, 0);
-      apply_rope(k, dk, rope_inv_freq_, 0);
+      apply_rope(q, dk, rope_inv_freq_, past_);
+      apply_rope(k, dk, rope_inv_freq_, past_);
+    }
+    if (cache_) {  // keys and values [past + T, KV·d_k]: the cached ones, then this call's
+      append_rows(cache_->keys[static_cast<std::size_t>(layer)], k);
+      append_rows(cache_->values[static_cast<std::size_t>(layer)], v);
+      k = cache_->keys[static_cast<std::size_t>(layer)];
+      v = cache_->values[static_cast<std::size_t>(layer)];
     }
     const bool traced_layer = request_.trace && request_.trace->layer == layer;
     MultiHeadTrace t = attend_heads(std::move(q), std::move(k), std::move(v), H, KV, options_,
                                     TraceLevel::weights_only, traced_layer ? request_.trace->head : -1);
-    for (int h = 0; h < H; ++h) {  // weights [T, T] of each head into attentions [L, H, T, T]
+    for (int h = 0; h < H; ++h) {  // weights [T, Tk] of each head into attentions [L, H, T, Tk]
       const Matrix& weights = t.heads[static_cast<std::size_t>(h)].weights;
       std::copy(weights.data(), weights.data() + weights.size(),
-                result_.attentions.begin() + (static_cast<std::ptrdiff_t>(layer) * H + h) * T_ * T_);
+                result_.attentions.begin() + (static_cast<std::ptrdiff_t>(layer) * H + h) * weights.size());
     }
     if (traced_layer) result_.trace = std::move(t.heads[static_cast<std::size_t>(request_.trace->head)]);
     return linear(t.concat, b.attention_out.w, b.attention_out.b);  // [T, d]
@@ -202,18 +218,19 @@ class Pass {
     if (request_.hidden_states) result_.hidden_states.back() = h;
   }
 
-  // Next-token logits [T, V] = h·Eᵀ and/or top-k at every position, in chunks
-  // of rows to bound memory when only top-k is wanted.
+  // Next-token logits [T, V] = h·Eᵀ and/or top-k at every position (or the
+  // last only), in chunks of rows to bound memory when only top-k is wanted.
   void next_token_head(const Matrix& h) {
     if (!request_.logits && request_.top_k == 0) return;
     const WeightMatrix& unembedding = w_.unembedding();  // [V, d]
     const int V = c_.vocab_size;
-    if (request_.logits) result_.logits.resize(T_, V);
+    const int first = request_.last_logits_only ? T_ - 1 : 0;
+    if (request_.logits) result_.logits.resize(T_ - first, V);
     constexpr int kChunk = 128;  // each chunk packs the whole unembedding once
-    for (int start = 0; start < T_; start += kChunk) {
+    for (int start = first; start < T_; start += kChunk) {
       const int n = std::min(kChunk, T_ - start);
       const Matrix chunk = linear(h.middleRows(start, n), unembedding);  // [n, V]
-      if (request_.logits) result_.logits.middleRows(start, n) = chunk;
+      if (request_.logits) result_.logits.middleRows(start - first, n) = chunk;
       for (int i = 0; request_.top_k > 0 && i < n; ++i) {
         result_.top_k.push_back(top_k_of(chunk.row(i).data(), V, request_.top_k));
       }
@@ -237,6 +254,13 @@ class Pass {
   }
 
  private:
+  // m [n, w] becomes [n + rows of x, w]: x below the old rows.
+  static void append_rows(Matrix& m, const Matrix& x) {
+    const Eigen::Index n = m.rows();
+    m.conservativeResize(n + x.rows(), x.cols());
+    m.bottomRows(x.rows()) = x;
+  }
+
   // Queries [T, H·d_k], keys and values [T, KV·d_k] from x [T, d].
   void project_qkv(const ConstMatrixRef& x, const BlockWeights& b, Matrix& q, Matrix& k, Matrix& v) const {
     const int H = c_.heads, dk = c_.head_dim, d = H * dk;
@@ -272,7 +296,9 @@ class Pass {
   const ModelWeights& w_;
   const ForwardRequest& request_;
   ForwardResult& result_;
-  const int T_;
+  KvCache* cache_;  // null without a cache
+  const int T_;     // tokens run
+  const int past_;  // tokens in the cache before this pass
   AttentionOptions options_;
   std::vector<double> rope_inv_freq_;  // [r/2] with RoPE
 };
@@ -366,10 +392,23 @@ void Model::check_vocabulary(std::int32_t tokenizer_vocab_size) const {
   }
 }
 
-ForwardResult Model::forward(const ForwardRequest& request) const {
-  validate(config_, weights_, request);  // every index checked before any work
+ForwardResult Model::forward(const ForwardRequest& request) const { return run(request, nullptr); }
+
+ForwardResult Model::forward(const ForwardRequest& request, KvCache& cache) const {
+  if (!config_.causal()) bad_request("a KV cache is for causal models; BERT reads the whole text at once");
+  if (!request.type_ids.empty() || !request.attention_mask.empty()) {
+    bad_request("type ids and padding masks cannot be used with a KV cache");
+  }
+  if (!cache.keys.empty() && static_cast<int>(cache.keys.size()) != config_.layers) {
+    bad_request("the KV cache belongs to a model of " + std::to_string(cache.keys.size()) + " layers");
+  }
+  return run(request, &cache);
+}
+
+ForwardResult Model::run(const ForwardRequest& request, KvCache* cache) const {
+  validate(config_, weights_, request, cache ? cache->length() : 0);  // every index checked before any work
   ForwardResult result;
-  Pass pass(config_, weights_, request, result);
+  Pass pass(config_, weights_, request, result, cache);
   switch (config_.architecture) {
     case Architecture::gpt2: gpt2_forward(pass, weights_); break;
     case Architecture::bert: bert_forward(pass, weights_); break;

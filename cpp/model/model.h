@@ -31,6 +31,7 @@ struct ForwardRequest {
   std::optional<Head> trace;              // keep q, k, v and scores of this head
   bool hidden_states = false;             // keep the residual stream after every layer
   bool logits = false;                    // keep logits (causal: [T, V]; BERT: [M, V] at mask_positions)
+  bool last_logits_only = false;          // causal: logits and top-k of the last position only ([1, V])
   int top_k = 0;                          // top-k predictions (causal: every position; BERT: mask_positions)
   std::vector<int> mask_positions;        // BERT: positions to predict (needs the MLM head)
 };
@@ -42,8 +43,9 @@ struct TopK {
 };
 
 struct ForwardResult {
-  int layers = 0, heads = 0, tokens = 0;  // L, H, T
-  std::vector<float> attentions;          // [L, H, T, T] row-major, rows sum to 1
+  int layers = 0, heads = 0, tokens = 0;  // L, H, T (the tokens run)
+  int keys = 0;                           // Tk: keys each row covers (T, or cached + T)
+  std::vector<float> attentions;          // [L, H, T, Tk] row-major, rows sum to 1
   std::optional<HeadTrace> trace;         // full trace of the requested head (scores, scaled, masked, ...)
   // L + 1 matrices [T, d] as in Hugging Face: the embeddings, then the output
   // of each layer (causal families: the last one after the final norm).
@@ -53,8 +55,16 @@ struct ForwardResult {
 
   // Weight of (layer, head, query, key).
   float attention(int layer, int head, int query, int key) const {
-    return attentions[((static_cast<std::size_t>(layer) * heads + head) * tokens + query) * tokens + key];
+    return attentions[((static_cast<std::size_t>(layer) * heads + head) * tokens + query) * keys + key];
   }
+};
+
+// The keys and values of every layer for the tokens run so far: the cache of
+// incremental decoding (causal families). keys[l], values[l]: [T_past, KV·d_k],
+// keys after q/k norm and RoPE, exactly as attention used them.
+struct KvCache {
+  std::vector<Matrix> keys, values;
+  int length() const { return keys.empty() ? 0 : static_cast<int>(keys.front().rows()); }
 };
 
 class Model {
@@ -77,7 +87,15 @@ class Model {
   // trace or mask positions out of range.
   ForwardResult forward(const ForwardRequest& request) const;
 
+  // Runs request.ids as the continuation of the tokens in `cache` (at
+  // positions cache.length()...), attending to the cached keys and values
+  // without recomputing them, and appends the new ones: each generated token
+  // costs one token's work. Causal families only; no type ids, padding mask or
+  // mask positions. Attentions are [L, H, T, cache.length() + T].
+  ForwardResult forward(const ForwardRequest& request, KvCache& cache) const;
+
  private:
+  ForwardResult run(const ForwardRequest& request, KvCache* cache) const;  // cache may be null
   Model(ModelConfig config, ModelWeights weights) : config_(std::move(config)), weights_(std::move(weights)) {}
   ModelConfig config_;
   ModelWeights weights_;
