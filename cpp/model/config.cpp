@@ -103,15 +103,21 @@ ModelConfig parse_gpt2(const nlohmann::json& j) {
   return c;
 }
 
-ModelConfig parse_bert(const nlohmann::json& j) {
+// The sizes under the names BERT and the later families share.
+ModelConfig sizes(const nlohmann::json& j, Architecture architecture, int max_inner) {
   ModelConfig c;
-  c.architecture = Architecture::bert;
+  c.architecture = architecture;
   c.layers = integer(j, "num_hidden_layers", kMaxLayers);
   c.heads = integer(j, "num_attention_heads", kMaxHeads);
   c.width = integer(j, "hidden_size", kMaxWidth);
-  c.inner = integer(j, "intermediate_size", 4 * kMaxWidth);
+  c.inner = integer(j, "intermediate_size", max_inner);
   c.positions = integer(j, "max_position_embeddings", kMaxPositions);
   c.vocab_size = integer(j, "vocab_size", kMaxVocab);
+  return c;
+}
+
+ModelConfig parse_bert(const nlohmann::json& j) {
+  ModelConfig c = sizes(j, Architecture::bert, 4 * kMaxWidth);
   c.type_vocab_size = j.contains("type_vocab_size") ? integer(j, "type_vocab_size", kMaxVocab) : 2;
   c.norm_eps = epsilon(j, "layer_norm_eps", 1e-12f);
   c.activation = activation(text(j, "hidden_act", "gelu"), "hidden_act");
@@ -159,18 +165,11 @@ RopeFrequencyScaling rope_scaling(const nlohmann::json& j) {
 
 // Llama and its descendants: RMSNorm, RoPE, GQA, SwiGLU.
 ModelConfig parse_llama(const nlohmann::json& j, const std::string& type) {
-  ModelConfig c;
-  c.architecture = Architecture::llama;
-  c.layers = integer(j, "num_hidden_layers", kMaxLayers);
-  c.heads = integer(j, "num_attention_heads", kMaxHeads);
+  ModelConfig c = sizes(j, Architecture::llama, 16 * kMaxWidth);
   c.kv_heads = j.contains("num_key_value_heads") && !j["num_key_value_heads"].is_null()
                    ? integer(j, "num_key_value_heads", kMaxHeads)
                    : c.heads;
-  c.width = integer(j, "hidden_size", kMaxWidth);
   c.head_dim = j.contains("head_dim") && !j["head_dim"].is_null() ? integer(j, "head_dim", kMaxWidth) : 0;
-  c.inner = integer(j, "intermediate_size", 16 * kMaxWidth);
-  c.positions = integer(j, "max_position_embeddings", kMaxPositions);
-  c.vocab_size = integer(j, "vocab_size", kMaxVocab);
   c.norm = NormKind::rms_norm;
   c.norm_eps = epsilon(j, "rms_norm_eps", 1e-6f);
   c.activation = activation(text(j, "hidden_act", "silu"), "hidden_act");
@@ -190,8 +189,7 @@ ModelConfig parse_llama(const nlohmann::json& j, const std::string& type) {
   if ((type == "qwen2" || type == "qwen3") && flag(j, "use_sliding_window", false)) {
     fail("\"use_sliding_window\": true is not supported for " + type);
   }
-  if (j.contains("partial_rotary_factor") && !j["partial_rotary_factor"].is_null() && j["partial_rotary_factor"] != 1 &&
-      j["partial_rotary_factor"] != 1.0) {
+  if (j.contains("partial_rotary_factor") && !j["partial_rotary_factor"].is_null() && j["partial_rotary_factor"] != 1.0) {
     fail("\"partial_rotary_factor\" " + j["partial_rotary_factor"].dump() + " is not supported for " + type);
   }
   return c;
@@ -199,14 +197,7 @@ ModelConfig parse_llama(const nlohmann::json& j, const std::string& type) {
 
 // GPT-NeoX (Pythia): LayerNorm, partial RoPE, fused per-head q/k/v, parallel residual.
 ModelConfig parse_gpt_neox(const nlohmann::json& j) {
-  ModelConfig c;
-  c.architecture = Architecture::gpt_neox;
-  c.layers = integer(j, "num_hidden_layers", kMaxLayers);
-  c.heads = integer(j, "num_attention_heads", kMaxHeads);
-  c.width = integer(j, "hidden_size", kMaxWidth);
-  c.inner = integer(j, "intermediate_size", 16 * kMaxWidth);
-  c.positions = integer(j, "max_position_embeddings", kMaxPositions);
-  c.vocab_size = integer(j, "vocab_size", kMaxVocab);
+  ModelConfig c = sizes(j, Architecture::gpt_neox, 16 * kMaxWidth);
   c.norm_eps = epsilon(j, "layer_norm_eps", 1e-5f);
   c.activation = activation(text(j, "hidden_act", "gelu"), "hidden_act");
   c.parallel_residual = flag(j, "use_parallel_residual", true);
