@@ -116,8 +116,7 @@ void validate(const ModelConfig& c, const ModelWeights& weights, const ForwardRe
 
 // One forward pass in progress: the request, the result it fills, and the ops
 // the recipes below are written in. Activations are [T, d] matrices, one row
-// per token.
-// With a KV cache, the tokens run are positions past..past + T - 1 and
+// per token. With a KV cache, the tokens run are positions past..past + T - 1 and
 // attention covers the Tk = past + T keys.
 class Pass {
  public:
@@ -204,7 +203,8 @@ class Pass {
 
   // MLP sub-layer: x [T, d] -> [T, d]; act(x·W_in) or SwiGLU act(x·W_gate) ⊙ x·W_up, then W_out.
   Matrix mlp(const ConstMatrixRef& x, const BlockWeights& b) const {
-    Matrix inner = linear(x, (c_.gated_mlp ? b.mlp_gate : b.mlp_in).w, (c_.gated_mlp ? b.mlp_gate : b.mlp_in).b);  // [T, inner]
+    const LinearWeights& activated = c_.gated_mlp ? b.mlp_gate : b.mlp_in;
+    Matrix inner = linear(x, activated.w, activated.b);  // [T, inner]
     activate(inner, c_.activation);
     if (c_.gated_mlp) inner.array() *= linear(x, b.mlp_in.w, b.mlp_in.b).array();  // ⊙ up(x)
     return linear(inner, b.mlp_out.w, b.mlp_out.b);  // [T, d]
