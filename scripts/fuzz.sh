@@ -15,7 +15,8 @@ cxx="$(command -v clang++-14 || command -v clang++)"
 flags=(-std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -DEIGEN_DONT_VECTORIZE -Icpp -isystem /usr/include/eigen3)
 core=(cpp/safetensors/safetensors.cpp cpp/model/config.cpp cpp/model/weights.cpp cpp/model/model.cpp
-      cpp/tensor/ops.cpp cpp/attention/attention.cpp cpp/nn/layers.cpp)
+      cpp/tensor/ops.cpp cpp/tensor/weight.cpp cpp/attention/attention.cpp cpp/attention/positional.cpp
+      cpp/nn/layers.cpp)
 
 build() {  # name, sources...
   local name="$1"; shift
@@ -26,14 +27,16 @@ build() {  # name, sources...
 }
 
 # Seeds: small valid inputs (the smallest golden checkpoint, every config.json,
-# config + NUL + weights for the model loader, and every golden tokenizer.json
+# config + NUL + weights for the model loader (BERT, Qwen3, GPT-NeoX), and every golden tokenizer.json
 # + NUL + a text for the tokenizer loader).
 seeds="$out/seeds"
 rm -rf "$seeds" && mkdir -p "$seeds/safetensors" "$seeds/config" "$seeds/tokenizer"
 small=tests/golden/models/bert-l1-h3-k8-bf16
 cp "$small/model.safetensors" "$seeds/safetensors/"
 for dir in tests/golden/models/*/; do cp "$dir/config.json" "$seeds/config/$(basename "$dir").json"; done
-{ cat "$small/config.json"; printf '\0'; cat "$small/model.safetensors"; } > "$seeds/config/model-bundle"
+for dir in "$small" tests/golden/models/qwen3-qknorm-bf16 tests/golden/models/pythia-serial-f32; do
+  { cat "$dir/config.json"; printf '\0'; cat "$dir/model.safetensors"; } > "$seeds/config/bundle-$(basename "$dir")"
+done
 for dir in tests/golden/models/*/; do
   { cat "$dir/tokenizer.json"; printf '\0%s' "Hello, café! The cat [MASK] sat. 😀 <|endoftext|>"; } > "$seeds/tokenizer/$(basename "$dir")"
 done

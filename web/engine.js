@@ -376,8 +376,8 @@ export class Engine {
 const MODEL_FILES = { config: 'config.json', weights: 'model.safetensors', tokenizer: 'tokenizer.json' };
 
 /**
- * A loaded GPT-2 or BERT model. Holds WASM memory until dispose().
- * config: { modelType, layers, heads, width, headWidth, inner, positions,
+ * A loaded model (GPT-2, BERT, Llama, Mistral, Qwen2/3, GPT-NeoX). Holds WASM memory until dispose().
+ * config: { modelType, layers, heads, kvHeads, width, headWidth, inner, positions,
  *           vocabSize, typeVocabSize, causal, hasMlmHead, parameters }
  * tokenizerJson: the text of tokenizer.json, or null when there was none.
  */
@@ -448,6 +448,31 @@ export class Model {
   analyzeHeads() {
     if (this.#handle === null) throw new AttnplayError('this model was disposed');
     return unwrap(this.#module.modelAnalyzeHeads(this.#handle));
+  }
+
+  /**
+   * Continues the prompt `ids` (causal models), one token's work per step (KV
+   * cache), and returns the prompt and generated ids as an Int32Array.
+   * options: { maxNewTokens = 16, greedy (default unless a sampling option is
+   * given), temperature, topK, topP, seed } (sampling: see cpp/model/generate.h;
+   * the same seed gives the same tokens as `attnplay generate`). Stops early
+   * at the config's eos_token_id or the last position.
+   * onStep({ token, position, attention: { data, shape: [layers, heads, position + 1] } })
+   * runs after each new token with the attention row of the position that
+   * predicted it; returning false stops generation.
+   */
+  generate(ids, options = {}, onStep = () => {}) {
+    if (this.#handle === null) throw new AttnplayError('this model was disposed');
+    if (typeof onStep !== 'function') throw new AttnplayError('generate: onStep must be a function');
+    const spec = { ids: int32Array(ids, 'ids') };
+    const sampling = ['temperature', 'topK', 'topP', 'seed'].filter((key) => options[key] != null);
+    for (const key of ['maxNewTokens', ...sampling]) {
+      if (options[key] == null) continue;
+      if (typeof options[key] !== 'number' || !Number.isFinite(options[key])) throw new AttnplayError(`generate: ${key} must be a number`);
+      spec[key] = options[key];
+    }
+    spec.greedy = options.greedy ?? sampling.length === 0;
+    return unwrap(this.#module.modelGenerate(this.#handle, spec, onStep));
   }
 
   /** Frees the model's WASM memory. The model cannot be used afterwards. */

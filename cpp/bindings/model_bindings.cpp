@@ -12,6 +12,7 @@
 #include "analysis/head_analysis.h"
 #include "bindings/encoding_js.h"
 #include "bindings/marshal.h"
+#include "model/generate.h"
 #include "pipeline/text_model.h"
 
 namespace attnplay::bindings {
@@ -48,6 +49,7 @@ val config_to_js(const Model& m) {
   out.set("modelType", c.model_type);
   out.set("layers", c.layers);
   out.set("heads", c.heads);
+  out.set("kvHeads", c.kv_heads);
   out.set("width", c.width);
   out.set("headWidth", c.head_width());
   out.set("inner", c.inner);
@@ -91,7 +93,7 @@ std::vector<T> numbers(const val& spec, const char* key) {
 // { attentions [L, H, T, T], trace?, hiddenStates? [L+1, T, d], logits? [N, V], topK? }
 val forward_to_js(const Model& model, const ForwardRequest& req, const ForwardResult& r) {
   val out = val::object();
-  out.set("attentions", tensor_to_js(r.attentions.data(), r.attentions.size(), {r.layers, r.heads, r.tokens, r.tokens}));
+  out.set("attentions", tensor_to_js(r.attentions.data(), r.attentions.size(), {r.layers, r.heads, r.tokens, r.keys}));
   if (r.trace) {
     val t = val::object();
     t.set("layer", req.trace->layer);
@@ -179,6 +181,33 @@ val run(int handle, const val& spec) {
   });
 }
 
+// spec: { ids: Int32Array, maxNewTokens?, greedy?, temperature?, topK?, topP?, seed? }; on_step(step) per new
+// token, step = { token, position, attention: { data, shape [L, H, position + 1] } }; a false return stops.
+// -> Int32Array of the prompt and generated ids
+val generate_tokens(int handle, const val& spec, const val& on_step) {
+  return guarded([&] {
+    const Model& model = model_of(handle).model();
+    GenerationOptions options;
+    if (has(spec, "maxNewTokens")) options.max_new_tokens = spec["maxNewTokens"].as<int>();
+    SamplingOptions& s = options.sampling;
+    s.greedy = !has(spec, "greedy") || spec["greedy"].as<bool>();
+    if (has(spec, "temperature")) s.temperature = spec["temperature"].as<float>();
+    if (has(spec, "topK")) s.top_k = spec["topK"].as<int>();
+    if (has(spec, "topP")) s.top_p = spec["topP"].as<float>();
+    if (has(spec, "seed")) s.seed = static_cast<std::uint64_t>(spec["seed"].as<double>());
+    const std::vector<std::int32_t> ids =
+        generate(model, numbers<std::int32_t>(spec, "ids"), options, [&](const GenerationStep& step) {
+          val js = val::object();
+          js.set("token", step.token);
+          js.set("position", step.position);
+          js.set("attention", tensor_to_js(step.attention.data(), step.attention.size(),
+                                           {model.config().layers, model.config().heads, step.keys}));
+          return !on_step.call<val>("call", val::undefined(), js).strictlyEquals(val(false));
+        });
+    return typed_array("Int32Array", ids);
+  });
+}
+
 // -> [{ layer, head, previousToken, induction, sink, self, local, labels }]
 val analyze(int handle) {
   return guarded([&] {
@@ -216,6 +245,7 @@ EMSCRIPTEN_BINDINGS(attnplay_model) {
   emscripten::function("modelForward", &forward);
   emscripten::function("modelRun", &run);
   emscripten::function("modelAnalyzeHeads", &analyze);
+  emscripten::function("modelGenerate", &generate_tokens);
   emscripten::function("disposeModel", &dispose_model);
   emscripten::function("loadedModels", &loaded_models);
   emscripten::function("pickleCheckpointMessage", &pickle_message);

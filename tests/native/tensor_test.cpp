@@ -73,5 +73,6 @@ TEST_CASE("fast_exp is within 2 ulp of std::exp on [-87, 88] and clamps outside"
   CHECK(worst < 2.5e-7f);  // 2 ulp of float is 2.4e-7 relative
   CHECK(attnplay::fast_exp(0.0f) == 1.0f);
   CHECK(attnplay::fast_exp(-1000.0f) == doctest::Approx(std::exp(-87.0)).epsilon(1e-6));
+  CHECK(std::isnan(attnplay::fast_exp(std::nanf(""))));  // NaN weights give NaN, never undefined behaviour
   CHECK(std::isfinite(attnplay::fast_exp(1000.0f)));
 }

@@ -66,7 +66,7 @@ for (const name of MODELS) {
 test('model.config describes the architecture', async () => {
   const model = await engine.loadModel(modelFiles('bert-l2-h2-k32-f32'));
   assert.deepEqual({ ...model.config }, {
-    modelType: 'bert', layers: 2, heads: 2, width: 64, headWidth: 32, inner: 128, positions: 24,
+    modelType: 'bert', layers: 2, heads: 2, kvHeads: 2, width: 64, headWidth: 32, inner: 128, positions: 24,
     vocabSize: 28, typeVocabSize: 2, causal: false, hasMlmHead: true, parameters: 74844,
   });
   assert.equal(JSON.parse(model.tokenizerJson).model.type, 'WordPiece');
