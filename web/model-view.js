@@ -16,7 +16,7 @@ import { SvgWriter } from './svg-writer.js';
 import { MASKED_RGB, WEIGHT_LUT, pageBackground, viewColours, weightIndex } from './view-support.js';
 
 const THUMB_BLOCKS = 64;
-const SCORE_NAMES = ['previousToken', 'induction', 'sink', 'self', 'local'];
+const SCORE_NAMES = ['previousToken', 'nextToken', 'induction', 'sink', 'self', 'local', 'broad'];
 // The exported picture (PNG and SVG): thumbnail size, gaps and text sizes in CSS pixels.
 const EXPORT = { thumb: 96, gap: 12, frame: 3, layerCaption: 64, title: 28, caption: 14, badge: 12 };
 
