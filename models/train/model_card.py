@@ -61,7 +61,7 @@ def measurements(log: dict) -> list[str]:
             ("↵ as the true next token, validation split", lambda m: pct(m["validation"]["newline_true_rate"])),
             ("loss on the paragraphs' validation split (nats/token)", lambda m: f"{m['validation']['loss']:.3f}"),
             ("rank of \" wife\" after the opening sentence", lambda m: f"{m['wife_rank']} (p = {m['wife_probability']:.3f})")]
-    lines = ["What a reader meets first (`models/train/measure_gpt.py models/austen-gpt`" + (" --previous <version 4>" if before else "") + "),",
+    lines = ["What a reader meets first (`models/train/measure_gpt.py models/austen-gpt" + (" --previous <version 4 folder>" if before else "") + "`),",
              "in non-overlapping windows of 256 tokens as the page runs a long text:", "",
              "| | " + " | ".join(name for name, _ in columns) + " |", "|---|" + "---:|" * len(columns)]
     lines += [f"| {label} | " + " | ".join(value(m) for _, m in columns) + " |" for label, value in rows]
