@@ -1,8 +1,9 @@
 """Shared pieces of the training pipeline for attnplay's shipped models.
 
-What it is: data preparation (Austen corpus, one paragraph per line, split 95/5, tokenized by attnplay's
-own C++ tokenizer through the `attnplay` CLI), a safetensors writer and reader (the
-format our runtime parses), seeding, learning-rate schedule and run bookkeeping.
+What it is: data preparation (Austen corpus, one paragraph per line, split
+95/5, tokenized by attnplay's own C++ tokenizer through the `attnplay` CLI), a
+safetensors writer and reader (the format our runtime parses), seeding,
+learning-rate schedule and run bookkeeping.
 Also the command-line arguments and the optimisation loop both training
 scripts share. What it is not: the model definitions (gpt.py, bert.py) or
 what each model learns from (train_gpt.py, train_bert.py).
