@@ -443,7 +443,7 @@ export class Model {
 
   /**
    * Head-pattern scores of every head (see cpp/analysis/head_analysis.h):
-   * [{ layer, head, previousToken, induction, sink, self, local, labels }].
+   * [{ layer, head, previousToken, nextToken, induction, sink, self, local, broad, labels }].
    */
   analyzeHeads() {
     if (this.#handle === null) throw new AttnplayError('this model was disposed');

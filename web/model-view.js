@@ -21,7 +21,7 @@ import { MASKED_RGB, WEIGHT_LUT, pageBackground, viewColours, weightIndex } from
 
 const THUMB_BLOCKS = 64; // at least; doubled (up to MAX_BLOCKS) while the thumbnails have the pixels
 const MAX_BLOCKS = 256;
-const SCORE_NAMES = ['previousToken', 'induction', 'sink', 'self', 'local'];
+const SCORE_NAMES = ['previousToken', 'nextToken', 'induction', 'sink', 'self', 'local', 'broad'];
 // What a head label means, for the legend; a label not listed here is shown by its name alone.
 const LABEL_MEANINGS = {
   'previous-token': 'attends to the token just before',

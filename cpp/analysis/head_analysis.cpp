@@ -8,14 +8,6 @@
 namespace attnplay {
 namespace {
 
-// Plain sentences in which previous-token, sink and local patterns show.
-const char* const kSentences[] = {
-    "The old house stood at the end of the lane, and nobody had lived in it for many years.",
-    "She opened the letter slowly, read it twice, and then put it back into the drawer.",
-    "When the rain stopped, the children ran outside to play in the garden with their dog.",
-    "He said that the journey would take three days, but it took almost a week.",
-};
-
 // Map of (layer, head) from a forward result, as an Eigen view [T, T].
 Eigen::Map<const Matrix> head_map(const ForwardResult& r, int layer, int head) {
   const auto t = static_cast<std::size_t>(r.tokens);
@@ -24,6 +16,17 @@ Eigen::Map<const Matrix> head_map(const ForwardResult& r, int layer, int head) {
 }
 
 }  // namespace
+
+// Plain sentences in which previous-token, next-token, sink, local and broad patterns show.
+const std::vector<std::string>& head_analysis_sentences() {
+  static const std::vector<std::string> sentences = {
+      "The old house stood at the end of the lane, and nobody had lived in it for many years.",
+      "She opened the letter slowly, read it twice, and then put it back into the drawer.",
+      "When the rain stopped, the children ran outside to play in the garden with their dog.",
+      "He said that the journey would take three days, but it took almost a week.",
+  };
+  return sentences;
+}
 
 std::vector<HeadReport> analyze_heads(const TextModel& text_model, const HeadAnalysisOptions& options) {
   if (!text_model.tokenizer()) throw std::invalid_argument("head analysis needs the model's tokenizer.json");
@@ -35,9 +38,10 @@ std::vector<HeadReport> analyze_heads(const TextModel& text_model, const HeadAna
   for (int l = 0; l < layers; ++l)
     for (int h = 0; h < heads; ++h) reports[static_cast<std::size_t>(l * heads + h)] = {l, h, {}, {}};
 
-  // Previous-token, self, sink and local scores on natural sentences.
-  const int sentences = static_cast<int>(std::size(kSentences));
-  for (const char* sentence : kSentences) {
+  // Previous-token, next-token, self, sink, local and broad scores on natural sentences.
+  const bool causal = model.config().causal();
+  const int sentences = static_cast<int>(head_analysis_sentences().size());
+  for (const std::string& sentence : head_analysis_sentences()) {
     const RunResult run = text_model.run(sentence, std::nullopt, RunOptions{});
     std::vector<int> sinks = {0};
     for (std::size_t i = 1; i < run.encoding.tokens.size(); ++i) {
@@ -46,9 +50,11 @@ std::vector<HeadReport> analyze_heads(const TextModel& text_model, const HeadAna
     for (HeadReport& report : reports) {
       const auto a = head_map(run.forward, report.layer, report.head);  // [T, T]
       report.scores.previous_token += previous_token_score(a) / sentences;
+      report.scores.next_token += next_token_score(a) / sentences;
       report.scores.self += self_score(a) / sentences;
       report.scores.sink += sink_score(a, sinks) / sentences;
       report.scores.local += local_score(a) / sentences;
+      report.scores.broad += broad_score(a, causal) / sentences;
     }
   }
 

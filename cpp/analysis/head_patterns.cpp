@@ -2,6 +2,7 @@
 #include "analysis/head_patterns.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -22,6 +23,14 @@ float previous_token_score(const ConstMatrixRef& a) {
   if (a.rows() < 2) return 0.0f;
   double sum = 0;
   for (Eigen::Index i = 1; i < a.rows(); ++i) sum += a(i, i - 1);
+  return static_cast<float>(sum / static_cast<double>(a.rows() - 1));
+}
+
+float next_token_score(const ConstMatrixRef& a) {
+  require_square(a, "next_token_score");
+  if (a.rows() < 2) return 0.0f;
+  double sum = 0;
+  for (Eigen::Index i = 0; i + 1 < a.rows(); ++i) sum += a(i, i + 1);
   return static_cast<float>(sum / static_cast<double>(a.rows() - 1));
 }
 
@@ -72,16 +81,36 @@ float induction_score(const ConstMatrixRef& a, int period) {
   return static_cast<float>(sum / count);
 }
 
+float broad_score(const ConstMatrixRef& a, bool causal) {
+  require_square(a, "broad_score");
+  double sum = 0;
+  int rows = 0;
+  for (Eigen::Index i = 0; i < a.rows(); ++i) {
+    const Eigen::Index keys = causal ? i + 1 : a.cols();
+    if (keys < 2) continue;
+    double entropy = 0;
+    for (Eigen::Index j = 0; j < keys; ++j) {
+      const double w = a(i, j);
+      if (w > 0) entropy -= w * std::log(w);
+    }
+    sum += entropy / std::log(static_cast<double>(keys));
+    ++rows;
+  }
+  return rows == 0 ? 0.0f : static_cast<float>(sum / rows);
+}
+
 std::vector<std::string> head_labels(const HeadScores& s, const LabelThresholds& t) {
   std::vector<std::pair<float, std::string>> found;
   const auto add = [&](float score, float threshold, const char* name) {
     if (score >= threshold) found.emplace_back(score / threshold, name);
   };
   add(s.previous_token, t.previous_token, "previous-token");
+  add(s.next_token, t.next_token, "next-token");
   add(s.induction, t.induction, "induction");
   add(s.sink, t.sink, "sink");
   add(s.self, t.self, "self");
   add(s.local, t.local, "local");
+  add(s.broad, t.broad, "broad");
   std::stable_sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
   std::vector<std::string> labels;
   for (auto& item : found) labels.push_back(std::move(item.second));

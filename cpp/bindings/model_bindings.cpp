@@ -208,7 +208,7 @@ val generate_tokens(int handle, const val& spec, const val& on_step) {
   });
 }
 
-// -> [{ layer, head, previousToken, induction, sink, self, local, labels }]
+// -> [{ layer, head, previousToken, nextToken, induction, sink, self, local, broad, labels }]
 val analyze(int handle) {
   return guarded([&] {
     val out = val::array();
@@ -217,10 +217,12 @@ val analyze(int handle) {
       item.set("layer", report.layer);
       item.set("head", report.head);
       item.set("previousToken", report.scores.previous_token);
+      item.set("nextToken", report.scores.next_token);
       item.set("induction", report.scores.induction);
       item.set("sink", report.scores.sink);
       item.set("self", report.scores.self);
       item.set("local", report.scores.local);
+      item.set("broad", report.scores.broad);
       val labels = val::array();
       for (const std::string& label : report.labels) labels.call<void>("push", label);
       item.set("labels", labels);

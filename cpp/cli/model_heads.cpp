@@ -1,6 +1,6 @@
 // `attnplay heads --model DIR [--sequences N] [--seed S]`
-// Scores every head of a model folder (previous-token, induction, sink, self,
-// local; see analysis/head_analysis.h) and prints JSON
+// Scores every head of a model folder (previous-token, next-token, induction,
+// sink, self, local, broad; see analysis/head_analysis.h) and prints JSON
 // {"model_type", "heads": [{"layer", "head", "previous_token", ..., "labels"}]}.
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -39,10 +39,12 @@ int run_heads(const Args& args) {
     heads.push_back({{"layer", r.layer},
                      {"head", r.head},
                      {"previous_token", r.scores.previous_token},
+                     {"next_token", r.scores.next_token},
                      {"induction", r.scores.induction},
                      {"sink", r.scores.sink},
                      {"self", r.scores.self},
                      {"local", r.scores.local},
+                     {"broad", r.scores.broad},
                      {"labels", r.labels}});
   }
   std::cout << nlohmann::ordered_json{{"model_type", model.model().config().model_type}, {"heads", heads}}.dump(1) << "\n";

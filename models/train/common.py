@@ -1,8 +1,9 @@
 """Shared pieces of the training pipeline for attnplay's shipped models.
 
-What it is: data preparation (Austen corpus split 95/5, tokenized by attnplay's
-own C++ tokenizer through the `attnplay` CLI), a safetensors writer and reader (the
-format our runtime parses), seeding, learning-rate schedule and run bookkeeping.
+What it is: data preparation (Austen corpus, one paragraph per line, split
+95/5, tokenized by attnplay's own C++ tokenizer through the `attnplay` CLI), a
+safetensors writer and reader (the format our runtime parses), seeding,
+learning-rate schedule and run bookkeeping.
 Also the command-line arguments and the optimisation loop both training
 scripts share. What it is not: the model definitions (gpt.py, bert.py) or
 what each model learns from (train_gpt.py, train_bert.py).
@@ -26,7 +27,7 @@ import numpy as np
 import torch
 
 REPO = Path(__file__).resolve().parents[2]
-CORPUS = REPO.parent / "shared" / "corpus" / "austen.txt"
+CORPUS = REPO.parent / "shared" / "corpus" / "austen-paragraphs.txt"  # one paragraph per line
 CLI = REPO / "build" / "native" / "attnplay"
 VALIDATION_FRACTION = 0.05
 GOLDEN_DIR = REPO / "tests" / "golden" / "models"
@@ -38,7 +39,8 @@ def seed_everything(seed: int) -> None:
 
 
 def split_corpus(path: Path = CORPUS) -> tuple[str, str]:
-    """First 95% of the corpus for training, the last 5% for validation, cut at a line break."""
+    """First 95% of the corpus for training, the last 5% for validation, cut at a
+    line break: whole paragraphs, each ending in one newline."""
     text = path.read_text(encoding="utf-8")
     cut = text.rfind("\n", 0, int(len(text) * (1 - VALIDATION_FRACTION))) + 1
     return text[:cut], text[cut:]
@@ -124,16 +126,21 @@ def machine_description() -> str:
     return f"{os.cpu_count()} cores ({cpu}), torch {torch.__version__}, {torch.get_num_threads()} threads"
 
 
-def training_arguments(doc: str, model: str, steps: int, lr: float) -> argparse.Namespace:
-    """The options every training command takes (defaults: what the shipped model used).
-    Sets PyTorch's thread count and creates the output folder and its .work/ scratch folder."""
+def training_arguments(doc: str, model: str, steps: int, lr: float, warmup: int,
+                       more: Callable[[argparse.ArgumentParser], None] = lambda _parser: None) -> argparse.Namespace:
+    """The options every training command takes (defaults: what the shipped model used),
+    plus those `more` adds. Sets PyTorch's thread count and creates the output folder
+    and its .work/ scratch folder."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=steps)
     parser.add_argument("--lr", type=float, default=lr, help="peak learning rate")
+    parser.add_argument("--warmup", type=int, default=warmup, help="steps of linear learning-rate warm-up")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="training text (its last 5%% is the validation split)")
     parser.add_argument("--threads", type=int, default=2, help="PyTorch CPU threads")
     parser.add_argument("--out", type=Path, default=REPO / "models" / model, help="model folder to write")
     parser.add_argument("--golden", type=Path, default=GOLDEN_DIR,
                         help="folder for the fidelity golden files (move it off tests/ for trial runs)")
+    more(parser)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     (args.out / ".work").mkdir(parents=True, exist_ok=True)

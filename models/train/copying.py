@@ -19,20 +19,11 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import read_safetensors, split_corpus, tokenize  # noqa: E402
-from gpt import GPT, GPTConfig  # noqa: E402
+from common import split_corpus, tokenize  # noqa: E402
+from gpt import GPT, load_gpt  # noqa: E402
 
 ROWS = 8
 PERIOD = 40  # as in the head analysis's induction score
-
-
-def load(folder: Path) -> GPT:
-    """The F16 safetensors of `folder` into the training code's GPT class."""
-    cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    model = GPT(GPTConfig(vocab_size=cfg["vocab_size"], n_positions=cfg["n_positions"], n_embd=cfg["n_embd"],
-                          n_layer=cfg["n_layer"], n_head=cfg["n_head"], dropout=0.0))
-    model.load_state_dict(read_safetensors(folder / "model.safetensors"))
-    return model.eval()
 
 
 @torch.no_grad()
@@ -46,7 +37,7 @@ def copy_losses(model: GPT, halves: torch.Tensor) -> tuple[float, float]:
 
 def main() -> None:
     folder = Path(sys.argv[1])
-    model = load(folder)
+    model = load_gpt(folder)
     tokenizer = folder / "tokenizer.json"
     specials = {t["id"] for t in json.loads(tokenizer.read_text(encoding="utf-8"))["added_tokens"]}
     generator = torch.Generator().manual_seed(0)

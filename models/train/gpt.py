@@ -5,16 +5,21 @@ norm blocks, learned positions, GELU tanh approximation, causal attention, LM
 head tied to the token embeddings), written from the published architecture.
 Its state_dict() uses the `transformer.h.N.attn.c_attn` Conv1D layout ([in,
 out] weights), so the saved model.safetensors loads in Hugging Face and in
-attnplay's runtime alike. What it is not: a loader of other checkpoints.
+attnplay's runtime alike; load_gpt() reads such a folder back (for evaluation
+or to continue training). What it is not: a loader of other checkpoints.
 """
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+from common import read_safetensors
 
 
 @dataclass
@@ -136,3 +141,12 @@ class GPT(nn.Module):
     def hf_state_dict(self) -> dict[str, torch.Tensor]:
         """Parameters under Hugging Face GPT2LMHeadModel names (lm_head tied, so not stored)."""
         return {name: p for name, p in self.named_parameters()}
+
+
+def load_gpt(folder: Path) -> GPT:
+    """The config.json and F16 model.safetensors of a folder this code wrote, as a float32 GPT (eval mode)."""
+    cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    model = GPT(GPTConfig(vocab_size=cfg["vocab_size"], n_positions=cfg["n_positions"], n_embd=cfg["n_embd"],
+                          n_layer=cfg["n_layer"], n_head=cfg["n_head"], dropout=0.0))
+    model.load_state_dict(read_safetensors(folder / "model.safetensors"))
+    return model.eval()

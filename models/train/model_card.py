@@ -15,7 +15,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import REPO, VALIDATION_FRACTION, run_cli  # noqa: E402
 from train_gpt import COPY_ROWS, POSITION_LR_SCALE, REPEAT_FRACTION  # noqa: E402
 
-SCORES = [("previous_token", "previous-token"), ("induction", "induction"), ("sink", "sink"), ("self", "self"), ("local", "local")]
+SCORES = [("previous_token", "previous-token"), ("next_token", "next-token"), ("induction", "induction"), ("sink", "sink"),
+          ("self", "self"), ("local", "local"), ("broad", "broad")]
+NOVELS = ("the six novels (Sense and Sensibility, Pride and Prejudice, Mansfield Park, Emma,\n"
+          "Northanger Abbey, Persuasion) as plain text, 4.0 MB, from Debian's r-cran-janeaustenr")
 
 
 def head_table(heads: list[dict]) -> str:
@@ -29,6 +32,8 @@ def clear_heads(heads: list[dict]) -> str:
     lines = []
     for key, label in SCORES:
         best = max(heads, key=lambda h: h[key])
+        if best[key] == 0:  # next-token under a causal mask
+            continue
         lines.append(f"- strongest {label} head: {best['layer'] + 1}.{best['head'] + 1} ({best[key]:.2f})")
     return "\n".join(lines)
 
@@ -41,6 +46,28 @@ def reproduction(log: dict) -> list[str]:
     return [f"Reproducibility: re-running `{r['command']}` gave a validation loss of {r['validation_loss']:.4f} against the shipped",
             f"{r['shipped_validation_loss']:.4f}: {100 * r['relative_difference']:.3f}% apart ({r['minutes']:.0f} minutes{r.get('conditions', '')})"
             + ("; its model.safetensors is bit-identical to the shipped one." if r.get("weights_identical") else ".")]
+
+
+def measurements(log: dict) -> list[str]:
+    """The card's lines on what measure_gpt.py measured (↵ predictions, the opening sentence), if it ran."""
+    if "measurements" not in log:
+        return []
+    now, before = log["measurements"], log.get("measurements_previous")
+    columns = [("version 4", before), ("this version", now)] if before else [("", now)]
+    pct = lambda value: f"{100 * value:.1f}%"
+    rows = [("↵ as the top prediction, validation split", lambda m: pct(m["validation"]["newline_top1_rate"])),
+            (f"↵ as the top prediction, held-out sample (validation paragraphs {now['sample']['paragraphs']}, {now['sample']['tokens']:,} tokens)",
+             lambda m: pct(m["sample"]["newline_top1_rate"])),
+            ("↵ as the true next token, validation split", lambda m: pct(m["validation"]["newline_true_rate"])),
+            ("loss on the paragraphs' validation split (nats/token)", lambda m: f"{m['validation']['loss']:.3f}"),
+            ("rank of \" wife\" after the opening sentence", lambda m: f"{m['wife_rank']} (p = {m['wife_probability']:.3f})")]
+    lines = ["What a reader meets first (`models/train/measure_gpt.py models/austen-gpt" + (" --previous <version 4 folder>" if before else "") + "`),",
+             "in non-overlapping windows of 256 tokens as the page runs a long text:", "",
+             "| | " + " | ".join(name for name, _ in columns) + " |", "|---|" + "---:|" * len(columns)]
+    lines += [f"| {label} | " + " | ".join(value(m) for _, m in columns) + " |" for label, value in rows]
+    top5 = ", ".join(f"\"{t['token']}\" {t['probability']:.2f}" for t in now["prompt_top5"])
+    lines += ["", f"After \"{now['prompt']}\" its top 5 are: {top5}.", ""]
+    return lines
 
 
 def main() -> None:
@@ -66,17 +93,24 @@ def main() -> None:
     else:
         text += ["A small BERT-architecture masked language model trained on Jane Austen's novels, with sentence pairs",
                  "(token type ids). attnplay's playground shows its [MASK] fills beside the attention views.", ""]
-    text += [
-        "## Data", "",
-        "`../shared/corpus/austen.txt`: the six novels (Sense and Sensibility, Pride and Prejudice, Mansfield Park, Emma,",
-        "Northanger Abbey, Persuasion) as plain text, 4.0 MB, from Debian's r-cran-janeaustenr. The first",
-        f"{100 * (1 - VALIDATION_FRACTION):.0f}% (cut at a line break) is the training split, the last {100 * VALIDATION_FRACTION:.0f}% the validation split (the end of Persuasion).",
-        "The text is public domain.", "",
-        "## Tokenizer", "",
-    ]
+    text += ["## Data", ""]
+    split = (f"The first {100 * (1 - VALIDATION_FRACTION):.0f}% (cut at a line break) is the training split, the last "
+             f"{100 * VALIDATION_FRACTION:.0f}% the validation split (the end of Persuasion).")
+    if log.get("corpus") == "austen-paragraphs.txt":
+        text += [f"`../shared/corpus/austen-paragraphs.txt`: {NOVELS},",
+                 "one paragraph per line: the text of `austen.txt` without its hard wrap every ~70 characters.", split,
+                 "The model reads the file as it is: paragraph after paragraph, each ending in one line break, so ↵",
+                 "marks the end of a paragraph and nothing else."]
+        if log.get("init"):
+            text += ["This version continued version 4, which was trained on the hard-wrapped `../shared/corpus/austen.txt`",
+                     "(see Training)."]
+    else:
+        text += [f"`../shared/corpus/austen.txt`: {NOVELS}. The first", split[len("The first "):]]
+    text += ["The text is public domain.", "", "## Tokenizer", ""]
     if gpt:
         text += [f"Byte-level BPE with GPT-2's pre-tokenization pattern, {config['vocab_size']:,} tokens (256 bytes, merges, `<|endoftext|>`),",
-                 "trained on the training split by attnplay's own trainer (`attnplay train-tokenizer`).",
+                 "trained by attnplay's own trainer (`attnplay train-tokenizer`) on the training split"
+                 + (" of `austen.txt` (version 4's, kept so that its weights carry over)." if log.get("init") else "."),
                  f"Training split: {log['train_tokens']:,} tokens; validation split: {log['validation_tokens']:,} tokens.", ""]
     else:
         text += [f"WordPiece with BERT's normalizer (lowercase) and pre-tokenizer, {config['vocab_size']:,} tokens including",
@@ -89,15 +123,21 @@ def main() -> None:
         f"{layers} layers, {n_heads} heads of {width // n_heads}, width {width}, {positions} positions, vocabulary {config['vocab_size']:,};",
         f"{log['parameters']:,} parameters, stored in F16: {size / 1e6:.1f} MB for config.json + model.safetensors + tokenizer.json.", "",
         "## Training", "",
-        "```sh", "npm run build:native", f"/usr/bin/python3 {log['command']}", "```", "",
-        "(the defaults of the script are the shipped model's settings; `--threads` only changes the speed)", "",
+        "```sh", "npm run build:native",
+        *([f"/usr/bin/python3 {log['init_command']}   # version 4", f"/usr/bin/python3 {log['command']}   # this version, from version 4"]
+          if log.get("init") else [f"/usr/bin/python3 {log['command']}"]),
+        "```", "",
+        ("(the script's defaults are version 4's settings but for the corpus; `--threads` only changes the speed)" if log.get("init")
+         else "(the script's defaults are the shipped model's " + ("other " if "--corpus" in log["command"] else "")
+         + "settings; `--threads` only changes the speed)"), "",
         f"Seed {log['seed']}, {log['steps'][-1]['step'] + 1} steps of AdamW with warm-up and cosine decay, run with Debian's PyTorch",
         f"on {log['machine']}: {log['minutes']:.0f} minutes of wall-clock time.",
         *([log["notes"]] if "notes" in log else []),
         *reproduction(log),
+        *([] if "reproduction" in log or not log.get("reproduction_pending") else [log["reproduction_pending"]]),
     ]
     if gpt:
-        text += [f"{log['tokens_seen']:,} token positions seen: 32 rows of 128 tokens per step, every 4th step 16 rows of 256 so",
+        text += [f"{log['tokens_seen']:,} token positions seen{' in this continuation' if log.get('init') else ''}: 32 rows of 128 tokens per step, every 4th step 16 rows of 256 so",
                  f"that all positions learn. {100 * (1 - COPY_ROWS):.0f}% of the rows are windows of the text, {100 * REPEAT_FRACTION:.0f}% of those with the second",
                  f"half repeating the first. The other {100 * COPY_ROWS:.0f}% are copy rows: random tokens repeated with a random period",
                  "of 8 to half the row, scored only on the repeats, which only copying can predict. They teach the",
@@ -115,7 +155,7 @@ def main() -> None:
                  "of the first (4.09 against 4.12 nats). Version 3: 1/8 copy rows: validation loss 4.009, still no",
                  "copying (8.32 nats on the second copy of random tokens, the uniform guess over 4,096 tokens).",
                  "",
-                 "Version 4 (this one) came from about 100 short runs of this script's model and data on a GPU (1,400",
+                 "Version 4 came from about 100 short runs of this script's model and data on a GPU (1,400",
                  "to 5,600 steps each, head scores measured every ~200 steps); what they showed:",
                  "- Copy rows alone, without text, teach nothing within 2,800 steps: the loss stays at the uniform guess.",
                  "  Text is what trains the previous-token heads that induction is built on; the copy rows then make",
@@ -137,7 +177,7 @@ def main() -> None:
                  "repeated twice, its loss is 0.23 nats on the second copy (13.44 on the first, where nothing can be",
                  "known; copy rows never score their first period, so it is over-confident there), and on passages",
                  "of the validation text repeated twice 4.07 against 4.34 (`models/train/copying.py models/austen-gpt`).",
-                 ""]
+                 "", *([log["notes_version"], ""] if "notes_version" in log else [])]
     else:
         text += [f"{log['examples_seen']:,} examples seen, 32 per step: a sentence ([CLS] A [SEP]) or, half of the time, a",
                  "sentence and the next one ([CLS] A [SEP] B [SEP], B with type id 1); 15% of the other tokens are",
@@ -147,6 +187,7 @@ def main() -> None:
         text += ["| | loss (nats/token) | perplexity |", "|---|---:|---:|",
                  f"| training split (last {log['validation_tokens']:,} tokens) | {log['final_train_loss']:.3f} | {2.718281828 ** log['final_train_loss']:.1f} |",
                  f"| validation split | {log['validation_loss']:.3f} | {log['validation_perplexity']:.1f} |", "",
+                 *measurements(log),
                  "Samples (temperature 0.8, top-40, seeded):", ""]
         for s in log["samples"]:
             text += [f"> {s['text']}".replace("\n", "\n> "), ""]
@@ -164,11 +205,13 @@ def main() -> None:
     text += [
         "## Heads", "",
         "Scores from attnplay's head analysis (`build/native/attnplay heads --model models/" + name + "`, also shown in the",
-        "page's model view): previous-token = mean weight on the token before; induction = on random tokens repeated",
-        "twice, mean weight from each token of the second copy to the token after its first occurrence; sink = mean",
-        "weight on the first token and separators; self = on the token itself; local = on tokens 1-3 away. The first",
-        "four are averaged over four fixed English sentences. Labels mark scores above the thresholds of",
-        "`cpp/analysis/head_patterns.h`.", "",
+        "page's model view): previous-token = mean weight on the token before; next-token = on the token after",
+        "(0 under GPT's causal mask); induction = on random tokens repeated twice, mean weight from each token of the",
+        "second copy to the token after its first occurrence; sink = mean weight on the first token and separators",
+        "([CLS], [SEP]); self = on the token itself; local = on tokens 1-3 away; broad = entropy of each row relative",
+        "to uniform attention over the tokens the query may see (1 = uniform). All but induction are averaged over",
+        "four fixed English sentences. Labels mark scores above the thresholds of `cpp/analysis/head_patterns.h`",
+        "(previous-token, next-token 0.5; induction 0.3; sink 0.6; self 0.5; local 0.7; broad 0.9).", "",
         clear_heads(heads), "",
         head_table(heads), "",
     ]

@@ -1,9 +1,11 @@
 """Trains `austen-bert`, the BERT-architecture model attnplay ships.
 
 Reproducible (seeded, fixed step count) masked-language-model training with
-sentence pairs (token type ids) on the first 95% of ../shared/corpus/austen.txt,
-validation on the last 5%, with a WordPiece vocabulary made by attnplay's own
-trainer (`attnplay train-tokenizer --model wordpiece`). Each example is one
+sentence pairs (token type ids) on the first 95% of a corpus (default
+../shared/corpus/austen-paragraphs.txt; the shipped model was trained on
+austen.txt, see its card), validation on the last 5%, with a WordPiece
+vocabulary made by attnplay's own trainer (`attnplay train-tokenizer --model
+wordpiece`). Each example is one
 sentence ([CLS] A [SEP]) or, half of the time, a sentence and the next one
 ([CLS] A [SEP] B [SEP], B with type id 1). 15% of the other tokens are chosen
 for prediction: 80% become [MASK], 10% a random token, 10% stay. Writes the
@@ -150,12 +152,12 @@ def fill_masks(model: Bert, tokenizer: Path, text: str, work: Path) -> str:
 
 
 def main() -> None:
-    args = training_arguments(__doc__, "austen-bert", steps=2000, lr=1e-3)
+    args = training_arguments(__doc__, "austen-bert", steps=2000, lr=1e-3, warmup=150)
     seed_everything(SEED)
     clock = Stopwatch()
     work = args.out / ".work"
 
-    train_text, val_text = split_corpus()
+    train_text, val_text = split_corpus(args.corpus)
     (work / "train.txt").write_text(train_text, encoding="utf-8")
     tokenizer = args.out / "tokenizer.json"
     run_cli("train-tokenizer", "--corpus", work / "train.txt", "--vocab-size", VOCAB_SIZE, "--model", "wordpiece", "--out", tokenizer)
@@ -181,7 +183,7 @@ def main() -> None:
         return F.cross_entropy(logits, labels[chosen])
 
     log = {"machine": machine_description()}
-    log["steps"] = optimise(model, optimizer, args.steps, args.lr, 150, loss_at, clock)
+    log["steps"] = optimise(model, optimizer, args.steps, args.lr, args.warmup, loss_at, clock)
     train_loss, train_accuracy = evaluate(model, train[-len(val):])
     val_loss, val_accuracy = evaluate(model, val)
     write_safetensors(args.out / "model.safetensors", model.hf_state_dict(), torch.float16)
@@ -199,6 +201,7 @@ def main() -> None:
         "final_train_mlm_loss": train_loss, "final_train_mlm_accuracy": train_accuracy,
         "validation_mlm_loss": val_loss, "validation_perplexity": math.exp(val_loss), "validation_mlm_accuracy": val_accuracy,
         "minutes": clock.minutes(), "mask_fills": fills, "seed": SEED, "command": " ".join(sys.argv),
+        "corpus": args.corpus.name,
     })
     (args.out / "training-log.json").write_text(json.dumps(log, indent=2, ensure_ascii=False) + "\n")
     print(f"validation MLM loss {val_loss:.4f} (perplexity {math.exp(val_loss):.1f}), accuracy {val_accuracy:.3f}, {clock.minutes():.1f} min")

@@ -1,20 +1,24 @@
 """Trains `austen-gpt`, the GPT-2-architecture model attnplay ships.
 
-Reproducible (seeded, fixed step count) training on the first 95% of
-../shared/corpus/austen.txt, validation on the last 5%, with a byte-level BPE
-vocabulary made by attnplay's own trainer (`attnplay train-tokenizer`). Writes
-the Hugging Face layout (config.json, model.safetensors in F16, tokenizer.json)
-plus training-log.json (losses, timing, samples) and the fidelity golden file
-tests/golden/models/austen-gpt.* (PyTorch's own attention weights and logits on
-fixed sentences, which the runtime tests must reproduce).
+Reproducible (seeded, fixed step count) training on the first 95% of a corpus
+(default ../shared/corpus/austen-paragraphs.txt, one paragraph per line, read
+as it is: paragraphs separated by one line break), validation on the last 5%,
+with a byte-level BPE vocabulary made by attnplay's own trainer (`attnplay
+train-tokenizer`), or, with --init, continuing a model folder this script
+wrote, with its tokenizer. Writes the Hugging Face layout (config.json,
+model.safetensors in F16, tokenizer.json) plus training-log.json (losses,
+timing, samples) and the fidelity golden file tests/golden/models/austen-gpt.*
+(PyTorch's own attention weights and logits on fixed sentences, which the
+runtime tests must reproduce).
 
 Matrix products run in bfloat16 (autocast): fast on CPUs with AVX-512 BF16,
 like the machine the shipped model was trained on; elsewhere they can be
 slower than float32, and on other hardware or PyTorch versions the run will not
 match the shipped one bit for bit.
 
-Usage (after `npm run build:native`):
-    /usr/bin/python3 models/train/train_gpt.py            # ~40 min on 2 cores
+Usage (after `npm run build:native`; the model card gives the shipped model's commands):
+    /usr/bin/python3 models/train/train_gpt.py --corpus ../shared/corpus/austen.txt --out /tmp/v4   # version 4, ~40 min on 2 cores
+    /usr/bin/python3 models/train/train_gpt.py --init /tmp/v4 --steps 300 --warmup 30 --lr 5e-4     # continued on the paragraphs
     /usr/bin/python3 models/train/train_gpt.py --steps 20 --out /tmp/gpt-smoke --golden /tmp/gpt-smoke   # smoke run
 """
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import shutil
 import sys
 from pathlib import Path
 
@@ -32,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (Stopwatch, machine_description, optimise, run_cli, seed_everything, split_corpus,  # noqa: E402
                     tokenize, training_arguments, write_safetensors)
 from fidelity import FIDELITY_SENTENCES, write_fidelity_golden  # noqa: E402
-from gpt import GPT, GPTConfig  # noqa: E402
+from gpt import GPT, GPTConfig, load_gpt  # noqa: E402
 
 SEED = 1234
 VOCAB_SIZE = 4096
@@ -142,23 +147,31 @@ def decode(tokenizer: Path, ids: list[int]) -> str:
 
 
 def main() -> None:
-    args = training_arguments(__doc__, "austen-gpt", steps=2400, lr=2e-3)
+    args = training_arguments(__doc__, "austen-gpt", steps=2400, lr=2e-3, warmup=100, more=lambda parser: parser.add_argument(
+        "--init", type=Path, help="continue training this model folder (its weights and tokenizer) instead of starting afresh"))
     seed_everything(SEED)
     clock = Stopwatch()
     work = args.out / ".work"
 
-    train_text, val_text = split_corpus()
+    train_text, val_text = split_corpus(args.corpus)
     (work / "train.txt").write_text(train_text, encoding="utf-8")
     tokenizer = args.out / "tokenizer.json"
-    run_cli("train-tokenizer", "--corpus", work / "train.txt", "--vocab-size", VOCAB_SIZE, "--out", tokenizer)
+    if args.init:
+        shutil.copyfile(args.init / "tokenizer.json", tokenizer)
+    else:
+        run_cli("train-tokenizer", "--corpus", work / "train.txt", "--vocab-size", VOCAB_SIZE, "--out", tokenizer)
     train_ids = torch.tensor(tokenize(tokenizer, train_text, work)[0])
     val_ids = torch.tensor(tokenize(tokenizer, val_text, work)[0])
     vocab = json.loads(tokenizer.read_text(encoding="utf-8"))
     eos = next(t["id"] for t in vocab["added_tokens"] if t["content"] == "<|endoftext|>")
     print(f"tokens: train {len(train_ids):,}, validation {len(val_ids):,} ({clock.minutes():.1f} min)", flush=True)
 
-    cfg = GPTConfig(vocab_size=VOCAB_SIZE, n_positions=CONTEXT, n_embd=192, n_layer=4, n_head=4, dropout=0.0)
-    model = GPT(cfg)
+    if args.init:
+        model = load_gpt(args.init).train()
+        cfg = model.cfg
+    else:
+        cfg = GPTConfig(vocab_size=VOCAB_SIZE, n_positions=CONTEXT, n_embd=192, n_layer=4, n_head=4, dropout=0.0)
+        model = GPT(cfg)
     # Weight decay on the weight matrices only: decaying the token and position
     # embeddings kept positions too weak for previous-token heads to form.
     decayed = lambda name, p: p.dim() >= 2 and not name.startswith(("transformer.wte", "transformer.wpe"))
@@ -180,7 +193,7 @@ def main() -> None:
         return F.cross_entropy(logits.float().reshape(-1, cfg.vocab_size), targets.reshape(-1), ignore_index=IGNORE)
 
     log = {"machine": machine_description()}
-    log["steps"] = optimise(model, optimizer, args.steps, args.lr, 100, loss_at, clock)
+    log["steps"] = optimise(model, optimizer, args.steps, args.lr, args.warmup, loss_at, clock)
     train_loss = evaluate(model, train_ids[-len(val_ids):])  # same-size tail of the training split
     val_loss = evaluate(model, val_ids)
     write_safetensors(args.out / "model.safetensors", model.hf_state_dict(), torch.float16)
@@ -199,6 +212,7 @@ def main() -> None:
         "train_tokens": len(train_ids), "validation_tokens": len(val_ids), "tokens_seen": args.steps * TOKENS_PER_STEP,
         "final_train_loss": train_loss, "validation_loss": val_loss, "validation_perplexity": math.exp(val_loss),
         "minutes": clock.minutes(), "samples": samples, "seed": SEED, "command": " ".join(sys.argv),
+        "corpus": args.corpus.name, "init": str(args.init) if args.init else None,
     })
     (args.out / "training-log.json").write_text(json.dumps(log, indent=2, ensure_ascii=False) + "\n")
     print(f"validation loss {val_loss:.4f} (perplexity {math.exp(val_loss):.1f}), {clock.minutes():.1f} min")

@@ -1,7 +1,9 @@
 // Head-pattern scores on attention maps whose pattern is known by
-// construction (exact previous-token, induction, sink, self and local heads,
-// and uniform attention), plus the labels derived from the scores.
+// construction (exact previous-token, next-token, induction, sink, self and
+// local heads, and uniform attention), plus the labels derived from the scores.
 #include <doctest/doctest.h>
+
+#include <cmath>
 
 #include "analysis/head_patterns.h"
 
@@ -29,6 +31,36 @@ TEST_CASE("an exact previous-token head scores 1; uniform attention scores its a
   double expected = 0;
   for (int i = 1; i < t; ++i) expected += 1.0 / (i + 1);
   CHECK(attnplay::previous_token_score(uniform_causal(t)) == doctest::Approx(expected / (t - 1)));
+}
+
+TEST_CASE("an exact next-token head scores 1; a causal map scores 0") {
+  const int t = 6;
+  Matrix next = Matrix::Zero(t, t);
+  for (int i = 0; i + 1 < t; ++i) next(i, i + 1) = 1;
+  next(t - 1, t - 1) = 1;
+  CHECK(attnplay::next_token_score(next) == doctest::Approx(1.0));
+  CHECK(attnplay::next_token_score(uniform_causal(t)) == doctest::Approx(0.0));
+  CHECK(attnplay::next_token_score(Matrix::Constant(t, t, 1.0f / t)) == doctest::Approx(1.0 / t));
+  CHECK_THROWS_AS(attnplay::next_token_score(Matrix::Zero(2, 3)), std::invalid_argument);
+}
+
+TEST_CASE("broad: entropy over the keys a query may see, relative to uniform") {
+  const int t = 5;
+  CHECK(attnplay::broad_score(uniform_causal(t), true) == doctest::Approx(1.0));
+  CHECK(attnplay::broad_score(Matrix::Constant(t, t, 1.0f / t), false) == doctest::Approx(1.0));
+  CHECK(attnplay::broad_score(Matrix::Identity(t, t), false) == doctest::Approx(0.0));
+  // Every row half on two keys: entropy log 2 of log T (bidirectional), of log(i+1) (causal, rows 1..T-1).
+  Matrix pair = Matrix::Zero(t, t);
+  for (int i = 0; i < t; ++i) {
+    pair(i, 0) = 0.5f;
+    pair(i, i == 0 ? 1 : i) = 0.5f;
+  }
+  CHECK(attnplay::broad_score(pair, false) == doctest::Approx(std::log(2.0) / std::log(5.0)));
+  double causal = 0;
+  for (int i = 1; i < t; ++i) causal += std::log(2.0) / std::log(i + 1.0);
+  pair(0, 0) = 1;  // row 0 sees one key and is left out
+  pair(0, 1) = 0;
+  CHECK(attnplay::broad_score(pair, true) == doctest::Approx(causal / (t - 1)));
 }
 
 TEST_CASE("induction: the token after the earlier occurrence") {
@@ -71,4 +103,9 @@ TEST_CASE("labels name the patterns above threshold, strongest first") {
   s.sink = 0.1f;
   CHECK(attnplay::head_labels(s) == std::vector<std::string>{"induction", "previous-token"});
   CHECK(attnplay::head_labels(attnplay::HeadScores{}).empty());
+  attnplay::HeadScores bert;
+  bert.next_token = 0.6f;
+  bert.broad = 0.95f;
+  bert.sink = 0.9f;  // 1.5x, next-token 1.2x, broad 1.06x
+  CHECK(attnplay::head_labels(bert) == std::vector<std::string>{"sink", "next-token", "broad"});
 }

@@ -100,7 +100,8 @@ TEST_CASE("head analysis reports every head with scores in [0, 1], reproducibly"
     const auto reports = analyze_heads(model);
     REQUIRE(reports.size() == static_cast<std::size_t>(model.model().config().layers * model.model().config().heads));
     for (const HeadReport& r : reports) {
-      for (float s : {r.scores.previous_token, r.scores.induction, r.scores.sink, r.scores.self, r.scores.local}) {
+      for (float s : {r.scores.previous_token, r.scores.next_token, r.scores.induction, r.scores.sink, r.scores.self, r.scores.local,
+                       r.scores.broad}) {
         CHECK(s >= 0.0f);
         CHECK(s <= 1.0f + 1e-5f);
       }
@@ -108,5 +109,35 @@ TEST_CASE("head analysis reports every head with scores in [0, 1], reproducibly"
     }
     const auto again = analyze_heads(model);
     CHECK(again[3].scores.induction == reports[3].scores.induction);
+  }
+}
+
+TEST_CASE("BERT heads: next-token and broad scores equal a direct computation on the analysis sentences' maps") {
+  const TextModel bert = load("bert-l3-h6-k16-f16");
+  const auto reports = analyze_heads(bert);
+  std::vector<double> next(reports.size()), broad(reports.size());
+  const auto& sentences = head_analysis_sentences();
+  for (const std::string& sentence : sentences) {
+    const ForwardResult f = bert.run(sentence, std::nullopt, RunOptions{}).forward;
+    const int t = f.tokens;
+    for (std::size_t r = 0; r < reports.size(); ++r) {
+      double to_next = 0, relative_entropy = 0;
+      for (int q = 0; q < t; ++q) {
+        if (q + 1 < t) to_next += f.attention(reports[r].layer, reports[r].head, q, q + 1);
+        double entropy = 0;
+        for (int k = 0; k < t; ++k) {
+          const double w = f.attention(reports[r].layer, reports[r].head, q, k);
+          if (w > 0) entropy -= w * std::log(w);
+        }
+        relative_entropy += entropy / std::log(static_cast<double>(t));
+      }
+      next[r] += to_next / (t - 1) / static_cast<double>(sentences.size());
+      broad[r] += relative_entropy / t / static_cast<double>(sentences.size());
+    }
+  }
+  for (std::size_t r = 0; r < reports.size(); ++r) {
+    CAPTURE(r);
+    CHECK(reports[r].scores.next_token == doctest::Approx(next[r]).epsilon(1e-5));
+    CHECK(reports[r].scores.broad == doctest::Approx(broad[r]).epsilon(1e-5));
   }
 }

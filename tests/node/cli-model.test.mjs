@@ -108,7 +108,7 @@ test('attnplay heads prints every head\'s scores and labels', () => {
   const out = JSON.parse(r.stdout);
   assert.equal(out.heads.length, 16);
   for (const h of out.heads) {
-    for (const key of ['previous_token', 'induction', 'sink', 'self', 'local']) assert.ok(h[key] >= 0 && h[key] <= 1 + 1e-5);
+    for (const key of ['previous_token', 'next_token', 'induction', 'sink', 'self', 'local', 'broad']) assert.ok(h[key] >= 0 && h[key] <= 1 + 1e-5);
     assert.ok(Array.isArray(h.labels));
   }
 });

@@ -73,7 +73,7 @@ test('head analysis in WASM equals the native CLI', async () => {
   assert.equal(wasm.length, native.heads.length);
   wasm.forEach((h, i) => {
     const n = native.heads[i];
-    for (const [js, c] of [['previousToken', 'previous_token'], ['induction', 'induction'], ['sink', 'sink'], ['self', 'self'], ['local', 'local']]) {
+    for (const [js, c] of [['previousToken', 'previous_token'], ['nextToken', 'next_token'], ['induction', 'induction'], ['sink', 'sink'], ['self', 'self'], ['local', 'local'], ['broad', 'broad']]) {
       assert.ok(Math.abs(h[js] - n[c]) < 1e-4, `${h.layer}.${h.head} ${js}: ${h[js]} vs ${n[c]}`);
     }
     assert.deepEqual(h.labels, n.labels);

@@ -52,7 +52,7 @@ for (const { name } of catalog) {
   });
 }
 
-const SCORES = [['previousToken', 'previous_token'], ['induction', 'induction'], ['sink', 'sink'], ['self', 'self'], ['local', 'local']];
+const SCORES = [['previousToken', 'previous_token'], ['nextToken', 'next_token'], ['induction', 'induction'], ['sink', 'sink'], ['self', 'self'], ['local', 'local'], ['broad', 'broad']];
 
 for (const { name } of catalog) {
   test(`${name}: the WASM head analysis gives the scores of the card's heads.json`, async () => {
