@@ -74,7 +74,10 @@ struct TokenizerData {
   std::vector<std::uint8_t> special;
   std::vector<std::int32_t> added_index_of_id;  // index into added, or -1
   std::unordered_map<std::string, std::int32_t> piece_to_id;
-  std::vector<std::vector<std::size_t>> added_by_first_byte;
+  std::vector<std::vector<std::size_t>> added_by_first_byte;  // matched in the original text
+  // Added tokens with normalized: true when there is a normalizer: as in
+  // Hugging Face, matched in the normalized text (their own normalized characters here).
+  std::vector<std::pair<std::size_t, std::u32string>> normalized_added;
 
   // Checks consistency and builds the lookup tables above.
   void finish();

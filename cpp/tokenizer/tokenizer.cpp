@@ -64,7 +64,13 @@ void TokenizerData::finish() {
     special[t.id] = t.special ? 1 : 0;
     added_index_of_id[t.id] = static_cast<std::int32_t>(i);
     piece_to_id[t.content] = t.id;
-    added_by_first_byte[static_cast<unsigned char>(t.content[0])].push_back(i);
+    if (t.normalized && normalizer) {
+      // As Hugging Face: the token's own text goes through the normalizer too.
+      std::u32string chars = normalize(*normalizer, NormalizedText::from_utf8(t.content)).chars;
+      if (!chars.empty()) normalized_added.emplace_back(i, std::move(chars));
+    } else {
+      added_by_first_byte[static_cast<unsigned char>(t.content[0])].push_back(i);
+    }
   }
   auto check_special = [&](const std::string& name, std::int32_t id, const char* where) {
     if (id < 0 || id >= size) {
@@ -257,6 +263,53 @@ class SegmentEncoder {
   void encode_normalized(std::string_view text, std::uint32_t offset, std::vector<RawToken>& out) {
     NormalizedText normalized = NormalizedText::from_utf8(text);
     if (data_.normalizer) normalized = normalize(*data_.normalizer, std::move(normalized));
+    if (!match_special_ || data_.normalized_added.empty()) {
+      encode_pre_tokens(std::move(normalized), text, offset, out);
+      return;
+    }
+    // Added tokens matched in the normalized text: leftmost, longest.
+    const auto n = static_cast<std::uint32_t>(normalized.chars.size());
+    auto space = [&](std::uint32_t i) {
+      return normalized.chars[i] != kInvalidUtf8 && unicode::is_white_space(normalized.chars[i]);
+    };
+    std::uint32_t start = 0;
+    for (std::uint32_t pos = 0; pos < n;) {
+      const std::pair<std::size_t, std::u32string>* best = nullptr;
+      for (const auto& entry : data_.normalized_added) {
+        if (normalized.chars.compare(pos, entry.second.size(), entry.second) == 0 &&
+            (!best || entry.second.size() > best->second.size())) {
+          best = &entry;
+        }
+      }
+      if (!best) {
+        ++pos;
+        continue;
+      }
+      const detail::AddedToken& t = data_.added[best->first];
+      std::uint32_t b = pos, e = pos + static_cast<std::uint32_t>(best->second.size());
+      if (t.lstrip) {
+        while (b > start && space(b - 1)) --b;
+      }
+      if (t.rstrip) {
+        while (e < n && space(e)) ++e;
+      }
+      encode_pre_tokens(slice_of(normalized, start, b), text, offset, out);
+      out.push_back({t.id, offset + normalized.begin[b], offset + normalized.end[e - 1], type_id_, segment_});
+      start = pos = e;
+    }
+    encode_pre_tokens(slice_of(normalized, start, n), text, offset, out);
+  }
+
+  static NormalizedText slice_of(const NormalizedText& t, std::uint32_t b, std::uint32_t e) {
+    NormalizedText out;
+    for (std::uint32_t i = b; i < e; ++i) out.push(t.chars[i], t.begin[i], t.end[i]);
+    return out;
+  }
+
+  // Pre-tokenizer, then the model on each word.
+  void encode_pre_tokens(NormalizedText normalized, std::string_view text, std::uint32_t offset,
+                         std::vector<RawToken>& out) {
+    if (normalized.chars.empty()) return;
     std::vector<NormalizedText> words;
     words.push_back(std::move(normalized));
     pre_tokenize(data_.pre_tokenizer, text, offset == 0, words);
