@@ -83,8 +83,25 @@ void read_model(const json& model, TokenizerData& d) {
     options.continuing_subword_prefix = get_or<std::string>(model, "continuing_subword_prefix", "##");
     options.max_input_chars_per_word = get_or<std::size_t>(model, "max_input_chars_per_word", 100);
     d.wordpiece.emplace(read_vocab(model["vocab"], "model.vocab"), options);
+  } else if (type == "Unigram") {
+    const json& vocab = model.contains("vocab") ? model["vocab"] : json();
+    if (!vocab.is_array()) fail("model", "Unigram needs vocab, an array of [piece, score]");
+    std::vector<std::pair<std::string, double>> pieces;
+    pieces.reserve(vocab.size());
+    for (const json& entry : vocab) {
+      if (!entry.is_array() || entry.size() != 2 || !entry[0].is_string() || !entry[1].is_number()) {
+        fail("model.vocab", "each Unigram entry must be [piece, score]");
+      }
+      pieces.emplace_back(entry[0].get<std::string>(), entry[1].get<double>());
+    }
+    if (!model.contains("unk_id") || !model["unk_id"].is_number_integer()) fail("model", "Unigram needs an integer unk_id");
+    try {
+      d.unigram.emplace(std::move(pieces), model["unk_id"].get<std::int32_t>(), get_or<bool>(model, "byte_fallback", false));
+    } catch (const std::invalid_argument& e) {
+      fail("model", e.what());
+    }
   } else {
-    fail("model", "type \"" + type + "\" is not supported (BPE or WordPiece)");
+    fail("model", "type \"" + type + "\" is not supported (BPE, WordPiece or Unigram)");
   }
 }
 
@@ -423,6 +440,13 @@ std::string Tokenizer::to_json() const {
                   {"ignore_merges", o.ignore_merges},
                   {"vocab", ordered_vocab(d.bpe->vocab())},
                   {"merges", merges}};
+  } else if (d.unigram) {
+    ojson pieces = ojson::array();
+    for (const auto& [piece, score] : d.unigram->pieces()) pieces.push_back({piece, score});
+    j["model"] = {{"type", "Unigram"},
+                  {"unk_id", d.unigram->unk_id()},
+                  {"vocab", pieces},
+                  {"byte_fallback", d.unigram->byte_fallback()}};
   } else {
     const WordPieceOptions& o = d.wordpiece->options();
     j["model"] = {{"type", "WordPiece"},

@@ -14,6 +14,7 @@
 #include "tokenizer/decoder.h"
 #include "tokenizer/normalizer.h"
 #include "tokenizer/pre_tokenizer.h"
+#include "tokenizer/unigram_model.h"
 #include "tokenizer/wordpiece_model.h"
 
 namespace attnplay::detail {
@@ -56,6 +57,7 @@ struct PostProcessor {
 struct TokenizerData {
   std::optional<BpeModel> bpe;
   std::optional<WordPieceModel> wordpiece;
+  std::optional<UnigramModel> unigram;
   std::optional<Normalizer> normalizer;
   PreTokenizer pre_tokenizer;
   PostProcessor post;

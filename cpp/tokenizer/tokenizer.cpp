@@ -20,7 +20,9 @@ namespace attnplay {
 namespace detail {
 
 void TokenizerData::finish() {
-  if (bpe.has_value() == wordpiece.has_value()) throw std::invalid_argument("model: exactly one model is needed");
+  if (bpe.has_value() + wordpiece.has_value() + unigram.has_value() != 1) {
+    throw std::invalid_argument("model: exactly one model is needed");
+  }
   byte_level_model = pre_tokenizer.ends_with_byte_level();
   plain_byte_level = !normalizer && pre_tokenizer.kind == PreTokenizer::Kind::ByteLevel && bpe;
   if (byte_level_model && !bpe) throw std::invalid_argument("pre_tokenizer: ByteLevel is supported with the BPE model only");
@@ -30,7 +32,7 @@ void TokenizerData::finish() {
   if (decoder && decoder->kind == Decoder::Kind::ByteLevel && !byte_level_model) {
     throw std::invalid_argument("decoder: ByteLevel needs the ByteLevel pre-tokenizer");
   }
-  const auto& vocab = bpe ? bpe->vocab() : wordpiece->vocab();
+  const auto vocab = bpe ? bpe->vocab() : wordpiece ? wordpiece->vocab() : unigram->vocab();
   std::int32_t size = 0;
   for (const auto& [piece, id] : vocab) {
     if (id < 0) throw std::invalid_argument("model.vocab: negative id for '" + piece + "'");
@@ -325,6 +327,8 @@ class SegmentEncoder {
         const auto [first, count] = cached_word(owned_words_.back());
         pieces.assign(cache_tokens_.begin() + static_cast<std::ptrdiff_t>(first),
                       cache_tokens_.begin() + static_cast<std::ptrdiff_t>(first + count));
+      } else if (data_.unigram) {
+        data_.unigram->encode_word(word, 0, pieces);
       } else {
         data_.bpe->encode_chars(word, 0, pieces);
       }
@@ -513,7 +517,7 @@ std::string Tokenizer::display(std::int32_t id) const {
     throw std::invalid_argument("display: id " + std::to_string(id) + " is not in the vocabulary");
   }
   const std::string& piece = d.id_to_piece[id];
-  if (d.added_index_of_id[id] >= 0 || !d.bpe) return display_bytes(piece);
+  if (d.added_index_of_id[id] >= 0 || d.wordpiece) return display_bytes(piece);
   if (!d.byte_level_model) {  // SentencePiece-style pieces: "▁" is a space, "<0xNN>" one byte
     std::vector<std::string> pieces{piece};
     Decoder fallback;
@@ -548,6 +552,6 @@ bool Tokenizer::is_special(std::int32_t id) const {
   return id >= 0 && id < vocab_size() && data_->special[id] != 0;
 }
 
-std::string Tokenizer::model_type() const { return data_->bpe ? "BPE" : "WordPiece"; }
+std::string Tokenizer::model_type() const { return data_->bpe ? "BPE" : data_->wordpiece ? "WordPiece" : "Unigram"; }
 
 }  // namespace attnplay

@@ -12,6 +12,7 @@ const text = "Hello, café! The cat sat. 😀 <|endoftext|> 2024 don't\r\n  x\u0
 
 // Keeps the pieces with ids below keep, the merges among them, and gives the added tokens ids from keep on.
 function shrink(json, keep) {
+  if (json.model.type === 'Unigram') return json;  // 1,000 pieces: small already
   const vocab = Object.fromEntries(Object.entries(json.model.vocab).filter(([, id]) => id < keep));
   const merges = json.model.merges.filter((m) => {
     const [a, b] = Array.isArray(m) ? m : m.split(' ');
@@ -37,7 +38,7 @@ function shrink(json, keep) {
 const shapes = [
   ['llama3', families.llama3()], ['qwen2', families.qwen2()], ['o200k', families.o200k()], ['smollm2', families.smollm2()],
   ['pythia', families.pythia()], ['gpt2-split', families.gpt2Split()], ['llama2', families.llama2()],
-  ['llama2-unknowns', families.llama2Unknowns()], ['metaspace', families.metaspace()],
+  ['llama2-unknowns', families.llama2Unknowns()], ['metaspace', families.metaspace()], ['unigram', families.unigram()],
   ...families.splitBehaviours().map(([, json], i) => [`split-${i}`, json]),
   ...families.normalizers().map(([, json], i) => [`normalizer-${i}`, json]),
 ];

