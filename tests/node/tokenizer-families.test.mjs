@@ -24,18 +24,6 @@ function firstDifference(a, b) {
   return i === a.length && i === b.length ? -1 : i;
 }
 
-// Code-point index of each UTF-16 index of text (HF's JS offsets count code points).
-function codePointIndex(text) {
-  const at = new Uint32Array(text.length + 1);
-  for (let u = 0, c = 0; u <= text.length; c++) {
-    at[u] = c;
-    const wide = u < text.length && text.codePointAt(u) > 0xffff;
-    if (wide) at[u + 1] = c;
-    u += wide ? 2 : 1;
-  }
-  return at;
-}
-
 async function assertParity(name, json, { text = corpus, offsets = true } = {}) {
   const ours = engine.loadTokenizer(json);
   const ref = hf.Tokenizer.fromString(JSON.stringify(json));
@@ -50,7 +38,7 @@ async function assertParity(name, json, { text = corpus, offsets = true } = {}) 
       assert.fail(`${name}: first id mismatch at token ${i} of ${ids.length}/${refIds.length}: ours ${ids.slice(i, i + 6)} vs ${refIds.slice(i, i + 6)} near ${JSON.stringify(text.slice(Math.max(0, at - 30), at + 30))}`);
     }
     if (offsets) {
-      const cp = codePointIndex(text);
+      const cp = fx.codePointIndex(text);
       const refOffsets = r.getOffsets();
       for (let k = 0; k < ids.length; k++) {
         const got = [cp[o.utf16Offsets[2 * k]], cp[o.utf16Offsets[2 * k + 1]]];
