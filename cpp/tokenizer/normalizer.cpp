@@ -158,7 +158,7 @@ NormalizedText strip(const NormalizedText& in, bool left, bool right) {
 NormalizedText prepend(const NormalizedText& in, const std::u32string& content) {
   if (in.chars.empty()) return in;
   NormalizedText out;
-  for (char32_t c : content) out.push(c, in.begin[0], in.begin[0]);
+  for (char32_t c : content) out.push(c, in.begin[0], in.end[0]);  // the first character's range, as Hugging Face
   for (std::size_t i = 0; i < in.chars.size(); ++i) out.push(in.chars[i], in.begin[i], in.end[i]);
   return out;
 }

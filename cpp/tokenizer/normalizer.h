@@ -6,7 +6,7 @@
 // lowercase), NFC, NFD, NFKC, NFKD, Lowercase, Strip, Prepend, Replace (with a
 // String pattern) and Sequence. A character made by composition covers the
 // original range of all its parts; inserted characters (Prepend) cover the
-// empty range where they stand. Not here: splitting into words.
+// range of the character they are put in front of (as Hugging Face). Not here: splitting into words.
 #pragma once
 
 #include <cstdint>

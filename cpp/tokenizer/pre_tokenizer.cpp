@@ -272,11 +272,14 @@ std::vector<Piece> span_pieces(const NormalizedText& w, std::string_view origina
   return pieces;
 }
 
+// As Hugging Face's NormalizedString::prepend: the new character covers the
+// original range of the character it is put in front of.
 void prepend_char(NormalizedText& w, char32_t c) {
-  const std::uint32_t at = w.begin.empty() ? 0 : w.begin[0];
+  const std::uint32_t b = w.begin.empty() ? 0 : w.begin[0];
+  const std::uint32_t e = w.end.empty() ? 0 : w.end[0];
   w.chars.insert(w.chars.begin(), c);
-  w.begin.insert(w.begin.begin(), at);
-  w.end.insert(w.end.begin(), at);
+  w.begin.insert(w.begin.begin(), b);
+  w.end.insert(w.end.begin(), e);
 }
 
 void pre_tokenize_one(const PreTokenizer& p, std::string_view original, bool segment_start, NormalizedText w,

@@ -333,19 +333,20 @@ class SegmentEncoder {
         data_.bpe->encode_chars(word, 0, pieces);
       }
       // Byte offsets in word -> original bytes: exact inside a character kept
-      // as it was, its whole original range otherwise.
-      std::size_t c = 0;
-      auto original = [&](std::uint32_t byte, bool is_end) -> std::uint32_t {
-        while (c + 1 < starts.size() && starts[c + 1] <= byte - (is_end ? 1 : 0)) ++c;
-        while (c > 0 && starts[c] > byte - (is_end ? 1 : 0)) --c;
-        const std::uint32_t within = byte - starts[c];
-        const std::uint32_t length = starts[c + 1] - starts[c];
-        if (w.end[c] - w.begin[c] == length) return w.begin[c] + within;
-        return is_end ? w.end[c] : w.begin[c];
+      // at its length, its whole original range otherwise; widened to every
+      // character the token covers (canonical reordering may swap marks).
+      auto char_at = [&](std::uint32_t byte) {
+        return static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), byte) - starts.begin() - 1);
       };
+      auto kept = [&](std::size_t c) { return w.end[c] - w.begin[c] == starts[c + 1] - starts[c]; };
       for (const PieceToken& p : pieces) {
-        const std::uint32_t b = original(p.begin, false);
-        const std::uint32_t e = p.end > p.begin ? original(p.end, true) : b;
+        const std::size_t c0 = char_at(p.begin), c1 = p.end > p.begin ? char_at(p.end - 1) : c0;
+        std::uint32_t b = kept(c0) ? w.begin[c0] + (p.begin - starts[c0]) : w.begin[c0];
+        std::uint32_t e = p.end <= p.begin ? b : kept(c1) ? w.begin[c1] + (p.end - starts[c1]) : w.end[c1];
+        for (std::size_t c = c0; c <= c1; ++c) {
+          if (c != c0) b = std::min(b, w.begin[c]);
+          if (c != c1) e = std::max(e, w.end[c]);
+        }
         out.push_back({p.id, offset + b, offset + std::max(b, e), type_id_, segment_});
       }
     }
