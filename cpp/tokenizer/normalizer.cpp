@@ -102,9 +102,7 @@ NormalizedText compose(const NormalizedText& in) {
     const int cc = c < 0x300 || c == kInvalidUtf8 ? 0 : unicode::combining_class(c);
     if (starter != SIZE_MAX && c != kInvalidUtf8 && last_class < cc) {
       if (const char32_t composite = unicode::compose(out.chars[starter], c)) {
-        out.chars[starter] = composite;
-        out.begin[starter] = std::min(out.begin[starter], in.begin[i]);
-        out.end[starter] = std::max(out.end[starter], in.end[i]);
+        out.chars[starter] = composite;  // keeps the starter's original range, as Hugging Face
         continue;
       }
     }

@@ -4,8 +4,8 @@
 // Face `tokenizers` (same semantics, same tokenizer.json form): BertNormalizer
 // (clean text, pad CJK ideographs with spaces, NFD + strip non-spacing marks,
 // lowercase), NFC, NFD, NFKC, NFKD, Lowercase, Strip, Prepend, Replace (with a
-// String pattern) and Sequence. A character made by composition covers the
-// original range of all its parts; inserted characters (Prepend) cover the
+// String pattern) and Sequence. A character made by composition keeps the
+// original range of its first part (as Hugging Face); inserted characters (Prepend) cover the
 // range of the character they are put in front of (as Hugging Face). Not here: splitting into words.
 #pragma once
 
