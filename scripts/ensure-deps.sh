@@ -13,7 +13,8 @@ cd "$(dirname "$0")/.."
 profile="${1:-build}"
 packages=(cmake make g++ emscripten libeigen3-dev nlohmann-json3-dev doctest-dev unicode-data)
 if [[ "$profile" == "test" ]]; then
-  packages+=(chromium binaryen clang-14 libclang-rt-14-dev python3-nbconvert python3-ipykernel)
+  # bzip2: tokenizer_components_test reads unicode-data's NormalizationTest.txt.bz2
+  packages+=(chromium binaryen clang-14 libclang-rt-14-dev bzip2 python3-nbconvert python3-ipykernel)
 fi
 
 missing=()

@@ -28,7 +28,8 @@ build() {  # name, sources...
 
 # Seeds: small valid inputs (the smallest golden checkpoint, every config.json,
 # config + NUL + weights for the model loader (BERT, Qwen3, GPT-NeoX), and every golden tokenizer.json
-# + NUL + a text for the tokenizer loader).
+# + NUL + a text for the tokenizer loader, with the families' tokenizer.json
+# shapes of tests/fuzz/tokenizer-seeds.mjs).
 seeds="$out/seeds"
 rm -rf "$seeds" && mkdir -p "$seeds/safetensors" "$seeds/config" "$seeds/tokenizer"
 small=tests/golden/models/bert-l1-h3-k8-bf16
@@ -40,6 +41,7 @@ done
 for dir in tests/golden/models/*/; do
   { cat "$dir/tokenizer.json"; printf '\0%s' "Hello, café! The cat [MASK] sat. 😀 <|endoftext|>"; } > "$seeds/tokenizer/$(basename "$dir")"
 done
+node tests/fuzz/tokenizer-seeds.mjs "$seeds/tokenizer"
 
 build fuzz_safetensors tests/fuzz/fuzz_safetensors.cpp cpp/safetensors/safetensors.cpp
 build fuzz_config tests/fuzz/fuzz_config.cpp "${core[@]}"

@@ -1,4 +1,4 @@
-// Byte-level BPE merging.
+// BPE: initial symbols (bytes or characters) and merging.
 #include "tokenizer/bpe_model.h"
 
 #include <queue>
@@ -17,18 +17,25 @@ constexpr std::size_t kShortWord = 48;
 }  // namespace
 
 BpeModel::BpeModel(std::unordered_map<std::string, std::int32_t> vocab,
-                   std::vector<std::pair<std::string, std::string>> merges)
-    : vocab_(std::move(vocab)), merges_(std::move(merges)) {
+                   std::vector<std::pair<std::string, std::string>> merges, BpeOptions options)
+    : vocab_(std::move(vocab)), merges_(std::move(merges)), options_(std::move(options)) {
   const auto& alphabet = byte_level_alphabet();
+  static const char* const kHex = "0123456789ABCDEF";
   for (int b = 0; b < 256; ++b) {
     std::string piece;
     unicode::append_utf8(piece, alphabet[b]);
     const auto it = vocab_.find(piece);
+    byte_id_[b] = it == vocab_.end() ? -1 : it->second;
+    if (it == vocab_.end()) has_byte_alphabet_ = false;
+    const auto fb = vocab_.find(std::string("<0x") + kHex[b >> 4] + kHex[b & 15] + ">");
+    fallback_id_[b] = fb == vocab_.end() ? -1 : fb->second;
+  }
+  if (options_.unk_token) {
+    const auto it = vocab_.find(*options_.unk_token);
     if (it == vocab_.end()) {
-      throw std::invalid_argument("BPE model: the vocabulary has no entry for byte " + std::to_string(b) + " ('" +
-                                  piece + "'); a byte-level vocabulary needs all 256");
+      throw std::invalid_argument("BPE model: unk_token '" + *options_.unk_token + "' is not in the vocabulary");
     }
-    byte_id_[b] = it->second;
+    unk_id_ = it->second;
   }
   merge_of_.reserve(merges_.size() * 2);
   for (std::size_t rank = 0; rank < merges_.size(); ++rank) {
@@ -106,17 +113,81 @@ void BpeModel::merge_long(std::vector<PieceToken>& s) const {
   s.resize(w);
 }
 
-void BpeModel::encode_word(std::string_view word, std::uint32_t offset, std::vector<PieceToken>& out) const {
-  std::vector<PieceToken> symbols;
-  symbols.reserve(word.size());
-  for (std::uint32_t i = 0; i < word.size(); ++i) {
-    symbols.push_back({byte_id_[static_cast<unsigned char>(word[i])], offset + i, offset + i + 1});
-  }
+void BpeModel::merge(std::vector<PieceToken>& symbols) const {
   if (symbols.size() <= kShortWord) {
     merge_short(symbols);
   } else {
     merge_long(symbols);
   }
+}
+
+void BpeModel::encode_word(std::string_view word, std::uint32_t offset, std::vector<PieceToken>& out) const {
+  if (word.empty()) return;
+  if (options_.ignore_merges) {
+    const auto it = vocab_.find(bytes_to_byte_level(word));
+    if (it != vocab_.end()) {
+      out.push_back({it->second, offset, offset + static_cast<std::uint32_t>(word.size())});
+      return;
+    }
+  }
+  std::vector<PieceToken> symbols;
+  symbols.reserve(word.size());
+  for (std::uint32_t i = 0; i < word.size(); ++i) {
+    symbols.push_back({byte_id_[static_cast<unsigned char>(word[i])], offset + i, offset + i + 1});
+  }
+  merge(symbols);
+  out.insert(out.end(), symbols.begin(), symbols.end());
+}
+
+void BpeModel::encode_chars(std::string_view word, std::uint32_t offset, std::vector<PieceToken>& out) const {
+  if (word.empty()) return;
+  if (options_.ignore_merges) {
+    const auto it = vocab_.find(std::string(word));
+    if (it != vocab_.end()) {
+      out.push_back({it->second, offset, offset + static_cast<std::uint32_t>(word.size())});
+      return;
+    }
+  }
+  // As Hugging Face's BPE::merge_word: a pending unknown run is emitted
+  // before the next known character (byte-fallback pieces do not flush it).
+  std::vector<PieceToken> symbols;
+  symbols.reserve(word.size());
+  const auto* base = reinterpret_cast<const unsigned char*>(word.data());
+  const auto* end = base + word.size();
+  std::optional<PieceToken> unk;
+  std::string piece;
+  for (std::uint32_t i = 0; i < word.size();) {
+    const std::uint32_t len = unicode::decode_utf8(base + i, end).length;
+    piece.assign(word.substr(i, len));
+    const std::uint32_t b = offset + i, e = offset + i + len;
+    i += len;
+    if (const auto it = vocab_.find(piece); it != vocab_.end()) {
+      if (unk) symbols.push_back(*unk);
+      unk.reset();
+      symbols.push_back({it->second, b, e});
+      continue;
+    }
+    if (options_.byte_fallback) {
+      bool all = true;
+      for (const unsigned char c : piece) all = all && fallback_id_[c] >= 0;
+      if (all) {
+        for (std::uint32_t k = 0; k < len; ++k) {
+          symbols.push_back({fallback_id_[static_cast<unsigned char>(piece[k])], b + k, b + k + 1});
+        }
+        continue;
+      }
+    }
+    if (unk_id_ >= 0) {
+      if (unk && options_.fuse_unk) {
+        unk->end = e;
+      } else {
+        if (unk) symbols.push_back(*unk);
+        unk = PieceToken{unk_id_, b, e};
+      }
+    }
+  }
+  if (unk) symbols.push_back(*unk);
+  merge(symbols);
   out.insert(out.end(), symbols.begin(), symbols.end());
 }
 

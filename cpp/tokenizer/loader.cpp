@@ -1,39 +1,28 @@
 // Reading and writing tokenizer files: Hugging Face tokenizer.json (from_json,
-// to_json), GPT-2's vocab.json + merges.txt, BERT's vocab.txt. JSON through
-// nlohmann-json. Anything unsupported is an error that names its section.
+// to_json: the model, post-processor and added tokens here, the normalizer,
+// pre-tokenizer and decoder through their own from_json/to_json), GPT-2's
+// vocab.json + merges.txt, BERT's vocab.txt. JSON through nlohmann-json.
+// Anything unsupported is an error that names its section.
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 
+#include "tokenizer/json_util.h"
 #include "tokenizer/pipeline.h"
 #include "tokenizer/tokenizer.h"
 
 namespace attnplay {
 namespace {
 
-using nlohmann::json;
-using ojson = nlohmann::ordered_json;  // for writing: keeps the key order of the format
 using detail::AddedToken;
+using detail::fail;
+using detail::get_or;
+using detail::json;
+using detail::ojson;
 using detail::PostProcessor;
 using detail::TemplateItem;
 using detail::TokenizerData;
-
-[[noreturn]] void fail(const std::string& section, const std::string& message) {
-  throw std::invalid_argument("tokenizer.json " + section + ": " + message);
-}
-
-std::string type_of(const json& j, const std::string& section) {
-  if (!j.is_object()) fail(section, "expected an object");
-  if (!j.contains("type") || !j["type"].is_string()) fail(section, "missing \"type\"");
-  return j["type"].get<std::string>();
-}
-
-template <class T>
-T get_or(const json& j, const char* key, T fallback) {
-  if (!j.contains(key) || j[key].is_null()) return fallback;
-  return j[key].get<T>();
-}
+using detail::type_of;
 
 std::unordered_map<std::string, std::int32_t> read_vocab(const json& vocab, const std::string& section) {
   if (!vocab.is_object()) fail(section, "vocab must be an object of piece -> id");
@@ -74,12 +63,19 @@ void read_model(const json& model, TokenizerData& d) {
     if (get_or<double>(model, "dropout", 0.0) != 0.0) fail("model", "BPE dropout is not supported");
     if (!get_or<std::string>(model, "continuing_subword_prefix", "").empty() ||
         !get_or<std::string>(model, "end_of_word_suffix", "").empty()) {
-      fail("model", "BPE continuing_subword_prefix / end_of_word_suffix are not supported (byte-level BPE only)");
+      fail("model", "BPE continuing_subword_prefix / end_of_word_suffix are not supported");
     }
-    if (get_or<bool>(model, "byte_fallback", false)) fail("model", "BPE byte_fallback is not supported");
-    if (get_or<bool>(model, "ignore_merges", false)) fail("model", "BPE ignore_merges is not supported");
     if (!model.contains("vocab") || !model.contains("merges")) fail("model", "BPE needs vocab and merges");
-    d.bpe.emplace(read_vocab(model["vocab"], "model.vocab"), read_merges(model["merges"]));
+    BpeOptions options;
+    options.byte_fallback = get_or<bool>(model, "byte_fallback", false);
+    options.ignore_merges = get_or<bool>(model, "ignore_merges", false);
+    options.fuse_unk = get_or<bool>(model, "fuse_unk", false);
+    if (model.contains("unk_token") && !model["unk_token"].is_null()) options.unk_token = model["unk_token"].get<std::string>();
+    try {
+      d.bpe.emplace(read_vocab(model["vocab"], "model.vocab"), read_merges(model["merges"]), std::move(options));
+    } catch (const std::invalid_argument& e) {
+      fail("model", e.what());
+    }
   } else if (type == "WordPiece") {
     if (!model.contains("vocab")) fail("model", "WordPiece needs vocab");
     WordPieceOptions options;
@@ -87,25 +83,30 @@ void read_model(const json& model, TokenizerData& d) {
     options.continuing_subword_prefix = get_or<std::string>(model, "continuing_subword_prefix", "##");
     options.max_input_chars_per_word = get_or<std::size_t>(model, "max_input_chars_per_word", 100);
     d.wordpiece.emplace(read_vocab(model["vocab"], "model.vocab"), options);
+  } else if (type == "Unigram") {
+    const json& vocab = model.contains("vocab") ? model["vocab"] : json();
+    if (!vocab.is_array()) fail("model", "Unigram needs vocab, an array of [piece, score]");
+    std::vector<std::pair<std::string, double>> pieces;
+    pieces.reserve(vocab.size());
+    for (const json& entry : vocab) {
+      if (!entry.is_array() || entry.size() != 2 || !entry[0].is_string() || !entry[1].is_number()) {
+        fail("model.vocab", "each Unigram entry must be [piece, score]");
+      }
+      pieces.emplace_back(entry[0].get<std::string>(), entry[1].get<double>());
+    }
+    if (!model.contains("unk_id") || !model["unk_id"].is_number_integer()) fail("model", "Unigram needs an integer unk_id");
+    try {
+      d.unigram.emplace(std::move(pieces), model["unk_id"].get<std::int32_t>(), get_or<bool>(model, "byte_fallback", false));
+    } catch (const std::invalid_argument& e) {
+      fail("model", e.what());
+    }
   } else {
-    fail("model", "type \"" + type + "\" is not supported (BPE or WordPiece)");
+    fail("model", "type \"" + type + "\" is not supported (BPE, WordPiece or Unigram)");
   }
 }
 
-void read_normalizer(const json& j, TokenizerData& d) {
-  if (j.is_null()) return;
-  const std::string type = type_of(j, "normalizer");
-  if (type != "BertNormalizer") fail("normalizer", "type \"" + type + "\" is not supported (BertNormalizer or null)");
-  BertNormalizerOptions o;
-  o.clean_text = get_or<bool>(j, "clean_text", true);
-  o.handle_chinese_chars = get_or<bool>(j, "handle_chinese_chars", true);
-  if (j.contains("strip_accents") && !j["strip_accents"].is_null()) o.strip_accents = j["strip_accents"].get<bool>();
-  o.lowercase = get_or<bool>(j, "lowercase", true);
-  d.bert_normalizer = o;
-}
-
-detail::ByteLevelOptions read_byte_level(const json& j) {
-  detail::ByteLevelOptions o;
+ByteLevelOptions read_byte_level(const json& j) {
+  ByteLevelOptions o;
   o.add_prefix_space = get_or<bool>(j, "add_prefix_space", false);
   o.trim_offsets = get_or<bool>(j, "trim_offsets", true);
   o.use_regex = get_or<bool>(j, "use_regex", true);
@@ -113,22 +114,12 @@ detail::ByteLevelOptions read_byte_level(const json& j) {
 }
 
 void read_pre_tokenizer(const json& j, TokenizerData& d) {
-  if (j.is_null()) fail("pre_tokenizer", "null is not supported (ByteLevel or BertPreTokenizer)");
-  const std::string type = type_of(j, "pre_tokenizer");
-  if (type == "ByteLevel") {
-    if (!d.bpe) fail("pre_tokenizer", "ByteLevel is supported with the BPE model only");
-    if (d.bert_normalizer) fail("normalizer", "a normalizer before ByteLevel is not supported");
-    d.pre_tokenizer = TokenizerData::PreTokenizer::ByteLevel;
-    d.byte_level = read_byte_level(j);
-  } else if (type == "BertPreTokenizer") {
-    if (!d.wordpiece) fail("pre_tokenizer", "BertPreTokenizer is supported with the WordPiece model only");
-    d.pre_tokenizer = TokenizerData::PreTokenizer::Bert;
-  } else {
-    fail("pre_tokenizer", "type \"" + type + "\" is not supported (ByteLevel or BertPreTokenizer)");
+  if (j.is_null()) {
+    // No pre-tokenizer: the whole (normalized) text is one word.
+    d.pre_tokenizer.kind = PreTokenizer::Kind::Sequence;
+    return;
   }
-  if (d.bpe && d.pre_tokenizer != TokenizerData::PreTokenizer::ByteLevel) {
-    fail("pre_tokenizer", "the BPE model needs the ByteLevel pre-tokenizer");
-  }
+  d.pre_tokenizer = PreTokenizer::from_json(j);
 }
 
 std::pair<std::string, std::int32_t> read_named_id(const json& j, const char* key) {
@@ -191,6 +182,17 @@ void read_post_processor(const json& j, TokenizerData& d) {
   PostProcessor& p = d.post;
   if (j.is_null()) return;
   const std::string type = type_of(j, "post_processor");
+  if (type == "Sequence") {
+    // [ByteLevel, X] (Llama 3's shape) or a single processor.
+    const json& steps = j.contains("processors") ? j["processors"] : json();
+    if (!steps.is_array() || steps.empty() || steps.size() > 2 ||
+        (steps.size() == 2 && (!steps[0].is_object() || steps[0].value("type", "") != "ByteLevel"))) {
+      fail("post_processor", "Sequence is supported as [processor] or [ByteLevel, processor]");
+    }
+    read_post_processor(steps.back(), d);
+    if (steps.size() == 2) p.leading_byte_level = read_byte_level(steps[0]);
+    return;
+  }
   if (type == "ByteLevel") {
     p.kind = PostProcessor::Kind::ByteLevel;
     p.byte_level = read_byte_level(j);
@@ -213,23 +215,13 @@ void read_post_processor(const json& j, TokenizerData& d) {
     }
   } else {
     fail("post_processor", "type \"" + type + "\" is not supported (ByteLevel, BertProcessing, RobertaProcessing, "
-                           "TemplateProcessing or null)");
+                           "TemplateProcessing, Sequence or null)");
   }
 }
 
 void read_decoder(const json& j, TokenizerData& d) {
   if (j.is_null()) return;
-  const std::string type = type_of(j, "decoder");
-  if (type == "ByteLevel") {
-    if (!d.bpe) fail("decoder", "ByteLevel needs the BPE model");
-    d.decoder.kind = detail::Decoder::Kind::ByteLevel;
-  } else if (type == "WordPiece") {
-    d.decoder.kind = detail::Decoder::Kind::WordPiece;
-    d.decoder.prefix = get_or<std::string>(j, "prefix", "##");
-    d.decoder.cleanup = get_or<bool>(j, "cleanup", true);
-  } else {
-    fail("decoder", "type \"" + type + "\" is not supported (ByteLevel, WordPiece or null)");
-  }
+  d.decoder = Decoder::from_json(j);
 }
 
 void read_added_tokens(const json& j, TokenizerData& d) {
@@ -251,7 +243,7 @@ void read_added_tokens(const json& j, TokenizerData& d) {
   }
 }
 
-ojson byte_level_json(const detail::ByteLevelOptions& o) {
+ojson byte_level_json(const ByteLevelOptions& o) {
   return {{"type", "ByteLevel"},
           {"add_prefix_space", o.add_prefix_space},
           {"trim_offsets", o.trim_offsets},
@@ -296,17 +288,14 @@ Tokenizer Tokenizer::from_json(std::string_view tokenizer_json) {
   auto d = std::make_shared<TokenizerData>();
   try {
     read_model(j.contains("model") ? j["model"] : json(), *d);
-    read_normalizer(j.value("normalizer", json()), *d);
+    const json normalizer = j.value("normalizer", json());
+    if (!normalizer.is_null()) d->normalizer = Normalizer::from_json(normalizer);
     read_pre_tokenizer(j.value("pre_tokenizer", json()), *d);
     read_post_processor(j.value("post_processor", json()), *d);
     read_decoder(j.value("decoder", json()), *d);
     read_added_tokens(j.value("added_tokens", json()), *d);
   } catch (const json::exception& e) {
     throw std::invalid_argument(std::string("tokenizer.json: ") + e.what());
-  }
-  if (d->decoder.kind == detail::Decoder::Kind::None) {
-    // Without a decoder section, decode as the model's usual decoder does.
-    d->decoder.kind = d->bpe ? detail::Decoder::Kind::ByteLevel : detail::Decoder::Kind::WordPiece;
   }
   d->finish();
   return Tokenizer(std::move(d));
@@ -338,10 +327,10 @@ Tokenizer Tokenizer::from_gpt2_files(std::string_view vocab_json, std::string_vi
   }
   auto d = std::make_shared<TokenizerData>();
   d->bpe.emplace(read_vocab(vocab, "vocab.json"), std::move(merges));
-  d->pre_tokenizer = TokenizerData::PreTokenizer::ByteLevel;
+  d->pre_tokenizer.kind = PreTokenizer::Kind::ByteLevel;
   d->post.kind = PostProcessor::Kind::ByteLevel;
   d->post.byte_level.trim_offsets = false;
-  d->decoder.kind = detail::Decoder::Kind::ByteLevel;
+  d->decoder.emplace().kind = Decoder::Kind::ByteLevel;
   const auto eot = d->bpe->vocab().find("<|endoftext|>");
   if (eot != d->bpe->vocab().end()) d->added.push_back({eot->second, eot->first, true, false, false, false, false});
   d->finish();
@@ -366,11 +355,10 @@ Tokenizer Tokenizer::from_bert_vocab(std::string_view vocab_txt, bool lowercase)
   }
   auto d = std::make_shared<TokenizerData>();
   d->wordpiece.emplace(std::move(vocab), WordPieceOptions{});
-  BertNormalizerOptions normalizer;
-  normalizer.lowercase = lowercase;
-  d->bert_normalizer = normalizer;
-  d->pre_tokenizer = TokenizerData::PreTokenizer::Bert;
-  d->decoder.kind = detail::Decoder::Kind::WordPiece;
+  d->normalizer.emplace().kind = Normalizer::Kind::Bert;
+  d->normalizer->bert.lowercase = lowercase;
+  d->pre_tokenizer.kind = PreTokenizer::Kind::Bert;
+  d->decoder.emplace().kind = Decoder::Kind::WordPiece;
   const auto& v = d->wordpiece->vocab();
   for (const char* name : {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}) {
     const auto it = v.find(name);
@@ -401,18 +389,9 @@ std::string Tokenizer::to_json() const {
                                  {"normalized", t.normalized},
                                  {"special", t.special}});
   }
-  if (d.bert_normalizer) {
-    const BertNormalizerOptions& o = *d.bert_normalizer;
-    j["normalizer"] = {{"type", "BertNormalizer"},
-                       {"clean_text", o.clean_text},
-                       {"handle_chinese_chars", o.handle_chinese_chars},
-                       {"strip_accents", o.strip_accents ? ojson(*o.strip_accents) : ojson(nullptr)},
-                       {"lowercase", o.lowercase}};
-  } else {
-    j["normalizer"] = nullptr;
-  }
-  j["pre_tokenizer"] = d.pre_tokenizer == TokenizerData::PreTokenizer::ByteLevel ? byte_level_json(d.byte_level)
-                                                                                 : ojson{{"type", "BertPreTokenizer"}};
+  j["normalizer"] = d.normalizer ? d.normalizer->to_json() : ojson(nullptr);
+  const bool no_pre_tokenizer = d.pre_tokenizer.kind == PreTokenizer::Kind::Sequence && d.pre_tokenizer.sequence.empty();
+  j["pre_tokenizer"] = no_pre_tokenizer ? ojson(nullptr) : d.pre_tokenizer.to_json();
   const PostProcessor& p = d.post;
   switch (p.kind) {
     case PostProcessor::Kind::None:
@@ -442,23 +421,32 @@ std::string Tokenizer::to_json() const {
       break;
     }
   }
-  if (d.decoder.kind == detail::Decoder::Kind::WordPiece) {
-    j["decoder"] = {{"type", "WordPiece"}, {"prefix", d.decoder.prefix}, {"cleanup", d.decoder.cleanup}};
-  } else {
-    j["decoder"] = byte_level_json(d.byte_level);
+  if (p.leading_byte_level && p.kind != PostProcessor::Kind::None) {
+    j["post_processor"] = {{"type", "Sequence"},
+                           {"processors", {byte_level_json(*p.leading_byte_level), j["post_processor"]}}};
   }
+  j["decoder"] = d.decoder ? d.decoder->to_json() : ojson(nullptr);
   if (d.bpe) {
-    ojson merges = ojson::array();  // "a b": byte-level pieces never hold a space
-    for (const auto& [a, b] : d.bpe->merges()) merges.push_back(a + " " + b);
+    ojson merges = ojson::array();  // pairs: pieces may hold spaces
+    for (const auto& [a, b] : d.bpe->merges()) merges.push_back({a, b});
+    const BpeOptions& o = d.bpe->options();
     j["model"] = {{"type", "BPE"},
                   {"dropout", nullptr},
-                  {"unk_token", nullptr},
+                  {"unk_token", o.unk_token ? ojson(*o.unk_token) : ojson(nullptr)},
                   {"continuing_subword_prefix", nullptr},
                   {"end_of_word_suffix", nullptr},
-                  {"fuse_unk", false},
-                  {"byte_fallback", false},
+                  {"fuse_unk", o.fuse_unk},
+                  {"byte_fallback", o.byte_fallback},
+                  {"ignore_merges", o.ignore_merges},
                   {"vocab", ordered_vocab(d.bpe->vocab())},
                   {"merges", merges}};
+  } else if (d.unigram) {
+    ojson pieces = ojson::array();
+    for (const auto& [piece, score] : d.unigram->pieces()) pieces.push_back({piece, score});
+    j["model"] = {{"type", "Unigram"},
+                  {"unk_id", d.unigram->unk_id()},
+                  {"vocab", pieces},
+                  {"byte_fallback", d.unigram->byte_fallback()}};
   } else {
     const WordPieceOptions& o = d.wordpiece->options();
     j["model"] = {{"type", "WordPiece"},

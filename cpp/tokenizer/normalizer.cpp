@@ -1,9 +1,11 @@
-// BertNormalizer over aligned text; each stage maps every output character to
-// the original range of the character that produced it.
+// Normalizers over aligned text; each stage maps every output character to
+// the original range of the character(s) that produced it. Also their
+// tokenizer.json reading and writing.
 #include "tokenizer/normalizer.h"
 
 #include <algorithm>
 
+#include "tokenizer/json_util.h"
 #include "tokenizer/unicode.h"
 
 namespace attnplay {
@@ -41,26 +43,32 @@ NormalizedText pad_chinese(const NormalizedText& in) {
   return out;
 }
 
-// NFD (full canonical decomposition, then canonical ordering of each run of
-// non-starters), followed by removal of non-spacing marks (Mn).
-NormalizedText strip_accents(const NormalizedText& in) {
+// NFD or NFKD: full decomposition, then canonical ordering of each run of
+// non-starters (stable sort by combining class).
+NormalizedText decompose(const NormalizedText& in, bool compatibility) {
   NormalizedText nfd;
   std::u32string parts;
   for (std::size_t i = 0; i < in.chars.size(); ++i) {
+    const char32_t c = in.chars[i];
+    if (c < 0xA0) {  // no decomposition below U+00A0
+      nfd.push(c, in.begin[i], in.end[i]);
+      continue;
+    }
     parts.clear();
-    if (in.chars[i] == kInvalidUtf8) {
+    if (c == kInvalidUtf8) {
       parts += kInvalidUtf8;
+    } else if (compatibility) {
+      unicode::append_compatibility_decomposition(c, parts);
     } else {
-      unicode::append_canonical_decomposition(in.chars[i], parts);
+      unicode::append_canonical_decomposition(c, parts);
     }
     for (char32_t p : parts) nfd.push(p, in.begin[i], in.end[i]);
   }
-  // Canonical ordering: stable sort by combining class within runs of class > 0.
   std::size_t i = 0;
   const std::size_t n = nfd.chars.size();
   std::vector<std::size_t> order;
   while (i < n) {
-    if (unicode::combining_class(nfd.chars[i]) == 0) {
+    if (nfd.chars[i] < 0x300 || unicode::combining_class(nfd.chars[i]) == 0) {
       ++i;
       continue;
     }
@@ -80,8 +88,40 @@ NormalizedText strip_accents(const NormalizedText& in) {
     }
     i = j;
   }
+  return nfd;
+}
+
+// Canonical composition (UAX #15) of decomposed text: a character joins the
+// last starter when nothing between them blocks it.
+NormalizedText compose(const NormalizedText& in) {
   NormalizedText out;
-  for (std::size_t k = 0; k < n; ++k) {
+  std::size_t starter = SIZE_MAX;  // index in out of the last starter
+  int last_class = -1;             // combining class of the last character appended after it (-1: none)
+  for (std::size_t i = 0; i < in.chars.size(); ++i) {
+    const char32_t c = in.chars[i];
+    const int cc = c < 0x300 || c == kInvalidUtf8 ? 0 : unicode::combining_class(c);
+    if (starter != SIZE_MAX && c != kInvalidUtf8 && last_class < cc) {
+      if (const char32_t composite = unicode::compose(out.chars[starter], c)) {
+        out.chars[starter] = composite;  // keeps the starter's original range, as Hugging Face
+        continue;
+      }
+    }
+    out.push(c, in.begin[i], in.end[i]);
+    if (cc == 0) {
+      starter = out.chars.size() - 1;
+      last_class = -1;
+    } else {
+      last_class = cc;
+    }
+  }
+  return out;
+}
+
+// NFD followed by removal of non-spacing marks (Mn).
+NormalizedText strip_accents(const NormalizedText& in) {
+  const NormalizedText nfd = decompose(in, false);
+  NormalizedText out;
+  for (std::size_t k = 0; k < nfd.chars.size(); ++k) {
     if (!unicode::is_nonspacing_mark(nfd.chars[k])) out.push(nfd.chars[k], nfd.begin[k], nfd.end[k]);
   }
   return out;
@@ -98,7 +138,163 @@ NormalizedText lowercase(const NormalizedText& in) {
   return out;
 }
 
+// Rust's char::is_whitespace is White_Space.
+NormalizedText strip(const NormalizedText& in, bool left, bool right) {
+  std::size_t b = 0, e = in.chars.size();
+  auto space = [&](std::size_t i) { return in.chars[i] != kInvalidUtf8 && unicode::is_white_space(in.chars[i]); };
+  if (left) {
+    while (b < e && space(b)) ++b;
+  }
+  if (right) {
+    while (e > b && space(e - 1)) --e;
+  }
+  NormalizedText out;
+  for (std::size_t i = b; i < e; ++i) out.push(in.chars[i], in.begin[i], in.end[i]);
+  return out;
+}
+
+NormalizedText prepend(const NormalizedText& in, const std::u32string& content) {
+  if (in.chars.empty()) return in;
+  NormalizedText out;
+  for (char32_t c : content) out.push(c, in.begin[0], in.end[0]);  // the first character's range, as Hugging Face
+  for (std::size_t i = 0; i < in.chars.size(); ++i) out.push(in.chars[i], in.begin[i], in.end[i]);
+  return out;
+}
+
+// Non-overlapping occurrences of pattern, left to right, each replaced by
+// content whose characters cover the matched characters' original range.
+NormalizedText replace(const NormalizedText& in, const std::u32string& pattern, const std::u32string& content) {
+  if (pattern.empty()) return in;
+  NormalizedText out;
+  std::size_t i = 0;
+  const std::size_t n = in.chars.size();
+  while (i < n) {
+    if (in.chars.compare(i, pattern.size(), pattern) == 0) {
+      const std::uint32_t b = in.begin[i];
+      const std::uint32_t e = in.end[i + pattern.size() - 1];
+      for (char32_t c : content) out.push(c, b, e);
+      i += pattern.size();
+    } else {
+      out.push(in.chars[i], in.begin[i], in.end[i]);
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::u32string to_u32(const std::string& s) { return NormalizedText::from_utf8(s).chars; }
+
+std::string to_utf8(const std::u32string& s) {
+  std::string out;
+  for (char32_t c : s) unicode::append_utf8(out, c);
+  return out;
+}
+
 }  // namespace
+
+NormalizedText normalize(const Normalizer& n, NormalizedText text) {
+  switch (n.kind) {
+    case Normalizer::Kind::Bert:
+      return bert_normalize(std::move(text), n.bert);
+    case Normalizer::Kind::NFC:
+      return compose(decompose(text, false));
+    case Normalizer::Kind::NFD:
+      return decompose(text, false);
+    case Normalizer::Kind::NFKC:
+      return compose(decompose(text, true));
+    case Normalizer::Kind::NFKD:
+      return decompose(text, true);
+    case Normalizer::Kind::Lowercase:
+      return lowercase(text);
+    case Normalizer::Kind::Strip:
+      return strip(text, n.strip_left, n.strip_right);
+    case Normalizer::Kind::Prepend:
+      return prepend(text, n.content);
+    case Normalizer::Kind::Replace:
+      return replace(text, n.pattern, n.content);
+    case Normalizer::Kind::Sequence:
+      for (const Normalizer& step : n.sequence) text = normalize(step, std::move(text));
+      return text;
+  }
+  return text;
+}
+
+Normalizer Normalizer::from_json(const nlohmann::json& j) {
+  using detail::fail;
+  using detail::get_or;
+  const std::string type = detail::type_of(j, "normalizer");
+  Normalizer n;
+  if (type == "BertNormalizer") {
+    n.kind = Kind::Bert;
+    n.bert.clean_text = get_or<bool>(j, "clean_text", true);
+    n.bert.handle_chinese_chars = get_or<bool>(j, "handle_chinese_chars", true);
+    if (j.contains("strip_accents") && !j["strip_accents"].is_null()) n.bert.strip_accents = j["strip_accents"].get<bool>();
+    n.bert.lowercase = get_or<bool>(j, "lowercase", true);
+  } else if (type == "NFC" || type == "NFD" || type == "NFKC" || type == "NFKD" || type == "Lowercase") {
+    n.kind = type == "NFC" ? Kind::NFC : type == "NFD" ? Kind::NFD : type == "NFKC" ? Kind::NFKC
+           : type == "NFKD" ? Kind::NFKD : Kind::Lowercase;
+  } else if (type == "Strip") {
+    n.kind = Kind::Strip;
+    n.strip_left = get_or<bool>(j, "strip_left", true);
+    n.strip_right = get_or<bool>(j, "strip_right", true);
+  } else if (type == "Prepend") {
+    n.kind = Kind::Prepend;
+    if (!j.contains("prepend") || !j["prepend"].is_string()) fail("normalizer", "Prepend needs a \"prepend\" string");
+    n.content = to_u32(j["prepend"].get<std::string>());
+  } else if (type == "Replace") {
+    n.kind = Kind::Replace;
+    const nlohmann::json& pattern = j.contains("pattern") ? j["pattern"] : nlohmann::json();
+    if (!pattern.is_object() || !pattern.contains("String") || !pattern["String"].is_string()) {
+      fail("normalizer", "Replace is supported with a {\"String\": ...} pattern only, not " + pattern.dump());
+    }
+    if (!j.contains("content") || !j["content"].is_string()) fail("normalizer", "Replace needs a \"content\" string");
+    n.pattern = to_u32(pattern["String"].get<std::string>());
+    n.content = to_u32(j["content"].get<std::string>());
+  } else if (type == "Sequence") {
+    n.kind = Kind::Sequence;
+    if (!j.contains("normalizers") || !j["normalizers"].is_array()) fail("normalizer", "Sequence needs a \"normalizers\" array");
+    for (const nlohmann::json& step : j["normalizers"]) n.sequence.push_back(from_json(step));
+  } else {
+    fail("normalizer", "type \"" + type +
+                           "\" is not supported (BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, Strip, Prepend, "
+                           "Replace, Sequence or null)");
+  }
+  return n;
+}
+
+nlohmann::ordered_json Normalizer::to_json() const {
+  using ojson = nlohmann::ordered_json;
+  switch (kind) {
+    case Kind::Bert:
+      return {{"type", "BertNormalizer"},
+              {"clean_text", bert.clean_text},
+              {"handle_chinese_chars", bert.handle_chinese_chars},
+              {"strip_accents", bert.strip_accents ? ojson(*bert.strip_accents) : ojson(nullptr)},
+              {"lowercase", bert.lowercase}};
+    case Kind::NFC:
+      return {{"type", "NFC"}};
+    case Kind::NFD:
+      return {{"type", "NFD"}};
+    case Kind::NFKC:
+      return {{"type", "NFKC"}};
+    case Kind::NFKD:
+      return {{"type", "NFKD"}};
+    case Kind::Lowercase:
+      return {{"type", "Lowercase"}};
+    case Kind::Strip:
+      return {{"type", "Strip"}, {"strip_left", strip_left}, {"strip_right", strip_right}};
+    case Kind::Prepend:
+      return {{"type", "Prepend"}, {"prepend", to_utf8(content)}};
+    case Kind::Replace:
+      return {{"type", "Replace"}, {"pattern", {{"String", to_utf8(pattern)}}}, {"content", to_utf8(content)}};
+    case Kind::Sequence: {
+      ojson steps = ojson::array();
+      for (const Normalizer& step : sequence) steps.push_back(step.to_json());
+      return {{"type", "Sequence"}, {"normalizers", steps}};
+    }
+  }
+  return nullptr;
+}
 
 NormalizedText NormalizedText::from_utf8(std::string_view text) {
   NormalizedText out;

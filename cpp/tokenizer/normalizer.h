@@ -1,8 +1,12 @@
 // Text normalization with alignment: NormalizedText keeps, for every
 // normalized character, the byte range of the original character it came from,
-// so tokens can point back into the user's text. BertNormalizer: clean text,
-// pad CJK ideographs with spaces, NFD + strip non-spacing marks, lowercase
-// (Hugging Face `tokenizers` semantics). Not here: splitting into words.
+// so tokens can point back into the user's text. The normalizers of Hugging
+// Face `tokenizers` (same semantics, same tokenizer.json form): BertNormalizer
+// (clean text, pad CJK ideographs with spaces, NFD + strip non-spacing marks,
+// lowercase), NFC, NFD, NFKC, NFKD, Lowercase, Strip, Prepend, Replace (with a
+// String pattern) and Sequence. A character made by composition keeps the
+// original range of its first part (as Hugging Face); inserted characters (Prepend) cover the
+// range of the character they are put in front of (as Hugging Face). Not here: splitting into words.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +14,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 namespace attnplay {
 
@@ -38,6 +44,21 @@ struct BertNormalizerOptions {
 };
 
 NormalizedText bert_normalize(NormalizedText text, const BertNormalizerOptions& options);
+
+struct Normalizer {
+  enum class Kind { Bert, NFC, NFD, NFKC, NFKD, Lowercase, Strip, Prepend, Replace, Sequence } kind = Kind::NFC;
+  BertNormalizerOptions bert;         // Bert
+  bool strip_left = true, strip_right = true;  // Strip
+  std::u32string pattern, content;    // Prepend: content; Replace: pattern -> content
+  std::vector<Normalizer> sequence;   // Sequence
+
+  // tokenizer.json's "normalizer" object (throws std::invalid_argument naming
+  // the section and the unsupported type or field).
+  static Normalizer from_json(const nlohmann::json& j);
+  nlohmann::ordered_json to_json() const;
+};
+
+NormalizedText normalize(const Normalizer& normalizer, NormalizedText text);
 
 // The CJK ideograph ranges that BERT pads with spaces.
 bool is_chinese_char(char32_t cp);

@@ -11,7 +11,10 @@
 #include <vector>
 
 #include "tokenizer/bpe_model.h"
+#include "tokenizer/decoder.h"
 #include "tokenizer/normalizer.h"
+#include "tokenizer/pre_tokenizer.h"
+#include "tokenizer/unigram_model.h"
 #include "tokenizer/wordpiece_model.h"
 
 namespace attnplay::detail {
@@ -24,12 +27,6 @@ struct AddedToken {
   bool lstrip = false;
   bool rstrip = false;
   bool normalized = false;
-};
-
-struct ByteLevelOptions {
-  bool add_prefix_space = false;
-  bool trim_offsets = true;
-  bool use_regex = true;
 };
 
 // One item of a template: a special token (by name) or sequence A (0) / B (1).
@@ -52,23 +49,26 @@ struct PostProcessor {
   std::map<std::string, SpecialTokenEntry> special_tokens;
   ByteLevelOptions byte_level;                                 // Kind::ByteLevel, Kind::Roberta
   std::pair<std::string, std::int32_t> cls{"[CLS]", 0}, sep{"[SEP]", 0};  // Kind::Bert, Kind::Roberta
-};
-
-struct Decoder {
-  enum class Kind { None, ByteLevel, WordPiece } kind = Kind::None;
-  std::string prefix = "##";  // WordPiece
-  bool cleanup = true;        // WordPiece
+  // Set when the file's processor is a Sequence of a ByteLevel (offsets only)
+  // and this one, as Llama 3's [ByteLevel, TemplateProcessing].
+  std::optional<ByteLevelOptions> leading_byte_level;
 };
 
 struct TokenizerData {
   std::optional<BpeModel> bpe;
   std::optional<WordPieceModel> wordpiece;
-  std::optional<BertNormalizerOptions> bert_normalizer;
-  enum class PreTokenizer { ByteLevel, Bert } pre_tokenizer = PreTokenizer::ByteLevel;
-  ByteLevelOptions byte_level;  // pre-tokenizer options
+  std::optional<UnigramModel> unigram;
+  std::optional<Normalizer> normalizer;
+  PreTokenizer pre_tokenizer;
   PostProcessor post;
-  Decoder decoder;
+  std::optional<Decoder> decoder;  // none: pieces joined by spaces
   std::vector<AddedToken> added;
+
+  // Filled by finish(): whether the model sees bytes (the pre-tokenizer ends
+  // with ByteLevel), and whether the whole pipeline is GPT-2's shape (no
+  // normalizer, a lone ByteLevel pre-tokenizer) and takes the fast path.
+  bool byte_level_model = false;
+  bool plain_byte_level = false;
 
   // Filled by finish(): every id's piece ("" for unused ids), special flags,
   // piece -> id over the model and added tokens, added tokens by first byte.
@@ -76,7 +76,10 @@ struct TokenizerData {
   std::vector<std::uint8_t> special;
   std::vector<std::int32_t> added_index_of_id;  // index into added, or -1
   std::unordered_map<std::string, std::int32_t> piece_to_id;
-  std::vector<std::vector<std::size_t>> added_by_first_byte;
+  std::vector<std::vector<std::size_t>> added_by_first_byte;  // matched in the original text
+  // Added tokens with normalized: true when there is a normalizer: as in
+  // Hugging Face, matched in the normalized text (their own normalized characters here).
+  std::vector<std::pair<std::size_t, std::u32string>> normalized_added;
 
   // Checks consistency and builds the lookup tables above.
   void finish();

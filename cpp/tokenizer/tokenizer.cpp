@@ -1,5 +1,7 @@
 // Encoding pipeline (added tokens, normalization, pre-tokenization, model,
-// post-processor), offsets and display strings, decoding.
+// post-processor), offsets and display strings, decoding. GPT-2's shape (no
+// normalizer, a lone ByteLevel pre-tokenizer) takes a fast path over the raw
+// bytes; every other pipeline works on aligned text (NormalizedText).
 #include "tokenizer/tokenizer.h"
 
 #include <algorithm>
@@ -18,8 +20,19 @@ namespace attnplay {
 namespace detail {
 
 void TokenizerData::finish() {
-  if (bpe.has_value() == wordpiece.has_value()) throw std::invalid_argument("model: exactly one model is needed");
-  const auto& vocab = bpe ? bpe->vocab() : wordpiece->vocab();
+  if (bpe.has_value() + wordpiece.has_value() + unigram.has_value() != 1) {
+    throw std::invalid_argument("model: exactly one model is needed");
+  }
+  byte_level_model = pre_tokenizer.ends_with_byte_level();
+  plain_byte_level = !normalizer && pre_tokenizer.kind == PreTokenizer::Kind::ByteLevel && bpe;
+  if (byte_level_model && !bpe) throw std::invalid_argument("pre_tokenizer: ByteLevel is supported with the BPE model only");
+  if (byte_level_model && !bpe->has_byte_alphabet()) {
+    throw std::invalid_argument("model: the ByteLevel pre-tokenizer needs the 256 byte-level pieces in the vocabulary");
+  }
+  if (decoder && decoder->kind == Decoder::Kind::ByteLevel && !byte_level_model) {
+    throw std::invalid_argument("decoder: ByteLevel needs the ByteLevel pre-tokenizer");
+  }
+  const auto vocab = bpe ? bpe->vocab() : wordpiece ? wordpiece->vocab() : unigram->vocab();
   std::int32_t size = 0;
   for (const auto& [piece, id] : vocab) {
     if (id < 0) throw std::invalid_argument("model.vocab: negative id for '" + piece + "'");
@@ -53,7 +66,13 @@ void TokenizerData::finish() {
     special[t.id] = t.special ? 1 : 0;
     added_index_of_id[t.id] = static_cast<std::int32_t>(i);
     piece_to_id[t.content] = t.id;
-    added_by_first_byte[static_cast<unsigned char>(t.content[0])].push_back(i);
+    if (t.normalized && normalizer) {
+      // As Hugging Face: the token's own text goes through the normalizer too.
+      std::u32string chars = normalize(*normalizer, NormalizedText::from_utf8(t.content)).chars;
+      if (!chars.empty()) normalized_added.emplace_back(i, std::move(chars));
+    } else {
+      added_by_first_byte[static_cast<unsigned char>(t.content[0])].push_back(i);
+    }
   }
   auto check_special = [&](const std::string& name, std::int32_t id, const char* where) {
     if (id < 0 || id >= size) {
@@ -194,22 +213,23 @@ class SegmentEncoder {
  private:
   void encode_text(std::string_view text, std::uint32_t offset, std::vector<RawToken>& out) {
     if (text.empty()) return;
-    if (data_.bpe) {
+    if (data_.plain_byte_level) {
       encode_byte_level(text, offset, out);
     } else {
-      encode_wordpiece(text, offset, out);
+      encode_normalized(text, offset, out);
     }
   }
 
   void encode_byte_level(std::string_view text, std::uint32_t offset, std::vector<RawToken>& out) {
     std::uint32_t shift = 0;  // 1 when a space was prepended (it maps to offset 0)
-    if (data_.byte_level.add_prefix_space && text[0] != ' ') {
-      prefixed_texts_.push_back(" " + std::string(text));  // outlives the cache keys that view it
-      text = prefixed_texts_.back();
+    const ByteLevelOptions& options = data_.pre_tokenizer.byte_level;
+    if (options.add_prefix_space && text[0] != ' ') {
+      owned_words_.push_back(" " + std::string(text));  // outlives the cache keys that view it
+      text = owned_words_.back();
       shift = 1;
     }
     words_.clear();
-    if (data_.byte_level.use_regex) {
+    if (options.use_regex) {
       split_gpt2(text, words_);
     } else {
       words_.push_back({0, static_cast<std::uint32_t>(text.size())});
@@ -240,35 +260,107 @@ class SegmentEncoder {
     return {entry.first, entry.count};
   }
 
-  void encode_wordpiece(std::string_view text, std::uint32_t offset, std::vector<RawToken>& out) {
+  // Normalizer, pre-tokenizer, then the model on each word; token offsets go
+  // back to the original bytes through the words' character alignment.
+  void encode_normalized(std::string_view text, std::uint32_t offset, std::vector<RawToken>& out) {
     NormalizedText normalized = NormalizedText::from_utf8(text);
-    if (data_.bert_normalizer) normalized = bert_normalize(std::move(normalized), *data_.bert_normalizer);
-    std::string word;
-    std::vector<std::uint32_t> char_starts;
-    std::vector<WordPieceModel::Piece> pieces;
-    for (const Span& w : split_bert(normalized)) {
-      word.clear();
-      char_starts.clear();
-      bool valid = true;
-      for (std::uint32_t i = w.begin; i < w.end; ++i) {
-        char_starts.push_back(static_cast<std::uint32_t>(word.size()));
-        if (normalized.chars[i] == kInvalidUtf8) {
-          valid = false;
-        } else {
-          unicode::append_utf8(word, normalized.chars[i]);
+    if (data_.normalizer) normalized = normalize(*data_.normalizer, std::move(normalized));
+    if (!match_special_ || data_.normalized_added.empty()) {
+      encode_pre_tokens(std::move(normalized), text, offset, out);
+      return;
+    }
+    // Added tokens matched in the normalized text: leftmost, longest.
+    const auto n = static_cast<std::uint32_t>(normalized.chars.size());
+    auto space = [&](std::uint32_t i) {
+      return normalized.chars[i] != kInvalidUtf8 && unicode::is_white_space(normalized.chars[i]);
+    };
+    std::uint32_t start = 0;
+    for (std::uint32_t pos = 0; pos < n;) {
+      const std::pair<std::size_t, std::u32string>* best = nullptr;
+      for (const auto& entry : data_.normalized_added) {
+        if (normalized.chars.compare(pos, entry.second.size(), entry.second) == 0 &&
+            (!best || entry.second.size() > best->second.size())) {
+          best = &entry;
         }
       }
+      if (!best) {
+        ++pos;
+        continue;
+      }
+      const detail::AddedToken& t = data_.added[best->first];
+      std::uint32_t b = pos, e = pos + static_cast<std::uint32_t>(best->second.size());
+      if (t.lstrip) {
+        while (b > start && space(b - 1)) --b;
+      }
+      if (t.rstrip) {
+        while (e < n && space(e)) ++e;
+      }
+      encode_pre_tokens(slice_of(normalized, start, b), text, offset, out);
+      out.push_back({t.id, offset + normalized.begin[b], offset + normalized.end[e - 1], type_id_, segment_});
+      start = pos = e;
+    }
+    encode_pre_tokens(slice_of(normalized, start, n), text, offset, out);
+  }
+
+  static NormalizedText slice_of(const NormalizedText& t, std::uint32_t b, std::uint32_t e) {
+    NormalizedText out;
+    for (std::uint32_t i = b; i < e; ++i) out.push(t.chars[i], t.begin[i], t.end[i]);
+    return out;
+  }
+
+  // Pre-tokenizer, then the model on each word.
+  void encode_pre_tokens(NormalizedText normalized, std::string_view text, std::uint32_t offset,
+                         std::vector<RawToken>& out) {
+    if (normalized.chars.empty()) return;
+    std::vector<NormalizedText> words;
+    words.push_back(std::move(normalized));
+    pre_tokenize(data_.pre_tokenizer, text, offset == 0, words);
+    std::vector<std::uint32_t> starts;
+    std::vector<PieceToken> pieces;
+    for (const NormalizedText& w : words) {
+      const std::string word = pre_token_utf8(w, text, &starts);
       pieces.clear();
-      data_.wordpiece->encode_word(word, char_starts, valid, pieces);
-      for (const WordPieceModel::Piece& p : pieces) {
-        std::uint32_t b = UINT32_MAX, e = 0;
-        for (std::uint32_t i = w.begin + p.first_char; i < w.begin + p.last_char; ++i) {
-          b = std::min(b, normalized.begin[i]);
-          e = std::max(e, normalized.end[i]);
+      if (data_.wordpiece) {
+        encode_wordpiece_word(w, word, starts, pieces);
+      } else if (data_.byte_level_model) {
+        owned_words_.push_back(word);  // outlives the cache keys that view it
+        const auto [first, count] = cached_word(owned_words_.back());
+        pieces.assign(cache_tokens_.begin() + static_cast<std::ptrdiff_t>(first),
+                      cache_tokens_.begin() + static_cast<std::ptrdiff_t>(first + count));
+      } else if (data_.unigram) {
+        data_.unigram->encode_word(word, 0, pieces);
+      } else {
+        data_.bpe->encode_chars(word, 0, pieces);
+      }
+      // Byte offsets in word -> original bytes: exact inside a character kept
+      // at its length, its whole original range otherwise; widened to every
+      // character the token covers (canonical reordering may swap marks).
+      auto char_at = [&](std::uint32_t byte) {
+        return static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), byte) - starts.begin() - 1);
+      };
+      auto kept = [&](std::size_t c) { return w.end[c] - w.begin[c] == starts[c + 1] - starts[c]; };
+      for (const PieceToken& p : pieces) {
+        const std::size_t c0 = char_at(p.begin), c1 = p.end > p.begin ? char_at(p.end - 1) : c0;
+        std::uint32_t b = kept(c0) ? w.begin[c0] + (p.begin - starts[c0]) : w.begin[c0];
+        std::uint32_t e = p.end <= p.begin ? b : kept(c1) ? w.begin[c1] + (p.end - starts[c1]) : w.end[c1];
+        for (std::size_t c = c0; c <= c1; ++c) {
+          if (c != c0) b = std::min(b, w.begin[c]);
+          if (c != c1) e = std::max(e, w.end[c]);
         }
-        out.push_back({p.id, offset + b, offset + e, type_id_, segment_});
+        out.push_back({p.id, offset + b, offset + std::max(b, e), type_id_, segment_});
       }
     }
+  }
+
+  // WordPiece on one word; piece offsets in bytes of word.
+  void encode_wordpiece_word(const NormalizedText& w, const std::string& word, const std::vector<std::uint32_t>& starts,
+                             std::vector<PieceToken>& out) {
+    bool valid = true;
+    for (char32_t ch : w.chars) valid = valid && ch != kInvalidUtf8;
+    std::vector<std::uint32_t> char_starts(starts.begin(), starts.end() - 1);
+    std::vector<WordPieceModel::Piece> pieces;
+    data_.wordpiece->encode_word(valid ? word : std::string(), char_starts, valid, pieces);
+    for (const WordPieceModel::Piece& p : pieces) out.push_back({p.id, starts[p.first_char], starts[p.last_char]});
   }
 
   const TokenizerData& data_;
@@ -278,7 +370,7 @@ class SegmentEncoder {
   std::vector<Span> words_;
   WordCache cache_;
   std::vector<PieceToken> cache_tokens_;
-  std::deque<std::string> prefixed_texts_;
+  std::deque<std::string> owned_words_;  // texts made during the call that cache keys view
 };
 
 std::vector<RawToken> encode_raw(const TokenizerData& data, std::string_view text,
@@ -406,46 +498,17 @@ std::string Tokenizer::decode(const std::vector<std::int32_t>& ids, bool skip_sp
     if (skip_special_tokens && d.special[id]) continue;
     pieces.push_back(d.id_to_piece[id]);
   }
+  std::vector<std::string> tokens(pieces.begin(), pieces.end());
   std::string out;
-  if (d.decoder.kind == detail::Decoder::Kind::WordPiece) {
-    static const std::pair<std::string_view, std::string_view> kCleanup[] = {
-        {" .", "."},   {" ?", "?"},      {" !", "!"},          {" ,", ","},   {" ' ", "'"},  {" n't", "n't"},
-        {" 'm", "'m"}, {" do not", " don't"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
-    const std::string& prefix = d.decoder.prefix;
-    for (std::size_t i = 0; i < pieces.size(); ++i) {
-      std::string token(pieces[i]);
-      if (i != 0) {
-        if (token.compare(0, prefix.size(), prefix) == 0) {
-          token.erase(0, prefix.size());
-        } else {
-          token.insert(0, " ");
-        }
-      }
-      if (d.decoder.cleanup) {
-        for (const auto& [from, to] : kCleanup) {
-          for (std::size_t at = token.find(from); at != std::string::npos; at = token.find(from, at + to.size())) {
-            token.replace(at, from.size(), to);
-          }
-        }
-      }
-      out += token;
+  if (!d.decoder) {  // no decoder: pieces joined by spaces
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      if (i) out += ' ';
+      out += tokens[i];
     }
     return out;
   }
-  if (d.decoder.kind == detail::Decoder::Kind::ByteLevel) {
-    for (std::string_view piece : pieces) {
-      const std::size_t mark = out.size();
-      if (!byte_level_to_bytes(piece, out)) {
-        out.resize(mark);
-        out.append(piece);  // an added token outside the byte-level alphabet
-      }
-    }
-    return out;
-  }
-  for (std::size_t i = 0; i < pieces.size(); ++i) {  // no decoder: pieces joined by spaces
-    if (i) out += ' ';
-    out.append(pieces[i]);
-  }
+  d.decoder->decode_chain(tokens);
+  for (const std::string& t : tokens) out += t;
   return out;
 }
 
@@ -455,7 +518,19 @@ std::string Tokenizer::display(std::int32_t id) const {
     throw std::invalid_argument("display: id " + std::to_string(id) + " is not in the vocabulary");
   }
   const std::string& piece = d.id_to_piece[id];
-  if (d.added_index_of_id[id] >= 0 || !d.bpe) return display_bytes(piece);
+  if (d.added_index_of_id[id] >= 0 || d.wordpiece) return display_bytes(piece);
+  if (!d.byte_level_model) {  // SentencePiece-style pieces: "▁" is a space, "<0xNN>" one byte
+    std::vector<std::string> pieces{piece};
+    Decoder fallback;
+    fallback.kind = Decoder::Kind::ByteFallback;
+    fallback.decode_chain(pieces);  // a lone byte that is not a character comes back as U+FFFD
+    if (pieces[0] != piece) return piece.size() == 6 && pieces[0] == "\uFFFD" ? piece : display_bytes(pieces[0]);
+    std::string text = piece;
+    for (std::size_t at = text.find("\u2581"); at != std::string::npos; at = text.find("\u2581", at + 1)) {
+      text.replace(at, 3, " ");
+    }
+    return display_bytes(text);
+  }
   std::string bytes;
   if (!byte_level_to_bytes(piece, bytes)) return display_bytes(piece);
   return display_bytes(bytes);
@@ -478,6 +553,6 @@ bool Tokenizer::is_special(std::int32_t id) const {
   return id >= 0 && id < vocab_size() && data_->special[id] != 0;
 }
 
-std::string Tokenizer::model_type() const { return data_->bpe ? "BPE" : "WordPiece"; }
+std::string Tokenizer::model_type() const { return data_->bpe ? "BPE" : data_->wordpiece ? "WordPiece" : "Unigram"; }
 
 }  // namespace attnplay

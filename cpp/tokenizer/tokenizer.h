@@ -1,8 +1,10 @@
-// The public tokenizer API: load a Hugging Face tokenizer.json (BPE with a
-// ByteLevel pre-tokenizer, as GPT-2 and RoBERTa; WordPiece with BERT's
-// normalizer and pre-tokenizer), GPT-2's vocab.json + merges.txt or BERT's
-// vocab.txt, then encode text (one text or a pair) into tokens that carry
-// ids, pieces, readable display strings and byte/UTF-16 offsets; decode ids.
+// The public tokenizer API: load a Hugging Face tokenizer.json (models BPE,
+// byte-level or with byte fallback, WordPiece and Unigram behind the
+// normalizers, pre-tokenizers, post-processors and decoders of GPT-2, BERT,
+// Llama 2/3, Mistral, Qwen2/3, SmolLM2, Pythia, T5: see pipeline.h and the
+// component headers), GPT-2's vocab.json + merges.txt or BERT's vocab.txt,
+// then encode text (one text or a pair) into tokens that carry ids, pieces,
+// readable display strings and byte/UTF-16 offsets; decode ids.
 //
 // Invalid UTF-8 never throws: byte-level BPE keeps the bytes as byte tokens
 // (decode gives them back exactly); WordPiece turns a word holding them into
@@ -75,7 +77,7 @@ class Tokenizer {
   std::optional<std::string> id_to_token(std::int32_t id) const;
   std::int32_t vocab_size() const;
   bool is_special(std::int32_t id) const;
-  // "BPE" or "WordPiece".
+  // "BPE", "WordPiece" or "Unigram".
   std::string model_type() const;
 
   // Wraps loaded data (used by the loader and the trainer).

@@ -191,10 +191,10 @@ Tokenizer train_byte_level_bpe(std::string_view corpus, const BpeTrainerOptions&
   for (const auto& [a, b] : merges) merge_strings.emplace_back(table.str(a), table.str(b));
   for (const detail::AddedToken& t : d->added) vocab.emplace(t.content, t.id);
   d->bpe.emplace(std::move(vocab), std::move(merge_strings));
-  d->pre_tokenizer = detail::TokenizerData::PreTokenizer::ByteLevel;
+  d->pre_tokenizer.kind = PreTokenizer::Kind::ByteLevel;
   d->post.kind = detail::PostProcessor::Kind::ByteLevel;
   d->post.byte_level.trim_offsets = false;
-  d->decoder.kind = detail::Decoder::Kind::ByteLevel;
+  d->decoder.emplace().kind = Decoder::Kind::ByteLevel;
   d->finish();
   return Tokenizer(std::move(d));
 }
@@ -256,10 +256,11 @@ Tokenizer train_wordpiece(std::string_view corpus, const WordPieceTrainerOptions
   WordPieceOptions wp;
   wp.continuing_subword_prefix = options.continuing_subword_prefix;
   d->wordpiece.emplace(std::move(vocab), wp);
-  d->bert_normalizer = normalizer;
-  d->pre_tokenizer = detail::TokenizerData::PreTokenizer::Bert;
-  d->decoder.kind = detail::Decoder::Kind::WordPiece;
-  d->decoder.prefix = options.continuing_subword_prefix;
+  d->normalizer.emplace().kind = Normalizer::Kind::Bert;
+  d->normalizer->bert = normalizer;
+  d->pre_tokenizer.kind = PreTokenizer::Kind::Bert;
+  d->decoder.emplace().kind = Decoder::Kind::WordPiece;
+  d->decoder->prefix = options.continuing_subword_prefix;
   const auto cls = std::find(options.special_tokens.begin(), options.special_tokens.end(), "[CLS]");
   const auto sep = std::find(options.special_tokens.begin(), options.special_tokens.end(), "[SEP]");
   if (cls != options.special_tokens.end() && sep != options.special_tokens.end()) {

@@ -1,5 +1,5 @@
 // Table lookups that need a search (combining classes, decompositions,
-// lowercase), Hangul decomposition, UTF-8 validation.
+// compositions, lowercase), Hangul decomposition and composition, UTF-8 validation.
 #include "tokenizer/unicode.h"
 
 #include <algorithm>
@@ -44,6 +44,34 @@ void append_canonical_decomposition(char32_t cp, std::u32string& out) {
     return;
   }
   out.append(tables::kDecompositionsPool + e->offset, e->length);
+}
+
+void append_compatibility_decomposition(char32_t cp, std::u32string& out) {
+  if (cp >= 0xA0) {
+    const auto* e = find_entry(tables::kCompatibilityDecompositions, tables::kCompatibilityDecompositionsCount, cp);
+    if (e) {
+      out.append(tables::kCompatibilityDecompositionsPool + e->offset, e->length);
+      return;
+    }
+  }
+  append_canonical_decomposition(cp, out);
+}
+
+char32_t compose(char32_t first, char32_t second) {
+  constexpr char32_t kLCount = 19;
+  if (first >= kLBase && first < kLBase + kLCount && second >= kVBase && second < kVBase + kVCount) {
+    return kSBase + ((first - kLBase) * kVCount + (second - kVBase)) * kTCount;
+  }
+  if (first >= kSBase && first < kSBase + kSCount && (first - kSBase) % kTCount == 0 && second > kTBase &&
+      second < kTBase + kTCount) {
+    return first + (second - kTBase);
+  }
+  const auto* end = tables::kCompositions + tables::kCompositionCount;
+  const auto* it = std::lower_bound(tables::kCompositions, end, std::pair{first, second},
+                                    [](const tables::CompositionEntry& e, const std::pair<char32_t, char32_t>& k) {
+                                      return e.first != k.first ? e.first < k.first : e.second < k.second;
+                                    });
+  return it != end && it->first == first && it->second == second ? it->composite : 0;
 }
 
 void append_lowercase(char32_t cp, std::u32string& out) {

@@ -1,5 +1,6 @@
 // Unicode lookups over the generated tables (general category, White_Space,
-// combining class, canonical decomposition, lowercase) and UTF-8/UTF-16
+// combining class, canonical and compatibility decomposition, composition,
+// lowercase) and UTF-8/UTF-16
 // helpers. Invalid UTF-8 is decoded as "maximal subparts" (as TextDecoder
 // does: each becomes one U+FFFD there), flagged so callers can keep the bytes.
 // Not here: normalization or tokenization rules (normalizer.h, pre_tokenizer.h).
@@ -49,6 +50,13 @@ std::uint8_t combining_class(char32_t cp);
 // Appends the full canonical decomposition of cp (itself when it has none),
 // Hangul syllables included; no reordering (see normalizer.cpp for NFD).
 void append_canonical_decomposition(char32_t cp, std::u32string& out);
+
+// Appends the full compatibility decomposition of cp (NFKD's, before
+// reordering): its canonical one where the two agree.
+void append_compatibility_decomposition(char32_t cp, std::u32string& out);
+
+// The primary composite of first + second (Hangul included), or 0.
+char32_t compose(char32_t first, char32_t second);
 
 // Appends the lowercase mapping of cp (Rust's char::to_lowercase).
 void append_lowercase(char32_t cp, std::u32string& out);

@@ -20,6 +20,11 @@ struct MappingEntry {
   std::uint32_t length;
 };
 
+// first + second compose canonically to composite (Hangul excluded: algorithmic).
+struct CompositionEntry {
+  char32_t first, second, composite;
+};
+
 extern const char* const kUnicodeVersion;
 // props = kBlocks[kBlockIndex[cp >> 8]][cp & 0xFF]: low 5 bits the Category, bit 5 White_Space.
 extern const std::uint16_t kBlockIndex[0x110000 >> 8];
@@ -29,6 +34,11 @@ extern const std::size_t kCombiningClassCount;
 extern const MappingEntry kDecompositions[];  // full canonical decompositions, sorted
 extern const char32_t kDecompositionsPool[];
 extern const std::size_t kDecompositionsCount;
+extern const MappingEntry kCompatibilityDecompositions[];  // full NFKD where it differs from NFD, sorted
+extern const char32_t kCompatibilityDecompositionsPool[];
+extern const std::size_t kCompatibilityDecompositionsCount;
+extern const CompositionEntry kCompositions[];  // primary composites, sorted by (first, second)
+extern const std::size_t kCompositionCount;
 extern const MappingEntry kLowercase[];  // lowercase mappings, sorted
 extern const char32_t kLowercasePool[];
 extern const std::size_t kLowercaseCount;

@@ -167,8 +167,8 @@ TEST_CASE("pathological input: cost grows near-linearly") {
 
 TEST_CASE("loader errors name the section") {
   CHECK_THROWS_WITH_AS(Tokenizer::from_json("[1]"), doctest::Contains("expected a JSON object"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(Tokenizer::from_json(R"({"model": {"type": "Unigram"}, "pre_tokenizer": null})"),
-                       doctest::Contains("model: type \"Unigram\""), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(Tokenizer::from_json(R"({"model": {"type": "WordLevel"}, "pre_tokenizer": null})"),
+                       doctest::Contains("model: type \"WordLevel\""), std::invalid_argument);
   CHECK_THROWS_WITH_AS(Tokenizer::from_bert_vocab("[CLS]\n[SEP]\n"), doctest::Contains("unk_token"),
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(Tokenizer::from_bert_vocab("[UNK]\n[CLS]\n[SEP]\n[CLS]\n"), doctest::Contains("repeats"),

@@ -50,9 +50,9 @@ test('train-tokenizer writes a tokenizer.json that Hugging Face reads with the s
 });
 
 test('tokenizer commands report bad input on stderr with a non-zero exit code', () => {
-  writeFileSync(join(dir, 'bad.json'), '{"model": {"type": "Unigram"}}');
+  writeFileSync(join(dir, 'bad.json'), '{"model": {"type": "WordLevel"}}');
   const cases = [
-    [['tokenize', '--tokenizer', join(dir, 'bad.json'), '--text', 'x'], /model: type "Unigram" is not supported/],
+    [['tokenize', '--tokenizer', join(dir, 'bad.json'), '--text', 'x'], /model: type "WordLevel" is not supported/],
     [['tokenize', '--tokenizer', '/nonexistent.json', '--text', 'x'], /cannot open/],
     [['tokenize', '--text', 'x'], /--tokenizer and one of --text/],
     [['train-tokenizer', '--corpus', join(dir, 'bad.json'), '--vocab-size', '5', '--out', join(dir, 'o.json')], /vocab_size must be at least/],

@@ -73,13 +73,7 @@ test('BERT: ids, type ids, offsets equal Hugging Face tokenizers; vocab.txt load
     assertSameIds(ours.ids, r.getIds(), 'bert vs HF', (i) => ours.offsets[2 * i]);
     assertSameIds(fromVocab.encodeIds(corpusBytes, { addSpecialTokens: false }), ours.ids, 'bert vocab.txt vs tokenizer.json');
     // HF's JS offsets count code points: map our UTF-16 offsets to code points.
-    const codePointAt = new Uint32Array(corpus.length + 1);
-    for (let u = 0, c = 0; u <= corpus.length; c++) {
-      codePointAt[u] = c;
-      const wide = u < corpus.length && corpus.codePointAt(u) > 0xffff;
-      if (wide) codePointAt[u + 1] = c;
-      u += wide ? 2 : 1;
-    }
+    const codePointAt = fx.codePointIndex(corpus);
     const refOffsets = r.getOffsets();
     for (let i = 0; i < ours.length; i++) {
       const [b, e] = refOffsets[i];

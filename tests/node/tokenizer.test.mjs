@@ -180,14 +180,15 @@ test('malformed or unsupported tokenizer files give errors naming the section', 
   const base = fx.bertTokenizerJson();
   const cases = [
     ['{not json', /not valid JSON/],
-    [{ ...base, normalizer: { type: 'NFKC' } }, /normalizer: type "NFKC" is not supported/],
-    [{ ...base, pre_tokenizer: { type: 'Metaspace' } }, /pre_tokenizer: type "Metaspace"/],
-    [{ ...base, model: { type: 'Unigram', vocab: [] } }, /model: type "Unigram"/],
-    [{ ...base, post_processor: { type: 'Sequence', processors: [] } }, /post_processor: type "Sequence"/],
-    [{ ...base, decoder: { type: 'Metaspace' } }, /decoder: type "Metaspace"/],
+    [{ ...base, normalizer: { type: 'Precompiled', precompiled_charsmap: '' } }, /normalizer: type "Precompiled" is not supported/],
+    [{ ...base, normalizer: { type: 'Replace', pattern: { Regex: ' +' }, content: ' ' } }, /normalizer: Replace is supported with a \{"String": ...\} pattern only/],
+    [{ ...base, pre_tokenizer: { type: 'UnicodeScripts' } }, /pre_tokenizer: type "UnicodeScripts"/],
+    [{ ...base, model: { type: 'WordLevel', vocab: {} } }, /model: type "WordLevel"/],
+    [{ ...base, post_processor: { type: 'Sequence', processors: [] } }, /post_processor: Sequence is supported as \[processor\] or \[ByteLevel, processor\]/],
+    [{ ...base, decoder: { type: 'CTC' } }, /decoder: type "CTC"/],
     [{ ...base, padding: { strategy: 'BatchLongest' } }, /padding/],
     [{ ...base, model: { ...base.model, unk_token: '<unk>' } }, /unk_token '<unk>' is not in the vocabulary/],
-    [{ ...fx.gpt2TokenizerJson(), model: { type: 'BPE', vocab: { a: 0 }, merges: [] } }, /no entry for byte/],
+    [{ ...fx.gpt2TokenizerJson(), model: { type: 'BPE', vocab: { a: 0 }, merges: [] } }, /ByteLevel pre-tokenizer needs the 256 byte-level pieces/],
     [{ ...fx.gpt2TokenizerJson(), model: { ...fx.gpt2TokenizerJson().model, merges: ['Ġ t h'] } }, /merges/],
   ];
   for (const [json, message] of cases) {

@@ -83,6 +83,18 @@ export function austen() {
   return readFileSync(`${root}../shared/corpus/austen.txt`, 'utf8');
 }
 
+/** Code-point index of each UTF-16 index of text (Hugging Face's JS offsets count code points). */
+export function codePointIndex(text) {
+  const at = new Uint32Array(text.length + 1);
+  for (let u = 0, c = 0; u <= text.length; c++) {
+    at[u] = c;
+    const wide = u < text.length && text.codePointAt(u) > 0xffff;
+    if (wide) at[u + 1] = c;
+    u += wide ? 2 : 1;
+  }
+  return at;
+}
+
 // Deterministic pseudo-random numbers (mulberry32).
 export function random(seed) {
   let a = seed >>> 0;

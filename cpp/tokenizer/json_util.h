@@ -1,0 +1,31 @@
+// Internal: small helpers shared by the readers and writers of tokenizer.json
+// sections (loader.cpp and the components' own *_json functions): errors that
+// name their section, the "type" field, optional fields. Not a JSON library.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+namespace attnplay::detail {
+
+using json = nlohmann::json;
+using ojson = nlohmann::ordered_json;  // for writing: keeps the key order of the format
+
+[[noreturn]] inline void fail(const std::string& section, const std::string& message) {
+  throw std::invalid_argument("tokenizer.json " + section + ": " + message);
+}
+
+inline std::string type_of(const json& j, const std::string& section) {
+  if (!j.is_object()) fail(section, "expected an object");
+  if (!j.contains("type") || !j["type"].is_string()) fail(section, "missing \"type\"");
+  return j["type"].get<std::string>();
+}
+
+template <class T>
+T get_or(const json& j, const char* key, T fallback) {
+  if (!j.contains(key) || j[key].is_null()) return fallback;
+  return j[key].get<T>();
+}
+
+}  // namespace attnplay::detail

@@ -1,0 +1,122 @@
+// Unigram: the piece trie and Viterbi (Hugging Face's encode_optimized and
+// tokenize, step for step).
+#include "tokenizer/unigram_model.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "tokenizer/unicode.h"
+
+namespace attnplay {
+
+UnigramModel::UnigramModel(std::vector<std::pair<std::string, double>> pieces, std::int32_t unk_id, bool byte_fallback)
+    : pieces_(std::move(pieces)), unk_id_(unk_id), byte_fallback_(byte_fallback) {
+  if (pieces_.empty()) throw std::invalid_argument("Unigram model: the vocabulary is empty");
+  if (unk_id_ < 0 || unk_id_ >= static_cast<std::int32_t>(pieces_.size())) {
+    throw std::invalid_argument("Unigram model: unk_id " + std::to_string(unk_id_) + " is outside the vocabulary");
+  }
+  double min_score = std::numeric_limits<double>::max();
+  trie_.emplace_back();
+  for (std::size_t id = 0; id < pieces_.size(); ++id) {
+    const std::string& piece = pieces_[id].first;
+    id_of_[piece] = static_cast<std::int32_t>(id);  // a repeated piece: the last id, as Hugging Face
+    min_score = std::min(min_score, pieces_[id].second);
+    std::int32_t node = 0;
+    for (const unsigned char b : piece) {
+      std::int32_t next = child(node, b);
+      if (next < 0) {
+        next = static_cast<std::int32_t>(trie_.size());
+        auto& children = trie_[node].children;
+        children.insert(std::lower_bound(children.begin(), children.end(), std::make_pair(b, std::int32_t{0})),
+                        {b, next});
+        trie_.emplace_back();
+      }
+      node = next;
+    }
+    if (!piece.empty()) trie_[node].piece = static_cast<std::int32_t>(id);
+  }
+  unk_score_ = min_score - 10.0;
+}
+
+std::int32_t UnigramModel::child(std::int32_t node, unsigned char byte) const {
+  const auto& children = trie_[node].children;
+  const auto it = std::lower_bound(children.begin(), children.end(), std::make_pair(byte, std::int32_t{0}));
+  return it != children.end() && it->first == byte ? it->second : -1;
+}
+
+std::unordered_map<std::string, std::int32_t> UnigramModel::vocab() const { return id_of_; }
+
+void UnigramModel::encode_word(std::string_view word, std::uint32_t offset, std::vector<PieceToken>& out) const {
+  const std::size_t n = word.size();
+  if (n == 0) return;
+  struct Best {
+    double score = 0;
+    std::int64_t start = -1;  // -1: not reached
+    std::int32_t id = 0;
+  };
+  std::vector<Best> best(n + 1);
+  const auto* base = reinterpret_cast<const unsigned char*>(word.data());
+  for (std::size_t start = 0; start < n;) {
+    const double here = best[start].score;
+    const std::size_t char_length = unicode::decode_utf8(base + start, base + n).length;
+    bool single = false;
+    std::int32_t node = 0;
+    for (std::size_t end = start; end < n;) {
+      node = child(node, base[end]);
+      if (node < 0) break;
+      ++end;
+      const std::int32_t id = trie_[node].piece;
+      if (id < 0) continue;
+      Best& target = best[end];
+      const double candidate = here + pieces_[id].second;
+      if (target.start < 0 || candidate > target.score) target = {candidate, static_cast<std::int64_t>(start), id};
+      if (end - start == char_length) single = true;
+    }
+    if (!single) {
+      Best& target = best[start + char_length];
+      const double candidate = here + unk_score_;
+      if (target.start < 0 || candidate > target.score) target = {candidate, static_cast<std::int64_t>(start), unk_id_};
+    }
+    start += char_length;
+  }
+  // Back from the end; consecutive unknowns become one piece.
+  std::vector<PieceToken> pieces;
+  for (std::size_t end = n; end > 0;) {
+    const Best& b = best[end];
+    const auto start = static_cast<std::uint32_t>(b.start);
+    if (b.id == unk_id_ && !pieces.empty() && pieces.back().id == unk_id_) {
+      pieces.back().begin = start;
+    } else {
+      pieces.push_back({b.id, start, static_cast<std::uint32_t>(end)});
+    }
+    end = start;
+  }
+  std::reverse(pieces.begin(), pieces.end());
+  static const char* const kHex = "0123456789ABCDEF";
+  for (const PieceToken& p : pieces) {
+    if (p.id == unk_id_) {  // the text itself may be a piece ("<unk>" written out)
+      const auto it = id_of_.find(std::string(word.substr(p.begin, p.end - p.begin)));
+      if (it != id_of_.end()) {
+        out.push_back({it->second, offset + p.begin, offset + p.end});
+        continue;
+      }
+    }
+    if (p.id == unk_id_ && byte_fallback_) {
+      // The text of an unknown piece as <0xNN> pieces, when all exist.
+      std::vector<std::int32_t> ids;
+      for (std::uint32_t i = p.begin; i < p.end; ++i) {
+        const auto it = id_of_.find(std::string("<0x") + kHex[base[i] >> 4] + kHex[base[i] & 15] + ">");
+        if (it == id_of_.end()) break;
+        ids.push_back(it->second);
+      }
+      if (ids.size() == p.end - p.begin) {
+        for (const std::int32_t id : ids) out.push_back({id, offset + p.begin, offset + p.end});
+        continue;
+      }
+    }
+    out.push_back({p.id, offset + p.begin, offset + p.end});
+  }
+}
+
+}  // namespace attnplay

@@ -1,0 +1,51 @@
+// Unigram model (SentencePiece's, as Hugging Face `tokenizers` runs it): a
+// vocabulary of pieces with log-probability scores; a word is split by Viterbi
+// into the pieces of highest total score. A character no piece starts with
+// becomes the unknown piece (score: the lowest score minus 10), consecutive
+// unknowns fused into one; with byte_fallback an unknown run becomes its
+// <0xNN> byte pieces instead when they all exist.
+// Not here: splitting text into words (pre_tokenizer.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "tokenizer/bpe_model.h"
+
+namespace attnplay {
+
+class UnigramModel {
+ public:
+  // pieces[id] = (piece, score); unk_id indexes pieces.
+  UnigramModel(std::vector<std::pair<std::string, double>> pieces, std::int32_t unk_id, bool byte_fallback);
+
+  // Appends the tokens of one word (UTF-8; invalid sequences are characters
+  // no piece matches), offsets in bytes shifted by `offset`.
+  void encode_word(std::string_view word, std::uint32_t offset, std::vector<PieceToken>& out) const;
+
+  const std::vector<std::pair<std::string, double>>& pieces() const { return pieces_; }
+  std::unordered_map<std::string, std::int32_t> vocab() const;
+  std::int32_t unk_id() const { return unk_id_; }
+  bool byte_fallback() const { return byte_fallback_; }
+
+ private:
+  // A byte trie of the pieces: node 0 is the root.
+  struct Node {
+    std::vector<std::pair<unsigned char, std::int32_t>> children;  // sorted by byte
+    std::int32_t piece = -1;
+  };
+  std::int32_t child(std::int32_t node, unsigned char byte) const;
+
+  std::vector<std::pair<std::string, double>> pieces_;
+  std::unordered_map<std::string, std::int32_t> id_of_;
+  std::vector<Node> trie_;
+  std::int32_t unk_id_;
+  bool byte_fallback_;
+  double unk_score_ = 0;
+};
+
+}  // namespace attnplay
