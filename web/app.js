@@ -49,6 +49,7 @@ let shipped = [];
 // The URL follows the state a moment after it settles (history.replaceState
 // of a long link costs ~15 ms, too much for every layer change or keystroke),
 // asynchronously (long texts are deflated); only the latest write lands.
+// body[data-link] is "pending" from a change until its link is written.
 const LINK_DELAY = 250; // ms
 let linkWrites = 0;
 let linkTimer = null;
@@ -58,8 +59,10 @@ async function writeLink() {
   const hash = await encodeLink(store.state);
   if (write !== linkWrites) return;
   if (`#${hash}` !== location.hash && !(hash === '' && location.hash === '')) history.replaceState(null, '', hash ? `#${hash}` : location.pathname);
+  document.body.dataset.link = 'written';
 }
 store.subscribe(() => {
+  document.body.dataset.link = 'pending';
   clearTimeout(linkTimer);
   linkTimer = setTimeout(writeLink, LINK_DELAY);
 });

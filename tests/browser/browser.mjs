@@ -67,3 +67,45 @@ export function svgElements(svg, tag) {
 }
 /** The texts of an SVG's <text> elements (as written, entities escaped). */
 export const svgTexts = (svg) => [...svg.matchAll(/<text\b[^>]*>([^<]*)<\/text>/g)].map(([, text]) => text);
+
+/**
+ * The lines the head view (web/head-view.js) draws for weight(head, query, key) over `rows` × `keys`:
+ * opacity = weight / the row's strongest weight in that head; the full drawing keeps each row's 8
+ * strongest keys down to a tenth of the strongest, a focused row (focusRow) every non-zero weight
+ * (opacity at least 0.06). Returns a Map from "head query key" to { w, opacity }.
+ */
+export function headViewLines(weight, heads, rows, keys, focusRow = null) {
+  const lines = new Map();
+  for (const head of heads) {
+    for (const q of rows) {
+      if (focusRow !== null && q !== focusRow) continue;
+      const row = keys.map((k) => weight(head, q, k));
+      const sorted = [...row].sort((a, b) => b - a);
+      const max = sorted[0];
+      const cut = Math.max(sorted[Math.min(7, sorted.length - 1)], 0.1 * max);
+      keys.forEach((k, i) => {
+        const w = row[i];
+        if (w <= 0 || (focusRow === null && w < cut)) return;
+        lines.set(`${head} ${q} ${k}`, { w, opacity: focusRow === null ? w / max : Math.max(0.06, w / max) });
+      });
+    }
+  }
+  return lines;
+}
+
+/** Every drawn line (lineModel()) against headViewLines(): the same set, weights within `tolerance`. */
+export function assertHeadLines(lines, expected, tolerance = 1e-6) {
+  assert.equal(lines.length, expected.size, 'one line per drawn weight');
+  for (const line of lines) {
+    const want = expected.get(`${line.head} ${line.from} ${line.to}`);
+    assert.ok(want !== undefined, `unexpected line ${JSON.stringify(line)}`);
+    assert.ok(Math.abs(line.weight - want.w) <= tolerance, `head ${line.head} ${line.from} → ${line.to}: ${line.weight} vs ${want.w}`);
+    assert.ok(Math.abs(line.opacity - want.opacity) < 1e-5, `opacity of ${JSON.stringify(line)} vs ${want.opacity}`);
+  }
+}
+
+/** The playground's link once the state has settled (web/app.js writes it a moment after each change). */
+export async function settledHash(page) {
+  await page.waitForFunction(() => document.body.dataset.link !== 'pending');
+  return page.evaluate(() => location.hash);
+}

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
-import { newPage, openBrowser, resultsDir } from './browser.mjs';
+import { assertHeadLines, headViewLines, newPage, openBrowser, resultsDir } from './browser.mjs';
 
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 const cli = fileURLToPath(new URL('../../build/native/attnplay', import.meta.url));
@@ -110,12 +110,9 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Every line drawn against the weights given: the same (head, query, key) set and the same values. */
-function assertLines(lines, weight, heads, rows, keys) {
-  let expected = 0;
-  for (const head of heads) for (const q of rows) for (const k of keys) if (weight(head, q, k) > 0) expected += 1;
-  assert.equal(lines.length, expected, 'one line per non-zero weight');
-  for (const line of lines) assert.equal(line.weight, weight(line.head, line.from, line.to), JSON.stringify(line));
+/** Every line drawn against the weights given, by the head view's rule (headViewLines). */
+function assertLines(lines, weight, heads, rows, keys, focusRow = null) {
+  assertHeadLines(lines, headViewLines(weight, heads, rows, keys, focusRow), 0);
 }
 const at = (flat, [, H, t, k], layer) => (head, q, key) => flat[((layer * H + head) * t + q) * k + key];
 const range = (n, from = 0) => Array.from({ length: n - from }, (_, i) => from + i);
@@ -229,9 +226,7 @@ test('a 512-token, 12-layer × 12-head tensor from a .npy file renders and stays
     return { shape: w.result.attentions.shape, lines: w.viewElement.lineModel().length };
   });
   assert.deepEqual(drawn.shape, BIG);
-  let nonZero = 0;
-  for (const head of [0, 5]) for (let q = 0; q < 512; q += 1) for (let k = 0; k < 512; k += 1) if (at(big, BIG, 11)(head, q, k) > 0) nonZero += 1;
-  assert.equal(drawn.lines, nonZero);
+  assert.equal(drawn.lines, headViewLines(at(big, BIG, 11), [0, 5], range(512), range(512)).size);
   // The reader clicks a token near the top, then moves down with the keyboard: the lines follow, each equal to the data.
   await page.locator('#big head-view canvas').click({ position: { x: 60, y: 70 } });
   await page.keyboard.press('ArrowDown');
@@ -239,7 +234,7 @@ test('a 512-token, 12-layer × 12-head tensor from a .npy file renders and stays
   const [first, second] = await page.evaluate(() => window.selected);
   assert.ok(first >= 0 && first < 10 && second === first + 1, `selected ${first}, then ${second}`);
   const focused = await page.evaluate(() => document.getElementById('big').viewElement.lineModel());
-  assertLines(focused, at(big, BIG, 11), [0, 5], [second], range(512));
+  assertLines(focused, at(big, BIG, 11), [0, 5], [second], range(512), second);
   // Another layer and the matrix view redraw from the same data.
   await page.evaluate(() => { const w = document.getElementById('big'); w.layer = 0; w.view = 'matrix'; });
   await page.waitForFunction(() => document.getElementById('big').viewElement?.heatModel()?.title.startsWith('Layer 1'));

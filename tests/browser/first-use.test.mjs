@@ -14,7 +14,7 @@ import { after, before, test } from 'node:test';
 
 import { headColour } from '../../web/palette.js';
 import { staticEmbeddings, numpySeedExample } from '../../web/presets.js';
-import { downloadOf, newPage, openBrowser, pngSize, resultsDir, svgElements, svgTexts } from './browser.mjs';
+import { downloadOf, newPage, openBrowser, pngSize, resultsDir, settledHash, svgElements, svgTexts } from './browser.mjs';
 
 const modelsDir = fileURLToPath(new URL('../golden/models/', import.meta.url));
 let session;
@@ -191,7 +191,7 @@ test('a failed own-model load puts the menu back to the model still shown', asyn
   await page.waitForSelector('#model-error:not([hidden])');
   assert.equal(await page.inputValue('#model-select'), 'austen-gpt');
   assert.match(await page.textContent('#engine-status'), /^austen-gpt ·/);
-  assert.doesNotMatch(await page.evaluate(() => location.hash), /model=/);
+  assert.doesNotMatch(await settledHash(page), /model=/);
   assert.deepEqual(errors.filter((e) => !/404/.test(e)), []);
   await page.close();
 });

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 
-import { openBrowser, resultsDir } from './browser.mjs';
+import { assertHeadLines, headViewLines, openBrowser, resultsDir } from './browser.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const notebook = `${root}tests/notebook/attention.ipynb`;
@@ -60,13 +60,11 @@ async function drawnLines(htmlPath, layer, screenshot) {
   return drawn;
 }
 
+/** Every line drawn against the notebook's weights, by the head view's rule (headViewLines). */
 function assertLines(lines, attentions, layer) {
-  const heads = attentions[layer].length;
-  const T = attentions[layer][0].length;
-  let expected = 0;
-  for (let h = 0; h < heads; h += 1) for (let q = 0; q < T; q += 1) for (let k = 0; k < T; k += 1) if (attentions[layer][h][q][k] > 0) expected += 1;
-  assert.equal(lines.length, expected, 'one line per non-zero weight');
-  for (const line of lines) assert.equal(line.weight, Math.fround(attentions[layer][line.head][line.from][line.to]), JSON.stringify(line));
+  const heads = Array.from({ length: attentions[layer].length }, (_, i) => i);
+  const all = Array.from({ length: attentions[layer][0].length }, (_, i) => i);
+  assertHeadLines(lines, headViewLines((h, q, k) => Math.fround(attentions[layer][h][q][k]), heads, all, all), 0);
 }
 
 test('the notebook\'s recipe cell is the README\'s, verbatim', () => {

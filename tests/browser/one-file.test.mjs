@@ -15,7 +15,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 
 import { DEFAULT_STATE } from '../../web/state.js';
-import { openBrowser, resultsDir } from './browser.mjs';
+import { assertHeadLines, headViewLines, openBrowser, resultsDir } from './browser.mjs';
 
 const cli = fileURLToPath(new URL('../../build/native/attnplay', import.meta.url));
 const austenGpt = fileURLToPath(new URL('../../models/austen-gpt', import.meta.url));
@@ -70,14 +70,10 @@ async function assertStrictCsp(page) {
   assert.match(probe.violations.join('\n'), /script-src/);
 }
 
+/** Every line drawn against the given weights, by the head view's rule (headViewLines). */
 function assertLines(lines, attentions, layer, heads, tolerance) {
-  const T = attentions[0][0].length;
-  let expected = 0;
-  for (const h of heads) for (let q = 0; q < T; q += 1) for (let k = 0; k < T; k += 1) if (attentions[layer][h][q][k] > 0) expected += 1;
-  assert.equal(lines.length, expected, 'one line per non-zero weight');
-  for (const line of lines) {
-    assert.ok(Math.abs(line.weight - attentions[layer][line.head][line.from][line.to]) <= tolerance, JSON.stringify(line));
-  }
+  const all = Array.from({ length: attentions[0][0].length }, (_, i) => i);
+  assertHeadLines(lines, headViewLines((h, q, k) => attentions[layer][h][q][k], heads, all, all), tolerance);
 }
 
 test('attnplay attention --format html: one file that draws the run offline under its own strict CSP', async () => {

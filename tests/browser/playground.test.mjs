@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
 import { createEngine } from '../../dist/engine.js';
-import { downloadOf, newPage, openBrowser, pngSize, resultsDir, svgElements, svgTexts } from './browser.mjs';
+import { downloadOf, newPage, openBrowser, pngSize, resultsDir, settledHash, svgElements, svgTexts } from './browser.mjs';
 
 const modelsDir = fileURLToPath(new URL('../golden/models/', import.meta.url));
 const GPT = 'gpt2-l2-h12-k8-f16';
@@ -104,7 +104,7 @@ test('the URL restores model view state exactly; exports contain the attention',
   const { page, errors } = await newPage(session.browser);
   const text = 'The cat sat.';
   await openWithModel(page, GPT, `&view=matrix&layer=1&heads=2,5&token=3&threshold=0.05&text=${encodeURIComponent(text)}`);
-  const state = decodeURIComponent(await page.evaluate(() => location.hash));
+  const state = decodeURIComponent(await settledHash(page));
   for (const part of ['view=matrix', 'layer=1', 'heads=2,5', 'token=3', 'threshold=0.05']) assert.ok(state.includes(part), `${part} in ${state}`);
   assert.equal(await page.inputValue('#text-a'), text);
   assert.equal(await page.getAttribute('[role=tab][data-view="matrix"]', 'aria-selected'), 'true');
@@ -323,7 +323,7 @@ test('austen-bert is selectable from the picker and fills [MASK]', async () => {
   assert.equal(await page.isVisible('#text-b'), true);
   await typeText(page, 'Emma walked to the [MASK] with her sister.');
   assert.match(await page.textContent('#predictions'), /\[MASK\] at token \d+/);
-  assert.match(await page.evaluate(() => location.hash), /model=austen-bert/);
+  assert.match(await settledHash(page), /model=austen-bert/);
   assert.deepEqual(errors, []);
   await page.close();
 });

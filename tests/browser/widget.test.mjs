@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
 import { createEngine } from '../../dist/engine.js';
-import { newPage, openBrowser, resultsDir } from './browser.mjs';
+import { assertHeadLines, headViewLines, newPage, openBrowser, resultsDir } from './browser.mjs';
 
 const modelsDir = fileURLToPath(new URL('../golden/models/', import.meta.url));
 const fixturesDir = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -46,36 +46,12 @@ const runs = (page, id) => page.evaluate((i) => document.getElementById(i).runs,
 const waitRuns = (page, id, n) => page.waitForFunction(([i, k]) => document.getElementById(i).runs >= k, [id, n], { timeout: 30000 });
 const lineModel = (page, id) => page.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('head-view').lineModel(), id);
 
-/**
- * Every drawn line against the engine's weights: the same set of (head, from, to), the same weights,
- * and the head view's rule: opacity = weight / the row's strongest weight in that head; the full
- * drawing keeps each row's 8 strongest keys down to a tenth of the strongest, a focused row every
- * non-zero weight (opacity at least 0.06).
- */
+/** Every drawn line against the engine's weights, by the head view's rule (headViewLines). */
 function assertLines(lines, want, layer, heads, focusRow = null) {
   const [, H, T] = want.attentions.shape;
-  const expected = new Map();
-  for (const head of heads) {
-    for (let r = 0; r < T; r += 1) {
-      if (focusRow !== null && r !== focusRow) continue;
-      const row = want.attentions.data.subarray(((layer * H + head) * T + r) * T, ((layer * H + head) * T + r + 1) * T);
-      const sorted = [...row].sort((a, b) => b - a);
-      const max = sorted[0];
-      const cut = Math.max(sorted[Math.min(7, T - 1)], 0.1 * max);
-      for (let c = 0; c < T; c += 1) {
-        const w = row[c];
-        if (w <= 0 || (focusRow === null && w < cut)) continue;
-        expected.set(`${head} ${r} ${c}`, { w, opacity: focusRow === null ? w / max : Math.max(0.06, w / max) });
-      }
-    }
-  }
-  assert.equal(lines.length, expected.size, 'one line per drawn weight');
-  for (const line of lines) {
-    const want_ = expected.get(`${line.head} ${line.from} ${line.to}`);
-    assert.ok(want_ !== undefined, `unexpected line ${JSON.stringify(line)}`);
-    assert.ok(Math.abs(line.weight - want_.w) < 1e-6, `head ${line.head} ${line.from} → ${line.to}: ${line.weight} vs ${want_.w}`);
-    assert.ok(Math.abs(line.opacity - want_.opacity) < 1e-5);
-  }
+  const weight = (head, q, k) => want.attentions.data[((layer * H + head) * T + q) * T + k];
+  const all = Array.from({ length: T }, (_, i) => i);
+  assertHeadLines(lines, headViewLines(weight, heads, all, all, focusRow));
 }
 
 async function openWidgets() {
