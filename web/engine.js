@@ -55,6 +55,13 @@ function unwrap(result) {
   return result;
 }
 
+// A matmul's right-hand operand: a float32 matrix, or half-precision bit
+// patterns { dtype, bits, shape } passed as they are.
+function rightOperand(b) {
+  if (b && b.dtype !== undefined) return { dtype: b.dtype, bits: b.bits instanceof Uint16Array ? b.bits : Uint16Array.from(b.bits), shape: b.shape };
+  return toMatrix(b, 'b');
+}
+
 const MATRIX_KEYS = ['x', 'q', 'k', 'v', 'wq', 'wk', 'wv', 'wo'];
 
 function attentionSpec(spec) {
@@ -217,10 +224,13 @@ export class Engine {
 
   /**
    * Matrix product: { a [m,k], b [k,n] } -> A·B; with transposeB: true,
-   * b [n,k] -> A·Bᵀ; with bias [n]: A·B + bias on every row.
+   * b [n,k] -> A·Bᵀ; with bias [n]: A·B + bias on every row. b may be a
+   * weight stored in half precision, { dtype: 'f16' | 'bf16', bits:
+   * Uint16Array, shape }, widened inside the kernel (bias then works with
+   * transposeB too).
    */
   matmul({ a, b, transposeB = false, bias }) {
-    const spec = { a: toMatrix(a, 'a'), b: toMatrix(b, 'b'), transposeB };
+    const spec = { a: toMatrix(a, 'a'), b: rightOperand(b), transposeB };
     if (bias !== undefined) spec.bias = Float32Array.from(bias);
     return unwrap(this.#module.matmul(spec));
   }
@@ -231,12 +241,17 @@ export class Engine {
    * run() recomputes A·B (or A·Bᵀ); call dispose() when done.
    */
   residentProduct({ a, b, transposeB = false }) {
-    const product = unwrap(this.#module.residentProduct({ a: toMatrix(a, 'a'), b: toMatrix(b, 'b'), transposeB }));
+    const product = unwrap(this.#module.residentProduct({ a: toMatrix(a, 'a'), b: rightOperand(b), transposeB }));
     return {
       run: () => product.run(),
       result: () => product.result(),
       dispose: () => product.delete(),
     };
+  }
+
+  /** A half-precision weight { dtype: 'f16' | 'bf16', bits, shape } widened to float32 (exactly). */
+  widenWeights({ dtype, bits, shape }) {
+    return unwrap(this.#module.widenWeights({ dtype, bits: Uint16Array.from(bits), shape }));
   }
 
   /** Threads the matrix products use (1 in the single-threaded build). */
