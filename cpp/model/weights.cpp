@@ -18,7 +18,7 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 // Takes tensors by name (prefix added), checks shapes, remembers what was used.
 class Reader {
  public:
-  Reader(const SafeTensors& st, std::string prefix) : st_(st), prefix_(std::move(prefix)) {}
+  Reader(const Checkpoint& st, std::string prefix) : st_(st), prefix_(std::move(prefix)) {}
 
   bool has(const std::string& name) const { return st_.contains(full_name(name)); }
 
@@ -86,12 +86,12 @@ class Reader {
     return full;
   }
 
-  const SafeTensors& st_;
+  const Checkpoint& st_;
   std::string prefix_;
   std::set<std::string> used_;
 };
 
-void require_vocabulary(const ModelConfig& c, const SafeTensors& st, const std::string& name) {
+void require_vocabulary(const ModelConfig& c, const Checkpoint& st, const std::string& name) {
   const TensorInfo& info = st.info(name);
   if (info.shape.size() == 2 && info.shape[0] < c.vocab_size) {
     throw std::invalid_argument("the vocabulary (vocab_size " + std::to_string(c.vocab_size) +
@@ -100,7 +100,7 @@ void require_vocabulary(const ModelConfig& c, const SafeTensors& st, const std::
   }
 }
 
-ModelWeights load_gpt2(const ModelConfig& c, const SafeTensors& st) {
+ModelWeights load_gpt2(const ModelConfig& c, const Checkpoint& st) {
   const bool prefixed = st.contains("transformer.wte.weight");
   if (!prefixed && !st.contains("wte.weight")) {
     throw std::invalid_argument("tensor 'wte.weight' (or 'transformer.wte.weight') is missing: not a GPT-2 checkpoint");
@@ -129,7 +129,7 @@ ModelWeights load_gpt2(const ModelConfig& c, const SafeTensors& st) {
   return w;
 }
 
-ModelWeights load_bert(const ModelConfig& c, const SafeTensors& st) {
+ModelWeights load_bert(const ModelConfig& c, const Checkpoint& st) {
   const bool prefixed = st.contains("bert.embeddings.word_embeddings.weight");
   if (!prefixed && !st.contains("embeddings.word_embeddings.weight")) {
     throw std::invalid_argument(
@@ -197,7 +197,7 @@ std::int64_t ModelWeights::parameter_count() const {
   return n;
 }
 
-ModelWeights load_weights(const ModelConfig& config, const SafeTensors& checkpoint) {
+ModelWeights load_weights(const ModelConfig& config, const Checkpoint& checkpoint) {
   return config.architecture == Architecture::gpt2 ? load_gpt2(config, checkpoint) : load_bert(config, checkpoint);
 }
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "model/config.h"
-#include "safetensors/safetensors.h"
+#include "safetensors/checkpoint.h"
 #include "tensor/tensor.h"
 
 namespace attnplay {
@@ -64,6 +64,6 @@ struct ModelWeights {
 // Reads every weight of `config`'s architecture from the checkpoint.
 // Throws std::invalid_argument with the tensor's name for missing tensors,
 // unexpected ones, and shapes that disagree with config.json.
-ModelWeights load_weights(const ModelConfig& config, const SafeTensors& checkpoint);
+ModelWeights load_weights(const ModelConfig& config, const Checkpoint& checkpoint);
 
 }  // namespace attnplay
