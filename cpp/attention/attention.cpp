@@ -25,9 +25,10 @@ void validate(const Matrix& q, const Matrix& k, const Matrix& v, const Attention
   if (!(options.temperature > 0.0f) || !std::isfinite(options.temperature)) {
     throw std::invalid_argument("attention: temperature must be a positive finite number");
   }
-  if (options.causal && q.rows() != k.rows()) {
-    throw std::invalid_argument("attention: a causal mask needs as many queries as keys");
+  if (options.causal && q.rows() > k.rows()) {
+    throw std::invalid_argument("attention: a causal mask needs at least as many keys as queries");
   }
+  if (options.window < 0) throw std::invalid_argument("attention: the sliding window must not be negative");
   if (!options.key_mask.empty() && static_cast<Eigen::Index>(options.key_mask.size()) != k.rows()) {
     throw std::invalid_argument("attention: padding mask has " + std::to_string(options.key_mask.size()) +
                                 " entries for " + std::to_string(k.rows()) + " keys");
@@ -37,9 +38,12 @@ void validate(const Matrix& q, const Matrix& k, const Matrix& v, const Attention
 // Sets masked entries of scores [Tq, Tk] to -inf.
 void apply_masks(MatrixRef scores, const AttentionOptions& options) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
+  const Eigen::Index offset = scores.cols() - scores.rows();  // position of query 0
   for (Eigen::Index i = 0; i < scores.rows(); ++i) {
     if (options.causal) {
-      for (Eigen::Index j = i + 1; j < scores.cols(); ++j) scores(i, j) = neg_inf;
+      const Eigen::Index position = offset + i;
+      for (Eigen::Index j = position + 1; j < scores.cols(); ++j) scores(i, j) = neg_inf;
+      for (Eigen::Index j = 0; options.window > 0 && j <= position - options.window; ++j) scores(i, j) = neg_inf;
     }
     for (std::size_t j = 0; j < options.key_mask.size(); ++j) {
       if (options.key_mask[j] == 0) scores(i, static_cast<Eigen::Index>(j)) = neg_inf;
@@ -82,6 +86,37 @@ HeadTrace parameter_free_self_attention(const ConstMatrixRef& x, const Attention
   return attend(x, x, x, options, level);
 }
 
+MultiHeadTrace attend_heads(Matrix q, Matrix k, Matrix v, int n_heads, int n_kv_heads,
+                            const AttentionOptions& options, TraceLevel level, int full_head) {
+  if (n_heads <= 0 || n_kv_heads <= 0 || n_heads % n_kv_heads != 0) {
+    throw std::invalid_argument("attention: " + std::to_string(n_heads) + " query heads cannot share " +
+                                std::to_string(n_kv_heads) + " key/value heads");
+  }
+  if (q.cols() % n_heads != 0 || k.cols() % n_kv_heads != 0 || v.cols() % n_kv_heads != 0 ||
+      q.cols() / n_heads != k.cols() / n_kv_heads) {
+    throw std::invalid_argument("attention: widths of q (" + std::to_string(q.cols()) + "), k (" +
+                                std::to_string(k.cols()) + ") and v (" + std::to_string(v.cols()) +
+                                ") do not split into " + std::to_string(n_heads) + " query and " +
+                                std::to_string(n_kv_heads) + " key/value heads");
+  }
+  const Eigen::Index d_k = q.cols() / n_heads;
+  const Eigen::Index d_v = v.cols() / n_kv_heads;
+  const int group = n_heads / n_kv_heads;  // query heads per key/value head
+  MultiHeadTrace t;
+  t.q = std::move(q);  // [Tq, H·d_k]
+  t.k = std::move(k);  // [Tk, KV·d_k]
+  t.v = std::move(v);  // [Tk, KV·d_v]
+  t.concat.resize(t.q.rows(), n_heads * d_v);  // [Tq, H·d_v]
+  t.heads.reserve(static_cast<std::size_t>(n_heads));
+  for (int h = 0; h < n_heads; ++h) {
+    const int kv = h / group;
+    t.heads.push_back(attend(t.q.middleCols(h * d_k, d_k), t.k.middleCols(kv * d_k, d_k),
+                             t.v.middleCols(kv * d_v, d_v), options, h == full_head ? TraceLevel::full : level));
+    t.concat.middleCols(h * d_v, d_v) = t.heads.back().output;  // [Tq, d_v]
+  }
+  return t;
+}
+
 MultiHeadTrace multi_head_attention(const ConstMatrixRef& x, const ConstMatrixRef& wq,
                                     const ConstMatrixRef& wk, const ConstMatrixRef& wv,
                                     const ConstMatrixRef& wo, int n_heads, const AttentionOptions& options,
@@ -102,20 +137,7 @@ MultiHeadTrace multi_head_attention(const ConstMatrixRef& x, const ConstMatrixRe
     throw std::invalid_argument("multi_head_attention: Wo needs " + std::to_string(wv.cols()) +
                                 " rows (heads x d_v)");
   }
-  const Eigen::Index d_k = wq.cols() / n_heads;
-  const Eigen::Index d_v = wv.cols() / n_heads;
-
-  MultiHeadTrace t;
-  t.q = matmul(x, wq);  // [T, H·d_k]
-  t.k = matmul(x, wk);  // [T, H·d_k]
-  t.v = matmul(x, wv);  // [T, H·d_v]
-  t.concat.resize(x.rows(), wv.cols());  // [T, H·d_v]
-  t.heads.reserve(static_cast<std::size_t>(n_heads));
-  for (int h = 0; h < n_heads; ++h) {
-    t.heads.push_back(attend(t.q.middleCols(h * d_k, d_k), t.k.middleCols(h * d_k, d_k),
-                             t.v.middleCols(h * d_v, d_v), options, level));
-    t.concat.middleCols(h * d_v, d_v) = t.heads.back().output;
-  }
+  MultiHeadTrace t = attend_heads(matmul(x, wq), matmul(x, wk), matmul(x, wv), n_heads, n_heads, options, level);
   t.output = wo.size() == 0 ? t.concat : matmul(t.concat, wo);  // [T, d_out]
   return t;
 }

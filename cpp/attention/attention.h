@@ -16,7 +16,13 @@ namespace attnplay {
 struct AttentionOptions {
   bool scale = true;         // divide scores by √d_k (Vaswani et al.)
   float temperature = 1.0f;  // divide scores by this as well; must be > 0
-  bool causal = false;       // query i may only see keys j <= i (needs Tq == Tk)
+  // Query i may only see keys j <= i. With fewer queries than keys (Tq < Tk,
+  // a cache of earlier keys) the queries are the last Tq positions: query i
+  // sits at position Tk - Tq + i.
+  bool causal = false;
+  // With causal: query at position p sees only keys j with p - j < window
+  // (a sliding window, Mistral); 0 = no window.
+  int window = 0;
   // Optional padding mask over keys, [Tk]: 1 = real token, 0 = padding (never
   // attended to). Empty means no padding.
   std::vector<std::uint8_t> key_mask;
@@ -57,12 +63,22 @@ HeadTrace parameter_free_self_attention(const ConstMatrixRef& x, const Attention
 
 struct MultiHeadTrace {
   Matrix q;                     // [T, H·d_k] X·Wq before the split
-  Matrix k;                     // [T, H·d_k]
-  Matrix v;                     // [T, H·d_v]
-  std::vector<HeadTrace> heads; // H traces; head h uses columns [h·d_k, (h+1)·d_k)
+  Matrix k;                     // [T, KV·d_k] (KV = H without grouped-query attention)
+  Matrix v;                     // [T, KV·d_v]
+  std::vector<HeadTrace> heads; // H traces; head h uses q columns [h·d_k, (h+1)·d_k)
   Matrix concat;                // [T, H·d_v] head outputs side by side
   Matrix output;                // [T, d_out] concat·Wo (= concat when Wo is empty)
 };
+
+// Multi-head attention of already projected queries, keys and values (the
+// core both multi_head_attention below and the model runtime use). Head h
+// reads columns [h·d_k, (h+1)·d_k) of q and key/value head h / (H / KV) of k
+// and v: KV = H is standard multi-head attention, KV < H grouped-query, KV = 1
+// multi-query. q [Tq, H·d_k], k [Tk, KV·d_k], v [Tk, KV·d_v]. Every head is
+// traced at `level`, except `full_head` (if >= 0), traced in full. Fills q,
+// k, v (moved in), heads and concat; output is left empty.
+MultiHeadTrace attend_heads(Matrix q, Matrix k, Matrix v, int n_heads, int n_kv_heads,
+                            const AttentionOptions& options, TraceLevel level, int full_head = -1);
 
 // Multi-head self-attention. x [T, d]; wq, wk [d, H·d_k]; wv [d, H·d_v];
 // wo [H·d_v, d_out] or an empty matrix for no output projection.

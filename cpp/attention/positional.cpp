@@ -45,4 +45,55 @@ Matrix embed_tokens(const std::vector<std::int32_t>& ids, const ConstMatrixRef& 
   return out;
 }
 
+std::vector<double> rope_inverse_frequencies(int rotary_dims, double theta, const RopeFrequencyScaling& scaling) {
+  if (rotary_dims <= 0 || rotary_dims % 2 != 0) throw std::invalid_argument("rope: the rotated width must be positive and even");
+  std::vector<double> inv_freq(static_cast<std::size_t>(rotary_dims / 2));
+  for (std::size_t i = 0; i < inv_freq.size(); ++i) {
+    inv_freq[i] = 1.0 / std::pow(theta, static_cast<double>(2 * i) / rotary_dims);
+  }
+  const double pi = 3.14159265358979323846;
+  for (double& f : inv_freq) {
+    if (scaling.type == RopeFrequencyScaling::Type::linear) {
+      f /= scaling.factor;
+    } else if (scaling.type == RopeFrequencyScaling::Type::llama3) {
+      const double wavelength = 2 * pi / f;
+      const double low_freq_wavelength = scaling.original_max_positions / scaling.low_freq_factor;
+      const double high_freq_wavelength = scaling.original_max_positions / scaling.high_freq_factor;
+      if (wavelength > low_freq_wavelength) {
+        f /= scaling.factor;
+      } else if (!(wavelength < high_freq_wavelength)) {  // between the two: interpolate
+        const double smooth = (scaling.original_max_positions / wavelength - scaling.low_freq_factor) /
+                              (scaling.high_freq_factor - scaling.low_freq_factor);
+        f = (1 - smooth) * f / scaling.factor + smooth * f;
+      }
+    }
+  }
+  return inv_freq;
+}
+
+void apply_rope(MatrixRef x, int head_dim, const std::vector<double>& inv_freq, int first_position) {
+  const int half = static_cast<int>(inv_freq.size());
+  if (head_dim <= 0 || x.cols() % head_dim != 0 || 2 * half > head_dim) {
+    throw std::invalid_argument("rope: width " + std::to_string(x.cols()) + " does not split into heads of " +
+                                std::to_string(head_dim) + " with " + std::to_string(2 * half) + " rotated dims");
+  }
+  const Eigen::Index heads = x.cols() / head_dim;
+  std::vector<float> cos(static_cast<std::size_t>(half)), sin(static_cast<std::size_t>(half));
+  for (Eigen::Index t = 0; t < x.rows(); ++t) {
+    const double position = static_cast<double>(first_position + t);
+    for (int i = 0; i < half; ++i) {
+      cos[i] = static_cast<float>(std::cos(position * inv_freq[i]));
+      sin[i] = static_cast<float>(std::sin(position * inv_freq[i]));
+    }
+    for (Eigen::Index h = 0; h < heads; ++h) {
+      float* row = x.row(t).data() + h * head_dim;
+      for (int i = 0; i < half; ++i) {
+        const float a = row[i], b = row[i + half];
+        row[i] = a * cos[i] - b * sin[i];
+        row[i + half] = b * cos[i] + a * sin[i];
+      }
+    }
+  }
+}
+
 }  // namespace attnplay

@@ -1,6 +1,8 @@
 // Positional information for attention inputs: the sinusoidal encoding of
-// Vaswani et al. (2017) and learned position embeddings added to token
-// embeddings. Not here: the attention itself (attention.h).
+// Vaswani et al. (2017), learned position embeddings added to token
+// embeddings, and rotary position embeddings (RoPE, Su et al. 2021) applied to
+// queries and keys, with Llama 3's and linear frequency scaling.
+// Not here: the attention itself (attention.h).
 #pragma once
 
 #include <cstdint>
@@ -20,5 +22,23 @@ Matrix sinusoidal_positional_encoding(int n_positions, int d);
 // outside [0, V) or T > P.
 Matrix embed_tokens(const std::vector<std::int32_t>& ids, const ConstMatrixRef& token_table,
                     const ConstMatrixRef& position_table);
+
+// RoPE's inverse frequencies θ^(-2i/r) for i in [0, r/2), r = rotary_dims
+// (even), optionally rescaled: linear divides them all by `factor`; llama3
+// divides low frequencies (wavelength > original / low_freq_factor) by
+// `factor`, keeps high ones (wavelength < original / high_freq_factor) and
+// interpolates smoothly in between (as Hugging Face's llama3 rope init).
+struct RopeFrequencyScaling {
+  enum class Type { none, linear, llama3 } type = Type::none;
+  double factor = 1.0, low_freq_factor = 1.0, high_freq_factor = 4.0, original_max_positions = 8192.0;
+};
+std::vector<double> rope_inverse_frequencies(int rotary_dims, double theta, const RopeFrequencyScaling& scaling);
+
+// Rotates the first r = 2·inv_freq.size() dimensions of each head of x
+// [T, n·head_dim] in place, in the half-split convention (Hugging Face's
+// rotate_half): for i < r/2 the pair (x_i, x_{i + r/2}) of the row at
+// position p = first_position + t turns by the angle p·inv_freq[i]. The other
+// head_dim - r dimensions pass unchanged (partial rotary).
+void apply_rope(MatrixRef x, int head_dim, const std::vector<double>& inv_freq, int first_position);
 
 }  // namespace attnplay

@@ -24,6 +24,10 @@ int run_info(const Args& args);
 // attnplay attention --model DIR --ids 1,2,3 [--type-ids ...] [--format json|npy] [--out FILE]
 int run_attention(const Args& args);
 
+// attnplay generate --model DIR (--text TEXT | --ids 1,2,3) [--max-new-tokens N]
+//                   [--greedy | --temperature T --top-k K --top-p P --seed S]
+int run_generate(const Args& args);
+
 // attnplay heads --model DIR [--sequences N] [--seed S]
 int run_heads(const Args& args);
 

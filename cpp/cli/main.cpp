@@ -19,7 +19,10 @@ void print_usage(std::ostream& out) {
       << "  attnplay attention --model DIR (--text TEXT | --file PATH) [--pair TEXT] [--format json|npy] [--out FILE]\n"
       << "  attnplay attention --model DIR --ids 1,2,3 [--type-ids 0,0,1] [--format json|npy] [--out FILE]\n"
       << "                                   attention weights of every layer and head\n"
-      << "  attnplay heads --model DIR        head-pattern scores and labels of every head\n";
+      << "  attnplay heads --model DIR        head-pattern scores and labels of every head\n"
+      << "  attnplay generate --model DIR (--text TEXT | --ids 1,2,3) [--max-new-tokens N]\n"
+      << "                    [--greedy | --temperature T --top-k K --top-p P --seed S]\n"
+      << "                                   continue a prompt (KV cache); JSON ids, text, tokens\n";
 }
 
 }  // namespace
@@ -42,6 +45,7 @@ int main(int argc, char** argv) {
     if (args[0] == "info") return attnplay::cli::run_info(rest);
     if (args[0] == "attention") return attnplay::cli::run_attention(rest);
     if (args[0] == "heads") return attnplay::cli::run_heads(rest);
+    if (args[0] == "generate") return attnplay::cli::run_generate(rest);
   } catch (const std::exception& e) {
     std::cerr << "attnplay " << args[0] << ": " << e.what() << "\n";
     return 1;

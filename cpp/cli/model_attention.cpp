@@ -6,16 +6,15 @@
 // [layer][head][query][key] (stdout unless --out), or the same [L, H, T, T]
 // tensor as float32 .npy (--out needed). Text longer than the model's
 // positions is truncated and the JSON says so ("truncated", "input_tokens").
-#include <climits>
 #include <cstdint>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <iterator>
 #include <optional>
-#include <sstream>
 
 #include "cli/commands.h"
+#include "cli/ids.h"
 #include "cli/npy.h"
 #include "model/directory.h"
 #include "pipeline/text_model.h"
@@ -31,26 +30,6 @@ std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open " + path);
   return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-std::vector<std::int32_t> parse_ids(const std::string& text, const std::string& option) {
-  std::vector<std::int32_t> ids;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    std::size_t used = 0;
-    long long value = 0;
-    try {
-      value = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size() || value < INT32_MIN || value > INT32_MAX) {
-      throw std::invalid_argument(option + ": '" + item + "' is not an integer");
-    }
-    ids.push_back(static_cast<std::int32_t>(value));
-  }
-  return ids;
 }
 
 }  // namespace

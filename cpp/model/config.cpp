@@ -2,6 +2,7 @@
 #include "model/config.h"
 
 #include <nlohmann/json.hpp>
+#include <cmath>
 #include <stdexcept>
 
 namespace attnplay {
@@ -45,13 +46,44 @@ std::string text(const nlohmann::json& j, const char* key, const std::string& de
 Activation activation(const std::string& name, const char* key) {
   if (name == "gelu") return Activation::gelu_erf;
   if (name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::gelu_tanh;
-  fail(std::string("\"") + key + "\" is \"" + name + "\"; supported: gelu, gelu_new, gelu_pytorch_tanh");
+  if (name == "silu" || name == "swish") return Activation::silu;
+  fail(std::string("\"") + key + "\" is \"" + name + "\"; supported: gelu, gelu_new, gelu_pytorch_tanh, silu");
 }
 
 void require_flag(const nlohmann::json& j, const char* key, bool supported) {
   if (j.contains(key) && !j[key].is_null() && j[key] != supported) {
     fail(std::string("\"") + key + "\": " + j[key].dump() + " is not supported");
   }
+}
+
+bool flag(const nlohmann::json& j, const char* key, bool default_value) {
+  if (!j.contains(key) || j[key].is_null()) return default_value;
+  if (!j[key].is_boolean()) fail(std::string("\"") + key + "\" must be true or false, got " + j[key].dump());
+  return j[key].get<bool>();
+}
+
+double number(const nlohmann::json& j, const char* key, double default_value) {
+  if (!j.contains(key) || j[key].is_null()) return default_value;
+  const nlohmann::json& v = j[key];
+  if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) {
+    fail(std::string("\"") + key + "\" must be a positive number, got " + v.dump());
+  }
+  return v.get<double>();
+}
+
+// An id or a list of ids, each in [0, vocab); absent or null: none.
+std::vector<int> token_ids(const nlohmann::json& j, const char* key, int vocab) {
+  std::vector<int> ids;
+  if (!j.contains(key) || j[key].is_null()) return ids;
+  const nlohmann::json list = j[key].is_array() ? j[key] : nlohmann::json::array({j[key]});
+  for (const nlohmann::json& id : list) {
+    if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() >= vocab) {
+      fail(std::string("\"") + key + "\" must be a token id or a list of them in 0.." + std::to_string(vocab - 1) +
+           ", got " + j[key].dump());
+    }
+    ids.push_back(id.get<int>());
+  }
+  return ids;
 }
 
 ModelConfig parse_gpt2(const nlohmann::json& j) {
@@ -63,7 +95,7 @@ ModelConfig parse_gpt2(const nlohmann::json& j) {
   c.inner = j.contains("n_inner") && !j["n_inner"].is_null() ? integer(j, "n_inner", 4 * kMaxWidth) : 4 * c.width;
   c.positions = integer(j, "n_positions", kMaxPositions);
   c.vocab_size = integer(j, "vocab_size", kMaxVocab);
-  c.layer_norm_eps = epsilon(j, "layer_norm_epsilon", 1e-5f);
+  c.norm_eps = epsilon(j, "layer_norm_epsilon", 1e-5f);
   c.activation = activation(text(j, "activation_function", "gelu_new"), "activation_function");
   require_flag(j, "scale_attn_weights", true);
   require_flag(j, "scale_attn_by_inverse_layer_idx", false);
@@ -71,23 +103,117 @@ ModelConfig parse_gpt2(const nlohmann::json& j) {
   return c;
 }
 
-ModelConfig parse_bert(const nlohmann::json& j) {
+// The sizes under the names BERT and the later families share.
+ModelConfig sizes(const nlohmann::json& j, Architecture architecture, int max_inner) {
   ModelConfig c;
-  c.architecture = Architecture::bert;
+  c.architecture = architecture;
   c.layers = integer(j, "num_hidden_layers", kMaxLayers);
   c.heads = integer(j, "num_attention_heads", kMaxHeads);
   c.width = integer(j, "hidden_size", kMaxWidth);
-  c.inner = integer(j, "intermediate_size", 4 * kMaxWidth);
+  c.inner = integer(j, "intermediate_size", max_inner);
   c.positions = integer(j, "max_position_embeddings", kMaxPositions);
   c.vocab_size = integer(j, "vocab_size", kMaxVocab);
+  return c;
+}
+
+ModelConfig parse_bert(const nlohmann::json& j) {
+  ModelConfig c = sizes(j, Architecture::bert, 4 * kMaxWidth);
   c.type_vocab_size = j.contains("type_vocab_size") ? integer(j, "type_vocab_size", kMaxVocab) : 2;
-  c.layer_norm_eps = epsilon(j, "layer_norm_eps", 1e-12f);
+  c.norm_eps = epsilon(j, "layer_norm_eps", 1e-12f);
   c.activation = activation(text(j, "hidden_act", "gelu"), "hidden_act");
   const std::string position_type = text(j, "position_embedding_type", "absolute");
   if (position_type != "absolute") {
     fail("\"position_embedding_type\" is \"" + position_type + "\"; only \"absolute\" is supported");
   }
   require_flag(j, "is_decoder", false);
+  require_flag(j, "add_cross_attention", false);
+  return c;
+}
+
+// rope_scaling: null, {"rope_type" (or "type"): "linear" | "llama3", ...}.
+RopeFrequencyScaling rope_scaling(const nlohmann::json& j) {
+  RopeFrequencyScaling s;
+  if (!j.contains("rope_scaling") || j["rope_scaling"].is_null()) return s;
+  const nlohmann::json& r = j["rope_scaling"];
+  if (!r.is_object()) fail("\"rope_scaling\" must be an object or null");
+  const std::string type = text(r, "rope_type", text(r, "type", ""));
+  if (type == "default") return s;
+  if (type == "linear") {
+    s.type = RopeFrequencyScaling::Type::linear;
+    s.factor = number(r, "factor", 0);
+  } else if (type == "llama3") {
+    s.type = RopeFrequencyScaling::Type::llama3;
+    s.factor = number(r, "factor", 0);
+    s.low_freq_factor = number(r, "low_freq_factor", 0);
+    s.high_freq_factor = number(r, "high_freq_factor", 0);
+    s.original_max_positions = number(r, "original_max_position_embeddings", 0);
+    if (!(s.high_freq_factor > s.low_freq_factor)) fail("rope_scaling: \"high_freq_factor\" must exceed \"low_freq_factor\"");
+  } else {
+    fail("rope_scaling type \"" + type + "\" is not supported (supported: linear, llama3)");
+  }
+  for (const char* key : {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"}) {
+    if (r.contains(key) && !(number(r, key, 1) > 0)) fail(std::string("rope_scaling: \"") + key + "\" must be positive");
+  }
+  if (!(s.factor > 0) || (s.type == RopeFrequencyScaling::Type::llama3 && !(s.low_freq_factor > 0 && s.original_max_positions > 0))) {
+    fail("rope_scaling of type \"" + type + "\" needs a positive \"factor\"" +
+         (s.type == RopeFrequencyScaling::Type::llama3
+              ? ", \"low_freq_factor\", \"high_freq_factor\" and \"original_max_position_embeddings\""
+              : ""));
+  }
+  return s;
+}
+
+// Llama and its descendants: RMSNorm, RoPE, GQA, SwiGLU.
+ModelConfig parse_llama(const nlohmann::json& j, const std::string& type) {
+  ModelConfig c = sizes(j, Architecture::llama, 16 * kMaxWidth);
+  c.kv_heads = j.contains("num_key_value_heads") && !j["num_key_value_heads"].is_null()
+                   ? integer(j, "num_key_value_heads", kMaxHeads)
+                   : c.heads;
+  c.head_dim = j.contains("head_dim") && !j["head_dim"].is_null() ? integer(j, "head_dim", kMaxWidth) : 0;
+  c.norm = NormKind::rms_norm;
+  c.norm_eps = epsilon(j, "rms_norm_eps", 1e-6f);
+  c.activation = activation(text(j, "hidden_act", "silu"), "hidden_act");
+  c.gated_mlp = true;
+  c.rope = true;
+  c.rope_theta = number(j, "rope_theta", 10000.0);
+  c.rope_scaling = rope_scaling(j);
+  const bool attention_bias = flag(j, "attention_bias", false);
+  c.qkv_bias = type == "qwen2" || attention_bias;  // Qwen2 always biases q, k, v (not o)
+  c.attention_out_bias = type != "qwen2" && attention_bias;
+  c.mlp_bias = flag(j, "mlp_bias", false);
+  c.qk_norm = type == "qwen3";
+  c.tied_embeddings = flag(j, "tie_word_embeddings", false);
+  if (type == "mistral" && j.contains("sliding_window") && !j["sliding_window"].is_null()) {
+    c.sliding_window = integer(j, "sliding_window", kMaxPositions);
+  }
+  if ((type == "qwen2" || type == "qwen3") && flag(j, "use_sliding_window", false)) {
+    fail("\"use_sliding_window\": true is not supported for " + type);
+  }
+  if (j.contains("partial_rotary_factor") && !j["partial_rotary_factor"].is_null() && j["partial_rotary_factor"] != 1.0) {
+    fail("\"partial_rotary_factor\" " + j["partial_rotary_factor"].dump() + " is not supported for " + type);
+  }
+  return c;
+}
+
+// GPT-NeoX (Pythia): LayerNorm, partial RoPE, fused per-head q/k/v, parallel residual.
+ModelConfig parse_gpt_neox(const nlohmann::json& j) {
+  ModelConfig c = sizes(j, Architecture::gpt_neox, 16 * kMaxWidth);
+  c.norm_eps = epsilon(j, "layer_norm_eps", 1e-5f);
+  c.activation = activation(text(j, "hidden_act", "gelu"), "hidden_act");
+  c.parallel_residual = flag(j, "use_parallel_residual", true);
+  c.rope = true;
+  c.rope_theta = number(j, "rope_theta", number(j, "rotary_emb_base", 10000.0));
+  c.rope_scaling = rope_scaling(j);
+  const double pct = number(j, "partial_rotary_factor", number(j, "rotary_pct", 0.25));
+  if (pct > 1) fail("\"rotary_pct\" must be in (0, 1], got " + std::to_string(pct));
+  if (c.width % c.heads != 0) {
+    fail("the width (" + std::to_string(c.width) + ") is not divisible by the number of heads (" +
+         std::to_string(c.heads) + ")");
+  }
+  c.head_dim = c.width / c.heads;
+  c.rotary_dims = static_cast<int>(c.head_dim * pct) / 2 * 2;  // whole pairs of dimensions
+  c.qkv_bias = c.attention_out_bias = flag(j, "attention_bias", true);
+  c.tied_embeddings = flag(j, "tie_word_embeddings", false);
   require_flag(j, "add_cross_attention", false);
   return c;
 }
@@ -108,14 +234,32 @@ ModelConfig parse_config(std::string_view config_json) {
     c = parse_gpt2(j);
   } else if (type == "bert") {
     c = parse_bert(j);
+  } else if (type == "llama" || type == "mistral" || type == "qwen2" || type == "qwen3") {
+    c = parse_llama(j, type);
+  } else if (type == "gpt_neox") {
+    c = parse_gpt_neox(j);
   } else {
     fail(type.empty() ? "\"model_type\" is missing"
-                      : "model_type \"" + type + "\" is not supported (supported: gpt2, bert)");
+                      : "model_type \"" + type +
+                            "\" is not supported (supported: gpt2, bert, llama, mistral, qwen2, qwen3, gpt_neox)");
   }
   c.model_type = type;
-  if (c.width % c.heads != 0) {
-    fail("the width (" + std::to_string(c.width) + ") is not divisible by the number of heads (" +
-         std::to_string(c.heads) + ")");
+  c.eos_token_ids = token_ids(j, "eos_token_id", c.vocab_size);
+  if (c.kv_heads == 0) c.kv_heads = c.heads;
+  if (c.head_dim == 0) {
+    if (c.width % c.heads != 0) {
+      fail("the width (" + std::to_string(c.width) + ") is not divisible by the number of heads (" +
+           std::to_string(c.heads) + ")");
+    }
+    c.head_dim = c.width / c.heads;
+  }
+  if (c.heads % c.kv_heads != 0) {
+    fail("the number of heads (" + std::to_string(c.heads) + ") is not divisible by num_key_value_heads (" +
+         std::to_string(c.kv_heads) + ")");
+  }
+  if (c.rope) {
+    if (c.rotary_dims == 0 && c.architecture == Architecture::llama) c.rotary_dims = c.head_dim / 2 * 2;
+    if (c.rotary_dims == 0) fail("no dimension of a head rotates (head width " + std::to_string(c.head_dim) + ")");
   }
   return c;
 }

@@ -1,9 +1,10 @@
-// A GPT-2 or BERT model loaded from a Hugging Face checkpoint, and its traced
+// A transformer loaded from a Hugging Face checkpoint (GPT-2, BERT, Llama,
+// Mistral, Qwen2, Qwen3, GPT-NeoX; see model/config.h), and its traced
 // forward pass over token ids: attention weights of every layer and head,
 // taken from the arrays the computation itself used; on request one head's
 // full trace (q, k, v, pre-softmax scores), the hidden states, the logits;
-// GPT-2's next-token distribution at every position, BERT's predictions at
-// masked positions.
+// the causal families' next-token distribution at every position, BERT's
+// predictions at masked positions.
 // Not here: tokenization (tokenizer/), reading files (model/directory.h, native
 // only), bindings or output formats.
 #pragma once
@@ -21,7 +22,7 @@ namespace attnplay {
 
 struct ForwardRequest {
   std::vector<std::int32_t> ids;          // [T] token ids
-  std::vector<std::int32_t> type_ids;     // [T] BERT segment ids; empty = all 0 (GPT-2: must be empty or 0)
+  std::vector<std::int32_t> type_ids;     // [T] BERT segment ids; empty = all 0 (causal models: must be empty or 0)
   std::vector<std::uint8_t> attention_mask;  // [T] 1 = attend, 0 = padding key; empty = all 1
   struct Head {
     int layer = 0;
@@ -29,8 +30,9 @@ struct ForwardRequest {
   };
   std::optional<Head> trace;              // keep q, k, v and scores of this head
   bool hidden_states = false;             // keep the residual stream after every layer
-  bool logits = false;                    // keep logits (GPT-2: [T, V]; BERT: [M, V] at mask_positions)
-  int top_k = 0;                          // top-k predictions (GPT-2: every position; BERT: mask_positions)
+  bool logits = false;                    // keep logits (causal: [T, V]; BERT: [M, V] at mask_positions)
+  bool last_logits_only = false;          // causal: logits and top-k of the last position only ([1, V])
+  int top_k = 0;                          // top-k predictions (causal: every position; BERT: mask_positions)
   std::vector<int> mask_positions;        // BERT: positions to predict (needs the MLM head)
 };
 
@@ -41,25 +43,34 @@ struct TopK {
 };
 
 struct ForwardResult {
-  int layers = 0, heads = 0, tokens = 0;  // L, H, T
-  std::vector<float> attentions;          // [L, H, T, T] row-major, rows sum to 1
+  int layers = 0, heads = 0, tokens = 0;  // L, H, T (the tokens run)
+  int keys = 0;                           // Tk: keys each row covers (T, or cached + T)
+  std::vector<float> attentions;          // [L, H, T, Tk] row-major, rows sum to 1
   std::optional<HeadTrace> trace;         // full trace of the requested head (scores, scaled, masked, ...)
   // L + 1 matrices [T, d] as in Hugging Face: the embeddings, then the output
-  // of each layer (GPT-2: the last one after the final layer norm).
+  // of each layer (causal families: the last one after the final norm).
   std::vector<Matrix> hidden_states;
-  Matrix logits;                          // [T, V] (GPT-2) or [M, V] (BERT), when requested
-  std::vector<TopK> top_k;                // one per position (GPT-2) or mask position (BERT)
+  Matrix logits;                          // [T, V] (causal) or [M, V] (BERT), when requested
+  std::vector<TopK> top_k;                // one per position (causal) or mask position (BERT)
 
   // Weight of (layer, head, query, key).
   float attention(int layer, int head, int query, int key) const {
-    return attentions[((static_cast<std::size_t>(layer) * heads + head) * tokens + query) * tokens + key];
+    return attentions[((static_cast<std::size_t>(layer) * heads + head) * tokens + query) * keys + key];
   }
+};
+
+// The keys and values of every layer for the tokens run so far: the cache of
+// incremental decoding (causal families). keys[l], values[l]: [T_past, KV·d_k],
+// keys after q/k norm and RoPE, exactly as attention used them.
+struct KvCache {
+  std::vector<Matrix> keys, values;
+  int length() const { return keys.empty() ? 0 : static_cast<int>(keys.front().rows()); }
 };
 
 class Model {
  public:
-  // From the bytes of config.json and model.safetensors (the safetensors bytes
-  // are converted to float32 and need not outlive the model). Throws
+  // From the bytes of config.json and model.safetensors (weights are copied
+  // in their stored dtype; the bytes need not outlive the model). Throws
   // std::invalid_argument with a specific message for malformed input.
   static Model from_buffers(std::string_view config_json, std::string_view safetensors);
   // From config.json and a checkpoint (one file or shards); weights the
@@ -79,7 +90,15 @@ class Model {
   // trace or mask positions out of range.
   ForwardResult forward(const ForwardRequest& request) const;
 
+  // Runs request.ids as the continuation of the tokens in `cache` (at
+  // positions cache.length()...), attending to the cached keys and values
+  // without recomputing them, and appends the new ones: each generated token
+  // costs one token's work. Causal families only; no type ids, padding mask or
+  // mask positions. Attentions are [L, H, T, cache.length() + T].
+  ForwardResult forward(const ForwardRequest& request, KvCache& cache) const;
+
  private:
+  ForwardResult run(const ForwardRequest& request, KvCache* cache) const;  // cache may be null
   Model(ModelConfig config, ModelWeights weights) : config_(std::move(config)), weights_(std::move(weights)) {}
   ModelConfig config_;
   ModelWeights weights_;

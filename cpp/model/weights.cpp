@@ -15,47 +15,62 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   return s + "]";
 }
 
-// Takes tensors by name (prefix added), checks shapes, remembers what was used.
+// Takes tensors by name (prefix added), checks dtype and shape, remembers what
+// was used. Uses only the checkpoint's lookup methods.
 class Reader {
  public:
   Reader(const Checkpoint& st, std::string prefix) : st_(st), prefix_(std::move(prefix)) {}
 
   bool has(const std::string& name) const { return st_.contains(full_name(name)); }
 
-  // Tensor `name` with exactly `shape`, as float32 values.
-  std::vector<float> take(const std::string& name, const std::vector<std::int64_t>& shape) {
+  // Tensor `name` with exactly `shape` ([rows, cols] or [n]), as stored.
+  WeightMatrix take(const std::string& name, std::int64_t rows, std::int64_t cols, bool vector, WeightLayout layout) {
     const std::string full = resolve(name);
     const TensorInfo& info = st_.info(full);
+    const std::vector<std::int64_t> shape = vector ? std::vector<std::int64_t>{cols} : std::vector<std::int64_t>{rows, cols};
     if (info.shape != shape) {
       throw std::invalid_argument("tensor '" + full + "' has shape " + shape_text(info.shape) +
                                   " but config.json implies " + shape_text(shape));
     }
+    DType dtype = DType::f32;
+    if (info.dtype == "F16") {
+      dtype = DType::f16;
+    } else if (info.dtype == "BF16") {
+      dtype = DType::bf16;
+    } else if (info.dtype != "F32") {
+      throw std::invalid_argument("safetensors: tensor '" + full + "' has dtype " + info.dtype +
+                                  "; only F32, F16 and BF16 weights are supported");
+    }
     used_.insert(full);
-    return st_.to_float(full);
+    // Matrices view the checkpoint's bytes in place when it owns them.
+    return vector ? WeightMatrix::copy_of(dtype, st_.bytes(full).data(), rows, cols, layout) : st_.weight(full, layout);
   }
 
-  // [rows, cols] matrix stored as is.
-  Matrix matrix(const std::string& name, std::int64_t rows, std::int64_t cols) {
-    const std::vector<float> v = take(name, {rows, cols});
-    return Eigen::Map<const Matrix>(v.data(), rows, cols);
+  // [rows, cols] as stored, y = x·W (Conv1D).
+  WeightMatrix in_by_out(const std::string& name, std::int64_t in, std::int64_t out) {
+    return take(name, in, out, false, WeightLayout::in_by_out);
   }
-
-  // nn.Linear weight stored [out, in], returned as [in, out].
-  Matrix transposed(const std::string& name, std::int64_t in, std::int64_t out) {
-    const std::vector<float> v = take(name, {out, in});
-    return Eigen::Map<const Matrix>(v.data(), out, in).transpose();
+  // [rows, cols] as stored, y = x·Wᵀ (nn.Linear, embedding tables).
+  WeightMatrix out_by_in(const std::string& name, std::int64_t out, std::int64_t in) {
+    return take(name, out, in, false, WeightLayout::out_by_in);
   }
 
   RowVector vector(const std::string& name, std::int64_t n) {
-    const std::vector<float> v = take(name, {n});
-    return Eigen::Map<const RowVector>(v.data(), n);
+    return take(name, 1, n, true, WeightLayout::out_by_in).to_matrix();
+  }
+
+  // nn.Linear `base`.weight [out, in] and, if `bias`, `base`.bias [out].
+  LinearWeights linear(const std::string& base, std::int64_t in, std::int64_t out, bool bias) {
+    return {out_by_in(base + ".weight", out, in), bias ? vector(base + ".bias", out) : RowVector()};
   }
 
   // LayerNorm as weight/bias, or gamma/beta in older BERT checkpoints.
-  NormWeights norm(const std::string& base, std::int64_t d) {
+  NormWeights layer_norm(const std::string& base, std::int64_t d) {
     const bool old_names = !has(base + ".weight") && has(base + ".gamma");
     return {vector(base + (old_names ? ".gamma" : ".weight"), d), vector(base + (old_names ? ".beta" : ".bias"), d)};
   }
+
+  NormWeights rms_norm(const std::string& base, std::int64_t d) { return {vector(base + ".weight", d), RowVector()}; }
 
   // Refuses tensors that were not used and are not known-harmless extras.
   void reject_unused(const std::regex& ignorable) const {
@@ -74,9 +89,9 @@ class Reader {
   }
 
  private:
-  // The heads (lm_head, cls.) sit outside the base model's prefix.
+  // The heads (lm_head, embed_out, cls.) sit outside the base model's prefix.
   std::string full_name(const std::string& name) const {
-    const bool head = name.rfind("lm_head.", 0) == 0 || name.rfind("cls.", 0) == 0;
+    const bool head = name.rfind("lm_head.", 0) == 0 || name.rfind("cls.", 0) == 0 || name.rfind("embed_out.", 0) == 0;
     return head ? name : prefix_ + name;
   }
 
@@ -100,79 +115,74 @@ void require_vocabulary(const ModelConfig& c, const Checkpoint& st, const std::s
   }
 }
 
+// The prefix under which the base model's tensors sit: `prefix` + `embedding`
+// or `embedding` alone (a bare base-model export).
+std::string base_prefix(const Checkpoint& st, const std::string& prefix, const std::string& embedding,
+                        const std::string& family) {
+  if (st.contains(prefix + embedding)) return prefix;
+  if (st.contains(embedding)) return "";
+  throw std::invalid_argument("tensor '" + embedding + "' (or '" + prefix + embedding + "') is missing: not a " +
+                              family + " checkpoint");
+}
+
 ModelWeights load_gpt2(const ModelConfig& c, const Checkpoint& st) {
-  const bool prefixed = st.contains("transformer.wte.weight");
-  if (!prefixed && !st.contains("wte.weight")) {
-    throw std::invalid_argument("tensor 'wte.weight' (or 'transformer.wte.weight') is missing: not a GPT-2 checkpoint");
-  }
-  Reader r(st, prefixed ? "transformer." : "");
-  require_vocabulary(c, st, prefixed ? "transformer.wte.weight" : "wte.weight");
+  const std::string prefix = base_prefix(st, "transformer.", "wte.weight", "GPT-2");
+  Reader r(st, prefix);
+  require_vocabulary(c, st, prefix + "wte.weight");
   const std::int64_t d = c.width, V = c.vocab_size;
   ModelWeights w;
-  w.token_embedding = r.matrix("wte.weight", V, d);
-  w.position_embedding = r.matrix("wpe.weight", c.positions, d);
+  w.qkv_layout = QkvLayout::fused_blocks;
+  w.token_embedding = r.out_by_in("wte.weight", V, d);
+  w.position_embedding = r.out_by_in("wpe.weight", c.positions, d);
   for (int l = 0; l < c.layers; ++l) {
     const std::string p = "h." + std::to_string(l) + ".";
     BlockWeights b;
-    b.attention_norm = r.norm(p + "ln_1", d);
-    b.qkv = {r.matrix(p + "attn.c_attn.weight", d, 3 * d), r.vector(p + "attn.c_attn.bias", 3 * d)};
-    b.attention_out = {r.matrix(p + "attn.c_proj.weight", d, d), r.vector(p + "attn.c_proj.bias", d)};
-    b.mlp_norm = r.norm(p + "ln_2", d);
-    b.mlp_in = {r.matrix(p + "mlp.c_fc.weight", d, c.inner), r.vector(p + "mlp.c_fc.bias", c.inner)};
-    b.mlp_out = {r.matrix(p + "mlp.c_proj.weight", c.inner, d), r.vector(p + "mlp.c_proj.bias", d)};
+    b.attention_norm = r.layer_norm(p + "ln_1", d);
+    b.qkv = {r.in_by_out(p + "attn.c_attn.weight", d, 3 * d), r.vector(p + "attn.c_attn.bias", 3 * d)};
+    b.attention_out = {r.in_by_out(p + "attn.c_proj.weight", d, d), r.vector(p + "attn.c_proj.bias", d)};
+    b.mlp_norm = r.layer_norm(p + "ln_2", d);
+    b.mlp_in = {r.in_by_out(p + "mlp.c_fc.weight", d, c.inner), r.vector(p + "mlp.c_fc.bias", c.inner)};
+    b.mlp_out = {r.in_by_out(p + "mlp.c_proj.weight", c.inner, d), r.vector(p + "mlp.c_proj.bias", d)};
     w.blocks.push_back(std::move(b));
   }
-  w.final_norm = r.norm("ln_f", d);
-  if (st.contains("lm_head.weight")) w.output_embedding = r.matrix("lm_head.weight", V, d);
+  w.final_norm = r.layer_norm("ln_f", d);
+  if (st.contains("lm_head.weight")) w.output_embedding = r.out_by_in("lm_head.weight", V, d);
   // The causal-mask buffers some exports include.
   r.reject_unused(std::regex(R"((transformer\.)?h\.\d+\.attn\.(bias|masked_bias))"));
   return w;
 }
 
 ModelWeights load_bert(const ModelConfig& c, const Checkpoint& st) {
-  const bool prefixed = st.contains("bert.embeddings.word_embeddings.weight");
-  if (!prefixed && !st.contains("embeddings.word_embeddings.weight")) {
-    throw std::invalid_argument(
-        "tensor 'embeddings.word_embeddings.weight' (or 'bert.embeddings.word_embeddings.weight') is missing: "
-        "not a BERT checkpoint");
-  }
-  Reader r(st, prefixed ? "bert." : "");
-  require_vocabulary(c, st, prefixed ? "bert.embeddings.word_embeddings.weight" : "embeddings.word_embeddings.weight");
+  const std::string prefix = base_prefix(st, "bert.", "embeddings.word_embeddings.weight", "BERT");
+  Reader r(st, prefix);
+  require_vocabulary(c, st, prefix + "embeddings.word_embeddings.weight");
   const std::int64_t d = c.width, V = c.vocab_size;
   ModelWeights w;
-  w.token_embedding = r.matrix("embeddings.word_embeddings.weight", V, d);
-  w.position_embedding = r.matrix("embeddings.position_embeddings.weight", c.positions, d);
-  w.type_embedding = r.matrix("embeddings.token_type_embeddings.weight", c.type_vocab_size, d);
-  w.embedding_norm = r.norm("embeddings.LayerNorm", d);
+  w.qkv_layout = QkvLayout::separate;
+  w.token_embedding = r.out_by_in("embeddings.word_embeddings.weight", V, d);
+  w.position_embedding = r.out_by_in("embeddings.position_embeddings.weight", c.positions, d);
+  w.type_embedding = r.out_by_in("embeddings.token_type_embeddings.weight", c.type_vocab_size, d);
+  w.embedding_norm = r.layer_norm("embeddings.LayerNorm", d);
   for (int l = 0; l < c.layers; ++l) {
     const std::string p = "encoder.layer." + std::to_string(l) + ".";
     BlockWeights b;
-    // query | key | value side by side, read (and shape-checked) before allocating.
-    const std::string s = p + "attention.self.";
-    const Matrix wq = r.transposed(s + "query.weight", d, d), wk = r.transposed(s + "key.weight", d, d),
-                 wv = r.transposed(s + "value.weight", d, d);
-    const RowVector bq = r.vector(s + "query.bias", d), bk = r.vector(s + "key.bias", d),
-                    bv = r.vector(s + "value.bias", d);
-    b.qkv.w.resize(d, 3 * d);
-    b.qkv.w << wq, wk, wv;
-    b.qkv.b.resize(3 * d);
-    b.qkv.b << bq, bk, bv;
-    b.attention_out = {r.transposed(p + "attention.output.dense.weight", d, d),
-                       r.vector(p + "attention.output.dense.bias", d)};
-    b.attention_norm = r.norm(p + "attention.output.LayerNorm", d);
-    b.mlp_in = {r.transposed(p + "intermediate.dense.weight", d, c.inner), r.vector(p + "intermediate.dense.bias", c.inner)};
-    b.mlp_out = {r.transposed(p + "output.dense.weight", c.inner, d), r.vector(p + "output.dense.bias", d)};
-    b.mlp_norm = r.norm(p + "output.LayerNorm", d);
+    b.q = r.linear(p + "attention.self.query", d, d, true);
+    b.k = r.linear(p + "attention.self.key", d, d, true);
+    b.v = r.linear(p + "attention.self.value", d, d, true);
+    b.attention_out = r.linear(p + "attention.output.dense", d, d, true);
+    b.attention_norm = r.layer_norm(p + "attention.output.LayerNorm", d);
+    b.mlp_in = r.linear(p + "intermediate.dense", d, c.inner, true);
+    b.mlp_out = r.linear(p + "output.dense", c.inner, d, true);
+    b.mlp_norm = r.layer_norm(p + "output.LayerNorm", d);
     w.blocks.push_back(std::move(b));
   }
   if (st.contains("cls.predictions.transform.dense.weight")) {
     w.has_mlm_head = true;
-    w.mlm.transform = {r.transposed("cls.predictions.transform.dense.weight", d, d),
-                       r.vector("cls.predictions.transform.dense.bias", d)};
-    w.mlm.norm = r.norm("cls.predictions.transform.LayerNorm", d);
+    w.mlm.transform = r.linear("cls.predictions.transform.dense", d, d, true);
+    w.mlm.norm = r.layer_norm("cls.predictions.transform.LayerNorm", d);
     w.mlm.bias = r.vector(st.contains("cls.predictions.bias") ? "cls.predictions.bias" : "cls.predictions.decoder.bias", V);
     if (st.contains("cls.predictions.decoder.weight")) {
-      w.output_embedding = r.matrix("cls.predictions.decoder.weight", V, d);
+      w.output_embedding = r.out_by_in("cls.predictions.decoder.weight", V, d);
     }
   }
   // Parts of BERT checkpoints this runtime does not use: the pooler, the
@@ -182,23 +192,111 @@ ModelWeights load_bert(const ModelConfig& c, const Checkpoint& st) {
   return w;
 }
 
+// The untied output embedding `name` [V, d], required unless the embeddings
+// are tied (then a stored copy is ignored, as Hugging Face ties it).
+void output_embedding(const ModelConfig& c, const Checkpoint& st, Reader& r, ModelWeights& w, const std::string& name) {
+  if (c.tied_embeddings) return;
+  if (!st.contains(name)) {
+    throw std::invalid_argument("tensor '" + name + "' is missing from model.safetensors (config.json has "
+                                "\"tie_word_embeddings\": false)");
+  }
+  require_vocabulary(c, st, name);
+  w.output_embedding = r.out_by_in(name, c.vocab_size, c.width);
+}
+
+// Llama, Mistral, Qwen2, Qwen3: model.layers.N.{self_attn,mlp}.*, RMSNorm.
+ModelWeights load_llama(const ModelConfig& c, const Checkpoint& st) {
+  const std::string prefix = base_prefix(st, "model.", "embed_tokens.weight", c.model_type);
+  Reader r(st, prefix);
+  require_vocabulary(c, st, prefix + "embed_tokens.weight");
+  const std::int64_t d = c.width, dk = c.head_dim, q_width = c.heads * dk, kv_width = c.kv_heads * dk;
+  ModelWeights w;
+  w.qkv_layout = QkvLayout::separate;
+  w.token_embedding = r.out_by_in("embed_tokens.weight", c.vocab_size, d);
+  for (int l = 0; l < c.layers; ++l) {
+    const std::string p = "layers." + std::to_string(l) + ".";
+    BlockWeights b;
+    b.attention_norm = r.rms_norm(p + "input_layernorm", d);
+    b.q = r.linear(p + "self_attn.q_proj", d, q_width, c.qkv_bias);
+    b.k = r.linear(p + "self_attn.k_proj", d, kv_width, c.qkv_bias);
+    b.v = r.linear(p + "self_attn.v_proj", d, kv_width, c.qkv_bias);
+    if (c.qk_norm) {
+      b.q_norm = r.rms_norm(p + "self_attn.q_norm", dk);
+      b.k_norm = r.rms_norm(p + "self_attn.k_norm", dk);
+    }
+    b.attention_out = r.linear(p + "self_attn.o_proj", q_width, d, c.attention_out_bias);
+    b.mlp_norm = r.rms_norm(p + "post_attention_layernorm", d);
+    b.mlp_gate = r.linear(p + "mlp.gate_proj", d, c.inner, c.mlp_bias);
+    b.mlp_in = r.linear(p + "mlp.up_proj", d, c.inner, c.mlp_bias);
+    b.mlp_out = r.linear(p + "mlp.down_proj", c.inner, d, c.mlp_bias);
+    w.blocks.push_back(std::move(b));
+  }
+  w.final_norm = r.rms_norm("norm", d);
+  output_embedding(c, st, r, w, "lm_head.weight");
+  // The rotary frequency buffers older exports include; a tied copy of the embedding.
+  r.reject_unused(std::regex(R"((model\.)?layers\.\d+\.self_attn\.rotary_emb\.inv_freq)" +
+                             std::string(c.tied_embeddings ? "|lm_head\\.weight" : "")));
+  return w;
+}
+
+// GPT-NeoX (Pythia): gpt_neox.layers.N.{attention,mlp}.*, LayerNorm, embed_out.
+ModelWeights load_gpt_neox(const ModelConfig& c, const Checkpoint& st) {
+  const std::string prefix = base_prefix(st, "gpt_neox.", "embed_in.weight", "GPT-NeoX");
+  Reader r(st, prefix);
+  require_vocabulary(c, st, prefix + "embed_in.weight");
+  const std::int64_t d = c.width;
+  ModelWeights w;
+  w.qkv_layout = QkvLayout::fused_per_head;
+  w.token_embedding = r.out_by_in("embed_in.weight", c.vocab_size, d);
+  for (int l = 0; l < c.layers; ++l) {
+    const std::string p = "layers." + std::to_string(l) + ".";
+    BlockWeights b;
+    b.attention_norm = r.layer_norm(p + "input_layernorm", d);
+    b.qkv = r.linear(p + "attention.query_key_value", d, 3 * d, c.qkv_bias);
+    b.attention_out = r.linear(p + "attention.dense", d, d, c.attention_out_bias);
+    b.mlp_norm = r.layer_norm(p + "post_attention_layernorm", d);
+    b.mlp_in = r.linear(p + "mlp.dense_h_to_4h", d, c.inner, true);
+    b.mlp_out = r.linear(p + "mlp.dense_4h_to_h", c.inner, d, true);
+    w.blocks.push_back(std::move(b));
+  }
+  w.final_norm = r.layer_norm("final_layer_norm", d);
+  output_embedding(c, st, r, w, "embed_out.weight");
+  // Buffers of older exports: the causal mask and the rotary frequencies.
+  r.reject_unused(std::regex(R"((gpt_neox\.)?layers\.\d+\.attention\.(bias|masked_bias|rotary_emb\.inv_freq))" +
+                             std::string(c.tied_embeddings ? "|embed_out\\.weight" : "")));
+  return w;
+}
+
 }  // namespace
 
 std::int64_t ModelWeights::parameter_count() const {
-  auto linear = [](const LinearWeights& l) { return l.w.size() + l.b.size(); };
-  auto norm = [](const NormWeights& n) { return n.gamma.size() + n.beta.size(); };
-  std::int64_t n = token_embedding.size() + position_embedding.size() + type_embedding.size() +
-                   norm(embedding_norm) + norm(final_norm) + output_embedding.size();
+  std::int64_t n = 0;
+  auto linear = [&n](const LinearWeights& l) { n += l.w.elements() + l.b.size(); };
+  auto norm = [&n](const NormWeights& x) { n += x.gamma.size() + x.beta.size(); };
+  n += token_embedding.elements() + position_embedding.elements() + type_embedding.elements() +
+       output_embedding.elements();
+  norm(embedding_norm);
+  norm(final_norm);
   for (const BlockWeights& b : blocks) {
-    n += norm(b.attention_norm) + linear(b.qkv) + linear(b.attention_out) + norm(b.mlp_norm) + linear(b.mlp_in) +
-         linear(b.mlp_out);
+    for (const LinearWeights* l : {&b.qkv, &b.q, &b.k, &b.v, &b.attention_out, &b.mlp_gate, &b.mlp_in, &b.mlp_out}) linear(*l);
+    for (const NormWeights* x : {&b.attention_norm, &b.q_norm, &b.k_norm, &b.mlp_norm}) norm(*x);
   }
-  if (has_mlm_head) n += linear(mlm.transform) + norm(mlm.norm) + mlm.bias.size();
+  if (has_mlm_head) {
+    linear(mlm.transform);
+    norm(mlm.norm);
+    n += mlm.bias.size();
+  }
   return n;
 }
 
 ModelWeights load_weights(const ModelConfig& config, const Checkpoint& checkpoint) {
-  return config.architecture == Architecture::gpt2 ? load_gpt2(config, checkpoint) : load_bert(config, checkpoint);
+  switch (config.architecture) {
+    case Architecture::gpt2: return load_gpt2(config, checkpoint);
+    case Architecture::bert: return load_bert(config, checkpoint);
+    case Architecture::llama: return load_llama(config, checkpoint);
+    case Architecture::gpt_neox: return load_gpt_neox(config, checkpoint);
+  }
+  throw std::logic_error("load_weights: unknown architecture");
 }
 
 }  // namespace attnplay

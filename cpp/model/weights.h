@@ -1,12 +1,16 @@
-// The weights of a GPT-2 or BERT model as float32 matrices, and their loading
-// from a Hugging Face safetensors checkpoint: tensor names with or without the
-// "transformer." / "bert." prefix, Conv1D (GPT-2, [in, out]) and nn.Linear
-// (BERT, [out, in], transposed here) layouts, LayerNorm as weight/bias or the
-// older gamma/beta, tied or separate output embeddings. Every tensor the
-// architecture needs must be present with the shape config.json implies;
+// The weights of a transformer, resident in the precision the checkpoint
+// stored them in (WeightMatrix: F32, F16 or BF16, read straight from the
+// checkpoint's bytes, never transposed: GPT-2's Conv1D stays [in, out],
+// nn.Linear and embedding tables stay [out, in]), and their loading from Hugging
+// Face safetensors by tensor name for each family: GPT-2 (with or without
+// "transformer."), BERT (with or without "bert.", LayerNorm as weight/bias or
+// gamma/beta), Llama / Mistral / Qwen2 / Qwen3 ("model."), GPT-NeoX
+// ("gpt_neox."). Norm gains and biases are small float32 vectors. Every tensor
+// the architecture needs must be present with the shape config.json implies;
 // tensors no part of the architecture are refused, except known buffers and
 // heads this runtime does not use (listed in weights.cpp).
-// Not here: the forward pass (model/model.h).
+// Not here: the forward pass (model/model.h), parsing the file format
+// (safetensors/).
 #pragma once
 
 #include <cstdint>
@@ -15,55 +19,70 @@
 #include "model/config.h"
 #include "safetensors/checkpoint.h"
 #include "tensor/tensor.h"
+#include "tensor/weight.h"
 
 namespace attnplay {
 
 struct LinearWeights {
-  Matrix w;     // [in, out]: y = x·w + b
-  RowVector b;  // [out]
+  WeightMatrix w;  // in → out, in the checkpoint's layout and dtype
+  RowVector b;     // [out], or empty when the layer has no bias
+  bool empty() const { return w.empty(); }
 };
 
 struct NormWeights {
-  RowVector gamma;  // [d]
-  RowVector beta;   // [d]
+  RowVector gamma;  // [n]
+  RowVector beta;   // [n] (LayerNorm); empty for RMSNorm
 };
 
-// One transformer block. GPT-2 normalises before each sub-layer (pre-LN),
+// How a block's queries, keys and values come out of its projections.
+enum class QkvLayout {
+  separate,        // q, k, v: three projections (BERT, Llama family)
+  fused_blocks,    // qkv [d, 3d] (GPT-2 c_attn): columns q | k | v
+  fused_per_head,  // qkv [3d] outputs (GPT-NeoX query_key_value): head h at h·3d_k, as q_h | k_h | v_h
+};
+
+// One transformer block. Pre-norm families normalise before each sub-layer,
 // BERT after the residual addition (post-LN); the fields are the same.
 struct BlockWeights {
-  NormWeights attention_norm;  // GPT-2 ln_1 / BERT attention.output.LayerNorm
-  LinearWeights qkv;           // [d, 3d]: queries | keys | values, head h at columns h·d_k
-  LinearWeights attention_out; // [d, d]
-  NormWeights mlp_norm;        // GPT-2 ln_2 / BERT output.LayerNorm
-  LinearWeights mlp_in;        // [d, inner]
-  LinearWeights mlp_out;       // [inner, d]
+  NormWeights attention_norm;   // GPT-2 ln_1, BERT attention.output.LayerNorm, Llama/NeoX input_layernorm
+  LinearWeights qkv;            // fused layouts: [d → (H + 2·KV)·d_k]
+  LinearWeights q, k, v;        // separate layout: [d → H·d_k], [d → KV·d_k], [d → KV·d_k]
+  NormWeights q_norm, k_norm;   // Qwen3: RMSNorm over each head's d_k; empty otherwise
+  LinearWeights attention_out;  // [H·d_k → d]
+  NormWeights mlp_norm;         // GPT-2 ln_2, BERT output.LayerNorm, Llama/NeoX post_attention_layernorm
+  LinearWeights mlp_gate;       // SwiGLU gate_proj [d → inner]; empty otherwise
+  LinearWeights mlp_in;         // [d → inner] (c_fc, intermediate, dense_h_to_4h, up_proj)
+  LinearWeights mlp_out;        // [inner → d] (c_proj, output.dense, dense_4h_to_h, down_proj)
 };
 
 struct MaskedLmHead {  // BERT cls.predictions
-  LinearWeights transform;  // [d, d], then activation and norm
+  LinearWeights transform;  // [d → d], then activation and norm
   NormWeights norm;
   RowVector bias;           // [V]
 };
 
 struct ModelWeights {
-  Matrix token_embedding;     // [V, d]
-  Matrix position_embedding;  // [P, d]
-  Matrix type_embedding;      // [types, d] (BERT; empty for GPT-2)
-  NormWeights embedding_norm; // BERT embeddings.LayerNorm
+  QkvLayout qkv_layout = QkvLayout::separate;
+  WeightMatrix token_embedding;     // [V, d] (rows looked up; logits when tied)
+  WeightMatrix position_embedding;  // [P, d] learned positions (GPT-2, BERT); empty with RoPE
+  WeightMatrix type_embedding;      // [types, d] (BERT; empty otherwise)
+  NormWeights embedding_norm;       // BERT embeddings.LayerNorm
   std::vector<BlockWeights> blocks;
-  NormWeights final_norm;     // GPT-2 ln_f
-  Matrix output_embedding;    // [V, d] when the checkpoint has its own (lm_head / decoder); empty when tied
+  NormWeights final_norm;           // GPT-2 ln_f, Llama model.norm, NeoX final_layer_norm
+  WeightMatrix output_embedding;    // [V, d] when the checkpoint has its own (lm_head, embed_out, decoder); empty when tied
   bool has_mlm_head = false;
   MaskedLmHead mlm;
 
-  // The matrix logits are computed with: [V, d].
-  const Matrix& unembedding() const { return output_embedding.size() != 0 ? output_embedding : token_embedding; }
+  // The matrix logits are computed with: [V, d], logits = h·Eᵀ.
+  const WeightMatrix& unembedding() const { return output_embedding.empty() ? token_embedding : output_embedding; }
   std::int64_t parameter_count() const;
 };
 
-// Reads every weight of `config`'s architecture from the checkpoint.
+// Reads every weight of `config`'s architecture from the checkpoint, through
+// its lookup methods only (contains, info, bytes, tensors).
 // Throws std::invalid_argument with the tensor's name for missing tensors,
-// unexpected ones, and shapes that disagree with config.json.
+// unexpected ones, dtypes other than F32/F16/BF16, and shapes that disagree
+// with config.json.
 ModelWeights load_weights(const ModelConfig& config, const Checkpoint& checkpoint);
 
 }  // namespace attnplay

@@ -34,6 +34,25 @@ Matrix layer_norm(const ConstMatrixRef& x, const RowVector& gamma, const RowVect
   return y;
 }
 
+Matrix rms_norm(const ConstMatrixRef& x, const RowVector& gamma, float eps) {
+  if (gamma.size() != x.cols()) {
+    throw std::invalid_argument("rms_norm: gamma needs " + std::to_string(x.cols()) + " entries");
+  }
+  Matrix y(x.rows(), x.cols());  // [T, d]
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    const float inv_rms = 1.0f / std::sqrt(x.row(r).squaredNorm() / static_cast<float>(x.cols()) + eps);
+    y.row(r) = (x.row(r).array() * inv_rms * gamma.array()).matrix();
+  }
+  return y;
+}
+
+void silu(MatrixRef x) {
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    float* row = x.row(r).data();
+    for (Eigen::Index c = 0; c < x.cols(); ++c) row[c] = row[c] / (1.0f + fast_exp(-row[c]));
+  }
+}
+
 void gelu_erf(MatrixRef x) {
   const float inv_sqrt2 = 0.70710678118654752f;
   x = x.unaryExpr([inv_sqrt2](float v) { return 0.5f * v * (1.0f + std::erf(v * inv_sqrt2)); });

@@ -1,5 +1,5 @@
-// The non-attention pieces of a transformer block: linear layers, layer
-// normalisation, GELU and residual addition. Row-wise over [T, d] inputs.
+// The non-attention pieces of a transformer block: linear layers, layer and
+// RMS normalisation, GELU, SiLU and residual addition. Row-wise over [T, d] inputs.
 // Not here: attention (attention/), whole models (later: model/).
 #pragma once
 
@@ -13,6 +13,13 @@ Matrix linear(const ConstMatrixRef& x, const ConstMatrixRef& w, const RowVector&
 // Per-row (x - mean) / sqrt(var + eps) * gamma + beta, with the biased
 // variance (as PyTorch's LayerNorm). x [T, d], gamma and beta [d].
 Matrix layer_norm(const ConstMatrixRef& x, const RowVector& gamma, const RowVector& beta, float eps);
+
+// Per-row x / sqrt(mean(x²) + eps) * gamma (RMSNorm, Zhang & Sennrich 2019,
+// as Llama's). x [T, d], gamma [d].
+Matrix rms_norm(const ConstMatrixRef& x, const RowVector& gamma, float eps);
+
+// SiLU (swish) x·σ(x), in place (Llama's "silu").
+void silu(MatrixRef x);
 
 // GELU, exact form x·Φ(x) = 0.5·x·(1 + erf(x/√2)) (BERT's "gelu"), in place.
 void gelu_erf(MatrixRef x);

@@ -28,11 +28,17 @@ function gpt2(changes = {}) {
   const files = { 'config.json': read(GPT2, 'config.json'), 'model.safetensors': read(GPT2, 'model.safetensors') };
   return { ...files, ...changes };
 }
-function config(change) {
-  const c = JSON.parse(read(GPT2, 'config.json'));
+function config(change, model = GPT2) {
+  const c = JSON.parse(read(model, 'config.json'));
   change(c);
   return Buffer.from(JSON.stringify(c));
 }
+// A folder of another family's golden checkpoint, with its config.json and/or weights changed.
+function family(model, { configChange = () => {}, weightsChange = () => {} }) {
+  return { 'config.json': config(configChange, model), 'model.safetensors': weights(weightsChange, model) };
+}
+const LLAMA = 'llama-gqa-llama3-bf16'; // 4 heads, 2 kv heads, width 32, tied embeddings
+const LLAMA_UNTIED = 'llama-mqa-bias-linear-f32';
 function weights(change, model = GPT2) {
   const st = split(read(model, 'model.safetensors'));
   change(st);
@@ -108,8 +114,32 @@ export function brokenCases() {
     { name: 'more-tokens-than-positions', files: gpt2(), ids: Array.from({ length: 17 }, (_, i) => i),
       message: /17 tokens are more than the model's 16 positions/ },
     { name: 'config-invalid-json', files: gpt2({ 'config.json': Buffer.from('{"model_type": "gpt2", ') }), message: /config.json: not valid JSON/ },
-    { name: 'config-unknown-model-type', files: gpt2({ 'config.json': config((c) => { c.model_type = 'llama'; }) }),
-      message: /model_type "llama" is not supported \(supported: gpt2, bert\)/ },
+    { name: 'config-unknown-model-type', files: gpt2({ 'config.json': config((c) => { c.model_type = 'mamba'; }) }),
+      message: /model_type "mamba" is not supported \(supported: gpt2, bert, llama, mistral, qwen2, qwen3, gpt_neox\)/ },
+    { name: 'rope-scaling-unknown-type', files: family(LLAMA, { configChange: (c) => { c.rope_scaling = { rope_type: 'yarn', factor: 4 }; } }),
+      message: /config.json: rope_scaling type "yarn" is not supported \(supported: linear, llama3\)/ },
+    { name: 'rope-scaling-llama3-incomplete', files: family(LLAMA, { configChange: (c) => { delete c.rope_scaling.low_freq_factor; } }),
+      message: /rope_scaling of type "llama3" needs a positive "factor", "low_freq_factor"/ },
+    { name: 'kv-heads-not-dividing-heads', files: family(LLAMA, { configChange: (c) => { c.num_key_value_heads = 3; } }),
+      message: /the number of heads \(4\) is not divisible by num_key_value_heads \(3\)/ },
+    { name: 'kv-heads-disagree-with-weights', files: family(LLAMA, { configChange: (c) => { c.num_key_value_heads = 4; } }),
+      message: /tensor 'model.layers.0.self_attn.k_proj.weight' has shape \[16, 32\] but config.json implies \[32, 32\]/ },
+    { name: 'untied-without-lm-head', files: family(LLAMA_UNTIED, { weightsChange: ({ header }) => { delete header['lm_head.weight']; } }),
+      message: /tensor 'lm_head.weight' is missing from model.safetensors \(config.json has "tie_word_embeddings": false\)/ },
+    { name: 'llama-missing-bias', files: family(LLAMA_UNTIED, { weightsChange: ({ header }) => { delete header['model.layers.1.mlp.up_proj.bias']; } }),
+      message: /tensor 'model.layers.1.mlp.up_proj.bias' is missing from model.safetensors/ },
+    { name: 'qwen2-sliding-window', files: family('qwen2-bias-f32', { configChange: (c) => { c.use_sliding_window = true; } }),
+      message: /"use_sliding_window": true is not supported for qwen2/ },
+    { name: 'qwen3-missing-q-norm', files: family('qwen3-qknorm-bf16', { weightsChange: ({ header }) => { delete header['model.layers.0.self_attn.q_norm.weight']; } }),
+      message: /tensor 'model.layers.0.self_attn.q_norm.weight' is missing from model.safetensors/ },
+    { name: 'mistral-window-zero', files: family('mistral-window3-f16', { configChange: (c) => { c.sliding_window = 0; } }),
+      message: /"sliding_window" must be an integer from 1/ },
+    { name: 'neox-fused-qkv-wrong-width', files: family('pythia-serial-f32', { configChange: (c) => { c.hidden_size = 20; } }),
+      message: /tensor 'gpt_neox.embed_in.weight' has shape \[257, 16\] but config.json implies \[257, 20\]/ },
+    { name: 'neox-rotary-pct-above-one', files: family('pythia-serial-f32', { configChange: (c) => { c.rotary_pct = 1.5; } }),
+      message: /"rotary_pct" must be in \(0, 1\]/ },
+    { name: 'neox-unknown-activation', files: family('pythia-parallel-f16', { configChange: (c) => { c.hidden_act = 'relu'; } }),
+      message: /"hidden_act" is "relu"; supported: gelu, gelu_new, gelu_pytorch_tanh, silu/ },
     { name: 'config-missing-key', files: gpt2({ 'config.json': config((c) => { delete c.n_layer; }) }), message: /"n_layer" is missing/ },
     { name: 'config-negative-size', files: gpt2({ 'config.json': config((c) => { c.n_embd = -64; }) }),
       message: /"n_embd" must be an integer from 1 to 65536, got -64/ },

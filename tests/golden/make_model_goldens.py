@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Builds the small random GPT-2 and BERT checkpoints of tests/golden/models/
-and their golden outputs, computed by an independent PyTorch implementation.
+"""Builds the small random checkpoints of tests/golden/models/ (GPT-2, BERT,
+Llama, Mistral, Qwen2, Qwen3, GPT-NeoX) and their golden outputs, computed by
+an independent PyTorch implementation.
 
 Run with Debian's PyTorch (python3-torch, plus libopenblas0-pthread):
     /usr/bin/python3 tests/golden/make_model_goldens.py
@@ -13,7 +14,11 @@ WordPiece vocabulary of whole lowercase words), the attention weights of every
 layer and head, one head's q, k, v and raw scores, every hidden state and the
 logits. The forward passes below are written from the published architectures
 (GPT-2: Radford et al. 2019 and the Hugging Face weight layout; BERT: Devlin et
-al. 2019), in float64, on the exact values stored in the file (F16/BF16
+al. 2019; Llama: Touvron et al. 2023, RoPE as Su et al. 2021 in Hugging Face's
+half-split rotate_half form, Llama 3's frequency scaling, grouped-query
+attention as Ainslie et al. 2023; Mistral's sliding window; Qwen2's q/k/v
+biases; Qwen3's per-head q/k RMSNorm; GPT-NeoX: Black et al. 2022, fused
+per-head query_key_value, partial rotary, parallel residual), in float64, on the exact values stored in the file (F16/BF16
 weights are rounded first). They share no code with attnplay's C++ runtime.
 CI does not run this script; it only uses its committed output.
 """
@@ -252,6 +257,118 @@ def bert_forward(w, cfg, ids, type_ids, prefix, old_names):
     return attentions, traces, hidden, logits
 
 
+def rms_norm(x, weight, eps):
+    return x / torch.sqrt((x * x).mean(-1, keepdim=True) + eps) * weight
+
+
+def rope_inverse_frequencies(dim, theta, scaling):
+    """theta^(-2i/dim), i < dim/2, with rope_scaling of type linear or llama3 applied."""
+    inv = 1.0 / theta ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim)
+    if scaling is None:
+        return inv
+    if scaling["rope_type"] == "linear":
+        return inv / scaling["factor"]
+    # llama3: long wavelengths slowed by `factor`, short ones kept, a smooth blend between.
+    factor, low, high = scaling["factor"], scaling["low_freq_factor"], scaling["high_freq_factor"]
+    old = scaling["original_max_position_embeddings"]
+    wavelength = 2 * math.pi / inv
+    scaled = torch.where(wavelength > old / low, inv / factor, inv)
+    smooth = (old / wavelength - low) / (high - low)
+    blended = (1 - smooth) * scaled / factor + smooth * scaled
+    medium = (wavelength >= old / high) & (wavelength <= old / low)
+    return torch.where(medium, blended, scaled)
+
+
+def rotate(x, inv_freq):
+    """RoPE on the first 2·len(inv_freq) dims of x [heads, T, d_k], half-split (rotate_half) form."""
+    rot = 2 * len(inv_freq)
+    T = x.shape[1]
+    angles = torch.outer(torch.arange(T, dtype=torch.float64), inv_freq)  # [T, rot/2]
+    cos, sin = torch.cat([angles.cos()] * 2, -1), torch.cat([angles.sin()] * 2, -1)  # [T, rot]
+    r, rest = x[..., :rot], x[..., rot:]
+    half = rot // 2
+    rotated_half = torch.cat([-r[..., half:], r[..., :half]], -1)
+    return torch.cat([r * cos + rotated_half * sin, rest], -1)
+
+
+def grouped_attention(q, k, v, window=None):
+    """Causal attention of q [H, T, d_k] over k, v [KV, T, d_k]: query head h reads kv head h // (H / KV);
+    with a window, query i sees only keys j with i - j < window. Returns output [T, H·d_k], weights, trace."""
+    H, T, dk = q.shape
+    group = H // k.shape[0]
+    k, v = k.repeat_interleave(group, 0), v.repeat_interleave(group, 0)  # [H, T, d_k]
+    scores = q @ k.transpose(1, 2)  # [H, T, T]
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    hidden = j > i
+    if window is not None:
+        hidden = hidden | (i - j >= window)
+    weights = torch.softmax((scores / math.sqrt(dk)).masked_fill(hidden, float("-inf")), dim=-1)
+    out = (weights @ v).transpose(0, 1).reshape(T, H * dk)
+    return out, weights, (q, k, v, scores)
+
+
+def llama_forward(w, cfg, ids):
+    """Llama / Mistral / Qwen2 / Qwen3 (cfg["model_type"] picks the details)."""
+    p = lambda name: w["model." + name]
+    H, KV = cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    dk = cfg.get("head_dim") or cfg["hidden_size"] // H
+    eps = cfg["rms_norm_eps"]
+    inv_freq = rope_inverse_frequencies(dk, cfg["rope_theta"], cfg.get("rope_scaling"))
+    window = cfg.get("sliding_window") if cfg["model_type"] == "mistral" else None
+    lin = lambda x, base: x @ p(base + ".weight").T + (p(base + ".bias") if "model." + base + ".bias" in w else 0)
+    heads = lambda m, n: m.reshape(len(ids), n, dk).transpose(0, 1)  # [n, T, d_k]
+    x = p("embed_tokens.weight")[ids]
+    hidden, attentions, traces = [x], [], []
+    for l in range(cfg["num_hidden_layers"]):
+        s = f"layers.{l}."
+        a = rms_norm(x, p(s + "input_layernorm.weight"), eps)
+        q, k, v = heads(lin(a, s + "self_attn.q_proj"), H), heads(lin(a, s + "self_attn.k_proj"), KV), \
+            heads(lin(a, s + "self_attn.v_proj"), KV)
+        if cfg["model_type"] == "qwen3":
+            q, k = rms_norm(q, p(s + "self_attn.q_norm.weight"), eps), rms_norm(k, p(s + "self_attn.k_norm.weight"), eps)
+        out, weights, trace = grouped_attention(rotate(q, inv_freq), rotate(k, inv_freq), v, window)
+        x = x + lin(out, s + "self_attn.o_proj")
+        m = rms_norm(x, p(s + "post_attention_layernorm.weight"), eps)
+        x = x + lin(F.silu(lin(m, s + "mlp.gate_proj")) * lin(m, s + "mlp.up_proj"), s + "mlp.down_proj")
+        attentions.append(weights)
+        traces.append(trace)
+        hidden.append(x)
+    x = rms_norm(x, p("norm.weight"), eps)
+    hidden[-1] = x
+    unembedding = p("embed_tokens.weight") if cfg["tie_word_embeddings"] else w["lm_head.weight"]
+    return attentions, traces, hidden, x @ unembedding.T
+
+
+def gpt_neox_forward(w, cfg, ids):
+    p = lambda name: w["gpt_neox." + name]
+    d, H, eps = cfg["hidden_size"], cfg["num_attention_heads"], cfg["layer_norm_eps"]
+    dk = d // H
+    inv_freq = rope_inverse_frequencies(int(dk * cfg["rotary_pct"]), cfg["rotary_emb_base"], None)
+    ln = lambda x, base: F.layer_norm(x, (d,), p(base + ".weight"), p(base + ".bias"), eps)
+    lin = lambda x, base: x @ p(base + ".weight").T + p(base + ".bias")
+    x = p("embed_in.weight")[ids]
+    T = len(ids)
+    hidden, attentions, traces = [x], [], []
+    for l in range(cfg["num_hidden_layers"]):
+        s = f"layers.{l}."
+        qkv = lin(ln(x, s + "input_layernorm"), s + "attention.query_key_value").reshape(T, H, 3 * dk).transpose(0, 1)
+        q, k, v = qkv[..., :dk], qkv[..., dk:2 * dk], qkv[..., 2 * dk:]  # each head's block: q | k | v
+        out, weights, trace = grouped_attention(rotate(q, inv_freq), rotate(k, inv_freq), v)
+        attn = lin(out, s + "attention.dense")
+        mlp = lambda m: lin(F.gelu(lin(m, s + "mlp.dense_h_to_4h")), s + "mlp.dense_4h_to_h")
+        if cfg["use_parallel_residual"]:
+            x = x + attn + mlp(ln(x, s + "post_attention_layernorm"))
+        else:
+            x = x + attn
+            x = x + mlp(ln(x, s + "post_attention_layernorm"))
+        attentions.append(weights)
+        traces.append(trace)
+        hidden.append(x)
+    x = ln(x, "final_layer_norm")
+    hidden[-1] = x
+    return attentions, traces, hidden, x @ w["embed_out.weight"].T
+
+
 # ---------------------------------------------------------------- checkpoints
 
 GPT2_CASES = [
@@ -270,6 +387,38 @@ BERT_CASES = [
      [("Attention is all you need.", None)]),
     ("bert-l1-h3-k8-bf16", 1, 3, 8, 48, 16, "BF16", "bert.", True, False, True,
      [("the dog sat in the park , a cat ran !", None)]),
+]
+
+LLAMA_CASES = [
+    # name, model_type, dtype, config (beyond the defaults of build_llama), texts
+    ("llama-gqa-llama3-bf16", "llama", "BF16",
+     {"num_attention_heads": 4, "num_key_value_heads": 2, "hidden_size": 32, "tie_word_embeddings": True,
+      "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                       "original_max_position_embeddings": 64}},
+     ["Llama 3."]),
+    ("llama-mqa-bias-linear-f32", "llama", "F32",
+     {"num_attention_heads": 3, "num_key_value_heads": 1, "hidden_size": 24, "head_dim": 16,
+      "attention_bias": True, "mlp_bias": True, "tie_word_embeddings": False, "rope_theta": 500.0,
+      "rope_scaling": {"rope_type": "linear", "factor": 2.0}},
+     ["One kv."]),
+    ("mistral-window3-f16", "mistral", "F16",
+     {"num_attention_heads": 4, "num_key_value_heads": 2, "hidden_size": 32, "sliding_window": 3,
+      "tie_word_embeddings": False},
+     ["Windowed."]),
+    ("qwen2-bias-f32", "qwen2", "F32",
+     {"num_attention_heads": 4, "num_key_value_heads": 1, "hidden_size": 32, "tie_word_embeddings": True,
+      "rope_theta": 1000000.0, "use_sliding_window": False, "sliding_window": 4},
+     ["Qwen2!"]),
+    ("qwen3-qknorm-bf16", "qwen3", "BF16",
+     {"num_attention_heads": 4, "num_key_value_heads": 2, "hidden_size": 32, "head_dim": 16,
+      "tie_word_embeddings": True, "rope_theta": 1000000.0},
+     ["Qwen3 qk."]),
+]
+
+NEOX_CASES = [
+    # name, dtype, heads, hidden size, rotary_pct, rotary_emb_base, parallel residual, texts
+    ("pythia-parallel-f16", "F16", 2, 32, 0.25, 10000, True, ["Pythia."]),
+    ("pythia-serial-f32", "F32", 2, 16, 0.5, 500, False, ["Serial."]),
 ]
 
 
@@ -374,6 +523,83 @@ def build_bert(name, L, H, dk, inner, P, dtype, prefix, mlm, old_names, decoder,
     return cfg, ck, tokenizer, cases
 
 
+def causal_cases(forward, w, cfg, texts, H, encode):
+    cases = []
+    for text in texts:
+        ids = encode(text)
+        attentions, traces, hidden, logits = forward(w, cfg, torch.tensor(ids))
+        L = len(attentions)
+        cases.append({"text": text, "ids": ids, "type_ids": [0] * len(ids),
+                      "attentions": [rounded(a) for a in attentions], "trace": trace_json(traces, L - 1, H - 1),
+                      "hidden_states": [rounded(h) for h in hidden], "logits": rounded(logits)})
+    return cases
+
+
+def build_llama(name, model_type, dtype, options, texts, seed):
+    tokenizer, V, encode = gpt2_tokenizer()
+    cfg = {"model_type": model_type, "architectures": [{"llama": "LlamaForCausalLM", "mistral": "MistralForCausalLM",
+                                                       "qwen2": "Qwen2ForCausalLM", "qwen3": "Qwen3ForCausalLM"}[model_type]],
+           "num_hidden_layers": 2, "intermediate_size": 48, "max_position_embeddings": 64, "vocab_size": V,
+           "rms_norm_eps": 1e-6, "hidden_act": "silu", "rope_theta": 10000.0, "bos_token_id": V - 1,
+           "eos_token_id": V - 1}
+    cfg.update(options)
+    d, H, KV, I = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["intermediate_size"]
+    dk = cfg.get("head_dim") or d // H
+    qkv_bias = model_type == "qwen2" or cfg.get("attention_bias", False)
+    o_bias = model_type != "qwen2" and cfg.get("attention_bias", False)
+    mlp_bias = cfg.get("mlp_bias", False)
+    ck = Checkpoint(seed, dtype)
+    ck.normal("model.embed_tokens.weight", (V, d), 1.0)
+    for l in range(cfg["num_hidden_layers"]):
+        s = f"model.layers.{l}."
+        ck.normal(s + "input_layernorm.weight", (d,), 0.1, 1.0)
+        for part, rows in (("q_proj", H * dk), ("k_proj", KV * dk), ("v_proj", KV * dk)):
+            ck.normal(s + f"self_attn.{part}.weight", (rows, d), 1 / math.sqrt(d))
+            if qkv_bias:
+                ck.normal(s + f"self_attn.{part}.bias", (rows,), 0.5)
+        if model_type == "qwen3":
+            ck.normal(s + "self_attn.q_norm.weight", (dk,), 0.2, 1.0)
+            ck.normal(s + "self_attn.k_norm.weight", (dk,), 0.2, 1.0)
+        ck.normal(s + "self_attn.o_proj.weight", (d, H * dk), 1 / math.sqrt(H * dk))
+        if o_bias:
+            ck.normal(s + "self_attn.o_proj.bias", (d,), 0.1)
+        ck.normal(s + "post_attention_layernorm.weight", (d,), 0.1, 1.0)
+        for part, shape in (("gate_proj", (I, d)), ("up_proj", (I, d)), ("down_proj", (d, I))):
+            ck.normal(s + f"mlp.{part}.weight", shape, 1 / math.sqrt(shape[1]))
+            if mlp_bias:
+                ck.normal(s + f"mlp.{part}.bias", (shape[0],), 0.1)
+    ck.normal("model.norm.weight", (d,), 0.1, 1.0)
+    if not cfg["tie_word_embeddings"]:
+        ck.normal("lm_head.weight", (V, d), 1.0)
+    return cfg, ck, tokenizer, causal_cases(llama_forward, ck.w, cfg, texts, H, encode)
+
+
+def build_neox(name, dtype, H, d, rotary_pct, base, parallel, texts, seed):
+    tokenizer, V, encode = gpt2_tokenizer()
+    cfg = {"model_type": "gpt_neox", "architectures": ["GPTNeoXForCausalLM"], "num_hidden_layers": 2,
+           "num_attention_heads": H, "hidden_size": d, "intermediate_size": 4 * d, "max_position_embeddings": 64,
+           "vocab_size": V, "layer_norm_eps": 1e-5, "hidden_act": "gelu", "rotary_pct": rotary_pct,
+           "rotary_emb_base": base, "use_parallel_residual": parallel, "tie_word_embeddings": False,
+           "bos_token_id": V - 1, "eos_token_id": V - 1}
+    ck = Checkpoint(seed, dtype)
+    ck.normal("gpt_neox.embed_in.weight", (V, d), 1.0)
+    for l in range(cfg["num_hidden_layers"]):
+        s = f"gpt_neox.layers.{l}."
+        ck.layer_norm(s + "input_layernorm", d)
+        ck.layer_norm(s + "post_attention_layernorm", d)
+        ck.normal(s + "attention.query_key_value.weight", (3 * d, d), 1 / math.sqrt(d))
+        ck.normal(s + "attention.query_key_value.bias", (3 * d,), 0.5)
+        ck.normal(s + "attention.dense.weight", (d, d), 1 / math.sqrt(d))
+        ck.normal(s + "attention.dense.bias", (d,), 0.1)
+        ck.normal(s + "mlp.dense_h_to_4h.weight", (4 * d, d), 1 / math.sqrt(d))
+        ck.normal(s + "mlp.dense_h_to_4h.bias", (4 * d,), 0.1)
+        ck.normal(s + "mlp.dense_4h_to_h.weight", (d, 4 * d), 1 / math.sqrt(4 * d))
+        ck.normal(s + "mlp.dense_4h_to_h.bias", (d,), 0.1)
+    ck.layer_norm("gpt_neox.final_layer_norm", d)
+    ck.normal("embed_out.weight", (V, d), 1.0)
+    return cfg, ck, tokenizer, causal_cases(gpt_neox_forward, ck.w, cfg, texts, H, encode)
+
+
 def save(name, cfg, ck, tokenizer, cases):
     folder = os.path.join(OUT, name)
     os.makedirs(folder, exist_ok=True)
@@ -394,6 +620,10 @@ def main():
         save(case[0], *build_gpt2(*case, seed=100 + seed))
     for seed, case in enumerate(BERT_CASES):
         save(case[0], *build_bert(*case, seed=200 + seed))
+    for seed, case in enumerate(LLAMA_CASES):
+        save(case[0], *build_llama(*case, seed=300 + seed))
+    for seed, case in enumerate(NEOX_CASES):
+        save(case[0], *build_neox(*case, seed=400 + seed))
 
 
 if __name__ == "__main__":

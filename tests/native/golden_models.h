@@ -1,4 +1,4 @@
-// The golden checkpoints of tests/golden/models/ (random GPT-2 and BERT models
+// The golden checkpoints of tests/golden/models/ (random models of every family
 // with PyTorch outputs, made by tests/golden/make_model_goldens.py), shared by
 // the native runtime and pipeline tests: their names, folders, golden.json,
 // and flattening of nested JSON arrays.
@@ -12,7 +12,10 @@
 namespace golden_models {
 
 inline const char* const kModels[] = {"gpt2-l2-h12-k8-f16", "gpt2-l1-h1-k64-f32", "gpt2-l4-h4-k8-bf16",
-                                      "bert-l2-h2-k32-f32", "bert-l3-h6-k16-f16", "bert-l1-h3-k8-bf16"};
+                                      "bert-l2-h2-k32-f32", "bert-l3-h6-k16-f16", "bert-l1-h3-k8-bf16",
+                                      "llama-gqa-llama3-bf16", "llama-mqa-bias-linear-f32", "mistral-window3-f16",
+                                      "qwen2-bias-f32", "qwen3-qknorm-bf16", "pythia-parallel-f16",
+                                      "pythia-serial-f32"};
 
 inline std::string model_dir(const std::string& name) { return std::string(ATTNPLAY_GOLDEN_DIR) + "/models/" + name; }
 

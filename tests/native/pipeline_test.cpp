@@ -93,7 +93,8 @@ TEST_CASE("run() errors are readable") {
 }
 
 TEST_CASE("head analysis reports every head with scores in [0, 1], reproducibly") {
-  for (const char* name : {"gpt2-l2-h12-k8-f16", "bert-l3-h6-k16-f16"}) {
+  for (const char* name : {"gpt2-l2-h12-k8-f16", "bert-l3-h6-k16-f16", "llama-gqa-llama3-bf16", "mistral-window3-f16",
+                           "qwen3-qknorm-bf16", "pythia-parallel-f16"}) {
     CAPTURE(name);
     const TextModel model = load(name);
     const auto reports = analyze_heads(model);

@@ -1,5 +1,6 @@
 // The CLI's model commands on the golden checkpoints: `info`, and `attention`
-// as JSON and as .npy, against the PyTorch goldens (1e-5 absolute).
+// as JSON and as .npy on every golden family, against the PyTorch goldens
+// (1e-5 absolute).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -8,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
 
-import { flat, golden, maxAbsDiff } from './model-golden.mjs';
+import { MODELS, flat, golden, maxAbsDiff, modelFiles } from './model-golden.mjs';
 
 const cli = fileURLToPath(new URL('../../build/native/attnplay', import.meta.url));
 const dirOf = (name) => fileURLToPath(new URL(`../golden/models/${name}`, import.meta.url));
@@ -41,14 +42,14 @@ test('attnplay info prints the architecture, parameter count and tensors', () =>
   assert.match(r.stdout, /transformer\.h\.0\.attn\.bias +F32 +\[1, 1, 32, 32\]/);
 });
 
-for (const name of ['gpt2-l4-h4-k8-bf16', 'bert-l2-h2-k32-f32']) {
+for (const name of MODELS) { // every family and option
   test(`attnplay attention (JSON and .npy) matches PyTorch: ${name}`, () => {
     const c = golden(name).cases.at(-1);
     const args = ['attention', '--model', dirOf(name), '--ids', c.ids.join(','), '--type-ids', c.type_ids.join(',')];
     const r = run(args);
     assert.equal(r.status, 0, r.stderr);
     const out = JSON.parse(r.stdout);
-    assert.equal(out.model_type, name.split('-')[0]);
+    assert.equal(out.model_type, JSON.parse(modelFiles(name).config).model_type);
     assert.deepEqual(out.tokens.map((t) => t.id), c.ids);
     assert.deepEqual(out.tokens.map((t) => t.type_id), c.type_ids);
     assert.equal(out.attentions.length, c.attentions.length);

@@ -1,0 +1,107 @@
+// Implementation of model/generate.h.
+#include "model/generate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+namespace attnplay {
+namespace {
+
+void check(const Model& model, const std::vector<std::int32_t>& prompt, const GenerationOptions& options) {
+  if (!model.config().causal()) throw std::invalid_argument("generation needs a causal model; BERT fills masks instead");
+  if (prompt.empty()) throw std::invalid_argument("generation needs a prompt of at least one token");
+  if (static_cast<int>(prompt.size()) >= model.config().positions) {
+    throw std::invalid_argument("the prompt's " + std::to_string(prompt.size()) + " tokens leave no room in the model's " +
+                                std::to_string(model.config().positions) + " positions");
+  }
+  if (options.max_new_tokens < 0) throw std::invalid_argument("max_new_tokens must not be negative");
+  const SamplingOptions& s = options.sampling;
+  if (!s.greedy) {
+    if (!(s.temperature > 0.0f) || !std::isfinite(s.temperature)) {
+      throw std::invalid_argument("temperature must be a positive number");
+    }
+    if (s.top_k < 0) throw std::invalid_argument("top_k must not be negative");
+    if (!(s.top_p > 0.0f && s.top_p <= 1.0f)) throw std::invalid_argument("top_p must be in (0, 1]");
+  }
+}
+
+// The query row [L, H, Tk] of the last token of a pass (attentions [L, H, T, Tk]).
+std::vector<float> last_row(const ForwardResult& r) {
+  std::vector<float> row;
+  row.reserve(static_cast<std::size_t>(r.layers) * r.heads * r.keys);
+  for (int l = 0; l < r.layers; ++l) {
+    for (int h = 0; h < r.heads; ++h) {
+      const float* w = &r.attentions[((static_cast<std::size_t>(l) * r.heads + h) * r.tokens + (r.tokens - 1)) * r.keys];
+      row.insert(row.end(), w, w + r.keys);
+    }
+  }
+  return row;
+}
+
+}  // namespace
+
+std::uint64_t SplitMix64::next() {
+  std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+double SplitMix64::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+std::int32_t next_token(const float* logits, int vocab, const SamplingOptions& options, SplitMix64& rng) {
+  if (vocab <= 0) throw std::invalid_argument("next_token: empty vocabulary");
+  if (options.greedy) return static_cast<std::int32_t>(std::max_element(logits, logits + vocab) - logits);
+  std::vector<std::int32_t> order(static_cast<std::size_t>(vocab));  // ids, most probable first
+  std::iota(order.begin(), order.end(), 0);
+  const std::size_t keep = options.top_k > 0 ? std::min<std::size_t>(options.top_k, order.size()) : order.size();
+  auto more_probable = [logits](std::int32_t a, std::int32_t b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); };
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(), more_probable);
+  order.resize(keep);
+  std::vector<double> p(keep);  // softmax of logit / temperature over the kept ids
+  const double max = logits[order[0]];
+  double sum = 0;
+  for (std::size_t i = 0; i < keep; ++i) sum += p[i] = std::exp((logits[order[i]] - max) / options.temperature);
+  std::size_t nucleus = 0;  // shortest prefix reaching top_p
+  double mass = 0;
+  while (nucleus < keep && (nucleus == 0 || mass < options.top_p * sum)) mass += p[nucleus++];
+  const double u = rng.uniform() * mass;
+  double cumulative = 0;
+  for (std::size_t i = 0; i < nucleus; ++i) {
+    cumulative += p[i];
+    if (u < cumulative) return order[i];
+  }
+  return order[nucleus - 1];
+}
+
+std::vector<std::int32_t> generate(const Model& model, const std::vector<std::int32_t>& prompt,
+                                   const GenerationOptions& options,
+                                   const std::function<bool(const GenerationStep&)>& on_step) {
+  check(model, prompt, options);
+  const ModelConfig& c = model.config();
+  SplitMix64 rng(options.sampling.seed);
+  KvCache cache;
+  std::vector<std::int32_t> ids = prompt;
+  ForwardRequest request;
+  request.ids = prompt;  // the whole prompt once, then one token per step
+  request.logits = true;
+  request.last_logits_only = true;
+  for (int step = 0; step < options.max_new_tokens && static_cast<int>(ids.size()) < c.positions; ++step) {
+    const ForwardResult r = model.forward(request, cache);  // logits [1, V], attentions [L, H, T, Tk]
+    GenerationStep s;
+    s.token = next_token(r.logits.data(), c.vocab_size, options.sampling, rng);
+    s.position = r.keys - 1;
+    s.keys = r.keys;
+    s.attention = last_row(r);
+    ids.push_back(s.token);
+    if (on_step && !on_step(s)) break;
+    if (options.stop_at_eos && std::count(c.eos_token_ids.begin(), c.eos_token_ids.end(), s.token) != 0) break;
+    request.ids = {s.token};
+  }
+  return ids;
+}
+
+}  // namespace attnplay

@@ -1,0 +1,200 @@
+// Generation with a KV cache on the golden checkpoints of every causal
+// family: each cached step (one token run against the cache) gives the logits
+// and attention rows of the uncached forward pass over the whole prefix
+// (within 1e-5), which the PyTorch goldens pin down; greedy generation equals
+// an uncached argmax loop; sampling follows its documented rules (SplitMix64's
+// published outputs, top-k and nucleus truncation, frequencies of the
+// softmax); bad requests get specific errors.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "golden_models.h"
+#include "model/directory.h"
+#include "model/generate.h"
+#include "model/model.h"
+
+using namespace attnplay;
+using namespace golden_models;
+
+namespace {
+
+Model load(const std::string& name) {
+  const ModelFiles files = read_model_directory(model_dir(name));
+  return Model::from_checkpoint(files.config_json, files.checkpoint);
+}
+
+bool causal(const std::string& name) { return name.rfind("bert", 0) != 0; }
+
+}  // namespace
+
+TEST_CASE("cached steps give the uncached logits and attention rows") {
+  for (const char* name : kModels) {
+    if (!causal(name)) continue;
+    CAPTURE(name);
+    const Model model = load(name);
+    const std::vector<std::int32_t> ids = golden(name)["cases"][0]["ids"].get<std::vector<std::int32_t>>();
+    const int T = static_cast<int>(ids.size()), L = model.config().layers, H = model.config().heads;
+    ForwardRequest full_request;
+    full_request.ids = ids;
+    full_request.logits = true;
+    const ForwardResult full = model.forward(full_request);  // logits [T, V], attentions [L, H, T, T]
+    const float scale = full.logits.cwiseAbs().maxCoeff();
+
+    KvCache cache;
+    const int prompt = 3;
+    for (int start = 0; start < T;) {
+      const int n = start == 0 ? prompt : 1;  // the prompt at once, then one token per step
+      ForwardRequest step;
+      step.ids.assign(ids.begin() + start, ids.begin() + start + n);
+      step.logits = true;
+      const ForwardResult r = model.forward(step, cache);  // logits [n, V], attentions [L, H, n, start + n]
+      REQUIRE(r.keys == start + n);
+      CHECK(cache.length() == start + n);
+      for (int i = 0; i < n; ++i) {
+        const int position = start + i;
+        CAPTURE(position);
+        CHECK((r.logits.row(i) - full.logits.row(position)).cwiseAbs().maxCoeff() <= 1e-5f * scale);
+        double worst = 0;
+        for (int l = 0; l < L; ++l) {
+          for (int h = 0; h < H; ++h) {
+            for (int j = 0; j < T; ++j) {
+              const float cached = j < r.keys ? r.attention(l, h, i, j) : 0.0f;
+              worst = std::max(worst, static_cast<double>(std::abs(cached - full.attention(l, h, position, j))));
+            }
+          }
+        }
+        CHECK(worst < 1e-5);
+      }
+      start += n;
+    }
+  }
+}
+
+TEST_CASE("greedy generation equals an uncached argmax loop, and steps report the predicting row") {
+  for (const char* name : {"gpt2-l1-h1-k64-f32", "llama-gqa-llama3-bf16", "mistral-window3-f16", "pythia-parallel-f16"}) {
+    CAPTURE(name);
+    const Model model = load(name);
+    const std::vector<std::int32_t> prompt = {40, 50, 60, 70};
+    GenerationOptions options;
+    options.max_new_tokens = 10;
+    options.stop_at_eos = false;
+    std::vector<GenerationStep> steps;
+    const std::vector<std::int32_t> ids = generate(model, prompt, options, [&](const GenerationStep& s) {
+      steps.push_back(s);
+      return true;
+    });
+    REQUIRE(ids.size() == prompt.size() + 10);
+    REQUIRE(steps.size() == 10);
+    std::vector<std::int32_t> reference = prompt;
+    for (int step = 0; step < 10; ++step) {
+      ForwardRequest request;
+      request.ids = reference;
+      request.logits = true;
+      const ForwardResult r = model.forward(request);
+      const int last = static_cast<int>(reference.size()) - 1;
+      const float* row = r.logits.row(last).data();
+      reference.push_back(static_cast<std::int32_t>(std::max_element(row, row + model.config().vocab_size) - row));
+      const GenerationStep& s = steps[static_cast<std::size_t>(step)];
+      CHECK(s.token == reference.back());
+      CHECK(s.position == last);
+      REQUIRE(s.keys == last + 1);
+      double worst = 0;
+      for (int l = 0; l < r.layers; ++l) {
+        for (int h = 0; h < r.heads; ++h) {
+          for (int j = 0; j < s.keys; ++j) {
+            const float got = s.attention[(static_cast<std::size_t>(l) * r.heads + h) * s.keys + j];
+            worst = std::max(worst, static_cast<double>(std::abs(got - r.attention(l, h, last, j))));
+          }
+        }
+      }
+      CHECK(worst < 1e-5);
+    }
+    CHECK(ids == reference);
+  }
+}
+
+TEST_CASE("generation stops at the context's end and at EOS") {
+  const Model model = load("gpt2-l1-h1-k64-f32");  // 16 positions, eos_token_id 256
+  GenerationOptions options;
+  options.max_new_tokens = 100;
+  options.stop_at_eos = false;
+  CHECK(generate(model, {1, 2, 3}, options).size() == 16);
+  options.stop_at_eos = true;
+  int steps = 0;
+  const std::vector<std::int32_t> ids = generate(model, {1, 2, 3}, options, [&](const GenerationStep& s) {
+    ++steps;
+    return s.token != 256 && steps < 100;
+  });
+  const auto eos = std::find(ids.begin() + 3, ids.end(), 256);
+  CHECK((eos == ids.end() ? ids.size() == 16 : eos + 1 == ids.end()));
+}
+
+TEST_CASE("SplitMix64 gives the reference implementation's outputs") {
+  SplitMix64 rng(0);  // outputs of Vigna's splitmix64.c seeded with 0
+  CHECK(rng.next() == 0xE220A8397B1DCDAFull);
+  CHECK(rng.next() == 0x6E789E6AA1B965F4ull);
+  CHECK(rng.next() == 0x06C45D188009454Full);
+  SplitMix64 u(42);
+  for (int i = 0; i < 1000; ++i) {
+    const double x = u.uniform();
+    CHECK((x >= 0.0 && x < 1.0));
+  }
+}
+
+TEST_CASE("sampling draws from the truncated softmax of logits / temperature") {
+  const float logits[5] = {2.0f, 1.0f, 0.0f, -1.0f, 1.0f};  // ids 1 and 4 tie: 1 ranks first
+  SamplingOptions options;
+  options.greedy = false;
+  options.top_k = 3;    // keeps ids 0, 1, 4
+  options.top_p = 0.9f; // e²:e:e = .576, .212, .212 -> ids 0 and 1 reach .788 < .9, id 4 too: all three
+  options.temperature = 1.0f;
+  SplitMix64 rng(7);
+  std::vector<int> counts(5);
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) ++counts[static_cast<std::size_t>(next_token(logits, 5, options, rng))];
+  const double z = std::exp(2.0) + 2 * std::exp(1.0);
+  CHECK(counts[0] / double(n) == doctest::Approx(std::exp(2.0) / z).epsilon(0.03));
+  CHECK(counts[1] / double(n) == doctest::Approx(std::exp(1.0) / z).epsilon(0.05));
+  CHECK(counts[4] / double(n) == doctest::Approx(std::exp(1.0) / z).epsilon(0.05));
+  CHECK(counts[2] == 0);
+  CHECK(counts[3] == 0);
+
+  options.temperature = 0.5f;  // exp((l - 2) / .5): 1, e⁻², e⁻² -> .787, .106, .106
+  options.top_p = 0.85f;       // .787 < .85; + .106 (id 1, the lower id of the tie) reaches it: ids 0 and 1
+  std::fill(counts.begin(), counts.end(), 0);
+  for (int i = 0; i < n; ++i) ++counts[static_cast<std::size_t>(next_token(logits, 5, options, rng))];
+  CHECK(counts[0] / double(n) == doctest::Approx(1.0 / (1.0 + std::exp(-2.0))).epsilon(0.02));  // .881
+  CHECK(counts[0] + counts[1] == n);
+
+  SamplingOptions greedy;
+  CHECK(next_token(logits, 5, greedy, rng) == 0);
+  const float tie[3] = {1.0f, 3.0f, 3.0f};
+  CHECK(next_token(tie, 3, greedy, rng) == 1);
+}
+
+TEST_CASE("bad generation requests get specific errors") {
+  const Model gpt2 = load("gpt2-l1-h1-k64-f32");
+  GenerationOptions options;
+  CHECK_THROWS_WITH_AS(generate(load("bert-l2-h2-k32-f32"), {2, 3}, options),
+                       doctest::Contains("generation needs a causal model"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(generate(gpt2, {}, options), doctest::Contains("at least one token"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(generate(gpt2, std::vector<std::int32_t>(16, 1), options),
+                       doctest::Contains("leave no room in the model's 16 positions"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(generate(gpt2, {1, 999}, options), doctest::Contains("token id 999"), std::invalid_argument);
+  options.sampling.greedy = false;
+  options.sampling.top_p = 0.0f;
+  CHECK_THROWS_WITH_AS(generate(gpt2, {1}, options), "top_p must be in (0, 1]", std::invalid_argument);
+  options.sampling.top_p = 1.0f;
+  options.sampling.temperature = 0.0f;
+  CHECK_THROWS_WITH_AS(generate(gpt2, {1}, options), "temperature must be a positive number", std::invalid_argument);
+  KvCache cache;
+  ForwardRequest request;
+  request.ids = {1};
+  request.type_ids = {0};
+  CHECK_THROWS_WITH_AS(gpt2.forward(request, cache), doctest::Contains("cannot be used with a KV cache"),
+                       std::invalid_argument);
+}
