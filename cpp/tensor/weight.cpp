@@ -35,15 +35,11 @@ std::size_t dtype_size(DType dtype) { return dtype == DType::f32 ? 4 : 2; }
 WeightMatrix WeightMatrix::copy_of(DType dtype, const void* bytes, std::int64_t rows, std::int64_t cols,
                                    WeightLayout layout) {
   check_shape(rows, cols);
-  WeightMatrix w;
-  w.dtype_ = dtype;
-  w.layout_ = layout;
-  w.rows_ = rows;
-  w.cols_ = cols;
-  std::shared_ptr<unsigned char[]> data(new unsigned char[w.bytes() + 1]);
-  if (w.bytes() != 0) std::memcpy(data.get(), bytes, w.bytes());
-  w.data_ = std::move(data);
-  return w;
+  const std::size_t size = static_cast<std::size_t>(rows * cols) * dtype_size(dtype);
+  std::shared_ptr<unsigned char[]> data(new unsigned char[size + 1]);
+  if (size != 0) std::memcpy(data.get(), bytes, size);
+  const unsigned char* start = data.get();
+  return view_of(dtype, std::move(data), start, rows, cols, layout);
 }
 
 WeightMatrix WeightMatrix::view_of(DType dtype, std::shared_ptr<const void> owner, const void* bytes,

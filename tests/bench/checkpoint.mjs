@@ -24,19 +24,7 @@ export function writeGpt2Checkpoint(dir, cfg) {
       [`${p}mlp.c_proj.weight`, [4 * d, d]], [`${p}mlp.c_proj.bias`, [d]]);
   }
   tensors.push(['ln_f.weight', [d]], ['ln_f.bias', [d]]);
-  const header = {};
-  let offset = 0;
-  for (const [name, shape] of tensors) {
-    const bytes = 2 * shape.reduce((a, b) => a * b, 1);
-    header[name] = { dtype: 'F16', shape, data_offsets: [offset, offset + bytes] };
-    offset += bytes;
-  }
-  const headerBytes = Buffer.from(JSON.stringify(header));
-  const length = Buffer.alloc(8);
-  length.writeBigUInt64LE(BigInt(headerBytes.length));
-  const fd = openSync(join(dir, 'model.safetensors'), 'w');
-  writeSync(fd, length);
-  writeSync(fd, headerBytes);
+  const { fd, bytes } = openSafetensors(dir, tensors, 'F16');
   let state = 12345;
   for (const [name, shape] of tensors) {
     const values = new Uint16Array(shape.reduce((a, b) => a * b, 1));
@@ -52,7 +40,27 @@ export function writeGpt2Checkpoint(dir, cfg) {
   }
   closeSync(fd);
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
-  return 8 + headerBytes.length + offset;
+  return bytes;
+}
+
+// Opens dir/model.safetensors and writes its header for `tensors` ([[name,
+// shape]], 16-bit `dtype`, stored in this order) -> { fd, bytes: the size the
+// file will have }; the caller writes the data and closes fd.
+function openSafetensors(dir, tensors, dtype) {
+  const header = {};
+  let offset = 0;
+  for (const [name, shape] of tensors) {
+    const bytes = 2 * shape.reduce((a, b) => a * b, 1);
+    header[name] = { dtype, shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  const headerBytes = Buffer.from(JSON.stringify(header));
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(headerBytes.length));
+  const fd = openSync(join(dir, 'model.safetensors'), 'w');
+  writeSync(fd, length);
+  writeSync(fd, headerBytes);
+  return { fd, bytes: 8 + headerBytes.length + offset };
 }
 
 /**
@@ -85,19 +93,7 @@ export function writeLlamaCheckpoint(dir, cfg) {
   }
   tensors.push(['model.norm.weight', [d]]);
   if (!config.tie_word_embeddings) tensors.push(['lm_head.weight', [config.vocab_size, d]]);
-  const header = {};
-  let offset = 0;
-  for (const [name, shape] of tensors) {
-    const bytes = 2 * shape.reduce((a, b) => a * b, 1);
-    header[name] = { dtype: 'BF16', shape, data_offsets: [offset, offset + bytes] };
-    offset += bytes;
-  }
-  const headerBytes = Buffer.from(JSON.stringify(header));
-  const length = Buffer.alloc(8);
-  length.writeBigUInt64LE(BigInt(headerBytes.length));
-  const fd = openSync(join(dir, 'model.safetensors'), 'w');
-  writeSync(fd, length);
-  writeSync(fd, headerBytes);
+  const { fd, bytes } = openSafetensors(dir, tensors, 'BF16');
   let state = 2463534242;
   const chunk = new Uint16Array(1 << 20);
   const f32 = new Float32Array(1);
@@ -121,7 +117,7 @@ export function writeLlamaCheckpoint(dir, cfg) {
   }
   closeSync(fd);
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
-  return { config, bytes: 8 + headerBytes.length + offset, tensors };
+  return { config, bytes, tensors };
 }
 
 /** GPT-2's byte-level alphabet: printable bytes stand for themselves, the others map to 256+. */
