@@ -8,6 +8,7 @@
 // rows packs A (4 x kKc floats, stays in L1) and runs the 4x8 microkernel over
 // the panels. Row groups are as few as keep every thread busy, so B is packed
 // about once per call and no float32 copy of it exists beyond one block.
+// One or two rows of A (decoding) skip the packing: B is read in place.
 // Every output element is summed in the same order whatever the split, so
 // results are identical with any number of threads. The 4x8 tile
 // (8 accumulators + 2 B vectors + 1 broadcast A) fits the 16 SIMD registers V8
@@ -111,16 +112,18 @@ inline u32x4 select(u32x4 mask, u32x4 if_set, u32x4 if_clear) { return (mask & i
 inline f32x4 as_float(u32x4 v) { return reinterpret_cast<f32x4>(v); }
 inline u32x4 as_bits(f32x4 v) { return reinterpret_cast<u32x4>(v); }
 inline f32x4 subtract(f32x4 a, f32x4 b) { return a - b; }
+typedef std::uint16_t u16x8 __attribute__((vector_size(16)));
+typedef std::uint16_t u16x4 __attribute__((vector_size(8)));
 inline void load_u16x8(const unsigned char* p, u32x4& lo, u32x4& hi) {
-  std::uint16_t s[8];
-  std::memcpy(s, p, sizeof s);
-  lo = u32x4{s[0], s[1], s[2], s[3]};
-  hi = u32x4{s[4], s[5], s[6], s[7]};
+  u16x8 v;
+  std::memcpy(&v, p, sizeof v);
+  lo = __builtin_convertvector(__builtin_shufflevector(v, v, 0, 1, 2, 3), u32x4);
+  hi = __builtin_convertvector(__builtin_shufflevector(v, v, 4, 5, 6, 7), u32x4);
 }
 inline u32x4 load_u16x4(const unsigned char* p) {
-  std::uint16_t s[4];
-  std::memcpy(s, p, sizeof s);
-  return u32x4{s[0], s[1], s[2], s[3]};
+  u16x4 v;
+  std::memcpy(&v, p, sizeof v);
+  return __builtin_convertvector(v, u32x4);
 }
 #endif
 
@@ -339,6 +342,73 @@ void compute_task(const Problem& w, std::ptrdiff_t i0, std::ptrdiff_t i1, std::p
   }
 }
 
+// A few rows of A (at most kDirectRows: decoding steps, where packing B
+// would cost as much as the product), times op(B) read in place, for output
+// columns [j0, j1): no packing. Bᵀ ([n, k]): each output is a dot product
+// along a stored row, 8 elements widened at a time. B ([k, n]): every row of
+// B is scaled and added into the outputs.
+constexpr std::ptrdiff_t kDirectRows = 2;
+
+inline float lanes_sum(f32x4 v) {
+  float lanes[4];
+  store(lanes, v);
+  return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+}
+
+template <Element E>
+void compute_direct(const Problem& w, std::ptrdiff_t j0, std::ptrdiff_t j1) {
+  using W = Widen<E>;
+  const std::ptrdiff_t m = w.m, k = w.k;
+  if (w.layout == RightOperand::n_by_k) {
+    for (std::ptrdiff_t j = j0; j < j1; ++j) {
+      const unsigned char* row = at<E>(w.b, j, 0);
+      f32x4 acc[kDirectRows][2];
+      float tail[kDirectRows] = {};
+      for (std::ptrdiff_t i = 0; i < m; ++i) acc[i][0] = acc[i][1] = zero();
+      std::ptrdiff_t p = 0;
+      for (; p + 8 <= k; p += 8) {
+        f32x4 lo, hi;
+        W::eight(row + p * W::size, lo, hi);
+        for (std::ptrdiff_t i = 0; i < m; ++i) {
+          const float* a = w.a.data + i * w.a.stride + p;
+          acc[i][0] = multiply_add(acc[i][0], load(a), lo);
+          acc[i][1] = multiply_add(acc[i][1], load(a + 4), hi);
+        }
+      }
+      for (; p < k; ++p) {
+        const float b = W::one(row + p * W::size);
+        for (std::ptrdiff_t i = 0; i < m; ++i) tail[i] += w.a.data[i * w.a.stride + p] * b;
+      }
+      for (std::ptrdiff_t i = 0; i < m; ++i) {
+        w.c[i * w.ldc + j] = lanes_sum(add(acc[i][0], acc[i][1])) + tail[i] + (w.bias ? w.bias[j] : 0.0f);
+      }
+    }
+    return;
+  }
+  float acc[kDirectRows][kNc];
+  const std::ptrdiff_t width = j1 - j0;
+  for (std::ptrdiff_t i = 0; i < m; ++i)
+    for (std::ptrdiff_t j = 0; j < width; ++j) acc[i][j] = w.bias ? w.bias[j0 + j] : 0.0f;
+  for (std::ptrdiff_t p = 0; p < k; ++p) {
+    const unsigned char* row = at<E>(w.b, p, j0);
+    std::ptrdiff_t j = 0;
+    for (; j + 8 <= width; j += 8) {
+      f32x4 lo, hi;
+      W::eight(row + j * W::size, lo, hi);
+      for (std::ptrdiff_t i = 0; i < m; ++i) {
+        const f32x4 a = broadcast(w.a.data + i * w.a.stride + p);
+        store(&acc[i][j], multiply_add(load(&acc[i][j]), a, lo));
+        store(&acc[i][j + 4], multiply_add(load(&acc[i][j + 4]), a, hi));
+      }
+    }
+    for (; j < width; ++j) {
+      const float b = W::one(row + j * W::size);
+      for (std::ptrdiff_t i = 0; i < m; ++i) acc[i][j] += w.a.data[i * w.a.stride + p] * b;
+    }
+  }
+  for (std::ptrdiff_t i = 0; i < m; ++i) std::memcpy(w.c + i * w.ldc + j0, acc[i], static_cast<std::size_t>(width) * sizeof(float));
+}
+
 template <Element E>
 void widen_as(const unsigned char* p, std::ptrdiff_t count, float* out) {
   using W = Widen<E>;
@@ -362,9 +432,21 @@ void multiply(std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k, ConstView a,
       for (std::ptrdiff_t j = 0; j < n; ++j) c[i * ldc + j] = bias ? bias[j] : 0.0f;
     return;
   }
+  const std::ptrdiff_t col_tiles = (n + kNc - 1) / kNc;
+  if (m <= kDirectRows) {  // decoding: B read in place, one task per column tile
+    const Problem work{m, n, k, a, b, layout, bias, c, ldc};
+    threads::parallel_for(col_tiles, [&](std::ptrdiff_t t) {
+      const std::ptrdiff_t j0 = t * kNc, j1 = std::min(n, j0 + kNc);
+      switch (work.b.element) {
+        case Element::f32: compute_direct<Element::f32>(work, j0, j1); break;
+        case Element::f16: compute_direct<Element::f16>(work, j0, j1); break;
+        case Element::bf16: compute_direct<Element::bf16>(work, j0, j1); break;
+      }
+    });
+    return;
+  }
   // Tasks: column tiles x row groups (whole strips), as few groups as give
   // every thread kTasksPerThread tasks.
-  const std::ptrdiff_t col_tiles = (n + kNc - 1) / kNc;
   const std::ptrdiff_t strips = (m + kMr - 1) / kMr;
   const std::ptrdiff_t wanted = kTasksPerThread * threads::concurrency();
   const std::ptrdiff_t groups = std::min(strips, std::max<std::ptrdiff_t>(1, (wanted + col_tiles - 1) / col_tiles));
