@@ -182,7 +182,7 @@ export const llama = {
         markdown: [
           `SmolLM2-135M shape: ${SMOLLM2.num_hidden_layers} layers, width ${SMOLLM2.hidden_size}, ${SMOLLM2.num_attention_heads} heads / ${SMOLLM2.num_key_value_heads} kv heads, MLP ${SMOLLM2.intermediate_size}, vocabulary ${SMOLLM2.vocab_size.toLocaleString('en')}, tied embeddings; random BF16 weights (${mib(fileBytes)}).`,
           '',
-          '| | native (1 thread) | attnplay WASM 1 thread | WASM 2 threads | tfjs-wasm 1 thread (same weights, same ops) | tfjs / WASM 1T | WASM 1T / native |',
+          '| | native (its thread pool) | attnplay WASM 1 thread | WASM 2 threads | tfjs-wasm 1 thread (same weights, same ops) | tfjs / WASM 1T | WASM 1T / native |',
           '|---|---:|---:|---:|---:|---:|---:|',
           ...rows.map(r),
           '',
