@@ -6,7 +6,8 @@
 // GELU and the top-k softmax of a 64-token forward pass of austen-gpt went
 // from most of its time to a small part (tests/bench/RESULTS.md, forward).
 // Accuracy: within 2 ulp of std::exp on [-87, 88]; inputs are clamped to that
-// range, so exp(-1000) gives about 1.6e-38 rather than 0 and nothing overflows.
+// range, so exp(-1000) gives about 1.6e-38 rather than 0 and nothing overflows;
+// exp(NaN) is NaN.
 // Not here: array loops (callers write them so that they vectorize).
 #pragma once
 
@@ -19,7 +20,10 @@ namespace attnplay {
 inline float fast_exp(float x) {
   x = x < -87.0f ? -87.0f : x;  // selects, not std::fmin/fmax: those do not vectorize in WebAssembly
   x = x > 88.0f ? 88.0f : x;
-  const float n = std::floor(x * 1.44269504088896341f + 0.5f);  // round(x / ln 2)
+  // NaN passes the clamps: n is taken as 0 for it (a NaN cannot become an
+  // integer), and NaN stays NaN through r.
+  const float t = x * 1.44269504088896341f + 0.5f;
+  const float n = std::floor(t == t ? t : 0.0f);  // round(x / ln 2)
   const float r = x - n * 0.693359375f + n * 2.12194440e-4f;     // x - n ln 2, |r| <= ln 2 / 2
   float p = 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;
