@@ -14,9 +14,10 @@ mkdir -p "$out"
 cxx="$(command -v clang++-14 || command -v clang++)"
 flags=(-std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -DEIGEN_DONT_VECTORIZE -Icpp -isystem /usr/include/eigen3)
-core=(cpp/safetensors/safetensors.cpp cpp/model/config.cpp cpp/model/weights.cpp cpp/model/model.cpp
-      cpp/tensor/ops.cpp cpp/tensor/weight.cpp cpp/attention/attention.cpp cpp/attention/positional.cpp
-      cpp/nn/layers.cpp)
+checkpoint=(cpp/safetensors/safetensors.cpp cpp/safetensors/checkpoint.cpp cpp/tensor/weight.cpp cpp/tensor/gemm.cpp
+            cpp/tensor/ops.cpp cpp/tensor/thread_pool.cpp)
+core=("${checkpoint[@]}" cpp/model/config.cpp cpp/model/weights.cpp cpp/model/model.cpp
+      cpp/attention/attention.cpp cpp/attention/positional.cpp cpp/nn/layers.cpp)
 
 build() {  # name, sources...
   local name="$1"; shift
@@ -29,9 +30,10 @@ build() {  # name, sources...
 # Seeds: small valid inputs (the smallest golden checkpoint, every config.json,
 # config + NUL + weights for the model loader (BERT, Qwen3, GPT-NeoX), and every golden tokenizer.json
 # + NUL + a text for the tokenizer loader, with the families' tokenizer.json
-# shapes of tests/fuzz/tokenizer-seeds.mjs).
+# shapes of tests/fuzz/tokenizer-seeds.mjs, and a one-shard index + NUL + that
+# shard for the sharded checkpoint loader).
 seeds="$out/seeds"
-rm -rf "$seeds" && mkdir -p "$seeds/safetensors" "$seeds/config" "$seeds/tokenizer"
+rm -rf "$seeds" && mkdir -p "$seeds/safetensors" "$seeds/config" "$seeds/tokenizer" "$seeds/checkpoint"
 small=tests/golden/models/bert-l1-h3-k8-bf16
 cp "$small/model.safetensors" "$seeds/safetensors/"
 for dir in tests/golden/models/*/; do cp "$dir/config.json" "$seeds/config/$(basename "$dir").json"; done
@@ -43,11 +45,16 @@ for dir in tests/golden/models/*/; do
 done
 node tests/fuzz/tokenizer-seeds.mjs "$seeds/tokenizer"
 
+{ node -e 'const b = require("fs").readFileSync(process.argv[1]); const h = JSON.parse(b.subarray(8, 8 + Number(b.readBigUInt64LE(0)))); delete h.__metadata__;
+  process.stdout.write(JSON.stringify({ weight_map: Object.fromEntries(Object.keys(h).map((k) => [k, "model-00001-of-00001.safetensors"])) }))' "$small/model.safetensors"
+  printf '\0'; cat "$small/model.safetensors"; } > "$seeds/checkpoint/one-shard"
+
 build fuzz_safetensors tests/fuzz/fuzz_safetensors.cpp cpp/safetensors/safetensors.cpp
+build fuzz_checkpoint tests/fuzz/fuzz_checkpoint.cpp "${checkpoint[@]}"
 build fuzz_config tests/fuzz/fuzz_config.cpp "${core[@]}"
 build fuzz_tokenizer tests/fuzz/fuzz_tokenizer.cpp cpp/tokenizer/*.cpp
 
-for name in fuzz_safetensors fuzz_config fuzz_tokenizer; do
+for name in fuzz_safetensors fuzz_checkpoint fuzz_config fuzz_tokenizer; do
   corpus="$seeds/${name#fuzz_}"
   echo "fuzz: $name for ${seconds}s"
   if ! (cd "$out" && "./$name" -seed="${FUZZ_SEED:-1}" -max_total_time="$seconds" -max_len=65536 "../../$corpus" >"$name.log" 2>&1); then

@@ -55,6 +55,13 @@ function unwrap(result) {
   return result;
 }
 
+// A matmul's right-hand operand: a float32 matrix, or half-precision bit
+// patterns { dtype, bits, shape } passed as they are.
+function rightOperand(b) {
+  if (b && b.dtype !== undefined) return { dtype: b.dtype, bits: b.bits instanceof Uint16Array ? b.bits : Uint16Array.from(b.bits), shape: b.shape };
+  return toMatrix(b, 'b');
+}
+
 const MATRIX_KEYS = ['x', 'q', 'k', 'v', 'wq', 'wk', 'wv', 'wo'];
 
 function attentionSpec(spec) {
@@ -217,10 +224,13 @@ export class Engine {
 
   /**
    * Matrix product: { a [m,k], b [k,n] } -> A·B; with transposeB: true,
-   * b [n,k] -> A·Bᵀ; with bias [n]: A·B + bias on every row.
+   * b [n,k] -> A·Bᵀ; with bias [n]: A·B + bias on every row. b may be a
+   * weight stored in half precision, { dtype: 'f16' | 'bf16', bits:
+   * Uint16Array, shape }, widened inside the kernel (bias then works with
+   * transposeB too).
    */
   matmul({ a, b, transposeB = false, bias }) {
-    const spec = { a: toMatrix(a, 'a'), b: toMatrix(b, 'b'), transposeB };
+    const spec = { a: toMatrix(a, 'a'), b: rightOperand(b), transposeB };
     if (bias !== undefined) spec.bias = Float32Array.from(bias);
     return unwrap(this.#module.matmul(spec));
   }
@@ -231,12 +241,17 @@ export class Engine {
    * run() recomputes A·B (or A·Bᵀ); call dispose() when done.
    */
   residentProduct({ a, b, transposeB = false }) {
-    const product = unwrap(this.#module.residentProduct({ a: toMatrix(a, 'a'), b: toMatrix(b, 'b'), transposeB }));
+    const product = unwrap(this.#module.residentProduct({ a: toMatrix(a, 'a'), b: rightOperand(b), transposeB }));
     return {
       run: () => product.run(),
       result: () => product.result(),
       dispose: () => product.delete(),
     };
+  }
+
+  /** A half-precision weight { dtype: 'f16' | 'bf16', bits, shape } widened to float32 (exactly). */
+  widenWeights({ dtype, bits, shape }) {
+    return unwrap(this.#module.widenWeights({ dtype, bits: Uint16Array.from(bits), shape }));
   }
 
   /** Threads the matrix products use (1 in the single-threaded build). */
@@ -282,9 +297,13 @@ export class Engine {
    * Loads a GPT-2 or BERT model (Hugging Face layout: config.json,
    * model.safetensors, optional tokenizer.json) and returns a Model.
    * source:
-   *   - a base URL (string or URL) of the model folder, e.g. 'models/gpt2/';
-   *   - { config, weights, tokenizer? }, each an ArrayBuffer, typed array,
-   *     Blob/File, URL (fetched) or, for the JSON files, a string of JSON;
+   *   - a base URL (string or URL) of the model folder, e.g. 'models/gpt2/'
+   *     (model.safetensors, or when that is not found a sharded checkpoint:
+   *     model.safetensors.index.json and the shards it names);
+   *   - { config, weights, tokenizer?, index? }, each an ArrayBuffer, typed
+   *     array, Blob/File, URL (fetched) or, for the JSON files, a string of
+   *     JSON; with index (model.safetensors.index.json), weights is the array
+   *     of shards in the order of their file names (model-00001-of-0000N, ...);
    *   - an array or FileList of Files (a dropped folder), matched by name.
    * options.onProgress({ file, loaded, total }): bytes read so far of all
    *   files, total = their sum (null while a size is unknown).
@@ -292,28 +311,58 @@ export class Engine {
    * The weights are streamed straight into WASM memory.
    */
   async loadModel(source, options = {}) {
-    const files = modelSources(source, (name) => this.#module.pickleCheckpointMessage(name));
+    const pickleMessage = (name) => this.#module.pickleCheckpointMessage(name);
+    const files = modelSources(source, pickleMessage);
     const fetchImpl = options.fetch ?? globalThis.fetch;
     const opened = {};
-    await Promise.all(Object.entries(files).map(async ([key, src]) => {
-      opened[key] = await openSource(src, MODEL_FILES[key], fetchImpl, key === 'tokenizer', (name) => this.#module.pickleCheckpointMessage(name));
+    await Promise.all(['config', 'weights', 'tokenizer'].map(async (key) => {
+      // A folder URL's model.safetensors is absent when the checkpoint is sharded.
+      const optional = key === 'tokenizer' || (key === 'weights' && files.index instanceof URL);
+      opened[key] = await openSource(files[key], MODEL_FILES[key], fetchImpl, optional, pickleMessage);
     }));
-    const sizes = Object.values(opened).filter(Boolean).map((o) => o.size);
+    // The JSON files are small: read now, so that no response waits unread
+    // while the shards are looked up (progress is reported below).
+    const configBytes = await readAll(opened.config, () => {});
+    const tokenizerBytes = opened.tokenizer ? await readAll(opened.tokenizer, () => {}) : null;
+    // Sharded: the index names the shards (the core reads and checks it).
+    let index = null;
+    let shards = [opened.weights];
+    if (!opened.weights) {
+      const indexFile = await openSource(files.index, MODEL_FILES.index, fetchImpl, files.index instanceof URL, pickleMessage);
+      if (!indexFile) {
+        throw new AttnplayError(`cannot fetch ${files.weights.href} nor ${MODEL_FILES.index}: HTTP 404 ` +
+          `(if the model only has pytorch_model.bin: ${pickleMessage('pytorch_model.bin')})`);
+      }
+      index = await readText(indexFile, () => {});
+      const names = unwrap(this.#module.shardFiles(index));
+      shards = await Promise.all(names.map((name, i) => {
+        const src = files.shards instanceof Map ? files.shards.get(name)
+          : Array.isArray(files.shards) ? files.shards[i] : new URL(name, files.index);
+        if (src == null) throw new AttnplayError(`shard '${name}' is missing (${MODEL_FILES.index} places tensors in it)`);
+        return openSource(src, name, fetchImpl, false, pickleMessage);
+      }));
+    }
+    const sizes = [opened.config, opened.tokenizer, ...shards].filter(Boolean).map((o) => o.size);
     const total = sizes.every((n) => n != null) ? sizes.reduce((a, b) => a + b, 0) : null;
     let loaded = 0;
     const progress = (file) => (n) => {
       loaded += n;
       options.onProgress?.({ file, loaded, total });
     };
-    const config = await readText(opened.config, progress(MODEL_FILES.config));
-    const tokenizer = opened.tokenizer ? await readText(opened.tokenizer, progress(MODEL_FILES.tokenizer)) : null;
-    const weights = await this.#readIntoHeap(opened.weights, progress(MODEL_FILES.weights));
+    progress(MODEL_FILES.config)(configBytes.length);
+    const config = new TextDecoder().decode(configBytes);
+    if (tokenizerBytes) progress(MODEL_FILES.tokenizer)(tokenizerBytes.length);
+    const tokenizer = tokenizerBytes ? new TextDecoder().decode(tokenizerBytes) : null;
+    const buffers = [];
     try {
-      const { handle, config: modelConfig } = unwrap(this.#module.loadModel(config, weights.address, weights.size, tokenizer));
-      return new Model(this.#module, handle, modelConfig, tokenizer);
-    } finally {
-      this.#module.freeBytes(weights.address);
+      for (const shard of shards) buffers.push({ name: shard.name, ...await this.#readIntoHeap(shard, progress(shard.name)) });
+    } catch (error) {
+      for (const { address } of buffers) this.#module.freeBytes(address);
+      throw error;
     }
+    // loadModel owns the buffers from here on, and frees them.
+    const { handle, config: modelConfig } = unwrap(this.#module.loadModel(config, buffers, index, tokenizer));
+    return new Model(this.#module, handle, modelConfig, tokenizer);
   }
 
   /** Number of models loaded and not yet disposed. */
@@ -373,7 +422,9 @@ export class Engine {
   }
 }
 
-const MODEL_FILES = { config: 'config.json', weights: 'model.safetensors', tokenizer: 'tokenizer.json' };
+const MODEL_FILES = {
+  config: 'config.json', weights: 'model.safetensors', index: 'model.safetensors.index.json', tokenizer: 'tokenizer.json',
+};
 
 /**
  * A loaded model (GPT-2, BERT, Llama, Mistral, Qwen2/3, GPT-NeoX). Holds WASM memory until dispose().
@@ -520,26 +571,38 @@ function int32Array(values, name) {
   return out;
 }
 
-// The three model files of a loadModel() source: { config, weights, tokenizer? }.
+// The model files of a loadModel() source: { config, weights, tokenizer? }
+// or, sharded, { config, index, shards, tokenizer? } (shards: a Map by file
+// name, an array in file-name order, or absent: next to the index URL). A
+// folder URL gives both weights and index; the index is read only when
+// model.safetensors is not found.
 function modelSources(source, pickleMessage) {
   if (typeof source === 'string' || source instanceof URL) {
     const base = new URL(String(source).endsWith('/') ? String(source) : `${source}/`, globalThis.location?.href);
     return {
       config: new URL(MODEL_FILES.config, base),
       weights: new URL(MODEL_FILES.weights, base),
+      index: new URL(MODEL_FILES.index, base),
       tokenizer: new URL(MODEL_FILES.tokenizer, base),
     };
   }
   const isFileList = Array.isArray(source) || (typeof FileList !== 'undefined' && source instanceof FileList);
   if (isFileList) {
     const byName = new Map(Array.from(source, (file) => [file.name, file]));
-    if (!byName.has(MODEL_FILES.weights) && byName.has('pytorch_model.bin')) {
+    const sharded = !byName.has(MODEL_FILES.weights) && byName.has(MODEL_FILES.index);
+    if (!byName.has(MODEL_FILES.weights) && !sharded && byName.has('pytorch_model.bin')) {
       throw new AttnplayError(pickleMessage('pytorch_model.bin'));
     }
-    for (const key of ['config', 'weights']) {
+    for (const key of ['config', sharded ? 'index' : 'weights']) {
       if (!byName.has(MODEL_FILES[key])) throw new AttnplayError(`${MODEL_FILES[key]} is missing from the given files`);
     }
-    return { config: byName.get(MODEL_FILES.config), weights: byName.get(MODEL_FILES.weights), tokenizer: byName.get(MODEL_FILES.tokenizer) };
+    const tokenizer = byName.get(MODEL_FILES.tokenizer);
+    if (sharded) return { config: byName.get(MODEL_FILES.config), index: byName.get(MODEL_FILES.index), shards: byName, tokenizer };
+    return { config: byName.get(MODEL_FILES.config), weights: byName.get(MODEL_FILES.weights), tokenizer };
+  }
+  if (source && source.config != null && source.weights != null && source.index != null) {
+    if (!Array.isArray(source.weights)) throw new AttnplayError('loadModel: with an index, weights is the array of shards');
+    return { config: source.config, index: source.index, shards: source.weights, tokenizer: source.tokenizer };
   }
   if (source && source.config != null && source.weights != null) {
     return { config: source.config, weights: source.weights, tokenizer: source.tokenizer };

@@ -13,6 +13,7 @@
 #include "nn/layers.h"
 #include "tensor/ops.h"
 #include "tensor/thread_pool.h"
+#include "tensor/weight.h"
 
 namespace attnplay::bindings {
 namespace {
@@ -107,40 +108,69 @@ val gelu_js(const val& spec) {
   });
 }
 
-// { a, b, transposeB?, bias? } -> A·B, A·Bᵀ (transposeB) or A·B + bias.
-Matrix product(const Matrix& a, const Matrix& b, bool transpose_b, const RowVector& bias, bool with_bias) {
+// A stored weight { dtype: "f16" | "bf16", bits: Uint16Array, shape: [rows, cols] }
+// or a float32 matrix, as y = x·W (stored [in, out]) or, with transposeB,
+// y = x·Wᵀ (stored [out, in]).
+WeightMatrix weight_from_js(const val& b, bool transpose_b) {
+  const WeightLayout layout = transpose_b ? WeightLayout::out_by_in : WeightLayout::in_by_out;
+  if (!has(b, "dtype")) return WeightMatrix::from_matrix(matrix_from_js(b, "b"), layout);
+  const std::string dtype = b["dtype"].as<std::string>();
+  if (dtype != "f16" && dtype != "bf16") throw std::invalid_argument("b: dtype must be \"f16\" or \"bf16\"");
+  if (!has(b, "bits") || !has(b, "shape") || b["shape"]["length"].as<int>() != 2) {
+    throw std::invalid_argument("b: expected { dtype, bits: Uint16Array, shape: [rows, cols] }");
+  }
+  const int rows = b["shape"][0].as<int>(), cols = b["shape"][1].as<int>();
+  const std::vector<std::uint16_t> bits = emscripten::convertJSArrayToNumberVector<std::uint16_t>(b["bits"]);
+  if (rows < 0 || cols < 0 || bits.size() != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols)) {
+    throw std::invalid_argument("b: " + std::to_string(bits.size()) + " bit patterns for shape [" +
+                                std::to_string(rows) + ", " + std::to_string(cols) + "]");
+  }
+  return WeightMatrix::copy_of(dtype == "f16" ? DType::f16 : DType::bf16, bits.data(), rows, cols, layout);
+}
+
+// { a, b, transposeB?, bias? } -> A·B, A·Bᵀ (transposeB) or either + bias.
+// A float32 b goes through the float products of tensor/ops.h, a stored
+// half-precision one through linear().
+Matrix product(const Matrix& a, const val& b, bool transpose_b, const RowVector& bias, bool with_bias) {
+  if (has(b, "dtype")) return linear(a, weight_from_js(b, transpose_b), bias);
   if (transpose_b && with_bias) throw std::invalid_argument("matmul: bias is not supported with transposeB");
-  if (transpose_b) return matmul_transposed(a, b);
-  return with_bias ? matmul_add_bias(a, b, bias) : matmul(a, b);
+  const Matrix right = matrix_from_js(b, "b");
+  if (transpose_b) return matmul_transposed(a, right);
+  return with_bias ? matmul_add_bias(a, right, bias) : matmul(a, right);
 }
 
 val matmul_js(const val& spec) {
   return guarded([&] {
     const bool with_bias = has(spec, "bias");
-    return matrix_to_js(product(matrix_from_js(spec["a"], "a"), matrix_from_js(spec["b"], "b"),
+    return matrix_to_js(product(matrix_from_js(spec["a"], "a"), spec["b"],
                                 has(spec, "transposeB") && spec["transposeB"].as<bool>(),
                                 with_bias ? vector_from_js(spec["bias"], "bias") : RowVector(), with_bias));
   });
+}
+
+// { dtype, bits, shape } -> the stored weight widened to float32.
+val widen_weights(const val& spec) {
+  return guarded([&] { return matrix_to_js(weight_from_js(spec, false).to_matrix()); });
 }
 
 // A product whose operands stay in the WASM heap between runs, so repeated
 // runs (benchmarks) time the kernel without copying, as tfjs-wasm tensors do.
 class ResidentProduct {
  public:
-  ResidentProduct(Matrix a, Matrix b, bool transpose_b) : a_(std::move(a)), b_(std::move(b)), transpose_b_(transpose_b) {}
-  void run() { c_ = product(a_, b_, transpose_b_, RowVector(), false); }
+  ResidentProduct(Matrix a, WeightMatrix b) : a_(std::move(a)), b_(std::move(b)) {}
+  void run() { c_ = linear(a_, b_); }
   val result() const { return matrix_to_js(c_); }
 
  private:
-  Matrix a_, b_, c_;
-  bool transpose_b_;
+  Matrix a_, c_;
+  WeightMatrix b_;
 };
 
-// { a, b, transposeB? } -> ResidentProduct (checked by one run).
+// { a, b, transposeB? } -> ResidentProduct (checked by one run); b as in matmul.
 val resident_product(const val& spec) {
   return guarded([&] {
-    ResidentProduct p(matrix_from_js(spec["a"], "a"), matrix_from_js(spec["b"], "b"),
-                      has(spec, "transposeB") && spec["transposeB"].as<bool>());
+    ResidentProduct p(matrix_from_js(spec["a"], "a"),
+                      weight_from_js(spec["b"], has(spec, "transposeB") && spec["transposeB"].as<bool>()));
     p.run();
     return val(std::move(p));
   });
@@ -174,6 +204,7 @@ EMSCRIPTEN_BINDINGS(attnplay) {
   emscripten::function("layerNorm", &layer_norm_js);
   emscripten::function("gelu", &gelu_js);
   emscripten::function("matmul", &matmul_js);
+  emscripten::function("widenWeights", &widen_weights);
   emscripten::class_<ResidentProduct>("ResidentProduct")
       .function("run", &ResidentProduct::run)
       .function("result", &ResidentProduct::result);

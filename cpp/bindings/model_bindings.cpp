@@ -1,8 +1,10 @@
 // Embind bindings of the model runtime. Thin: convert JS <-> C++ and keep
 // loaded models in a table of integer handles; no math here. Every entry point
 // returns its result or { error: message } (see marshal.h); web/engine.js is
-// the only caller. The weights reach C++ through a buffer that engine.js
-// allocates here and fills directly in the WASM heap (no extra JS copy).
+// the only caller. The weights (one model.safetensors or the shards of a
+// sharded checkpoint) reach C++ through buffers that engine.js allocates here
+// and fills directly in the WASM heap (no extra JS copy); loadModel takes
+// ownership of them.
 #include <emscripten/bind.h>
 
 #include <cstdlib>
@@ -14,6 +16,7 @@
 #include "bindings/marshal.h"
 #include "model/generate.h"
 #include "pipeline/text_model.h"
+#include "safetensors/checkpoint.h"
 
 namespace attnplay::bindings {
 namespace {
@@ -62,15 +65,38 @@ val config_to_js(const Model& m) {
   return out;
 }
 
-// config.json text, the model.safetensors bytes at [address, address + size)
-// and tokenizer.json text (or null) -> { handle, config }
-val load_model(const std::string& config_json, double address, double size, const val& tokenizer_json) {
+// model.safetensors.index.json text -> the shard file names it lists, sorted.
+val shard_files(const std::string& index_json) {
   return guarded([&] {
-    const std::string_view weights(reinterpret_cast<const char*>(static_cast<std::uintptr_t>(address)),
-                                   static_cast<std::size_t>(size));
+    val out = val::array();
+    for (const std::string& name : Checkpoint::shard_files(index_json)) out.call<void>("push", name);
+    return out;
+  });
+}
+
+// config.json text; files: [{ name, address, size }], buffers from
+// allocateBytes, owned from here on (freed with the model, or at once on
+// failure); index: model.safetensors.index.json text when files are shards,
+// else null (then files is one model.safetensors); tokenizer.json text or
+// null -> { handle, config }
+val load_model(const std::string& config_json, const val& files, const val& index_json, const val& tokenizer_json) {
+  std::vector<CheckpointFile> buffers;
+  const int count = files["length"].as<int>();
+  for (int i = 0; i < count; ++i) {  // ownership first, so that nothing leaks whatever fails below
+    void* p = reinterpret_cast<void*>(static_cast<std::uintptr_t>(files[i]["address"].as<double>()));
+    const std::shared_ptr<const void> owner(p, std::free);
+    buffers.push_back({files[i]["name"].as<std::string>(),
+                       std::string_view(static_cast<const char*>(p), static_cast<std::size_t>(files[i]["size"].as<double>())),
+                       owner});
+  }
+  return guarded([&] {
     const std::string tokenizer =
         tokenizer_json.isNull() || tokenizer_json.isUndefined() ? std::string() : tokenizer_json.as<std::string>();
-    auto model = std::make_unique<TextModel>(TextModel::from_buffers(config_json, weights, tokenizer));
+    const bool sharded = !index_json.isNull() && !index_json.isUndefined();
+    if (!sharded && buffers.size() != 1) throw std::invalid_argument("loadModel: one weights file without an index");
+    const Checkpoint checkpoint = sharded ? Checkpoint::sharded(index_json.as<std::string>(), std::move(buffers))
+                                          : Checkpoint::single(std::move(buffers.front()));
+    auto model = std::make_unique<TextModel>(TextModel::from_checkpoint(config_json, checkpoint, tokenizer));
     static int next_handle = 1;
     const int handle = next_handle++;
     val out = val::object();
@@ -244,6 +270,7 @@ EMSCRIPTEN_BINDINGS(attnplay_model) {
   emscripten::function("allocateBytes", &allocate_bytes);
   emscripten::function("freeBytes", &free_bytes);
   emscripten::function("loadModel", &load_model);
+  emscripten::function("shardFiles", &shard_files);
   emscripten::function("modelForward", &forward);
   emscripten::function("modelRun", &run);
   emscripten::function("modelAnalyzeHeads", &analyze);

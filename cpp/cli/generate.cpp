@@ -67,7 +67,7 @@ int run_generate(const Args& args) {
   options.sampling.greedy = !sampling_flag;
 
   const ModelFiles files = read_model_directory(dir);
-  const TextModel model = TextModel::from_buffers(files.config_json, files.safetensors, files.tokenizer_json.value_or(""));
+  const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer_json.value_or(""));
   if (text) {
     if (!model.tokenizer()) throw std::invalid_argument("this model has no tokenizer.json, so it cannot read text");
     ids = model.tokenizer()->encode_ids(*text);

@@ -1,5 +1,6 @@
 // `attnplay info --model DIR`: the architecture of a Hugging Face model folder
-// (from config.json), its parameter count and every tensor of model.safetensors.
+// (from config.json), its parameter count and every tensor of its checkpoint
+// (model.safetensors or the shards of a sharded one, each tensor's file named).
 // The model is fully loaded, so anything wrong with the folder is reported.
 #include <iomanip>
 #include <iostream>
@@ -25,7 +26,7 @@ int run_info(const Args& args) {
     return 2;
   }
   const ModelFiles files = read_model_directory(dir);
-  const Model model = Model::from_buffers(files.config_json, files.safetensors);
+  const Model model = Model::from_checkpoint(files.config_json, files.checkpoint);
   const ModelConfig& c = model.config();
   std::cout << "model_type: " << c.model_type << (c.causal() ? " (causal)" : " (bidirectional)") << "\n"
             << "layers: " << c.layers << "\nheads: " << c.heads << "\nwidth: " << c.width
@@ -37,12 +38,16 @@ int run_info(const Args& args) {
   }
   std::cout << "parameters: " << model.parameter_count() << "\n"
             << "tokenizer.json: " << (files.tokenizer_json ? "present" : "absent") << "\n";
-  const SafeTensors checkpoint = SafeTensors::parse(files.safetensors);
-  std::cout << "tensors: " << checkpoint.tensors().size() << "\n";
+  const Checkpoint& checkpoint = files.checkpoint;
+  std::cout << "tensors: " << checkpoint.tensors().size();
+  if (checkpoint.file_count() > 1) std::cout << " in " << checkpoint.file_count() << " shards";
+  std::cout << "\n";
   for (const auto& [name, info] : checkpoint.tensors()) {
     std::cout << "  " << std::left << std::setw(56) << name << " " << std::setw(5) << info.dtype << " [";
     for (std::size_t i = 0; i < info.shape.size(); ++i) std::cout << (i ? ", " : "") << info.shape[i];
-    std::cout << "]\n";
+    std::cout << "]";
+    if (checkpoint.file_count() > 1) std::cout << " " << checkpoint.file_of(name);
+    std::cout << "\n";
   }
   return 0;
 }

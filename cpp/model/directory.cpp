@@ -1,10 +1,11 @@
 // Implementation of model/directory.h.
 #include "model/directory.h"
 
-#include "safetensors/safetensors.h"
-
 #include <fstream>
 #include <stdexcept>
+#include <vector>
+
+#include "safetensors/safetensors.h"
 
 namespace attnplay {
 namespace {
@@ -20,22 +21,31 @@ std::optional<std::string> read_if_present(const std::string& path) {
   return bytes;
 }
 
+Checkpoint read_checkpoint(const std::string& dir) {
+  if (std::optional<std::string> single = read_if_present(dir + kSafetensorsFile)) {
+    return Checkpoint::single(CheckpointFile::owning(kSafetensorsFile, std::move(*single)));
+  }
+  std::optional<std::string> index = read_if_present(dir + kSafetensorsIndexFile);
+  if (!index) {
+    if (std::ifstream(dir + "pytorch_model.bin").good()) throw std::runtime_error(pickle_checkpoint_message(dir + "pytorch_model.bin"));
+    throw std::runtime_error("cannot open " + dir + kSafetensorsFile + " (nor a sharded " + kSafetensorsIndexFile + ")");
+  }
+  std::vector<CheckpointFile> shards;
+  for (const std::string& name : Checkpoint::shard_files(*index)) {
+    std::optional<std::string> bytes = read_if_present(dir + name);  // a missing shard is named by sharded()
+    if (bytes) shards.push_back(CheckpointFile::owning(name, std::move(*bytes)));
+  }
+  return Checkpoint::sharded(*index, std::move(shards));
+}
+
 }  // namespace
 
 ModelFiles read_model_directory(const std::string& directory) {
   const std::string dir = directory.empty() || directory.back() == '/' ? directory : directory + "/";
-  ModelFiles files;
   std::optional<std::string> config = read_if_present(dir + "config.json");
   if (!config) throw std::runtime_error("cannot open " + dir + "config.json (is " + directory + " a model folder?)");
-  files.config_json = std::move(*config);
-  std::optional<std::string> weights = read_if_present(dir + "model.safetensors");
-  if (!weights) {
-    if (std::ifstream(dir + "pytorch_model.bin").good()) throw std::runtime_error(pickle_checkpoint_message(dir + "pytorch_model.bin"));
-    throw std::runtime_error("cannot open " + dir + "model.safetensors");
-  }
-  files.safetensors = std::move(*weights);
-  files.tokenizer_json = read_if_present(dir + "tokenizer.json");
-  return files;
+  Checkpoint checkpoint = read_checkpoint(dir);
+  return {std::move(*config), std::move(checkpoint), read_if_present(dir + "tokenizer.json")};
 }
 
 }  // namespace attnplay

@@ -1,22 +1,27 @@
 // Reads a Hugging Face model folder from disk (native builds only; the WASM
-// build receives the same bytes from JavaScript): config.json,
-// model.safetensors and, when present, tokenizer.json. A folder with only a
-// PyTorch pickle (pytorch_model.bin) is refused with how to convert it.
+// build receives the same bytes from JavaScript): config.json, the weights
+// (model.safetensors, or when it is absent model.safetensors.index.json and
+// every shard its weight_map names) and, when present, tokenizer.json. A
+// folder with only a PyTorch pickle (pytorch_model.bin) is refused with how to
+// convert it.
 // Not here: parsing (model/model.h, safetensors/).
 #pragma once
 
 #include <optional>
 #include <string>
 
+#include "safetensors/checkpoint.h"
+
 namespace attnplay {
 
 struct ModelFiles {
   std::string config_json;
-  std::string safetensors;
+  Checkpoint checkpoint;  // owns the bytes it was read from
   std::optional<std::string> tokenizer_json;
 };
 
-// Throws std::runtime_error naming the missing or unreadable file.
+// Throws std::runtime_error naming the missing or unreadable file, and
+// std::invalid_argument for a malformed checkpoint or index.
 ModelFiles read_model_directory(const std::string& directory);
 
 }  // namespace attnplay

@@ -379,7 +379,13 @@ void gpt_neox_forward(Pass& p, const ModelWeights& w, bool parallel_residual) {
 
 Model Model::from_buffers(std::string_view config_json, std::string_view safetensors) {
   ModelConfig config = parse_config(config_json);
-  const SafeTensors checkpoint = SafeTensors::parse(safetensors);
+  const Checkpoint checkpoint = Checkpoint::single({kSafetensorsFile, safetensors, nullptr});
+  ModelWeights weights = load_weights(config, checkpoint);
+  return Model(std::move(config), std::move(weights));
+}
+
+Model Model::from_checkpoint(std::string_view config_json, const Checkpoint& checkpoint) {
+  ModelConfig config = parse_config(config_json);
   ModelWeights weights = load_weights(config, checkpoint);
   return Model(std::move(config), std::move(weights));
 }

@@ -73,6 +73,9 @@ class Model {
   // in their stored dtype; the bytes need not outlive the model). Throws
   // std::invalid_argument with a specific message for malformed input.
   static Model from_buffers(std::string_view config_json, std::string_view safetensors);
+  // From config.json and a checkpoint (one file or shards); weights the
+  // checkpoint owns may be viewed in place rather than copied.
+  static Model from_checkpoint(std::string_view config_json, const Checkpoint& checkpoint);
 
   const ModelConfig& config() const { return config_; }
   const ModelWeights& weights() const { return weights_; }

@@ -19,7 +19,7 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 // was used. Uses only the checkpoint's lookup methods.
 class Reader {
  public:
-  Reader(const SafeTensors& st, std::string prefix) : st_(st), prefix_(std::move(prefix)) {}
+  Reader(const Checkpoint& st, std::string prefix) : st_(st), prefix_(std::move(prefix)) {}
 
   bool has(const std::string& name) const { return st_.contains(full_name(name)); }
 
@@ -42,7 +42,8 @@ class Reader {
                                   "; only F32, F16 and BF16 weights are supported");
     }
     used_.insert(full);
-    return WeightMatrix::copy_of(dtype, st_.bytes(full).data(), rows, cols, layout);
+    // Matrices view the checkpoint's bytes in place when it owns them.
+    return vector ? WeightMatrix::copy_of(dtype, st_.bytes(full).data(), rows, cols, layout) : st_.weight(full, layout);
   }
 
   // [rows, cols] as stored, y = x·W (Conv1D).
@@ -100,12 +101,12 @@ class Reader {
     return full;
   }
 
-  const SafeTensors& st_;
+  const Checkpoint& st_;
   std::string prefix_;
   std::set<std::string> used_;
 };
 
-void require_vocabulary(const ModelConfig& c, const SafeTensors& st, const std::string& name) {
+void require_vocabulary(const ModelConfig& c, const Checkpoint& st, const std::string& name) {
   const TensorInfo& info = st.info(name);
   if (info.shape.size() == 2 && info.shape[0] < c.vocab_size) {
     throw std::invalid_argument("the vocabulary (vocab_size " + std::to_string(c.vocab_size) +
@@ -116,7 +117,7 @@ void require_vocabulary(const ModelConfig& c, const SafeTensors& st, const std::
 
 // The prefix under which the base model's tensors sit: `prefix` + `embedding`
 // or `embedding` alone (a bare base-model export).
-std::string base_prefix(const SafeTensors& st, const std::string& prefix, const std::string& embedding,
+std::string base_prefix(const Checkpoint& st, const std::string& prefix, const std::string& embedding,
                         const std::string& family) {
   if (st.contains(prefix + embedding)) return prefix;
   if (st.contains(embedding)) return "";
@@ -124,7 +125,7 @@ std::string base_prefix(const SafeTensors& st, const std::string& prefix, const 
                               family + " checkpoint");
 }
 
-ModelWeights load_gpt2(const ModelConfig& c, const SafeTensors& st) {
+ModelWeights load_gpt2(const ModelConfig& c, const Checkpoint& st) {
   const std::string prefix = base_prefix(st, "transformer.", "wte.weight", "GPT-2");
   Reader r(st, prefix);
   require_vocabulary(c, st, prefix + "wte.weight");
@@ -151,7 +152,7 @@ ModelWeights load_gpt2(const ModelConfig& c, const SafeTensors& st) {
   return w;
 }
 
-ModelWeights load_bert(const ModelConfig& c, const SafeTensors& st) {
+ModelWeights load_bert(const ModelConfig& c, const Checkpoint& st) {
   const std::string prefix = base_prefix(st, "bert.", "embeddings.word_embeddings.weight", "BERT");
   Reader r(st, prefix);
   require_vocabulary(c, st, prefix + "embeddings.word_embeddings.weight");
@@ -193,7 +194,7 @@ ModelWeights load_bert(const ModelConfig& c, const SafeTensors& st) {
 
 // The untied output embedding `name` [V, d], required unless the embeddings
 // are tied (then a stored copy is ignored, as Hugging Face ties it).
-void output_embedding(const ModelConfig& c, const SafeTensors& st, Reader& r, ModelWeights& w, const std::string& name) {
+void output_embedding(const ModelConfig& c, const Checkpoint& st, Reader& r, ModelWeights& w, const std::string& name) {
   if (c.tied_embeddings) return;
   if (!st.contains(name)) {
     throw std::invalid_argument("tensor '" + name + "' is missing from model.safetensors (config.json has "
@@ -204,7 +205,7 @@ void output_embedding(const ModelConfig& c, const SafeTensors& st, Reader& r, Mo
 }
 
 // Llama, Mistral, Qwen2, Qwen3: model.layers.N.{self_attn,mlp}.*, RMSNorm.
-ModelWeights load_llama(const ModelConfig& c, const SafeTensors& st) {
+ModelWeights load_llama(const ModelConfig& c, const Checkpoint& st) {
   const std::string prefix = base_prefix(st, "model.", "embed_tokens.weight", c.model_type);
   Reader r(st, prefix);
   require_vocabulary(c, st, prefix + "embed_tokens.weight");
@@ -239,7 +240,7 @@ ModelWeights load_llama(const ModelConfig& c, const SafeTensors& st) {
 }
 
 // GPT-NeoX (Pythia): gpt_neox.layers.N.{attention,mlp}.*, LayerNorm, embed_out.
-ModelWeights load_gpt_neox(const ModelConfig& c, const SafeTensors& st) {
+ModelWeights load_gpt_neox(const ModelConfig& c, const Checkpoint& st) {
   const std::string prefix = base_prefix(st, "gpt_neox.", "embed_in.weight", "GPT-NeoX");
   Reader r(st, prefix);
   require_vocabulary(c, st, prefix + "embed_in.weight");
@@ -288,7 +289,7 @@ std::int64_t ModelWeights::parameter_count() const {
   return n;
 }
 
-ModelWeights load_weights(const ModelConfig& config, const SafeTensors& checkpoint) {
+ModelWeights load_weights(const ModelConfig& config, const Checkpoint& checkpoint) {
   switch (config.architecture) {
     case Architecture::gpt2: return load_gpt2(config, checkpoint);
     case Architecture::bert: return load_bert(config, checkpoint);

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "model/config.h"
-#include "safetensors/safetensors.h"
+#include "safetensors/checkpoint.h"
 #include "tensor/tensor.h"
 #include "tensor/weight.h"
 
@@ -83,6 +83,6 @@ struct ModelWeights {
 // Throws std::invalid_argument with the tensor's name for missing tensors,
 // unexpected ones, dtypes other than F32/F16/BF16, and shapes that disagree
 // with config.json.
-ModelWeights load_weights(const ModelConfig& config, const SafeTensors& checkpoint);
+ModelWeights load_weights(const ModelConfig& config, const Checkpoint& checkpoint);
 
 }  // namespace attnplay

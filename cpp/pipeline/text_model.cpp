@@ -5,13 +5,25 @@
 #include <utility>
 
 namespace attnplay {
+namespace {
+
+std::optional<Tokenizer> tokenizer_from(std::string_view tokenizer_json) {
+  if (tokenizer_json.empty()) return std::nullopt;
+  return Tokenizer::from_json(tokenizer_json);
+}
+
+}  // namespace
 
 TextModel TextModel::from_buffers(std::string_view config_json, std::string_view safetensors,
                                   std::string_view tokenizer_json) {
   Model model = Model::from_buffers(config_json, safetensors);
-  std::optional<Tokenizer> tokenizer;
-  if (!tokenizer_json.empty()) tokenizer = Tokenizer::from_json(tokenizer_json);
-  return TextModel(std::move(model), std::move(tokenizer));
+  return TextModel(std::move(model), tokenizer_from(tokenizer_json));
+}
+
+TextModel TextModel::from_checkpoint(std::string_view config_json, const Checkpoint& checkpoint,
+                                     std::string_view tokenizer_json) {
+  Model model = Model::from_checkpoint(config_json, checkpoint);
+  return TextModel(std::move(model), tokenizer_from(tokenizer_json));
 }
 
 TextModel::TextModel(Model model, std::optional<Tokenizer> tokenizer)

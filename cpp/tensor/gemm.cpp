@@ -1,16 +1,22 @@
 // Implementation of tensor/gemm.h.
 //
-// Layout of the work: B is packed once per call into panels of kNr = 8
-// columns (panel p holds, for every k, its 8 values side by side; columns past
-// n are zero). The output is cut into tiles of kMc rows x kNc columns; a tile
-// walks k in blocks of kKc, packs every 4-row strip of A (4 x kKc floats,
-// stays in L1) and runs the 4x8 microkernel over the tile's panels (kKc x kNc
-// of packed B, stays in L2). Tiles are independent, so the thread pool runs them
-// in parallel. The 4x8 tile (8 accumulators + 2 B vectors + 1 broadcast A)
-// fits the 16 SIMD registers V8 uses on x86-64; a 6x8 tile spills.
+// Layout of the work: the output is cut into tasks of one column tile (kNc
+// columns) by a group of rows. A task walks k in blocks of kKc; for each block
+// it packs its columns of op(B) into panels of kNr = 8 columns (panel q holds,
+// for every k, its 8 values side by side, widened to float32; columns past n
+// are zero; kKc x kNc floats, stays in L2), then for every 4-row strip of its
+// rows packs A (4 x kKc floats, stays in L1) and runs the 4x8 microkernel over
+// the panels. Row groups are as few as keep every thread busy, so B is packed
+// about once per call and no float32 copy of it exists beyond one block.
+// One or two rows of A (decoding) skip the packing: B is read in place.
+// Every output element is summed in the same order whatever the split, so
+// results are identical with any number of threads. The 4x8 tile
+// (8 accumulators + 2 B vectors + 1 broadcast A) fits the 16 SIMD registers V8
+// uses on x86-64; a 6x8 tile spills.
 #include "tensor/gemm.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 
@@ -26,21 +32,54 @@ namespace {
 constexpr std::ptrdiff_t kMr = 4;    // rows of the register tile
 constexpr std::ptrdiff_t kNr = 8;    // columns of the register tile (= panel width)
 constexpr std::ptrdiff_t kKc = 256;  // depth of one k block
-constexpr std::ptrdiff_t kMc = 64;   // rows of one output tile
-constexpr std::ptrdiff_t kNc = 128;  // columns of one output tile (multiple of kNr)
+constexpr std::ptrdiff_t kNc = 128;  // columns of one task (multiple of kNr)
+constexpr std::ptrdiff_t kTasksPerThread = 4;  // enough tasks to balance the threads
 
-// Four float lanes: wasm_simd128.h intrinsics in WebAssembly, GCC/Clang vector
-// extensions natively (SSE/AVX code from the same source).
+// Four float lanes (f32x4) and four 32-bit integer lanes (u32x4):
+// wasm_simd128.h intrinsics in WebAssembly, GCC/Clang vector extensions
+// natively (SSE/AVX code from the same source).
 #ifdef __wasm_simd128__
 using f32x4 = v128_t;
+using u32x4 = v128_t;
 inline f32x4 zero() { return wasm_f32x4_splat(0.0f); }
 inline f32x4 load(const float* p) { return wasm_v128_load(p); }
 inline f32x4 broadcast(const float* p) { return wasm_v128_load32_splat(p); }
 inline void store(float* p, f32x4 v) { wasm_v128_store(p, v); }
 inline f32x4 multiply_add(f32x4 acc, f32x4 a, f32x4 b) { return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b)); }
 inline f32x4 add(f32x4 a, f32x4 b) { return wasm_f32x4_add(a, b); }
+inline float first_lane(f32x4 v) { return wasm_f32x4_extract_lane(v, 0); }
+// 4x4 transpose: rows a0..a3 become columns.
+inline void transpose(f32x4& a0, f32x4& a1, f32x4& a2, f32x4& a3) {
+  const v128_t lo01 = wasm_i32x4_shuffle(a0, a1, 0, 4, 1, 5);  // a0[0] a1[0] a0[1] a1[1]
+  const v128_t lo23 = wasm_i32x4_shuffle(a2, a3, 0, 4, 1, 5);
+  const v128_t hi01 = wasm_i32x4_shuffle(a0, a1, 2, 6, 3, 7);  // a0[2] a1[2] a0[3] a1[3]
+  const v128_t hi23 = wasm_i32x4_shuffle(a2, a3, 2, 6, 3, 7);
+  a0 = wasm_i32x4_shuffle(lo01, lo23, 0, 1, 4, 5);  // a0[0] a1[0] a2[0] a3[0]
+  a1 = wasm_i32x4_shuffle(lo01, lo23, 2, 3, 6, 7);
+  a2 = wasm_i32x4_shuffle(hi01, hi23, 0, 1, 4, 5);
+  a3 = wasm_i32x4_shuffle(hi01, hi23, 2, 3, 6, 7);
+}
+inline u32x4 splat_u(std::uint32_t x) { return wasm_i32x4_splat(static_cast<std::int32_t>(x)); }
+inline u32x4 and_u(u32x4 a, u32x4 b) { return wasm_v128_and(a, b); }
+inline u32x4 or_u(u32x4 a, u32x4 b) { return wasm_v128_or(a, b); }
+inline u32x4 add_u(u32x4 a, u32x4 b) { return wasm_i32x4_add(a, b); }
+inline u32x4 equal_u(u32x4 a, u32x4 b) { return wasm_i32x4_eq(a, b); }
+template <int Bits>
+inline u32x4 shift_left(u32x4 a) { return wasm_i32x4_shl(a, Bits); }
+inline u32x4 select(u32x4 mask, u32x4 if_set, u32x4 if_clear) { return wasm_v128_bitselect(if_set, if_clear, mask); }
+inline f32x4 as_float(u32x4 v) { return v; }
+inline u32x4 as_bits(f32x4 v) { return v; }
+inline f32x4 subtract(f32x4 a, f32x4 b) { return wasm_f32x4_sub(a, b); }
+// Eight consecutive 16-bit elements as two u32x4 (lanes 0..3, 4..7).
+inline void load_u16x8(const unsigned char* p, u32x4& lo, u32x4& hi) {
+  const v128_t v = wasm_v128_load(p);
+  lo = wasm_u32x4_extend_low_u16x8(v);
+  hi = wasm_u32x4_extend_high_u16x8(v);
+}
+inline u32x4 load_u16x4(const unsigned char* p) { return wasm_u32x4_extend_low_u16x8(wasm_v128_load64_zero(p)); }
 #else
 typedef float f32x4 __attribute__((vector_size(16)));
+typedef std::uint32_t u32x4 __attribute__((vector_size(16)));
 inline f32x4 zero() { return f32x4{0.0f, 0.0f, 0.0f, 0.0f}; }
 inline f32x4 load(const float* p) {
   f32x4 v;
@@ -51,69 +90,164 @@ inline f32x4 broadcast(const float* p) { return f32x4{*p, *p, *p, *p}; }
 inline void store(float* p, f32x4 v) { std::memcpy(p, &v, sizeof v); }
 inline f32x4 multiply_add(f32x4 acc, f32x4 a, f32x4 b) { return acc + a * b; }
 inline f32x4 add(f32x4 a, f32x4 b) { return a + b; }
-#endif
-
-#ifdef __wasm_simd128__
-// A full panel of op(B) = Bᵀ: columns j0..j0+7 of op(B) are rows of B, so 4 x 4
-// blocks of them are transposed in registers (shuffles) and stored as 4 panel
-// rows; scalar gathers made packing the transposed operand (the unembedding of
-// the LM head, K in Q·Kᵀ) several times slower than the plain one.
-void pack_transposed_panel(ConstView b, std::ptrdiff_t k, std::ptrdiff_t j0, float* panel) {
-  const float* rows[kNr];
-  for (std::ptrdiff_t j = 0; j < kNr; ++j) rows[j] = b.data + (j0 + j) * b.stride;
-  std::ptrdiff_t p = 0;
-  for (; p + 4 <= k; p += 4, panel += 4 * kNr) {
-    for (int half = 0; half < 2; ++half) {  // panel columns 0..3, then 4..7
-      const float* const* r = rows + 4 * half;
-      const v128_t a0 = wasm_v128_load(r[0] + p), a1 = wasm_v128_load(r[1] + p);
-      const v128_t a2 = wasm_v128_load(r[2] + p), a3 = wasm_v128_load(r[3] + p);
-      const v128_t lo01 = wasm_i32x4_shuffle(a0, a1, 0, 4, 1, 5);  // a0[0] a1[0] a0[1] a1[1]
-      const v128_t lo23 = wasm_i32x4_shuffle(a2, a3, 0, 4, 1, 5);
-      const v128_t hi01 = wasm_i32x4_shuffle(a0, a1, 2, 6, 3, 7);  // a0[2] a1[2] a0[3] a1[3]
-      const v128_t hi23 = wasm_i32x4_shuffle(a2, a3, 2, 6, 3, 7);
-      wasm_v128_store(panel + 0 * kNr + 4 * half, wasm_i32x4_shuffle(lo01, lo23, 0, 1, 4, 5));  // a0[0] a1[0] a2[0] a3[0]
-      wasm_v128_store(panel + 1 * kNr + 4 * half, wasm_i32x4_shuffle(lo01, lo23, 2, 3, 6, 7));
-      wasm_v128_store(panel + 2 * kNr + 4 * half, wasm_i32x4_shuffle(hi01, hi23, 0, 1, 4, 5));
-      wasm_v128_store(panel + 3 * kNr + 4 * half, wasm_i32x4_shuffle(hi01, hi23, 2, 3, 6, 7));
-    }
-  }
-  for (; p < k; ++p, panel += kNr)
-    for (std::ptrdiff_t j = 0; j < kNr; ++j) panel[j] = rows[j][p];
+inline float first_lane(f32x4 v) { return v[0]; }
+inline void transpose(f32x4& a0, f32x4& a1, f32x4& a2, f32x4& a3) {
+  const f32x4 lo01 = __builtin_shufflevector(a0, a1, 0, 4, 1, 5);
+  const f32x4 lo23 = __builtin_shufflevector(a2, a3, 0, 4, 1, 5);
+  const f32x4 hi01 = __builtin_shufflevector(a0, a1, 2, 6, 3, 7);
+  const f32x4 hi23 = __builtin_shufflevector(a2, a3, 2, 6, 3, 7);
+  a0 = __builtin_shufflevector(lo01, lo23, 0, 1, 4, 5);
+  a1 = __builtin_shufflevector(lo01, lo23, 2, 3, 6, 7);
+  a2 = __builtin_shufflevector(hi01, hi23, 0, 1, 4, 5);
+  a3 = __builtin_shufflevector(hi01, hi23, 2, 3, 6, 7);
+}
+inline u32x4 splat_u(std::uint32_t x) { return u32x4{x, x, x, x}; }
+inline u32x4 and_u(u32x4 a, u32x4 b) { return a & b; }
+inline u32x4 or_u(u32x4 a, u32x4 b) { return a | b; }
+inline u32x4 add_u(u32x4 a, u32x4 b) { return a + b; }
+inline u32x4 equal_u(u32x4 a, u32x4 b) { return reinterpret_cast<u32x4>(a == b); }
+template <int Bits>
+inline u32x4 shift_left(u32x4 a) { return a << Bits; }
+inline u32x4 select(u32x4 mask, u32x4 if_set, u32x4 if_clear) { return (mask & if_set) | (~mask & if_clear); }
+inline f32x4 as_float(u32x4 v) { return reinterpret_cast<f32x4>(v); }
+inline u32x4 as_bits(f32x4 v) { return reinterpret_cast<u32x4>(v); }
+inline f32x4 subtract(f32x4 a, f32x4 b) { return a - b; }
+typedef std::uint16_t u16x8 __attribute__((vector_size(16)));
+typedef std::uint16_t u16x4 __attribute__((vector_size(8)));
+inline void load_u16x8(const unsigned char* p, u32x4& lo, u32x4& hi) {
+  u16x8 v;
+  std::memcpy(&v, p, sizeof v);
+  lo = __builtin_convertvector(__builtin_shufflevector(v, v, 0, 1, 2, 3), u32x4);
+  hi = __builtin_convertvector(__builtin_shufflevector(v, v, 4, 5, 6, 7), u32x4);
+}
+inline u32x4 load_u16x4(const unsigned char* p) {
+  u16x4 v;
+  std::memcpy(&v, p, sizeof v);
+  return __builtin_convertvector(v, u32x4);
 }
 #endif
 
-// Packs columns [j0, j0 + kNr) of op(B), rows [0, k), into panel (k x kNr).
-void pack_panel(ConstView b, RightOperand layout, std::ptrdiff_t k, std::ptrdiff_t n, std::ptrdiff_t j0,
-                float* panel) {
+// bfloat16 bit patterns (low 16 bits of each lane) to float32: the upper half.
+inline f32x4 bfloat16_to_float(u32x4 h) { return as_float(shift_left<16>(h)); }
+
+// IEEE half bit patterns (low 16 bits of each lane) to float32, exactly:
+// exponent and mantissa move to float32's positions and the exponent is
+// rebiased by 127 - 15; infinities and NaNs (exponent 31) get the all-ones
+// exponent (the NaN payload is kept); zeros and subnormals are renormalized
+// by one float subtraction, which is exact (2^-24..2^-14 are normal floats).
+inline f32x4 half_to_float(u32x4 h) {
+  const u32x4 magnitude = shift_left<13>(and_u(h, splat_u(0x7fffu)));  // exponent + mantissa in place
+  const u32x4 exponent = and_u(magnitude, splat_u(0x7c00u << 13));
+  const u32x4 rebiased = add_u(magnitude, splat_u(112u << 23));
+  const u32x4 special = add_u(rebiased, splat_u(112u << 23));  // exponent 31 -> 255
+  // Exponent 0: value = mantissa · 2^-24 = float(2^-14 · (1 + mantissa / 1024)) - 2^-14.
+  const u32x4 small = as_bits(subtract(as_float(add_u(rebiased, splat_u(1u << 23))), as_float(splat_u(113u << 23))));
+  u32x4 bits = select(equal_u(exponent, splat_u(0x7c00u << 13)), special, rebiased);
+  bits = select(equal_u(exponent, splat_u(0)), small, bits);
+  return as_float(or_u(bits, shift_left<16>(and_u(h, splat_u(0x8000u)))));
+}
+
+// Loading elements of each type widened to float32. `p` points at element 0.
+template <Element E>
+struct Widen;
+
+template <>
+struct Widen<Element::f32> {
+  static constexpr std::ptrdiff_t size = 4;
+  static void eight(const unsigned char* p, f32x4& lo, f32x4& hi) {
+    lo = load(reinterpret_cast<const float*>(p));
+    hi = load(reinterpret_cast<const float*>(p) + 4);
+  }
+  static f32x4 four(const unsigned char* p) { return load(reinterpret_cast<const float*>(p)); }
+  static float one(const unsigned char* p) {
+    float f;
+    std::memcpy(&f, p, sizeof f);
+    return f;
+  }
+};
+
+template <Element E>
+struct WidenHalf {
+  static constexpr std::ptrdiff_t size = 2;
+  static f32x4 convert(u32x4 h) { return E == Element::f16 ? half_to_float(h) : bfloat16_to_float(h); }
+  static void eight(const unsigned char* p, f32x4& lo, f32x4& hi) {
+    u32x4 l, h;
+    load_u16x8(p, l, h);
+    lo = convert(l);
+    hi = convert(h);
+  }
+  static f32x4 four(const unsigned char* p) { return convert(load_u16x4(p)); }
+  static float one(const unsigned char* p) {
+    std::uint16_t bits;
+    std::memcpy(&bits, p, sizeof bits);
+    return first_lane(convert(splat_u(bits)));
+  }
+};
+template <>
+struct Widen<Element::f16> : WidenHalf<Element::f16> {};
+template <>
+struct Widen<Element::bf16> : WidenHalf<Element::bf16> {};
+
+// Element (r, c) of a view of E.
+template <Element E>
+const unsigned char* at(const WeightView& b, std::ptrdiff_t r, std::ptrdiff_t c) {
+  return static_cast<const unsigned char*>(b.data) + (r * b.stride + c) * Widen<E>::size;
+}
+
+// Packs rows [p0, p0 + kc) of columns [j0, j0 + kNr) of op(B) into panel
+// (kc x kNr floats), widened; columns at or past n are zero.
+template <Element E>
+void pack_panel(const WeightView& b, RightOperand layout, std::ptrdiff_t p0, std::ptrdiff_t kc, std::ptrdiff_t n,
+                std::ptrdiff_t j0, float* panel) {
+  using W = Widen<E>;
   const std::ptrdiff_t width = std::min(kNr, n - j0);
   if (layout == RightOperand::k_by_n) {
-    const float* src = b.data + j0;
-    if (width == kNr) {
-      for (std::ptrdiff_t p = 0; p < k; ++p, src += b.stride, panel += kNr) {
-        store(panel, load(src));
-        store(panel + 4, load(src + 4));
-      }
-    } else {
-      for (std::ptrdiff_t p = 0; p < k; ++p, src += b.stride, panel += kNr) {
+    for (std::ptrdiff_t p = 0; p < kc; ++p, panel += kNr) {
+      const unsigned char* src = at<E>(b, p0 + p, j0);
+      if (width == kNr) {
+        f32x4 lo, hi;
+        W::eight(src, lo, hi);
+        store(panel, lo);
+        store(panel + 4, hi);
+      } else {
         std::ptrdiff_t j = 0;
-        for (; j < width; ++j) panel[j] = src[j];
+        for (; j < width; ++j) panel[j] = W::one(src + j * W::size);
         for (; j < kNr; ++j) panel[j] = 0.0f;
       }
     }
-  } else {  // op(B)(p, j) = b(j, p): gather column j of the panel from row j0 + j
-#ifdef __wasm_simd128__
-    if (width == kNr) {
-      pack_transposed_panel(b, k, j0, panel);
-      return;
-    }
-#endif
-    for (std::ptrdiff_t j = 0; j < kNr; ++j) {
-      if (j < width) {
-        const float* src = b.data + (j0 + j) * b.stride;
-        for (std::ptrdiff_t p = 0; p < k; ++p) panel[p * kNr + j] = src[p];
-      } else {
-        for (std::ptrdiff_t p = 0; p < k; ++p) panel[p * kNr + j] = 0.0f;
+    return;
+  }
+  // op(B)(p, j) = b(j, p): panel column j is row j0 + j of b.
+  if (width == kNr) {
+    // Four k values of each of the 8 rows, widened, then 4x4 transposes in
+    // registers give 4 panel rows (scalar gathers made packing the transposed
+    // operand several times slower than the plain one).
+    const unsigned char* rows[kNr];
+    for (std::ptrdiff_t j = 0; j < kNr; ++j) rows[j] = at<E>(b, j0 + j, p0);
+    std::ptrdiff_t p = 0;
+    for (; p + 4 <= kc; p += 4, panel += 4 * kNr) {
+      for (int half = 0; half < 2; ++half) {  // panel columns 0..3, then 4..7
+        const unsigned char* const* r = rows + 4 * half;
+        const std::ptrdiff_t offset = p * W::size;
+        f32x4 a0 = W::four(r[0] + offset), a1 = W::four(r[1] + offset);
+        f32x4 a2 = W::four(r[2] + offset), a3 = W::four(r[3] + offset);
+        transpose(a0, a1, a2, a3);
+        store(panel + 0 * kNr + 4 * half, a0);
+        store(panel + 1 * kNr + 4 * half, a1);
+        store(panel + 2 * kNr + 4 * half, a2);
+        store(panel + 3 * kNr + 4 * half, a3);
       }
+    }
+    for (; p < kc; ++p, panel += kNr)
+      for (std::ptrdiff_t j = 0; j < kNr; ++j) panel[j] = W::one(rows[j] + p * W::size);
+    return;
+  }
+  for (std::ptrdiff_t j = 0; j < kNr; ++j) {
+    if (j < width) {
+      const unsigned char* src = at<E>(b, j0 + j, p0);
+      for (std::ptrdiff_t p = 0; p < kc; ++p) panel[p * kNr + j] = W::one(src + p * W::size);
+    } else {
+      for (std::ptrdiff_t p = 0; p < kc; ++p) panel[p * kNr + j] = 0.0f;
     }
   }
 }
@@ -172,23 +306,28 @@ void microkernel(std::ptrdiff_t kc, const float* strip, const float* panel, floa
 struct Problem {
   std::ptrdiff_t m, n, k;
   ConstView a;
-  const float* packed;  // ceil(n / kNr) panels of k x kNr
+  WeightView b;
+  RightOperand layout;
   const float* bias;
   float* c;
   std::ptrdiff_t ldc;
 };
 
-// Computes output rows [i0, i1) x columns [j0, j1) (j0 a multiple of kNr).
-void compute_tile(const Problem& w, std::ptrdiff_t i0, std::ptrdiff_t i1, std::ptrdiff_t j0, std::ptrdiff_t j1) {
+// Computes output rows [i0, i1) x columns [j0, j1) (j0 a multiple of kNr,
+// j1 - j0 <= kNc); block holds kKc x kNc floats.
+template <Element E>
+void compute_task(const Problem& w, std::ptrdiff_t i0, std::ptrdiff_t i1, std::ptrdiff_t j0, std::ptrdiff_t j1,
+                  float* block) {
   float strip[kMr * kKc];
   for (std::ptrdiff_t p0 = 0; p0 < w.k; p0 += kKc) {
     const std::ptrdiff_t kc = std::min(kKc, w.k - p0);
+    for (std::ptrdiff_t j = j0; j < j1; j += kNr) pack_panel<E>(w.b, w.layout, p0, kc, w.n, j, block + (j - j0) * kc);
     const Store mode = p0 > 0 ? Store::accumulate : w.bias ? Store::overwrite_with_bias : Store::overwrite;
     for (std::ptrdiff_t i = i0; i < i1; i += kMr) {
       const std::ptrdiff_t rows = std::min(kMr, i1 - i);
       pack_strip(w.a.data + i * w.a.stride + p0, w.a.stride, rows, kc, strip);
       for (std::ptrdiff_t j = j0; j < j1; j += kNr) {
-        const float* panel = w.packed + (j / kNr) * (w.k * kNr) + p0 * kNr;
+        const float* panel = block + (j - j0) * kc;
         float* c = w.c + i * w.ldc + j;
         const std::ptrdiff_t width = std::min(kNr, j1 - j);
         const float* bias = w.bias ? w.bias + j : nullptr;
@@ -203,9 +342,89 @@ void compute_tile(const Problem& w, std::ptrdiff_t i0, std::ptrdiff_t i1, std::p
   }
 }
 
+// A few rows of A (at most kDirectRows: decoding steps, where packing B
+// would cost as much as the product), times op(B) read in place, for output
+// columns [j0, j1): no packing. Bᵀ ([n, k]): each output is a dot product
+// along a stored row, 8 elements widened at a time. B ([k, n]): every row of
+// B is scaled and added into the outputs.
+constexpr std::ptrdiff_t kDirectRows = 2;
+
+inline float lanes_sum(f32x4 v) {
+  float lanes[4];
+  store(lanes, v);
+  return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+}
+
+template <Element E>
+void compute_direct(const Problem& w, std::ptrdiff_t j0, std::ptrdiff_t j1) {
+  using W = Widen<E>;
+  const std::ptrdiff_t m = w.m, k = w.k;
+  if (w.layout == RightOperand::n_by_k) {
+    for (std::ptrdiff_t j = j0; j < j1; ++j) {
+      const unsigned char* row = at<E>(w.b, j, 0);
+      f32x4 acc[kDirectRows][2];
+      float tail[kDirectRows] = {};
+      for (std::ptrdiff_t i = 0; i < m; ++i) acc[i][0] = acc[i][1] = zero();
+      std::ptrdiff_t p = 0;
+      for (; p + 8 <= k; p += 8) {
+        f32x4 lo, hi;
+        W::eight(row + p * W::size, lo, hi);
+        for (std::ptrdiff_t i = 0; i < m; ++i) {
+          const float* a = w.a.data + i * w.a.stride + p;
+          acc[i][0] = multiply_add(acc[i][0], load(a), lo);
+          acc[i][1] = multiply_add(acc[i][1], load(a + 4), hi);
+        }
+      }
+      for (; p < k; ++p) {
+        const float b = W::one(row + p * W::size);
+        for (std::ptrdiff_t i = 0; i < m; ++i) tail[i] += w.a.data[i * w.a.stride + p] * b;
+      }
+      for (std::ptrdiff_t i = 0; i < m; ++i) {
+        w.c[i * w.ldc + j] = lanes_sum(add(acc[i][0], acc[i][1])) + tail[i] + (w.bias ? w.bias[j] : 0.0f);
+      }
+    }
+    return;
+  }
+  float acc[kDirectRows][kNc];
+  const std::ptrdiff_t width = j1 - j0;
+  for (std::ptrdiff_t i = 0; i < m; ++i)
+    for (std::ptrdiff_t j = 0; j < width; ++j) acc[i][j] = w.bias ? w.bias[j0 + j] : 0.0f;
+  for (std::ptrdiff_t p = 0; p < k; ++p) {
+    const unsigned char* row = at<E>(w.b, p, j0);
+    std::ptrdiff_t j = 0;
+    for (; j + 8 <= width; j += 8) {
+      f32x4 lo, hi;
+      W::eight(row + j * W::size, lo, hi);
+      for (std::ptrdiff_t i = 0; i < m; ++i) {
+        const f32x4 a = broadcast(w.a.data + i * w.a.stride + p);
+        store(&acc[i][j], multiply_add(load(&acc[i][j]), a, lo));
+        store(&acc[i][j + 4], multiply_add(load(&acc[i][j + 4]), a, hi));
+      }
+    }
+    for (; j < width; ++j) {
+      const float b = W::one(row + j * W::size);
+      for (std::ptrdiff_t i = 0; i < m; ++i) acc[i][j] += w.a.data[i * w.a.stride + p] * b;
+    }
+  }
+  for (std::ptrdiff_t i = 0; i < m; ++i) std::memcpy(w.c + i * w.ldc + j0, acc[i], static_cast<std::size_t>(width) * sizeof(float));
+}
+
+template <Element E>
+void widen_as(const unsigned char* p, std::ptrdiff_t count, float* out) {
+  using W = Widen<E>;
+  std::ptrdiff_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    f32x4 lo, hi;
+    W::eight(p + i * W::size, lo, hi);
+    store(out + i, lo);
+    store(out + i + 4, hi);
+  }
+  for (; i < count; ++i) out[i] = W::one(p + i * W::size);
+}
+
 }  // namespace
 
-void multiply(std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k, ConstView a, ConstView b, RightOperand layout,
+void multiply(std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k, ConstView a, WeightView b, RightOperand layout,
               const float* bias, float* c, std::ptrdiff_t ldc) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
@@ -213,18 +432,48 @@ void multiply(std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k, ConstView a,
       for (std::ptrdiff_t j = 0; j < n; ++j) c[i * ldc + j] = bias ? bias[j] : 0.0f;
     return;
   }
-  const std::ptrdiff_t panels = (n + kNr - 1) / kNr;
-  const std::unique_ptr<float[]> packed(new float[static_cast<std::size_t>(panels * k * kNr)]);
-  for (std::ptrdiff_t p = 0; p < panels; ++p) pack_panel(b, layout, k, n, p * kNr, packed.get() + p * k * kNr);
-
-  const Problem work{m, n, k, a, packed.get(), bias, c, ldc};
-  const std::ptrdiff_t row_tiles = (m + kMc - 1) / kMc;
   const std::ptrdiff_t col_tiles = (n + kNc - 1) / kNc;
-  threads::parallel_for(row_tiles * col_tiles, [&](std::ptrdiff_t t) {
-    const std::ptrdiff_t i0 = (t / col_tiles) * kMc;
+  if (m <= kDirectRows) {  // decoding: B read in place, one task per column tile
+    const Problem work{m, n, k, a, b, layout, bias, c, ldc};
+    threads::parallel_for(col_tiles, [&](std::ptrdiff_t t) {
+      const std::ptrdiff_t j0 = t * kNc, j1 = std::min(n, j0 + kNc);
+      switch (work.b.element) {
+        case Element::f32: compute_direct<Element::f32>(work, j0, j1); break;
+        case Element::f16: compute_direct<Element::f16>(work, j0, j1); break;
+        case Element::bf16: compute_direct<Element::bf16>(work, j0, j1); break;
+      }
+    });
+    return;
+  }
+  // Tasks: column tiles x row groups (whole strips), as few groups as give
+  // every thread kTasksPerThread tasks.
+  const std::ptrdiff_t strips = (m + kMr - 1) / kMr;
+  const std::ptrdiff_t wanted = kTasksPerThread * threads::concurrency();
+  const std::ptrdiff_t groups = std::min(strips, std::max<std::ptrdiff_t>(1, (wanted + col_tiles - 1) / col_tiles));
+  const std::ptrdiff_t group_rows = ((strips + groups - 1) / groups) * kMr;
+  const std::ptrdiff_t row_groups = (m + group_rows - 1) / group_rows;
+
+  const Problem work{m, n, k, a, b, layout, bias, c, ldc};
+  threads::parallel_for(row_groups * col_tiles, [&](std::ptrdiff_t t) {
+    const std::ptrdiff_t i0 = (t / col_tiles) * group_rows;
     const std::ptrdiff_t j0 = (t % col_tiles) * kNc;
-    compute_tile(work, i0, std::min(m, i0 + kMc), j0, std::min(n, j0 + kNc));
+    const std::ptrdiff_t i1 = std::min(m, i0 + group_rows), j1 = std::min(n, j0 + kNc);
+    const std::unique_ptr<float[]> block(new float[static_cast<std::size_t>(kKc * kNc)]);
+    switch (work.b.element) {
+      case Element::f32: compute_task<Element::f32>(work, i0, i1, j0, j1, block.get()); break;
+      case Element::f16: compute_task<Element::f16>(work, i0, i1, j0, j1, block.get()); break;
+      case Element::bf16: compute_task<Element::bf16>(work, i0, i1, j0, j1, block.get()); break;
+    }
   });
+}
+
+void widen(Element element, const void* data, std::ptrdiff_t count, float* out) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  switch (element) {
+    case Element::f32: widen_as<Element::f32>(p, count, out); break;
+    case Element::f16: widen_as<Element::f16>(p, count, out); break;
+    case Element::bf16: widen_as<Element::bf16>(p, count, out); break;
+  }
 }
 
 }  // namespace attnplay::gemm

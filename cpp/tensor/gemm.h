@@ -1,11 +1,18 @@
-// The float32 matrix-multiplication kernel behind attnplay::matmul in the
-// WebAssembly build: B packed into 8-column panels, a 4x8 register tile of
-// f32x4 accumulators (wasm_simd128.h; GCC/Clang vector extensions natively,
-// so the same packing, blocking and tails are tested by the native suites),
-// cache blocking over k, rows and columns, and tails for every size.
+// The matrix-multiplication kernel behind attnplay::matmul in the WebAssembly
+// build and behind every product with a half-precision weight (linear() in
+// tensor/weight.h) in both builds: B packed into 8-column panels, a 4x8
+// register tile of f32x4 accumulators (wasm_simd128.h; GCC/Clang vector
+// extensions natively, so the same packing, blocking and tails are tested by
+// the native suites), cache blocking over k, rows and columns, and tails for
+// every size. The right-hand operand may be stored as float32, IEEE half or
+// bfloat16: half elements are widened to float32 while B's panels are packed
+// (integer SIMD: bfloat16 is a 16-bit shift, half a rebias of the exponent
+// with subnormals, infinities and NaNs exact), so no float32 copy of a weight
+// ever exists beyond one cache block.
 // Work is split into independent output tiles that the thread pool (when the
-// build has threads) runs in parallel.
-// Not here: shape checks and Eigen types (tensor/ops.h is the API to call).
+// build has threads) runs in parallel; the result does not depend on how many.
+// Not here: shape checks and Eigen types (tensor/ops.h, tensor/weight.h are
+// the APIs to call).
 #pragma once
 
 #include <cstddef>
@@ -15,19 +22,41 @@ namespace attnplay::gemm {
 // How the right-hand operand is stored.
 enum class RightOperand {
   k_by_n,  // B itself, [k, n] row-major: C = A·B
-  n_by_k,  // Bᵀ stored as [n, k] row-major: C = A·Bᵀ (attention's Q·Kᵀ)
+  n_by_k,  // Bᵀ stored as [n, k] row-major: C = A·Bᵀ (attention's Q·Kᵀ, nn.Linear weights)
 };
 
-// Row-major view: element (r, c) is data[r * stride + c].
+// Element type of the right-hand operand (little-endian, any alignment).
+enum class Element { f32, f16, bf16 };
+
+// Row-major float32 view: element (r, c) is data[r * stride + c].
 struct ConstView {
   const float* data;
   std::ptrdiff_t stride;
 };
 
+// Row-major view of elements of any Element type: element (r, c) starts at
+// byte (r * stride + c) * (4 or 2) of data.
+struct WeightView {
+  WeightView(const void* data, std::ptrdiff_t stride, Element element) : data(data), stride(stride), element(element) {}
+  const void* data;
+  std::ptrdiff_t stride;  // in elements
+  Element element;
+};
+
 // C [m, n] = A [m, k] · op(B) (+ bias [n] added to every row, when bias is not
 // null). C is overwritten; it must not alias A or B. Any size >= 0 works; with
 // k == 0 the result is the bias (or zeros).
-void multiply(std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k, ConstView a, ConstView b,
+void multiply(std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k, ConstView a, WeightView b,
               RightOperand layout, const float* bias, float* c, std::ptrdiff_t ldc);
+
+// The same with a float32 right-hand operand.
+inline void multiply(std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k, ConstView a, ConstView b,
+                     RightOperand layout, const float* bias, float* c, std::ptrdiff_t ldc) {
+  multiply(m, n, k, a, WeightView{b.data, b.stride, Element::f32}, layout, bias, c, ldc);
+}
+
+// out[0, count) = the count elements at data widened to float32, exactly (the
+// packing's conversion; embedding rows and tests use it directly).
+void widen(Element element, const void* data, std::ptrdiff_t count, float* out);
 
 }  // namespace attnplay::gemm

@@ -1,34 +1,31 @@
 // Implementation of tensor/weight.h.
 //
-// linear() here widens the whole weight to float32 and multiplies; the
-// in-kernel widening (half weights packed straight into the GEMM's float
-// panels) replaces it.
+// Products with half-precision weights run on the GEMM of tensor/gemm.h, which
+// widens them while packing its panels; float32 weights go through
+// tensor/ops.h (Eigen natively, the same GEMM in WebAssembly).
 #include "tensor/weight.h"
 
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
-#include "safetensors/safetensors.h"
+#include "tensor/gemm.h"
 #include "tensor/ops.h"
 
 namespace attnplay {
 namespace {
 
-std::uint16_t read_u16(const unsigned char* p) { return static_cast<std::uint16_t>(p[0] | (p[1] << 8)); }
-
-void widen(DType dtype, const unsigned char* p, std::int64_t n, float* out) {
+gemm::Element element_of(DType dtype) {
   switch (dtype) {
-    case DType::f32:
-      std::memcpy(out, p, static_cast<std::size_t>(n) * 4);
-      return;
-    case DType::f16:
-      for (std::int64_t i = 0; i < n; ++i) out[i] = half_to_float(read_u16(p + 2 * i));
-      return;
-    case DType::bf16:
-      for (std::int64_t i = 0; i < n; ++i) out[i] = bfloat16_to_float(read_u16(p + 2 * i));
-      return;
+    case DType::f16: return gemm::Element::f16;
+    case DType::bf16: return gemm::Element::bf16;
+    case DType::f32: break;
   }
+  return gemm::Element::f32;
+}
+
+void check_shape(std::int64_t rows, std::int64_t cols) {
+  if (rows < 0 || cols < 0) throw std::invalid_argument("weight matrix: negative shape");
 }
 
 }  // namespace
@@ -37,15 +34,23 @@ std::size_t dtype_size(DType dtype) { return dtype == DType::f32 ? 4 : 2; }
 
 WeightMatrix WeightMatrix::copy_of(DType dtype, const void* bytes, std::int64_t rows, std::int64_t cols,
                                    WeightLayout layout) {
-  if (rows < 0 || cols < 0) throw std::invalid_argument("weight matrix: negative shape");
+  check_shape(rows, cols);
+  const std::size_t size = static_cast<std::size_t>(rows * cols) * dtype_size(dtype);
+  std::shared_ptr<unsigned char[]> data(new unsigned char[size + 1]);
+  if (size != 0) std::memcpy(data.get(), bytes, size);
+  const unsigned char* start = data.get();
+  return view_of(dtype, std::move(data), start, rows, cols, layout);
+}
+
+WeightMatrix WeightMatrix::view_of(DType dtype, std::shared_ptr<const void> owner, const void* bytes,
+                                   std::int64_t rows, std::int64_t cols, WeightLayout layout) {
+  check_shape(rows, cols);
   WeightMatrix w;
   w.dtype_ = dtype;
   w.layout_ = layout;
   w.rows_ = rows;
   w.cols_ = cols;
-  std::shared_ptr<unsigned char[]> data(new unsigned char[w.bytes() + 1]);
-  if (w.bytes() != 0) std::memcpy(data.get(), bytes, w.bytes());
-  w.data_ = std::move(data);
+  w.data_ = std::shared_ptr<const unsigned char[]>(std::move(owner), static_cast<const unsigned char*>(bytes));
   return w;
 }
 
@@ -55,12 +60,12 @@ WeightMatrix WeightMatrix::from_matrix(Matrix stored, WeightLayout layout) {
 
 void WeightMatrix::row_to_float(std::int64_t r, float* out) const {
   if (r < 0 || r >= rows_) throw std::out_of_range("weight matrix: row " + std::to_string(r) + " out of range");
-  widen(dtype_, data_.get() + static_cast<std::size_t>(r * cols_) * dtype_size(dtype_), cols_, out);
+  gemm::widen(element_of(dtype_), data_.get() + static_cast<std::size_t>(r * cols_) * dtype_size(dtype_), cols_, out);
 }
 
 Matrix WeightMatrix::to_matrix() const {
   Matrix m(rows_, cols_);
-  if (elements() != 0) widen(dtype_, data_.get(), elements(), m.data());
+  if (elements() != 0) gemm::widen(element_of(dtype_), data_.get(), elements(), m.data());
   return m;
 }
 
@@ -73,9 +78,20 @@ Matrix linear(const ConstMatrixRef& x, const WeightMatrix& w, const RowVector& b
     throw std::invalid_argument("linear: bias has " + std::to_string(bias.size()) + " entries for " +
                                 std::to_string(w.out()) + " outputs");
   }
-  const Matrix stored = w.to_matrix();
-  Matrix y = w.layout() == WeightLayout::in_by_out ? matmul(x, stored) : matmul_transposed(x, stored);
-  if (bias.size() != 0) y.rowwise() += bias;
+#ifndef __wasm_simd128__
+  if (w.dtype() == DType::f32) {  // Eigen (AVX) natively
+    const Eigen::Map<const Matrix> stored(static_cast<const float*>(w.data()), w.rows(), w.cols());
+    if (w.layout() == WeightLayout::in_by_out) return bias.size() != 0 ? matmul_add_bias(x, stored, bias) : matmul(x, stored);
+    Matrix y = matmul_transposed(x, stored);
+    if (bias.size() != 0) y.rowwise() += bias;
+    return y;
+  }
+#endif
+  Matrix y(x.rows(), w.out());
+  const gemm::WeightView stored(w.data(), static_cast<std::ptrdiff_t>(w.cols()), element_of(w.dtype()));
+  gemm::multiply(x.rows(), w.out(), w.in(), {x.data(), x.outerStride()}, stored,
+                 w.layout() == WeightLayout::in_by_out ? gemm::RightOperand::k_by_n : gemm::RightOperand::n_by_k,
+                 bias.size() != 0 ? bias.data() : nullptr, y.data(), y.outerStride());
   return y;
 }
 

@@ -35,6 +35,11 @@ class WeightMatrix {
   // (little-endian bytes; `bytes` need not be aligned).
   static WeightMatrix copy_of(DType dtype, const void* bytes, std::int64_t rows, std::int64_t cols,
                               WeightLayout layout);
+  // A view of rows × cols elements at `bytes` (no copy), which `owner` keeps
+  // alive (e.g. the checkpoint buffer the bytes lie in): the weight shares
+  // ownership of it.
+  static WeightMatrix view_of(DType dtype, std::shared_ptr<const void> owner, const void* bytes, std::int64_t rows,
+                              std::int64_t cols, WeightLayout layout);
   // A float32 matrix, as stored.
   static WeightMatrix from_matrix(Matrix stored, WeightLayout layout);
 

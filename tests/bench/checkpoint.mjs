@@ -1,8 +1,9 @@
-// Random GPT-2 checkpoints for benchmarks, written in the Hugging Face layout
-// (config.json + model.safetensors, F16) without any library, plus a
-// byte-level tokenizer.json without merges (one token per byte), so that a
-// text of N ASCII characters is exactly N tokens.
-// Used by runtime-bench.mjs (GPT-2-small shape) and page.mjs (512 tokens).
+// Random GPT-2 and Llama-family checkpoints for benchmarks, written in the
+// Hugging Face layout (config.json + model.safetensors, F16 / BF16) without
+// any library, plus a byte-level tokenizer.json without merges (one token per
+// byte), so that a text of N ASCII characters is exactly N tokens.
+// Used by runtime-bench.mjs (GPT-2-small shape), page.mjs (512 tokens) and
+// llama.mjs (SmolLM2-135M and Qwen2.5-0.5B shapes).
 import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -23,19 +24,7 @@ export function writeGpt2Checkpoint(dir, cfg) {
       [`${p}mlp.c_proj.weight`, [4 * d, d]], [`${p}mlp.c_proj.bias`, [d]]);
   }
   tensors.push(['ln_f.weight', [d]], ['ln_f.bias', [d]]);
-  const header = {};
-  let offset = 0;
-  for (const [name, shape] of tensors) {
-    const bytes = 2 * shape.reduce((a, b) => a * b, 1);
-    header[name] = { dtype: 'F16', shape, data_offsets: [offset, offset + bytes] };
-    offset += bytes;
-  }
-  const headerBytes = Buffer.from(JSON.stringify(header));
-  const length = Buffer.alloc(8);
-  length.writeBigUInt64LE(BigInt(headerBytes.length));
-  const fd = openSync(join(dir, 'model.safetensors'), 'w');
-  writeSync(fd, length);
-  writeSync(fd, headerBytes);
+  const { fd, bytes } = openSafetensors(dir, tensors, 'F16');
   let state = 12345;
   for (const [name, shape] of tensors) {
     const values = new Uint16Array(shape.reduce((a, b) => a * b, 1));
@@ -51,7 +40,84 @@ export function writeGpt2Checkpoint(dir, cfg) {
   }
   closeSync(fd);
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
-  return 8 + headerBytes.length + offset;
+  return bytes;
+}
+
+// Opens dir/model.safetensors and writes its header for `tensors` ([[name,
+// shape]], 16-bit `dtype`, stored in this order) -> { fd, bytes: the size the
+// file will have }; the caller writes the data and closes fd.
+function openSafetensors(dir, tensors, dtype) {
+  const header = {};
+  let offset = 0;
+  for (const [name, shape] of tensors) {
+    const bytes = 2 * shape.reduce((a, b) => a * b, 1);
+    header[name] = { dtype, shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  const headerBytes = Buffer.from(JSON.stringify(header));
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(headerBytes.length));
+  const fd = openSync(join(dir, 'model.safetensors'), 'w');
+  writeSync(fd, length);
+  writeSync(fd, headerBytes);
+  return { fd, bytes: 8 + headerBytes.length + offset };
+}
+
+/**
+ * Writes config.json and model.safetensors of a Llama-family model (model_type
+ * "llama" or "qwen2": q/k/v biases) with random BF16 weights uniform in
+ * ±0.05 (RMSNorm gains 1, biases ±0.05) into `dir`. cfg: config.json's
+ * fields (hidden_size, intermediate_size, num_hidden_layers,
+ * num_attention_heads, num_key_value_heads, vocab_size, head_dim?,
+ * tie_word_embeddings, ...). Returns { config, bytes: the file size,
+ * tensors: [[name, shape]] in file order }.
+ */
+export function writeLlamaCheckpoint(dir, cfg) {
+  const config = { model_type: 'llama', hidden_act: 'silu', rms_norm_eps: 1e-5, rope_theta: 100000,
+    max_position_embeddings: 8192, tie_word_embeddings: true, ...cfg };
+  const d = config.hidden_size;
+  const headDim = config.head_dim ?? d / config.num_attention_heads;
+  const q = config.num_attention_heads * headDim;
+  const kv = config.num_key_value_heads * headDim;
+  const inner = config.intermediate_size;
+  const tensors = [['model.embed_tokens.weight', [config.vocab_size, d]]];
+  for (let l = 0; l < config.num_hidden_layers; l += 1) {
+    const p = `model.layers.${l}.`;
+    tensors.push([`${p}input_layernorm.weight`, [d]], [`${p}self_attn.q_proj.weight`, [q, d]],
+      [`${p}self_attn.k_proj.weight`, [kv, d]], [`${p}self_attn.v_proj.weight`, [kv, d]]);
+    if (config.model_type === 'qwen2') {
+      tensors.push([`${p}self_attn.q_proj.bias`, [q]], [`${p}self_attn.k_proj.bias`, [kv]], [`${p}self_attn.v_proj.bias`, [kv]]);
+    }
+    tensors.push([`${p}self_attn.o_proj.weight`, [d, q]], [`${p}post_attention_layernorm.weight`, [d]],
+      [`${p}mlp.gate_proj.weight`, [inner, d]], [`${p}mlp.up_proj.weight`, [inner, d]], [`${p}mlp.down_proj.weight`, [d, inner]]);
+  }
+  tensors.push(['model.norm.weight', [d]]);
+  if (!config.tie_word_embeddings) tensors.push(['lm_head.weight', [config.vocab_size, d]]);
+  const { fd, bytes } = openSafetensors(dir, tensors, 'BF16');
+  let state = 2463534242;
+  const chunk = new Uint16Array(1 << 20);
+  const f32 = new Float32Array(1);
+  const u32 = new Uint32Array(f32.buffer);
+  for (const [name, shape] of tensors) {
+    let left = shape.reduce((a, b) => a * b, 1);
+    while (left > 0) {
+      const n = Math.min(left, chunk.length);
+      if (name.endsWith('norm.weight')) {
+        chunk.fill(0x3f80, 0, n); // 1.0
+      } else {
+        for (let i = 0; i < n; i += 1) {
+          state ^= state << 13; state ^= state >>> 17; state ^= state << 5; // xorshift32
+          f32[0] = ((state >>> 0) / 2 ** 32 - 0.5) * 0.1;
+          chunk[i] = u32[0] >>> 16;
+        }
+      }
+      writeSync(fd, new Uint8Array(chunk.buffer, 0, 2 * n));
+      left -= n;
+    }
+  }
+  closeSync(fd);
+  writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+  return { config, bytes, tensors };
 }
 
 /** GPT-2's byte-level alphabet: printable bytes stand for themselves, the others map to 256+. */

@@ -10,12 +10,14 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 import { gemm } from './gemm.mjs';
+import { llama, qwenMemory } from './llama.mjs';
 import { forward } from './forward.mjs';
 import { page } from './page.mjs';
 import { payload } from './payload.mjs';
 import { tokenizer } from './tokenizer.mjs';
+import { weightsGemm } from './weights-gemm.mjs';
 
-const SECTIONS = [gemm, payload, forward, tokenizer, page];
+const SECTIONS = [gemm, weightsGemm, payload, forward, llama, qwenMemory, tokenizer, page];
 
 const resultsPath = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 const wanted = process.argv.slice(2);

@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
   const auto ms = [](clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
   const auto start = clock::now();
   const attnplay::ModelFiles files = attnplay::read_model_directory(argv[1]);
-  const attnplay::Model model = attnplay::Model::from_buffers(files.config_json, files.safetensors);
+  const attnplay::Model model = attnplay::Model::from_checkpoint(files.config_json, files.checkpoint);
   nlohmann::json out = {{"load_ms", ms(clock::now() - start)}, {"runs", nlohmann::json::array()}};
   const int repeats = std::atoi(argv[2]);
   for (int a = 3; a < argc; ++a) {

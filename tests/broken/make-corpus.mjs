@@ -45,6 +45,28 @@ function weights(change, model = GPT2) {
   return build(st);
 }
 
+// GPT2's checkpoint as two shards and an index ({ index, shards: [{ header,
+// data }] }, tensors dealt alternately), changed by `change`, as folder files.
+const SHARD_NAMES = ['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors'];
+function sharded(change = () => {}) {
+  const st = split(read(GPT2, 'model.safetensors'));
+  const shards = SHARD_NAMES.map(() => ({ header: {}, data: Buffer.alloc(0) }));
+  const index = { metadata: {}, weight_map: {} };
+  Object.keys(st.header).filter((name) => name !== '__metadata__').sort().forEach((name, i) => {
+    const shard = shards[i % 2];
+    const [begin, end] = st.header[name].data_offsets;
+    shard.header[name] = { ...st.header[name], data_offsets: [shard.data.length, shard.data.length + end - begin] };
+    shard.data = Buffer.concat([shard.data, st.data.subarray(begin, end)]);
+    index.weight_map[name] = SHARD_NAMES[i % 2];
+  });
+  const parts = { index, shards };
+  change(parts);
+  const files = { 'config.json': read(GPT2, 'config.json') };
+  files['model.safetensors.index.json'] = typeof parts.index === 'string' ? Buffer.from(parts.index) : Buffer.from(JSON.stringify(parts.index));
+  parts.shards.forEach((shard, i) => { if (shard) files[SHARD_NAMES[i]] = Buffer.isBuffer(shard) ? shard : build(shard); });
+  return files;
+}
+
 const ZIP_MAGIC = Buffer.from('504b0304140000000800', 'hex'); // how torch.save files begin
 
 export function brokenCases() {
@@ -128,6 +150,27 @@ export function brokenCases() {
     { name: 'pickle-renamed-to-safetensors', files: gpt2({ 'model.safetensors': Buffer.concat([Buffer.from([0x80, 0x02, 0x7d, 0x71]), Buffer.alloc(100)]) }),
       message: /PyTorch pickle checkpoint.*safe_serialization=True/ },
     { name: 'no-config', files: { 'model.safetensors': good }, message: /config.json/ },
+    // Sharded checkpoints (model.safetensors.index.json + model-0000N-of-0000M.safetensors).
+    { name: 'shard-missing', files: sharded((p) => { p.shards[1] = null; }),
+      message: /shard 'model-00002-of-00002.safetensors' is missing \(model.safetensors.index.json places tensors? .*in it\)/ },
+    { name: 'shard-truncated', files: sharded((p) => { p.shards[0] = build(p.shards[0]).subarray(0, 40); }),
+      message: /model-00001-of-00002.safetensors: safetensors: / },
+    { name: 'index-invalid-json', files: sharded((p) => { p.index = '{"weight_map": {"wte.weight": '; }),
+      message: /model.safetensors.index.json: not valid JSON/ },
+    { name: 'index-without-weight-map', files: sharded((p) => { p.index = { metadata: { total_size: 1 } }; }),
+      message: /model.safetensors.index.json: no "weight_map" object/ },
+    { name: 'index-shard-with-path', files: sharded((p) => { p.index.weight_map['wte.weight'] = '../model.safetensors'; }),
+      message: /shard '..\/model.safetensors' \(of tensor 'wte.weight'\) is not a plain file name/ },
+    { name: 'index-names-absent-tensor', files: sharded((p) => { p.index.weight_map['h.0.attn.phantom'] = SHARD_NAMES[0]; }),
+      message: /tensor 'h.0.attn.phantom' is not in shard 'model-00001-of-00002.safetensors', where model.safetensors.index.json places it/ },
+    { name: 'index-omits-tensor', files: sharded((p) => { delete p.index.weight_map['wpe.weight']; }),
+      message: /shard 'model-0000[12]-of-00002.safetensors' holds tensor 'wpe.weight', which model.safetensors.index.json does not list/ },
+    { name: 'tensor-in-two-shards', files: sharded((p) => {
+      const [from, to] = p.index.weight_map['ln_f.bias'] === SHARD_NAMES[0] ? p.shards : [...p.shards].reverse();
+      const [begin, end] = from.header['ln_f.bias'].data_offsets;
+      to.header['ln_f.bias'] = { ...from.header['ln_f.bias'], data_offsets: [to.data.length, to.data.length + end - begin] };
+      to.data = Buffer.concat([to.data, from.data.subarray(begin, end)]);
+    }), message: /tensor 'ln_f.bias' is in two shards, 'model-00001-of-00002.safetensors' and 'model-00002-of-00002.safetensors'/ },
   ].map((c) => ({ ids, ...c }));
 }
 

@@ -1,12 +1,17 @@
 // The SIMD GEMM kernel (tensor/gemm.h) and the thread pool under it, against
 // naive double-precision loops: every size around the 4x8 register tile and
-// the cache blocks (k blocks of 256, tiles of 64 rows x 128 columns), both
-// operand layouts, strided (sub-matrix) operands, the fused bias, k = 0, and
-// results that do not depend on the number of threads.
+// the cache blocks (k blocks of 256, tasks of 128 columns), both operand
+// layouts, right-hand operands stored as float32, IEEE half and bfloat16
+// (widened while packing), strided (sub-matrix) operands, the fused bias,
+// k = 0, and results that do not depend on the number of threads; the
+// widening itself on every 16-bit pattern, against the formula.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -17,13 +22,14 @@
 
 using attnplay::Matrix;
 using attnplay::RowVector;
+using attnplay::gemm::Element;
 using attnplay::gemm::RightOperand;
 
 namespace {
 
-// C = A·op(B) (+ bias) in double, from raw row-major arrays.
+// C = A·op(B) (+ bias) in double, from raw row-major arrays (b: B's values).
 std::vector<double> naive(std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k, const float* a, std::ptrdiff_t lda,
-                          const float* b, std::ptrdiff_t ldb, RightOperand layout, const float* bias) {
+                          const double* b, std::ptrdiff_t ldb, RightOperand layout, const float* bias) {
   std::vector<double> c(static_cast<std::size_t>(m * n));
   for (std::ptrdiff_t i = 0; i < m; ++i)
     for (std::ptrdiff_t j = 0; j < n; ++j) {
@@ -43,24 +49,56 @@ std::vector<float> random_values(std::size_t count, std::mt19937& rng) {
   return v;
 }
 
+// A right-hand operand stored as `element`: its bytes and the values they
+// encode (by the formulas of reference.h). Half-precision values are drawn as
+// bit patterns with exponents around 1 (a few subnormals among them).
+struct Stored {
+  std::vector<unsigned char> bytes;
+  std::vector<double> values;
+};
+
+Stored random_stored(Element element, std::size_t count, std::mt19937& rng) {
+  Stored s;
+  s.values.resize(count);
+  if (element == Element::f32) {
+    const std::vector<float> v = random_values(count, rng);
+    s.bytes.resize(count * 4);
+    std::memcpy(s.bytes.data(), v.data(), s.bytes.size());
+    for (std::size_t i = 0; i < count; ++i) s.values[i] = v[i];
+    return s;
+  }
+  const bool half = element == Element::f16;
+  const int mantissa_bits = half ? 10 : 7, bias = half ? 15 : 127;
+  std::uniform_int_distribution<unsigned> mantissa(0, (1u << mantissa_bits) - 1), exponent(bias - 3, bias + 1),
+      sign(0, 1), subnormal(0, 15);
+  s.bytes.resize(count * 2);
+  for (std::size_t i = 0; i < count; ++i) {
+    const unsigned e = subnormal(rng) == 0 ? 0 : exponent(rng);
+    const auto bits = static_cast<std::uint16_t>((sign(rng) << 15) | (e << mantissa_bits) | mantissa(rng));
+    std::memcpy(&s.bytes[2 * i], &bits, 2);
+    s.values[i] = half ? ref::half_value(bits) : ref::bfloat16_value(bits);
+  }
+  return s;
+}
+
 // Runs one product with operands padded by `pad` columns (strides > widths)
 // and a C with a guard band, and returns the largest error against `naive`,
 // or infinity if the kernel wrote outside C's [m, n] window.
 double product_error(std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k, RightOperand layout, bool with_bias,
-                     std::ptrdiff_t pad, std::mt19937& rng) {
+                     std::ptrdiff_t pad, std::mt19937& rng, Element element = Element::f32) {
   const std::ptrdiff_t lda = k + pad;
   const std::ptrdiff_t b_rows = layout == RightOperand::k_by_n ? k : n;
   const std::ptrdiff_t b_cols = layout == RightOperand::k_by_n ? n : k;
   const std::ptrdiff_t ldb = b_cols + pad, ldc = n + pad;
   const std::vector<float> a = random_values(static_cast<std::size_t>(m * lda), rng);
-  const std::vector<float> b = random_values(static_cast<std::size_t>(b_rows * ldb), rng);
+  const Stored b = random_stored(element, static_cast<std::size_t>(b_rows * ldb), rng);
   const std::vector<float> bias = random_values(static_cast<std::size_t>(n), rng);
   const float guard = 12345.0f;
   std::vector<float> c(static_cast<std::size_t>(m * ldc), guard);
-  attnplay::gemm::multiply(m, n, k, {a.data(), lda}, {b.data(), ldb}, layout, with_bias ? bias.data() : nullptr,
-                           c.data(), ldc);
+  attnplay::gemm::multiply(m, n, k, {a.data(), lda}, attnplay::gemm::WeightView{b.bytes.data(), ldb, element}, layout,
+                           with_bias ? bias.data() : nullptr, c.data(), ldc);
   const std::vector<double> want =
-      naive(m, n, k, a.data(), lda, b.data(), ldb, layout, with_bias ? bias.data() : nullptr);
+      naive(m, n, k, a.data(), lda, b.values.data(), ldb, layout, with_bias ? bias.data() : nullptr);
   double worst = 0;
   for (std::ptrdiff_t i = 0; i < m; ++i) {
     for (std::ptrdiff_t j = 0; j < n; ++j)
@@ -113,6 +151,71 @@ TEST_CASE("gemm: sizes across the cache blocks, strided operands and the fused b
         }
 }
 
+TEST_CASE("gemm: half-precision right-hand operands (IEEE half, bfloat16) widened while packing") {
+  std::mt19937 rng(15);
+  for (Element element : {Element::f16, Element::bf16})
+    for (RightOperand layout : {RightOperand::k_by_n, RightOperand::n_by_k}) {
+      for (int m : {1, 3, 4, 5, 17})
+        for (int k : {1, 2, 3, 4, 5, 7, 8, 9, 31, 64, 257})
+          for (int n : {1, 3, 7, 8, 9, 16, 17, 129}) {
+            CAPTURE(m);
+            CAPTURE(k);
+            CAPTURE(n);
+            CAPTURE(layout == RightOperand::k_by_n);
+            CAPTURE(element == Element::f16);
+            CHECK(product_error(m, n, k, layout, false, 0, rng, element) < tolerance(k));
+          }
+      // Across the blocks, with strides and the bias (odd strides leave
+      // rows at odd addresses: loads need no alignment).
+      for (const auto& [m, k, n] : std::vector<std::array<int, 3>>{{65, 513, 257}, {128, 576, 192}, {1, 300, 300}})
+        for (bool bias : {false, true})
+          for (int pad : {0, 3}) {
+            CAPTURE(m);
+            CAPTURE(k);
+            CAPTURE(n);
+            CAPTURE(bias);
+            CAPTURE(pad);
+            CHECK(product_error(m, n, k, layout, bias, pad, rng, element) < tolerance(k));
+          }
+    }
+}
+
+TEST_CASE("gemm: widening is exact for every IEEE half and bfloat16 bit pattern, at any alignment") {
+  std::vector<unsigned char> bytes(2 * 65536 + 1);
+  for (unsigned bits = 0; bits < 65536; ++bits) {
+    const auto u = static_cast<std::uint16_t>(bits);
+    std::memcpy(&bytes[1 + 2 * bits], &u, 2);  // odd address: no alignment assumed
+  }
+  for (Element element : {Element::f16, Element::bf16}) {
+    std::vector<float> out(65536);
+    attnplay::gemm::widen(element, bytes.data() + 1, 65536, out.data());
+    int wrong = 0;
+    for (unsigned bits = 0; bits < 65536; ++bits) {
+      const double want = element == Element::f16 ? ref::half_value(bits) : ref::bfloat16_value(bits);
+      std::uint32_t got;
+      std::memcpy(&got, &out[bits], 4);
+      const bool sign_ok = (got >> 31) == (bits >> 15);
+      if (std::isnan(want)) {
+        // NaN keeps its sign and payload: the mantissa moves up, unchanged.
+        const int shift = element == Element::f16 ? 13 : 16;
+        const std::uint32_t payload = (bits & (element == Element::f16 ? 0x3ffu : 0x7fu)) << shift;
+        if (!std::isnan(out[bits]) || !sign_ok || (got & 0x7fffffu) != payload) ++wrong;
+      } else if (static_cast<double>(out[bits]) != want || !sign_ok) {  // sign_ok tells -0 from +0
+        ++wrong;
+      }
+    }
+    CAPTURE(element == Element::f16);
+    CHECK(wrong == 0);
+  }
+  // Every count around the 8-wide step.
+  for (int count = 0; count <= 19; ++count) {
+    std::vector<float> out(static_cast<std::size_t>(count) + 1, 7.0f);
+    attnplay::gemm::widen(Element::bf16, bytes.data() + 1 + 2 * 16000, count, out.data());
+    for (int i = 0; i < count; ++i) CHECK(out[static_cast<std::size_t>(i)] == ref::bfloat16_value(16000u + i));
+    CHECK(out[static_cast<std::size_t>(count)] == 7.0f);
+  }
+}
+
 TEST_CASE("gemm: k = 0 gives the bias (or zeros); empty outputs are left alone") {
   const std::vector<float> bias = {1.5f, -2.0f, 3.0f};
   std::vector<float> c(6, 9.0f);
@@ -136,6 +239,14 @@ TEST_CASE("gemm: the result is bit-for-bit the same with 1 thread and with all t
   attnplay::gemm::multiply(m, n, k, {a.data(), k}, {b.data(), n}, RightOperand::k_by_n, nullptr, one.data(), n);
   attnplay::threads::set_concurrency(full);
   attnplay::gemm::multiply(m, n, k, {a.data(), k}, {b.data(), n}, RightOperand::k_by_n, nullptr, all.data(), n);
+  CHECK(one == all);
+  // A half-precision Bᵀ, split over rows and column tiles differently.
+  Stored half = random_stored(Element::f16, static_cast<std::size_t>(k * n), rng);
+  const attnplay::gemm::WeightView view{half.bytes.data(), k, Element::f16};
+  REQUIRE(attnplay::threads::set_concurrency(1) == 1);
+  attnplay::gemm::multiply(m, n, k, {a.data(), k}, view, RightOperand::n_by_k, nullptr, one.data(), n);
+  attnplay::threads::set_concurrency(full);
+  attnplay::gemm::multiply(m, n, k, {a.data(), k}, view, RightOperand::n_by_k, nullptr, all.data(), n);
   CHECK(one == all);
 }
 

@@ -24,7 +24,7 @@ namespace {
 
 Model load(const std::string& name) {
   const ModelFiles files = read_model_directory(model_dir(name));
-  return Model::from_buffers(files.config_json, files.safetensors);
+  return Model::from_checkpoint(files.config_json, files.checkpoint);
 }
 
 bool causal(const std::string& name) { return name.rfind("bert", 0) != 0; }

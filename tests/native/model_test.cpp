@@ -24,7 +24,7 @@ namespace {
 
 Model load(const std::string& name) {
   const ModelFiles files = read_model_directory(model_dir(name));
-  return Model::from_buffers(files.config_json, files.safetensors);
+  return Model::from_checkpoint(files.config_json, files.checkpoint);
 }
 
 double max_abs_diff(const float* ours, const std::vector<double>& ref) {

@@ -22,7 +22,7 @@ namespace {
 TextModel load(const std::string& name) {
   const ModelFiles files = read_model_directory(model_dir(name));
   REQUIRE(files.tokenizer_json.has_value());
-  return TextModel::from_buffers(files.config_json, files.safetensors, *files.tokenizer_json);
+  return TextModel::from_checkpoint(files.config_json, files.checkpoint, *files.tokenizer_json);
 }
 
 }  // namespace
@@ -87,7 +87,7 @@ TEST_CASE("run() errors are readable") {
   CHECK_THROWS_WITH_AS(gpt.run("a", std::string_view("b"), RunOptions{}), "GPT-2 models take one text, not a pair",
                        std::invalid_argument);
   const ModelFiles files = read_model_directory(model_dir("gpt2-l4-h4-k8-bf16"));
-  const TextModel no_tokenizer = TextModel::from_buffers(files.config_json, files.safetensors, "");
+  const TextModel no_tokenizer = TextModel::from_checkpoint(files.config_json, files.checkpoint, "");
   CHECK_THROWS_WITH_AS(no_tokenizer.run("a", std::nullopt, RunOptions{}),
                        "this model has no tokenizer.json, so it cannot read text", std::invalid_argument);
 }

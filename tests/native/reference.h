@@ -12,6 +12,22 @@
 
 namespace ref {
 
+// A binary floating-point bit pattern with `exponent_bits` and
+// `mantissa_bits` (IEEE half: 5, 10; bfloat16: 8, 7), from the formula
+// (-1)^s · 2^(e - bias) · (1 + m / 2^M), subnormals 2^(1 - bias) · m / 2^M.
+inline double decode_float_bits(unsigned bits, int exponent_bits, int mantissa_bits) {
+  const unsigned m = bits & ((1u << mantissa_bits) - 1);
+  const unsigned e = (bits >> mantissa_bits) & ((1u << exponent_bits) - 1);
+  const double sign = (bits >> (exponent_bits + mantissa_bits)) & 1 ? -1.0 : 1.0;
+  const int bias = (1 << (exponent_bits - 1)) - 1;
+  const double fraction = std::ldexp(static_cast<double>(m), -mantissa_bits);
+  if (e == (1u << exponent_bits) - 1) return m ? std::numeric_limits<double>::quiet_NaN() : sign * INFINITY;
+  if (e == 0) return sign * std::ldexp(fraction, 1 - bias);
+  return sign * std::ldexp(1.0 + fraction, static_cast<int>(e) - bias);
+}
+inline double half_value(unsigned bits) { return decode_float_bits(bits, 5, 10); }
+inline double bfloat16_value(unsigned bits) { return decode_float_bits(bits, 8, 7); }
+
 using Mat = std::vector<std::vector<double>>;  // [rows][cols]
 
 inline Mat from(const attnplay::Matrix& m) {

@@ -43,7 +43,7 @@ TEST_CASE("shipped models reproduce PyTorch's attention and logits") {
     CAPTURE(name);
     const ModelFiles files = read_model_directory(std::string(ATTNPLAY_MODELS_DIR) + "/" + name);
     REQUIRE(files.tokenizer_json.has_value());
-    const TextModel model = TextModel::from_buffers(files.config_json, files.safetensors, *files.tokenizer_json);
+    const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, *files.tokenizer_json);
     const std::string golden_dir = std::string(ATTNPLAY_GOLDEN_DIR) + "/models/";
     std::ifstream in(golden_dir + name + ".json");
     REQUIRE(in.good());

@@ -2,12 +2,16 @@
 // single-threaded and the pthreads build, against the naive double reference
 // of reference.mjs: sizes around the 4x8 register tile and the cache blocks,
 // A·B, A·Bᵀ, the fused bias, errors, resident products, and threaded results
-// equal to single-threaded ones.
+// equal to single-threaded ones; right-hand operands stored as IEEE half and
+// bfloat16 (widened inside the kernel), and the widening of every 16-bit
+// pattern against the formula.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { AttnplayError, createEngine, toMatrix } from '../../dist/engine.js';
-import { matmul, maxAbsDiff, randomSource, transpose } from './reference.mjs';
+import {
+  bfloat16Value, halfValue, matmul, maxAbsDiff, randomHalfWeight, randomSource, transpose,
+} from './reference.mjs';
 
 const EDGE = [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 63, 64, 65, 127, 129];
 const tolerance = (k) => 1e-5 * (1 + 2 * Math.sqrt(k));
@@ -60,12 +64,53 @@ for (const [name, engine] of [['single-threaded', single], ['pthreads', threaded
     assert.equal(engine.heapBytesInUse(), before);
   });
 
+  test(`${name}: half-precision weights (f16, bf16) as B and Bᵀ, with bias, match the reference`, () => {
+    const rand = randomSource(25);
+    for (const dtype of ['f16', 'bf16']) {
+      for (const [m, k, n] of [[1, 1, 1], [3, 5, 7], [4, 8, 8], [5, 9, 17], [17, 31, 9], [2, 257, 129], [64, 576, 192]]) {
+        const a = rand.matrix(m, k);
+        const bias = rand.matrix(1, n)[0];
+        const where = `${dtype} m=${m} k=${k} n=${n}`;
+        const kn = randomHalfWeight(rand, dtype, k, n);
+        const want = matmul(a, kn.values);
+        assert.ok(maxAbsDiff(engine.matmul({ a, b: kn.weight }), want) < tolerance(k), `A·B ${where}`);
+        const withBias = want.map((row) => row.map((v, j) => v + bias[j]));
+        assert.ok(maxAbsDiff(engine.matmul({ a, b: kn.weight, bias }), withBias) < tolerance(k), `A·B + bias ${where}`);
+        const nk = randomHalfWeight(rand, dtype, n, k);
+        const wantT = matmul(a, transpose(nk.values)).map((row) => row.map((v, j) => v + bias[j]));
+        assert.ok(maxAbsDiff(engine.matmul({ a, b: nk.weight, transposeB: true, bias }), wantT) < tolerance(k), `A·Bᵀ + bias ${where}`);
+      }
+    }
+  });
+
+  test(`${name}: every IEEE half and bfloat16 bit pattern widens exactly (sign of zero, infinities, NaN payloads)`, () => {
+    const bits = Uint16Array.from({ length: 65536 }, (_, i) => i);
+    for (const [dtype, value, shift, mantissa] of [['f16', halfValue, 13, 0x3ff], ['bf16', bfloat16Value, 16, 0x7f]]) {
+      const got = engine.widenWeights({ dtype, bits, shape: [256, 256] });
+      const gotBits = new Uint32Array(got.data.buffer, got.data.byteOffset, got.data.length);
+      let wrong = 0;
+      for (let i = 0; i < 65536; i++) {
+        const want = value(i);
+        const signOk = gotBits[i] >>> 31 === i >>> 15;
+        if (Number.isNaN(want)) {
+          if (!Number.isNaN(got.data[i]) || !signOk || (gotBits[i] & 0x7fffff) !== (i & mantissa) << shift) wrong++;
+        } else if (got.data[i] !== want || !signOk) {
+          wrong++;
+        }
+      }
+      assert.equal(wrong, 0, `${dtype}: ${wrong} patterns widened wrongly`);
+    }
+  });
+
   test(`${name}: mismatched shapes raise AttnplayError with the shapes`, () => {
     const a = [[1, 2, 3]];
     assert.throws(() => engine.matmul({ a, b: [[1], [2]] }), (e) => e instanceof AttnplayError && /inner dimensions differ \(1x3 · 2x1\)/.test(e.message));
     assert.throws(() => engine.matmul({ a, b: [[1, 2]], transposeB: true }), /widths differ \(3 vs 2\)/);
     assert.throws(() => engine.matmul({ a, b: [[1], [2], [3]], bias: [1, 2] }), /bias has 2 entries for 1 outputs/);
     assert.throws(() => engine.residentProduct({ a, b: [[1], [2]] }), AttnplayError);
+    assert.throws(() => engine.matmul({ a, b: { dtype: 'f16', bits: new Uint16Array(2), shape: [2, 1] } }), /linear: input width 3 but the weight takes 2/);
+    assert.throws(() => engine.matmul({ a, b: { dtype: 'f8', bits: new Uint16Array(3), shape: [3, 1] } }), /dtype must be "f16" or "bf16"/);
+    assert.throws(() => engine.widenWeights({ dtype: 'bf16', bits: new Uint16Array(3), shape: [2, 2] }), /3 bit patterns for shape \[2, 2\]/);
   });
 }
 

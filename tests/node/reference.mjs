@@ -54,3 +54,38 @@ export function maxAbsDiff(matrix, rows) {
 export function maxAbs(rows) {
   return rows.reduce((m, row) => Math.max(m, ...row.map(Math.abs)), 0);
 }
+
+/**
+ * The value of a binary floating-point bit pattern with `exponentBits` and
+ * `mantissaBits` (IEEE half: 5, 10; bfloat16: 8, 7), from the formula
+ * (-1)^s · 2^(e - bias) · (1 + m / 2^M); subnormals 2^(1 - bias) · m / 2^M.
+ */
+export function decodeFloatBits(bits, exponentBits, mantissaBits) {
+  const m = bits & ((1 << mantissaBits) - 1);
+  const e = (bits >>> mantissaBits) & ((1 << exponentBits) - 1);
+  const sign = (bits >>> (exponentBits + mantissaBits)) & 1 ? -1 : 1;
+  const bias = (1 << (exponentBits - 1)) - 1;
+  if (e === (1 << exponentBits) - 1) return m ? NaN : sign * Infinity;
+  if (e === 0) return sign * m * 2 ** (1 - bias - mantissaBits);
+  return sign * (1 + m / 2 ** mantissaBits) * 2 ** (e - bias);
+}
+export const halfValue = (bits) => decodeFloatBits(bits, 5, 10);
+export const bfloat16Value = (bits) => decodeFloatBits(bits, 8, 7);
+
+/**
+ * A random rows × cols weight stored as `dtype` ('f16' or 'bf16'): { dtype,
+ * bits: Uint16Array, shape } and its values as rows. Exponents around 1, a few
+ * subnormals.
+ */
+export function randomHalfWeight(rand, dtype, rows, cols) {
+  const [mantissaBits, bias] = dtype === 'f16' ? [10, 15] : [7, 127];
+  const bits = new Uint16Array(rows * cols);
+  for (let i = 0; i < bits.length; i++) {
+    const e = rand.uniform() < 1 / 16 ? 0 : bias - 3 + Math.floor(rand.uniform() * 5);
+    const m = Math.floor(rand.uniform() * (1 << mantissaBits));
+    bits[i] = ((rand.uniform() < 0.5 ? 1 : 0) << 15) | (e << mantissaBits) | m;
+  }
+  const value = dtype === 'f16' ? halfValue : bfloat16Value;
+  const values = Array.from({ length: rows }, (_, r) => Array.from(bits.subarray(r * cols, (r + 1) * cols), value));
+  return { weight: { dtype, bits, shape: [rows, cols] }, values };
+}

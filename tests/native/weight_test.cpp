@@ -1,0 +1,132 @@
+// WeightMatrix (tensor/weight.h): weights resident as float32, IEEE half or
+// bfloat16 in either orientation, copied or viewing a buffer someone else
+// owns, and linear() on them against double loops over the values the stored
+// bits encode (reference.h's formulas).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "reference.h"
+#include "tensor/weight.h"
+
+using attnplay::DType;
+using attnplay::Matrix;
+using attnplay::RowVector;
+using attnplay::WeightLayout;
+using attnplay::WeightMatrix;
+
+namespace {
+
+// rows x cols random elements of `dtype` as little-endian bytes, and their values.
+struct Stored {
+  std::vector<unsigned char> bytes;
+  ref::Mat values;
+};
+
+Stored random_weight(DType dtype, int rows, int cols, std::mt19937& rng) {
+  Stored s;
+  s.values.assign(rows, std::vector<double>(cols));
+  s.bytes.resize(static_cast<std::size_t>(rows) * cols * attnplay::dtype_size(dtype));
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_int_distribution<unsigned> bits16(0, 0xffff);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      const std::size_t i = static_cast<std::size_t>(r) * cols + c;
+      if (dtype == DType::f32) {
+        const float v = normal(rng);
+        std::memcpy(&s.bytes[4 * i], &v, 4);
+        s.values[r][c] = v;
+        continue;
+      }
+      // Random finite patterns with the exponent field forced to about 1.
+      std::uint16_t b = static_cast<std::uint16_t>(bits16(rng));
+      b = dtype == DType::f16 ? static_cast<std::uint16_t>((b & 0x83ffu) | (((b >> 10) % 4 + 13) << 10))
+                              : static_cast<std::uint16_t>((b & 0x807fu) | (((b >> 7) % 4 + 125) << 7));
+      std::memcpy(&s.bytes[2 * i], &b, 2);
+      s.values[r][c] = dtype == DType::f16 ? ref::half_value(b) : ref::bfloat16_value(b);
+    }
+  return s;
+}
+
+double max_error(const Matrix& got, const ref::Mat& want) {
+  double worst = 0;
+  for (Eigen::Index r = 0; r < got.rows(); ++r)
+    for (Eigen::Index c = 0; c < got.cols(); ++c) worst = std::max(worst, std::abs(got(r, c) - want[r][c]));
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("linear: x·W and x·Wᵀ for float32, half and bfloat16 weights, with and without bias") {
+  std::mt19937 rng(31);
+  struct Shape {
+    int t, in, out;
+  };
+  for (DType dtype : {DType::f32, DType::f16, DType::bf16})
+    for (WeightLayout layout : {WeightLayout::in_by_out, WeightLayout::out_by_in})
+      for (const Shape s : {Shape{1, 7, 5}, Shape{5, 64, 9}, Shape{17, 300, 130}, Shape{64, 576, 192}}) {
+        const bool in_by_out = layout == WeightLayout::in_by_out;
+        const int rows = in_by_out ? s.in : s.out, cols = in_by_out ? s.out : s.in;
+        const Stored w = random_weight(dtype, rows, cols, rng);
+        const WeightMatrix weight = WeightMatrix::copy_of(dtype, w.bytes.data(), rows, cols, layout);
+        CHECK(weight.in() == s.in);
+        CHECK(weight.out() == s.out);
+        CHECK(weight.bytes() == w.bytes.size());
+        const Matrix x = ref::random_matrix(s.t, s.in, rng);
+        const RowVector bias = ref::random_matrix(1, s.out, rng);
+        const ref::Mat want = ref::matmul(ref::from(x), in_by_out ? w.values : ref::transpose(w.values));
+        ref::Mat want_bias = want;
+        for (auto& row : want_bias)
+          for (int j = 0; j < s.out; ++j) row[j] += bias(j);
+        const double tolerance = 1e-5 * (1 + 2 * std::sqrt(static_cast<double>(s.in)));
+        CAPTURE(static_cast<int>(dtype));
+        CAPTURE(in_by_out);
+        CAPTURE(s.in);
+        CHECK(max_error(attnplay::linear(x, weight), want) < tolerance);
+        CHECK(max_error(attnplay::linear(x, weight, bias), want_bias) < tolerance);
+        // A strided input (a block of a wider matrix).
+        Matrix wide = Matrix::Zero(s.t, s.in + 3);
+        wide.leftCols(s.in) = x;
+        CHECK(max_error(attnplay::linear(wide.leftCols(s.in), weight, bias), want_bias) < tolerance);
+      }
+}
+
+TEST_CASE("WeightMatrix: a view shares its owner's bytes; rows and the whole matrix widen exactly") {
+  std::mt19937 rng(32);
+  const Stored w = random_weight(DType::bf16, 6, 11, rng);
+  auto owner = std::make_shared<std::vector<unsigned char>>(w.bytes);
+  const unsigned char* bytes = owner->data();
+  const WeightMatrix view =
+      WeightMatrix::view_of(DType::bf16, owner, bytes, 6, 11, WeightLayout::out_by_in);
+  CHECK(view.data() == bytes);  // no copy
+  owner.reset();                // the view keeps the buffer alive
+  const Matrix all = view.to_matrix();
+  std::vector<float> row(11);
+  for (int r = 0; r < 6; ++r) {
+    view.row_to_float(r, row.data());
+    for (int c = 0; c < 11; ++c) {
+      CHECK(all(r, c) == w.values[r][c]);
+      CHECK(row[c] == w.values[r][c]);
+    }
+  }
+  CHECK_THROWS_WITH_AS(view.row_to_float(6, row.data()), "weight matrix: row 6 out of range", std::out_of_range);
+  const WeightMatrix copy = WeightMatrix::copy_of(DType::bf16, w.bytes.data(), 6, 11, WeightLayout::out_by_in);
+  CHECK(copy.data() != w.bytes.data());
+  CHECK(copy.to_matrix() == all);
+}
+
+TEST_CASE("linear: shapes that do not fit are refused with both sizes") {
+  const WeightMatrix w = WeightMatrix::from_matrix(Matrix::Ones(4, 3), WeightLayout::in_by_out);  // in 4, out 3
+  CHECK_THROWS_WITH_AS(attnplay::linear(Matrix::Ones(2, 5), w), "linear: input width 5 but the weight takes 4",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(attnplay::linear(Matrix::Ones(2, 4), w, RowVector::Ones(4)),
+                       "linear: bias has 4 entries for 3 outputs", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(WeightMatrix::copy_of(DType::f16, nullptr, -1, 2, WeightLayout::in_by_out),
+                       "weight matrix: negative shape", std::invalid_argument);
+}
