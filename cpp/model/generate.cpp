@@ -54,6 +54,12 @@ double SplitMix64::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p
 
 std::int32_t next_token(const float* logits, int vocab, const SamplingOptions& options, SplitMix64& rng) {
   if (vocab <= 0) throw std::invalid_argument("next_token: empty vocabulary");
+  for (int i = 0; i < vocab; ++i) {
+    if (std::isnan(logits[i])) {
+      throw std::invalid_argument("the model's logits contain NaN (token id " + std::to_string(i) +
+                                  "): its weights hold NaN or infinite values, so there is nothing to choose from");
+    }
+  }
   if (options.greedy) return static_cast<std::int32_t>(std::max_element(logits, logits + vocab) - logits);
   std::vector<std::int32_t> order(static_cast<std::size_t>(vocab));  // ids, most probable first
   std::iota(order.begin(), order.end(), 0);

@@ -174,6 +174,13 @@ TEST_CASE("sampling draws from the truncated softmax of logits / temperature") {
   CHECK(next_token(logits, 5, greedy, rng) == 0);
   const float tie[3] = {1.0f, 3.0f, 3.0f};
   CHECK(next_token(tie, 3, greedy, rng) == 1);
+
+  // NaN logits (a checkpoint with NaN weights): a clear error, greedy or sampled, never an arbitrary id.
+  const float broken[3] = {1.0f, std::nanf(""), 0.5f};
+  CHECK_THROWS_WITH_AS(next_token(broken, 3, greedy, rng), doctest::Contains("logits contain NaN (token id 1)"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(next_token(broken, 3, options, rng), doctest::Contains("logits contain NaN"),
+                       std::invalid_argument);
 }
 
 TEST_CASE("bad generation requests get specific errors") {
