@@ -19,6 +19,7 @@ import './head-view.js';
 import './matrix-view.js';
 import './model-view.js';
 import './neuron-view.js';
+import './rollout-view.js';
 import './scratch-view.js';
 import './view-controls.js';
 
@@ -34,7 +35,7 @@ async function stateOfLink(hash) {
   }
 }
 const store = new Store(await stateOfLink(location.hash));
-const views = ['head-view', 'model-view', 'matrix-view', 'neuron-view', 'attention-table'].map((name) => $(name));
+const views = ['head-view', 'model-view', 'matrix-view', 'rollout-view', 'neuron-view', 'attention-table'].map((name) => $(name));
 const scratch = $('scratch-view');
 const controls = $('#controls');
 const OWN_MODEL = '__own__';
@@ -110,7 +111,8 @@ function showView() {
   // Without a result (no model yet, or no text) the model views show nothing rather than stale drawings.
   controls.hidden = !modelViews || !result;
   for (const element of views) element.hidden = !result;
-  $('.table-alt').hidden = !modelViews || view === 'model' || !result;
+  // The table lists one layer's weights: not what the model view (all layers) or the rollout view (layers combined) shows.
+  $('.table-alt').hidden = !modelViews || view === 'model' || view === 'rollout' || !result;
   // The from-scratch mode has no model output: no predictions, images or attention files.
   for (const selector of ['.predictions', '#export-svg', '#export-png', '#export-json', '#export-npy']) $(selector).hidden = !modelViews;
 }
@@ -316,9 +318,9 @@ $('#copy-link').addEventListener('click', async () => {
     $('#run-note').textContent = `Copy this link: ${location.href}`;
   }
 });
-// The model view shows every layer: its file is not named after one.
-const stem = () => `attnplay-${model?.name ?? 'model'}-${store.state.view === 'model' ? 'all-layers' : `layer${store.state.layer + 1}`}`;
-// Every model view (head-view, matrix-view, model-view, neuron-view) offers exportCanvas() and svg().
+// The model and rollout views show every layer: their files are not named after one.
+const stem = () => `attnplay-${model?.name ?? 'model'}-${['model', 'rollout'].includes(store.state.view) ? 'all-layers' : `layer${store.state.layer + 1}`}`;
+// Every model view (head-view, matrix-view, rollout-view, model-view, neuron-view) offers exportCanvas() and svg().
 const activeView = () => $(`${store.state.view}-view`);
 // The head and matrix pictures get a title (model, layer, heads, text) and their legend (export-frame.js).
 function exportFrame() {
@@ -359,7 +361,7 @@ $('#export-npy').addEventListener('click', () => {
 $('#export-page').addEventListener('click', async () => {
   if (!result) return;
   try {
-    const page = await attentionPage({ result, state: store.state, modelName: model.name });
+    const page = await attentionPage({ result, state: store.state, modelName: model.name, rolloutMethod: $('rollout-view').method });
     download(page, `attnplay-${model.name}-${store.state.view}.html`, 'text/html');
   } catch (error) {
     $('#run-note').textContent = `Cannot make the page: ${error.message}`;

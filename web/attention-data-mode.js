@@ -112,7 +112,7 @@ export class DataMode {
   unavailable(view) {
     if (!this.active || !MODEL_VIEWS[view]) return null;
     return h('p', { class: 'unavailable', role: 'note', dataset: { unavailable: view } },
-      `${MODEL_VIEWS[view]} This widget shows attention computed elsewhere, so the ${view} view is not available here; the head, model and matrix views are.`);
+      `${MODEL_VIEWS[view]} This widget shows attention computed elsewhere, so the ${view} view is not available here; the head, model, matrix and rollout views are.`);
   }
 
   /** Shows (before `anchor`) a picker of the parts when the data has several. */

@@ -28,7 +28,6 @@ const PART_KEYS = { self: 'attentions', encoder: 'encoder_attentions', decoder: 
 /** Views that need the model itself (queries and keys, logits), not only its weights. */
 export const MODEL_VIEWS = {
   neuron: 'The neuron view needs the model’s queries and keys, which attention weights alone do not contain.',
-  rollout: 'Attention rollout is not available yet: the core does not compute it.',
   predictions: 'Predictions need the model’s output layer, which attention weights alone do not contain.',
   ablation: 'Ablation needs the model itself to run again with heads switched off.',
 };
@@ -293,14 +292,14 @@ function crossPart(raw, modelType) {
     for (let q = 0; q < queries; q += 1) data.set(tensor.data.subarray((m * queries + q) * keys, (m * queries + q + 1) * keys), (m * t + keys + q) * t);
   }
   const tokens = [...encoder.tokens, ...decoder.tokens];
-  return { result: { tokens, attentions: { data, shape: [layers, heads, t, t] }, texts: [encoder.text, decoder.text], causal: false, modelType, filter: 'b-a' }, layers, heads, warning };
+  return { result: { tokens, attentions: { data, shape: [layers, heads, t, t] }, texts: [encoder.text, decoder.text], causal: false, modelType, filter: 'b-a', cross: true }, layers, heads, warning };
 }
 
 /**
  * Author's data (a parsed object) -> { parts: { self | encoder | decoder | cross:
  * { result, layers, heads, warning, headScores } }, order: [part names] }.
  * result is what the views take ({ tokens, attentions [L, H, T, T], texts,
- * causal, modelType }, plus filter 'b-a' for cross-attention).
+ * causal, modelType }, plus filter 'b-a' and cross: true for cross-attention).
  */
 export function readAttentionData(raw) {
   if (!isAttentionData(raw)) {

@@ -68,7 +68,7 @@ export interface AttentionData {
   model_type?: string;
 }
 
-export type AttentionViewName = 'head' | 'model' | 'matrix' | 'neuron' | 'scratch';
+export type AttentionViewName = 'head' | 'model' | 'matrix' | 'rollout' | 'neuron' | 'scratch';
 export type AttentionTheme = 'auto' | 'light' | 'dark';
 
 export interface TokenSelectDetail { token: number | null; display: string | null; layer: number }
@@ -92,6 +92,8 @@ export class AttentionView extends HTMLElement {
   editable: boolean;
   /** Maximum height of the view: pixels or a CSS length. */
   height: string | null;
+  /** The rollout view's method (the `rollout-method` attribute): rollout (Ā_L · … · Ā_1) or attention flow (max flow). */
+  rolloutMethod: 'rollout' | 'flow';
   /** The author's example of the scratch view, or null. */
   matrices: AuthorMatrices | null;
   /** Attention to draw instead of running a model (data mode), or null. Also: the src attribute, a child JSON script. */

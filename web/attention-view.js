@@ -2,7 +2,7 @@
 // <script type="module" src=".../attention-view.js">, then writes
 // <attention-view model="austen-gpt" text="..." view="head"></attention-view>.
 // It runs the model on the text in the page's shared engine worker and shows
-// one of the playground's views (head, model, matrix, neuron, scratch) inside
+// one of the playground's views (head, model, matrix, rollout, neuron, scratch) inside
 // a shadow root, with its own styles (views.css, attention-view.css) so the
 // host page's CSS does not reach in and the widget's does not leak out.
 // Everything (worker, WASM, shipped models, styles) is found relative to this
@@ -18,15 +18,17 @@ import { RunLoop, isPair, loadingText, runText, traceHead } from './run-loop.js'
 import { checkPreset, ScratchView } from './scratch-view.js';
 import { DEFAULT_STATE, Store, decodeState } from './state.js';
 import { DataMode } from './attention-data-mode.js';
+import { ROLLOUT_METHODS } from './rollout.js';
 import { widgetStyles } from './widget-styles.js';
 import './head-view.js';
 import './matrix-view.js';
 import './model-view.js';
 import './neuron-view.js';
+import './rollout-view.js';
 import './view-controls.js';
 
 const MODULE_URL = import.meta.url;
-const VIEW_ELEMENTS = { head: 'head-view', model: 'model-view', matrix: 'matrix-view', neuron: 'neuron-view', scratch: 'scratch-view' };
+const VIEW_ELEMENTS = { head: 'head-view', model: 'model-view', matrix: 'matrix-view', rollout: 'rollout-view', neuron: 'neuron-view', scratch: 'scratch-view' };
 const STATE_ATTRIBUTES = { model: 'model', text: 'text', 'text-b': 'textB', view: 'view', layer: 'layer', heads: 'heads', token: 'token', threshold: 'threshold', theme: 'theme' };
 const MATRIX_ATTRIBUTES = ['tokens', 'x', 'wq', 'wk', 'wv'];
 
@@ -76,7 +78,7 @@ function parseMatrixAttribute(name, value) {
 
 export class AttentionView extends HTMLElement {
   static get observedAttributes() {
-    return [...Object.keys(STATE_ATTRIBUTES), 'editable', 'height', 'controls', 'step', ...MATRIX_ATTRIBUTES, ...DataMode.attributes];
+    return [...Object.keys(STATE_ATTRIBUTES), 'editable', 'height', 'controls', 'step', 'rollout-method', ...MATRIX_ATTRIBUTES, ...DataMode.attributes];
   }
 
   #store = new Store(DEFAULT_STATE);
@@ -150,6 +152,7 @@ export class AttentionView extends HTMLElement {
     else if (DataMode.attributes.includes(name)) { if (this.#data.changed()) this.#scheduleRun(0); }
     else this.#applyLayout();
     if (name === 'step') this.#showStep();
+    if (name === 'rollout-method') this.#applyRolloutMethod();
   }
 
   // ---- JS API: properties mirror the attributes; reading gives the current state.
@@ -183,6 +186,9 @@ export class AttentionView extends HTMLElement {
   set editable(value) { this.toggleAttribute('editable', Boolean(value)); }
   get height() { return this.getAttribute('height'); }
   set height(value) { this.setAttribute('height', String(value)); }
+  /** The rollout view's method: 'rollout' (the default) or 'flow'. */
+  get rolloutMethod() { return this.#views.get('rollout')?.method ?? this.#rolloutMethodAttribute(); }
+  set rolloutMethod(value) { this.setAttribute('rollout-method', value); }
   /** The author's example for the scratch view ({ tokens, x, wq, wk, wv }), or null. */
   get matrices() { return this.#lastPreset; }
   set matrices(value) {
@@ -281,6 +287,7 @@ export class AttentionView extends HTMLElement {
       const element = document.createElement(VIEW_ELEMENTS[view]);
       if (view !== 'scratch') element.store = this.#store;
       else if (this.#lastPreset) element.preset = this.#lastPreset;
+      if (view === 'rollout') element.method = this.#rolloutMethodAttribute();
       this.#views.set(view, element);
     }
     return this.#views.get(view);
@@ -305,6 +312,17 @@ export class AttentionView extends HTMLElement {
     if (view === 'model' && this.#data.active) element.headScores = this.#data.headScores;
     else if (view === 'model' && this.#model) sharedHeadScores(this.#model.url).then((scores) => { element.headScores = scores; }, () => {});
     if (!this.#model && !this.#data.active) this.#scheduleRun(0);
+  }
+
+  // The rollout-method attribute, or 'rollout' when it is missing or not a method.
+  #rolloutMethodAttribute() {
+    const method = this.getAttribute('rollout-method');
+    return ROLLOUT_METHODS.includes(method) ? method : 'rollout';
+  }
+
+  #applyRolloutMethod() {
+    const rollout = this.#views.get('rollout');
+    if (rollout) rollout.method = this.#rolloutMethodAttribute();
   }
 
   #showStep() {

@@ -8,6 +8,7 @@
 // focusable and the arrow keys move a cell cursor that the readout follows.
 // The cells are painted once per map into a 1-pixel-per-cell image and
 // scaled up; pointer and keyboard only repaint the overlays.
+// A subclass may draw another T x T map through mapOf (rollout-view.js).
 // Not here: the controls, the transforms (attention-data.js), the table
 // alternative (attention-table.js).
 import { StoreBound } from './store-bound.js';
@@ -139,23 +140,45 @@ export class MatrixView extends StoreBound {
     };
   }
 
+  /**
+   * The map to draw for a result and state: { heads, title, map, rowLabels,
+   * colLabels, caption? }, or null (no head selected); a subclass that draws
+   * another T x T map (rollout-view.js) overrides it, and may throw an Error
+   * whose message is then shown instead of the map.
+   */
+  mapOf(result, state) {
+    return selectedMap(result, state);
+  }
+
+  /** Draws again (after a change a subclass's mapOf depends on). */
+  redraw() {
+    this.#rebuild();
+  }
+
   #rebuild() {
     if (!this.store || !this.#result || !this.isConnected || this.deferWhileHidden()) return;
     this.#width = this.clientWidth;
-    this.#selected = selectedMap(this.#result, this.store.state);
+    let problem = null;
+    try {
+      this.#selected = this.mapOf(this.#result, this.store.state);
+    } catch (error) {
+      this.#selected = null;
+      problem = error.message;
+    }
     this.#hover = null;
     this.#cursor = null;
     this.#tooltip.hidden = true;
+    this.#title.toggleAttribute('data-error', problem !== null);
     if (!this.#selected) {
       this.#layout = null;
-      this.#title.textContent = 'No head selected.';
+      this.#title.textContent = problem ?? 'No head selected.';
       this.#legend.textContent = '';
       this.#readout.textContent = '';
       this.#canvas.width = 0;
       this.#canvas.height = 0;
       return;
     }
-    const { map, title } = this.#selected;
+    const { map, title, caption = 'attention weights, query tokens (rows) × key tokens (columns)' } = this.#selected;
     const [rows, cols] = map.shape;
     this.#masked = new Uint8Array(rows * cols);
     let max = 0;
@@ -166,7 +189,7 @@ export class MatrixView extends StoreBound {
       }
     }
     this.#scaleMax = max > 0 ? max : 1;
-    this.#title.textContent = `${title}: attention weights, query tokens (rows) × key tokens (columns)`;
+    this.#title.textContent = `${title}: ${caption}`;
     this.#legend.textContent = `Colour: weight from 0 (white) to ${this.#scaleMax.toFixed(3)} (dark blue), the largest weight shown${this.#result.causal ? '; grey hatching: masked by the causal mask (−∞ before softmax)' : ''}.`;
     this.#layOut();
     this.#drawCells();

@@ -3,7 +3,7 @@
 // scripts/make-page-template.mjs at build time) holds the <attention-view>
 // widget bundled with its styles and a strict Content-Security-Policy; this
 // fills in a title, the widget's attributes (view, layer, heads, token,
-// threshold, theme) and the attention as data-mode JSON (tokens and the
+// threshold, theme, rollout-method) and the attention as data-mode JSON (tokens and the
 // tensor as base64 float32). The CLI's `attention --format html` fills the
 // same template the same way (cpp/cli/html_page.cpp).
 // Not here: the widget (attention-view.js), downloads (export.js).
@@ -27,9 +27,10 @@ export function fillPageTemplate(template, { title, attributes, data }) {
   }) + template.slice(script);
 }
 
-/** The widget attributes that reproduce the playground's view of `state`. */
-export function viewAttributes(state) {
-  const attributes = { view: ['head', 'model', 'matrix'].includes(state.view) ? state.view : 'head', layer: state.layer, controls: '' };
+/** The widget attributes that reproduce the playground's view of `state` (and the rollout view's method). */
+export function viewAttributes(state, rolloutMethod = 'rollout') {
+  const attributes = { view: ['head', 'model', 'matrix', 'rollout'].includes(state.view) ? state.view : 'head', layer: state.layer, controls: '' };
+  if (state.view === 'rollout' && rolloutMethod !== 'rollout') attributes['rollout-method'] = rolloutMethod;
   if (state.heads !== null) attributes.heads = state.heads.join(',');
   if (state.token !== null) attributes.token = state.token;
   if (state.threshold > 0) attributes.threshold = state.threshold;
@@ -52,14 +53,14 @@ function embeddedData({ tokens, attentions, model, modelType, causal }) {
   };
 }
 
-/** The page (HTML text) for a run's result shown with `state`. */
-export async function attentionPage({ result, state, modelName }) {
+/** The page (HTML text) for a run's result shown with `state` (and the rollout view's method). */
+export async function attentionPage({ result, state, modelName, rolloutMethod = 'rollout' }) {
   const response = await fetch(TEMPLATE_URL);
   if (!response.ok) throw new Error(`the page template ${TEMPLATE_URL.pathname} could not be loaded (HTTP ${response.status})`);
   const [layers, heads, tokens] = result.attentions.shape;
   return fillPageTemplate(await response.text(), {
     title: `Attention of ${modelName}: ${layers} layers × ${heads} heads, ${tokens} tokens`,
-    attributes: viewAttributes(state),
+    attributes: viewAttributes(state, rolloutMethod),
     data: embeddedData({ tokens: result.tokens, attentions: result.attentions, model: modelName, modelType: result.modelType, causal: result.causal }),
   });
 }

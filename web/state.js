@@ -7,7 +7,7 @@
 // links with plain text keep opening).
 // Not here: DOM, drawing or computation.
 
-export const VIEWS = ['head', 'model', 'matrix', 'neuron', 'scratch'];
+export const VIEWS = ['head', 'model', 'matrix', 'rollout', 'neuron', 'scratch'];
 export const FILTERS = ['all', 'a-a', 'b-b', 'a-b', 'b-a'];
 export const THEMES = ['auto', 'light', 'dark'];
 

@@ -53,7 +53,7 @@ export class ViewControls extends StoreBound {
     const field = (name) => this.querySelector(`[name="${name}"]`);
     if (field('layer')) {
       field('layer').value = String(Math.min(s.layer, Math.max(0, this.#layers - 1)));
-      field('layer').closest('label').hidden = s.view === 'model'; // the model view shows every layer
+      field('layer').closest('label').hidden = s.view === 'model' || s.view === 'rollout'; // the model and rollout views show every layer
     }
     field('threshold').value = String(s.threshold);
     field('threshold-value').textContent = s.threshold.toFixed(2);

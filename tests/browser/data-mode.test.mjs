@@ -3,7 +3,9 @@
 // JSON), by `src` (PyTorch's per-layer [1, H, T, T] JSON; a .npy with
 // tokens-src), by the `data` property, and an encoder–decoder model's
 // cross-attention; the head, matrix and model views draw exactly those
-// weights; the neuron and rollout views say why they are not available; bad
+// weights, the rollout view (rollout and flow, by attribute and by its
+// picker) the reference's rolled-out map, and it refuses cross-attention;
+// the neuron view says why it is not available; bad
 // data shows its message; a 512-token 12-layer × 12-head .npy renders and
 // stays interactive. In data mode no worker starts and no WASM is fetched;
 // once the data source is removed, the widget runs its model again.
@@ -16,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
 import { assertHeadLines, headViewLines, newPage, openBrowser, resultsDir } from './browser.mjs';
+import { refFlow, refRollout } from '../node/rollout-reference.mjs';
 
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 const cli = fileURLToPath(new URL('../../build/native/attnplay', import.meta.url));
@@ -88,6 +91,7 @@ before(async () => {
   writeFileSync(join(dataDir, 'attn.npy'), npyBytes(npyFlat, npyShape));
   writeFileSync(join(dataDir, 'tokens.json'), JSON.stringify(npyTokens));
   writeFileSync(join(dataDir, 'encdec.json'), JSON.stringify(encDec));
+  writeFileSync(join(dataDir, 'npy-tokens.json'), JSON.stringify({ tokens: npyTokens, attentions: nested(npyFlat, npyShape) }));
   const child = JSON.stringify(GPT).replaceAll('<', '\\u003c');
   writeFileSync(join(dataDir, 'widgets.html'), `<!doctype html><meta charset="utf-8"><title>data mode</title>
 <script type="module" src="/attention-view.js"></script>
@@ -97,6 +101,8 @@ before(async () => {
 <attention-view id="encdec" src="/data/encdec.json" view="head" heads="1"></attention-view>
 <attention-view id="neuron" src="/data/torch.json" view="neuron"></attention-view>
 <attention-view id="rollout" src="/data/torch.json" view="rollout"></attention-view>
+<attention-view id="flow" src="/data/npy-tokens.json" view="rollout" rollout-method="flow"></attention-view>
+<attention-view id="cross-rollout" src="/data/encdec.json" view="rollout"></attention-view>
 <attention-view id="missing" src="/data/nothing.json"></attention-view>`);
   writeFileSync(join(dataDir, 'big.npy'), npyBytes(randomAttention(BIG, 1), BIG));
   writeFileSync(join(dataDir, 'big-tokens.json'), JSON.stringify(Array.from({ length: 512 }, (_, i) => (i % 3 ? `Ġw${i}` : `w${i}`))));
@@ -131,8 +137,8 @@ async function openData(file) {
 
 test('every source and format draws exactly the given weights; no worker, no WASM', async () => {
   const { page, errors, requests, workers } = await openData('widgets.html');
-  for (const id of ['child', 'torch', 'npy', 'encdec', 'neuron', 'rollout', 'missing']) await page.locator(`#${id}`).scrollIntoViewIfNeeded();
-  for (const id of ['child', 'torch', 'npy', 'encdec', 'neuron', 'rollout', 'missing']) await ready(page, id);
+  for (const id of ['child', 'torch', 'npy', 'encdec', 'neuron', 'rollout', 'flow', 'cross-rollout', 'missing']) await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+  for (const id of ['child', 'torch', 'npy', 'encdec', 'neuron', 'rollout', 'flow', 'cross-rollout', 'missing']) await ready(page, id);
 
   // Child JSON (the CLI's output): head view, layer 1, all 12 heads; hostile token text stays text.
   const child = await page.evaluate(() => { const w = document.getElementById('child'); return { lines: w.viewElement.lineModel(), runs: w.runs, tokens: w.result.tokens.map((t) => t.display) }; });
@@ -182,9 +188,37 @@ test('every source and format draws exactly the given weights; no worker, no WAS
   const decoderFlat = Float32Array.from(encDec.decoder_attentions.flat(4));
   assertLines(decoder, at(decoderFlat, [2, 2, T, T], 0), [1], range(T), range(T));
 
+  // Rollout over all layers (causal data: the upper triangle masked), flow by the attribute, then flow by the view's picker.
+  const heatOf = (id) => page.evaluate((i) => document.getElementById(i).viewElement.heatModel(), id);
+  const assertMap = (drawn, expected, what) => {
+    const t = expected.length;
+    assert.equal(drawn.values.length, t * t, what);
+    expected.forEach((row, q) => row.forEach((v, k) => assert.ok(Math.abs(drawn.values[q * t + k] - v) < 1e-6, `${what} [${q}][${k}]: ${drawn.values[q * t + k]} vs ${v}`)));
+  };
+  const torchTensor = { data: torchFlat, shape: torchShape };
+  const rolled = await heatOf('rollout');
+  assert.match(rolled.title, /^Attention rollout over layers 1–3 \(mean of all 4 heads, plus the residual\)$/);
+  assertMap(rolled, refRollout(torchTensor), 'rollout');
+  rolled.masked.forEach((m, i) => assert.equal(m, i % n > Math.floor(i / n) ? 1 : 0, `rollout masked ${i}`));
+  assert.deepEqual(rolled.rowLabels, torchTokens);
+  const flowed = await heatOf('flow');
+  assert.match(flowed.title, /^Attention flow over layers 1–2 \(mean of all 3 heads, plus the residual\)$/);
+  assertMap(flowed, refFlow({ data: npyFlat, shape: npyShape }), 'flow (attribute)');
+  await page.locator('#rollout select[name="rollout-method"]').selectOption('flow');
+  await page.waitForFunction(() => document.getElementById('rollout').viewElement.heatModel().title.startsWith('Attention flow'));
+  assertMap(await heatOf('rollout'), refFlow(torchTensor), 'flow (picker)');
+  assert.equal(await page.evaluate(() => document.getElementById('rollout').rolloutMethod), 'flow');
+
+  // Cross-attention is refused with the reason; the decoder's self-attention rolls out.
+  const refused = await page.evaluate(() => { const v = document.getElementById('cross-rollout').viewElement; return { heat: v.heatModel(), title: v.querySelector('.view-title').textContent }; });
+  assert.equal(refused.heat, null);
+  assert.match(refused.title, /^Attention rollout is defined for self-attention.*cross-attention \(decoder → encoder\) does not chain/);
+  await page.locator('#cross-rollout select[name="attention"]').selectOption('decoder');
+  await page.waitForFunction(() => document.getElementById('cross-rollout').viewElement.heatModel()?.values.length === 16);
+  assertMap(await heatOf('cross-rollout'), refRollout({ data: Float32Array.from(encDec.decoder_attentions.flat(4)), shape: [2, 2, T, T] }), 'decoder rollout');
+
   // Views that need the model say so; a missing file says which.
-  assert.match(await page.evaluate(() => document.getElementById('neuron').shadowRoot.querySelector('[data-unavailable]').textContent), /neuron view needs the model’s queries and keys.*not available here/);
-  assert.match(await page.evaluate(() => document.getElementById('rollout').shadowRoot.querySelector('[data-unavailable]').textContent), /rollout is not available yet/);
+  assert.match(await page.evaluate(() => document.getElementById('neuron').shadowRoot.querySelector('[data-unavailable]').textContent), /neuron view needs the model’s queries and keys.*not available here; the head, model, matrix and rollout views are/);
   assert.match(await status(page, 'missing'), /^Cannot draw this attention data: could not fetch the attention data \/data\/nothing\.json: HTTP 404$/);
 
   // Bad data through the property: each message shown; a good value afterwards draws again.

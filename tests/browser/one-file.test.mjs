@@ -5,7 +5,8 @@
 // script probe proves it is enforced). Both writers: `attnplay attention
 // --format html` (its weights against the CLI's JSON of the same run) and the
 // playground's "Download as a page" (against the native CLI on the same text;
-// the view, layer and heads of the playground carried over).
+// the view, layer and heads of the playground carried over; from the Rollout
+// tab, attention flow computed in the file against the float64 reference).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { after, before, test } from 'node:test';
 
 import { DEFAULT_STATE } from '../../web/state.js';
 import { assertHeadLines, headViewLines, openBrowser, resultsDir } from './browser.mjs';
+import { refFlow } from '../node/rollout-reference.mjs';
 
 const cli = fileURLToPath(new URL('../../build/native/attnplay', import.meta.url));
 const austenGpt = fileURLToPath(new URL('../../models/austen-gpt', import.meta.url));
@@ -124,5 +126,29 @@ test('the playground\'s "Download as a page" carries the view, layer and heads i
   await assertStrictCsp(saved);
   assert.deepEqual(errors.filter((e) => !/Content Security Policy/.test(e)), []);
   await saved.screenshot({ path: `${resultsDir}one-file-playground.png` });
+  await close();
+});
+
+test('a page downloaded from the Rollout tab shows attention flow offline, with no WASM', async () => {
+  const page = await session.browser.newPage();
+  await page.goto(`${session.url}#view=rollout`);
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  await page.locator('rollout-view select[name="rollout-method"]').selectOption('flow');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-page')]);
+  assert.equal(download.suggestedFilename(), 'attnplay-austen-gpt-rollout.html');
+  const path = join(tmp, download.suggestedFilename());
+  await download.saveAs(path);
+  await page.close();
+
+  const want = JSON.parse(cliRun(['--text', DEFAULT_STATE.text]));
+  const L = want.attentions.length;
+  const T = want.tokens.length;
+  const attentions = { data: Float32Array.from(want.attentions.flat(3)), shape: [L, want.attentions[0].length, T, T] };
+  const { page: saved, blocked, errors, close } = await openOffline(path);
+  const heat = await saved.evaluate(() => document.querySelector('attention-view').viewElement.heatModel());
+  assert.match(heat.title, new RegExp(`^Attention flow over layers 1–${L} `));
+  refFlow(attentions).forEach((row, q) => row.forEach((v, k) => assert.ok(Math.abs(heat.values[q * T + k] - v) < 1e-5, `${q},${k}: ${heat.values[q * T + k]} vs ${v}`)));
+  assert.deepEqual(blocked, []);
+  assert.deepEqual(errors.filter((e) => !/Content Security Policy/.test(e)), []);
   await close();
 });

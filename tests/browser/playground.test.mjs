@@ -2,7 +2,8 @@
 // (a golden GPT-2/BERT test model, mounted at /test-models/) loaded the way a
 // reader loads their own (URL form, file picker): type text and see the
 // model's attention drawn (head view's line model against the engine's
-// numbers computed in Node), switch views, lock a token, restore the state
+// numbers computed in Node), switch views (the Rollout tab against the
+// float64 rollout of the engine's attention), lock a token, restore the state
 // from the URL, export JSON and .npy and check their content, a malformed
 // model's error, and a token that looks like HTML staying text.
 import assert from 'node:assert/strict';
@@ -12,6 +13,7 @@ import { after, before, test } from 'node:test';
 
 import { createEngine } from '../../dist/engine.js';
 import { downloadOf, newPage, openBrowser, pngSize, resultsDir, settledHash, svgElements, svgTexts } from './browser.mjs';
+import { refRollout } from '../node/rollout-reference.mjs';
 
 const modelsDir = fileURLToPath(new URL('../golden/models/', import.meta.url));
 const GPT = 'gpt2-l2-h12-k8-f16';
@@ -91,9 +93,15 @@ test('load a model by URL, type, and the head view draws the model\'s attention'
   assert.match(await page.textContent('#predictions'), /After/);
   await page.screenshot({ path: `${resultsDir}playground-head.png`, fullPage: true });
 
-  for (const view of ['model', 'matrix', 'neuron']) {
+  for (const view of ['model', 'matrix', 'rollout', 'neuron']) {
     await page.click(`[role=tab][data-view="${view}"]`);
     if (view === 'neuron') await page.waitForSelector('neuron-view[data-state="ready"]', { timeout: 20000 });
+    if (view === 'rollout') {
+      // The Rollout tab: both layers rolled out, equal to the float64 reference.
+      const heat = await page.evaluate(() => document.querySelector('rollout-view').heatModel());
+      assert.match(heat.title, /^Attention rollout over layers 1–2 /);
+      refRollout(want.attentions).forEach((row, q) => row.forEach((v, k) => assert.ok(Math.abs(heat.values[q * T + k] - v) < 1e-6, `rollout [${q}][${k}]`)));
+    }
     await page.screenshot({ path: `${resultsDir}playground-${view}.png`, fullPage: true });
   }
   assert.deepEqual(errors, []);

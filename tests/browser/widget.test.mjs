@@ -5,8 +5,9 @@
 // below the fold) draw the engine's attention (head view line model against
 // the engine's numbers computed in Node), share one worker, one WASM fetch and
 // one download per model, do nothing before they are scrolled into view,
-// follow attribute and property changes, and fire token-select / head-select
-// on reader clicks. Scratch widgets with an author's own matrices show
+// follow attribute and property changes (view="rollout" with rollout-method
+// equal to the float64 rollout and flow of the engine's attention), and fire
+// token-select / head-select on reader clicks. Scratch widgets with an author's own matrices show
 // softmax(Q·Kᵀ/√d_k) equal to a naive double-precision computation here.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { after, before, test } from 'node:test';
 
 import { createEngine } from '../../dist/engine.js';
 import { assertHeadLines, headViewLines, newPage, openBrowser, resultsDir } from './browser.mjs';
+import { refFlow, refRollout } from '../node/rollout-reference.mjs';
 
 const modelsDir = fileURLToPath(new URL('../golden/models/', import.meta.url));
 const fixturesDir = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -160,6 +162,17 @@ test('attribute and property changes update the view; reader clicks fire token-s
   // Switching views through the attribute; an editable widget reruns on the reader's text.
   await page.evaluate(() => { document.getElementById('hostile').view = 'matrix'; });
   assert.equal(await page.evaluate(() => document.getElementById('hostile').viewElement.localName), 'matrix-view');
+  // The rollout view of the model's attention (all layers), then attention flow by the rollout-method attribute.
+  const truth = models[GPT].run('A truth, universally.');
+  const assertRolled = (heat, expected, what) => expected.forEach((row, q) => row.forEach((v, k) => assert.ok(Math.abs(heat.values[q * row.length + k] - v) < 1e-6, `${what} [${q}][${k}]`)));
+  await page.evaluate(() => { document.getElementById('hostile').view = 'rollout'; });
+  const rolled = await page.evaluate(() => document.getElementById('hostile').viewElement.heatModel());
+  assert.equal(rolled.title, 'Attention rollout over layers 1–2 (mean of all 12 heads, plus the residual)');
+  assertRolled(rolled, refRollout(truth.attentions), 'rollout');
+  await page.evaluate(() => document.getElementById('hostile').setAttribute('rollout-method', 'flow'));
+  const flowed = await page.evaluate(() => document.getElementById('hostile').viewElement.heatModel());
+  assert.match(flowed.title, /^Attention flow over layers 1–2 /);
+  assertRolled(flowed, refFlow(truth.attentions), 'flow');
   await page.evaluate(() => document.getElementById('hostile').setAttribute('editable', ''));
   const beforeEdit = await runs(page, 'hostile');
   await page.locator('#hostile textarea.text-a').fill('Emma.');
@@ -245,13 +258,13 @@ test('the embedding guide: every widget loads and draws, with no console error, 
     const { page, errors } = await newPage(gallery.browser);
     await page.goto(`${gallery.url}embed/`);
     const ids = await page.$$eval('attention-view', (widgets) => widgets.map((w) => w.id));
-    assert.deepEqual(ids, ['demo-head', 'demo-model', 'demo-matrix', 'demo-neuron', 'demo-scratch', 'demo-data']);
+    assert.deepEqual(ids, ['demo-head', 'demo-model', 'demo-matrix', 'demo-rollout', 'demo-neuron', 'demo-scratch', 'demo-data']);
     for (const id of ids) {
       await page.locator(`#${id}`).scrollIntoViewIfNeeded();
       await page.waitForFunction((i) => document.getElementById(i).dataset.state === 'ready', id, { timeout: 30000 });
     }
     const drawn = await page.evaluate(() => [...document.querySelectorAll('attention-view')].map((w) => w.viewElement?.localName));
-    assert.deepEqual(drawn, ['head-view', 'model-view', 'matrix-view', 'neuron-view', 'scratch-view', 'head-view']);
+    assert.deepEqual(drawn, ['head-view', 'model-view', 'matrix-view', 'rollout-view', 'neuron-view', 'scratch-view', 'head-view']);
     await page.waitForFunction(() => /Matches the tutorial's printed output/.test(document.getElementById('demo-scratch').shadowRoot.querySelector('#scratch-printed-check')?.textContent));
     await page.waitForFunction(() => document.getElementById('demo-neuron').viewElement.dataset.state === 'ready', null, { timeout: 20000 });
     await page.screenshot({ path: `${resultsDir}widget-gallery.png`, fullPage: true });
