@@ -6,18 +6,8 @@
 #include <string>
 
 #include "tensor/fast_exp.h"
-#include "tensor/ops.h"
 
 namespace attnplay {
-
-Matrix linear(const ConstMatrixRef& x, const ConstMatrixRef& w, const RowVector& bias) {
-  if (bias.size() == 0) return matmul(x, w);  // [T, out]
-  if (bias.size() != w.cols()) {
-    throw std::invalid_argument("linear: bias has " + std::to_string(bias.size()) + " entries for " +
-                                std::to_string(w.cols()) + " outputs");
-  }
-  return matmul_add_bias(x, w, bias);  // [T, out]
-}
 
 Matrix layer_norm(const ConstMatrixRef& x, const RowVector& gamma, const RowVector& beta, float eps) {
   if (gamma.size() != x.cols() || beta.size() != x.cols()) {

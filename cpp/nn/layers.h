@@ -1,14 +1,12 @@
-// The non-attention pieces of a transformer block: linear layers, layer and
-// RMS normalisation, GELU, SiLU and residual addition. Row-wise over [T, d] inputs.
-// Not here: attention (attention/), whole models (later: model/).
+// The non-attention pieces of a transformer block: layer and RMS
+// normalisation, GELU, SiLU and residual addition. Row-wise over [T, d] inputs.
+// Not here: linear layers (linear() on stored weights, tensor/weight.h),
+// attention (attention/), whole models (model/).
 #pragma once
 
 #include "tensor/tensor.h"
 
 namespace attnplay {
-
-// x·W + b. x [T, in], w [in, out], bias [out] (or empty) -> [T, out].
-Matrix linear(const ConstMatrixRef& x, const ConstMatrixRef& w, const RowVector& bias);
 
 // Per-row (x - mean) / sqrt(var + eps) * gamma + beta, with the biased
 // variance (as PyTorch's LayerNorm). x [T, d], gamma and beta [d].
