@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
 import { assertHeadLines, headViewLines, newPage, openBrowser, resultsDir } from './browser.mjs';
+import { randomAttention } from '../node/reference.mjs';
 import { refFlow, refRollout } from '../node/rollout-reference.mjs';
 
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
@@ -31,23 +32,6 @@ function cliAttention(model, text, extra = []) {
   return extra.length ? null : JSON.parse(r.stdout);
 }
 
-// Row-stochastic [L, H, T, K] from a small deterministic generator (no model needed).
-function randomAttention([layers, heads, t, k], seed, causal = false) {
-  const data = new Float32Array(layers * heads * t * k);
-  let s = seed >>> 0;
-  for (let row = 0; row < layers * heads * t; row += 1) {
-    const q = row % t;
-    let sum = 0;
-    for (let j = 0; j < k; j += 1) {
-      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-      const v = causal && j > q ? 0 : (s / 2 ** 32) ** 4;
-      data[row * k + j] = v;
-      sum += v;
-    }
-    for (let j = 0; j < k; j += 1) data[row * k + j] /= sum;
-  }
-  return data;
-}
 const nested = (data, [layers, heads, t, k], batch = false) => Array.from({ length: layers }, (_, l) => {
   const layer = Array.from({ length: heads }, (__, h) => Array.from({ length: t }, (___, q) => Array.from(data.subarray(((l * heads + h) * t + q) * k, ((l * heads + h) * t + q + 1) * k))));
   return batch ? [layer] : layer;

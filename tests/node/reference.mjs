@@ -89,3 +89,24 @@ export function randomHalfWeight(rand, dtype, rows, cols) {
   const values = Array.from({ length: rows }, (_, r) => Array.from(bits.subarray(r * cols, (r + 1) * cols), value));
   return { weight: { dtype, bits, shape: [rows, cols] }, values };
 }
+
+/**
+ * Row-stochastic attention [L, H, T, K] as a Float32Array, from a small seeded
+ * generator (no model needed); with `causal`, key j > query i is 0.
+ */
+export function randomAttention([layers, heads, t, k], seed, causal = false) {
+  const data = new Float32Array(layers * heads * t * k);
+  let s = seed >>> 0;
+  for (let row = 0; row < layers * heads * t; row += 1) {
+    const q = row % t;
+    let sum = 0;
+    for (let j = 0; j < k; j += 1) {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      const v = causal && j > q ? 0 : (s / 2 ** 32) ** 4;
+      data[row * k + j] = v;
+      sum += v;
+    }
+    for (let j = 0; j < k; j += 1) data[row * k + j] /= sum;
+  }
+  return data;
+}

@@ -10,24 +10,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { MAX_FLOW_WORK, attentionFlow, attentionRollout, residualAttention, rolledOut } from '../../web/rollout.js';
+import { randomAttention as randomRows } from './reference.mjs';
 import { refFlow, refRollout } from './rollout-reference.mjs';
 
-// Row-stochastic [L, H, T, T] (float32, as the views hold it) from a seeded generator.
+// Row-stochastic { data, shape: [L, H, T, T] } (float32, as the views hold it).
 function randomAttention([layers, heads, t], seed, causal) {
-  const data = new Float32Array(layers * heads * t * t);
-  let s = seed >>> 0;
-  for (let row = 0; row < layers * heads * t; row += 1) {
-    const q = row % t;
-    let sum = 0;
-    for (let k = 0; k < t; k += 1) {
-      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-      const v = causal && k > q ? 0 : (s / 2 ** 32) ** 3;
-      data[row * t + k] = v;
-      sum += v;
-    }
-    for (let k = 0; k < t; k += 1) data[row * t + k] /= sum;
-  }
-  return { data, shape: [layers, heads, t, t] };
+  const shape = [layers, heads, t, t];
+  return { data: randomRows(shape, seed, causal), shape };
 }
 
 function assertClose(actual, expected, tolerance, what) {
