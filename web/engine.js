@@ -610,8 +610,8 @@ function modelSources(source, pickleMessage) {
   throw new AttnplayError('loadModel: expected a base URL, { config, weights, tokenizer? } or a list of files');
 }
 
-// -> { name, size (bytes or null), and either bytes or stream }, or null for
-// an optional file that is absent.
+// -> { name, size (bytes or null), and either bytes or stream (with the
+// response that owns it) }, or null for an optional file that is absent.
 async function openSource(source, name, fetchImpl, optional, pickleMessage) {
   if (source == null) return null;
   if (typeof source === 'string') {
@@ -632,13 +632,16 @@ async function openSource(source, name, fetchImpl, optional, pickleMessage) {
       throw new AttnplayError(`cannot fetch ${source.href}: ${error.message}`);
     }
     if (!response.ok) {
+      await response.body?.cancel(); // an unread body would hold the connection
       if (optional && response.status === 404) return null;
       const hint = name === MODEL_FILES.weights ? ` (if the model only has pytorch_model.bin: ${pickleMessage('pytorch_model.bin')})` : '';
       throw new AttnplayError(`cannot fetch ${source.href}: HTTP ${response.status}${hint}`);
     }
     const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
     const length = Number(response.headers.get('content-length'));
-    return { name, size: !encoded && Number.isSafeInteger(length) && length >= 0 && response.headers.has('content-length') ? length : null, stream: response.body };
+    // `response` is kept: Node's fetch cancels the body of a Response that is
+    // garbage-collected before its body is read (the body then reads as empty).
+    return { name, size: !encoded && Number.isSafeInteger(length) && length >= 0 && response.headers.has('content-length') ? length : null, stream: response.body, response };
   }
   throw new AttnplayError(`${name}: expected an ArrayBuffer, typed array, Blob, URL or string`);
 }

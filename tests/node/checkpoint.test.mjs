@@ -3,10 +3,13 @@
 // weights: [...], index }), from a dropped folder's Files and from a folder
 // URL over HTTP (where model.safetensors is absent), and runs exactly as its
 // single file does (itself checked against PyTorch); inconsistent shards get
-// the core's messages; the shards' buffers are freed with the model.
+// the core's messages; the shards' buffers are freed with the model; a
+// garbage collection between opening a file and reading it loses nothing.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { after, before, test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 import { AttnplayError, createEngine } from '../../dist/engine.js';
 import { flat, golden, maxAbsDiff, modelFiles } from './model-golden.mjs';
@@ -109,4 +112,25 @@ test('inconsistent or missing shards are refused with the core\'s messages', asy
   await assert.rejects(engine.loadModel(baseUrl), /model-00003-of-00003.safetensors: HTTP 404/);
   await assert.rejects(engine.loadModel(new URL('../config-only/', baseUrl)), /model.safetensors nor model.safetensors.index.json: HTTP 404.*pytorch_model.bin/);
   assert.equal(engine.loadedModels(), 0);
+});
+
+test('a garbage collection while other files are still being fetched does not empty a fetched body', async () => {
+  // Node's fetch cancels the body of a Response that is collected unread: the
+  // engine must keep each Response until its body is read. Here every fetch
+  // but the first returns only after a full collection.
+  setFlagsFromString('--expose-gc');
+  const collectGarbage = runInNewContext('gc');
+  let fetches = 0;
+  const collectingFetch = async (url) => {
+    const response = await fetch(url);
+    if (fetches++ > 0) {
+      collectGarbage();
+      await new Promise((resolve) => setTimeout(resolve, 10)); // finalizers run
+    }
+    return response;
+  };
+  served.set(shards[2].name, shards[2].bytes); // the test above removed it
+  const model = await engine.loadModel(baseUrl, { fetch: collectingFetch });
+  await sameAsSingleFile(model);
+  model.dispose();
 });
