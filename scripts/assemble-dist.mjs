@@ -1,6 +1,7 @@
 // Assembles dist/, the static site any host can serve as is: the files of
 // web/, the WASM modules (under dist/wasm/: the single-threaded one from
-// build/wasm/ and the pthreads one from build/wasm-mt/), and the shipped
+// build/wasm/ and the pthreads one from build/wasm-mt/, without their
+// function-name sections), and the shipped
 // models of models/catalog.json that exist (under dist/models/, with
 // dist/models/index.json listing them for the model picker), and
 // attention-page.html, the one-file page template of the playground's
@@ -8,6 +9,7 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { pageTemplate, widgetBundle } from './make-page-template.mjs';
+import { withoutNameSection } from './wasm-names.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}dist`;
@@ -29,7 +31,11 @@ for (const file of wasmFiles) {
 rmSync(dist, { recursive: true, force: true });
 cpSync(`${root}web`, dist, { recursive: true });
 mkdirSync(`${dist}/wasm`, { recursive: true });
-for (const file of wasmFiles) cpSync(`${root}${file}`, `${dist}/wasm/${file.split('/').pop()}`);
+for (const file of wasmFiles) {
+  const target = `${dist}/wasm/${file.split('/').pop()}`;
+  if (file.endsWith('.wasm')) writeFileSync(target, withoutNameSection(readFileSync(`${root}${file}`)));
+  else cpSync(`${root}${file}`, target);
+}
 
 const catalog = JSON.parse(readFileSync(`${root}models/catalog.json`, 'utf8'));
 const shipped = catalog.filter(({ name }) => ['config.json', 'model.safetensors', 'tokenizer.json'].every((f) => existsSync(`${root}models/${name}/${f}`)));

@@ -1,12 +1,17 @@
 // Checks that the shipped WASM really computes with SIMD128: disassembles
-// dist/wasm/attnplay_core.wasm and attnplay_core_mt.wasm (the pthreads build)
-// with binaryen's wasm-dis and requires f32x4
-// arithmetic inside the hot functions (the build keeps function names).
+// build/wasm/attnplay_core.wasm and build/wasm-mt/attnplay_core_mt.wasm (the
+// build keeps function names) with binaryen's wasm-dis and requires f32x4
+// arithmetic inside the hot functions, then checks that the files under
+// dist/wasm/ are those binaries without their name section (WebAssembly's own
+// parser reads both; the code is the same bytes).
 // If a compiler flag or code change drops vectorization, this fails.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+
+import { withoutNameSection } from '../../scripts/wasm-names.mjs';
 
 /** Map of function name -> Set of f32x4 instructions it contains. */
 function simdByFunction(wasmPath) {
@@ -34,8 +39,11 @@ const HOT = {
   'attnplay::layer_norm\\28': ['f32x4.sub', 'f32x4.mul', 'f32x4.add'],
 };
 
-for (const build of ['attnplay_core', 'attnplay_core_mt']) test(`hot loops of ${build}.wasm contain f32x4 instructions`, () => {
-  const functions = simdByFunction(fileURLToPath(new URL(`../../dist/wasm/${build}.wasm`, import.meta.url)));
+const BUILDS = { attnplay_core: 'build/wasm', attnplay_core_mt: 'build/wasm-mt' };
+const path = (relative) => fileURLToPath(new URL(`../../${relative}`, import.meta.url));
+
+for (const [build, folder] of Object.entries(BUILDS)) test(`hot loops of ${build}.wasm contain f32x4 instructions`, () => {
+  const functions = simdByFunction(path(`${folder}/${build}.wasm`));
   assert.ok(functions.size > 100, 'the name section is missing: build with --profiling-funcs');
   for (const [prefix, required] of Object.entries(HOT)) {
     const matches = [...functions.entries()].filter(([name]) => name.startsWith(prefix));
@@ -43,4 +51,14 @@ for (const build of ['attnplay_core', 'attnplay_core_mt']) test(`hot loops of ${
     const ops = new Set(matches.flatMap(([, set]) => [...set]));
     for (const op of required) assert.ok(ops.has(op), `${prefix}… has no ${op}; found ${[...ops].join(', ') || 'no SIMD'}`);
   }
+});
+
+for (const [build, folder] of Object.entries(BUILDS)) test(`dist/wasm/${build}.wasm is the built module without function names`, () => {
+  const built = readFileSync(path(`${folder}/${build}.wasm`));
+  const shipped = readFileSync(path(`dist/wasm/${build}.wasm`));
+  assert.deepEqual(shipped, Buffer.from(withoutNameSection(built)));
+  assert.ok(shipped.length < built.length - 100_000, 'the name section was not removed');
+  const sections = (bytes) => WebAssembly.Module.customSections(new WebAssembly.Module(bytes), 'name').length;
+  assert.equal(sections(built), 1);
+  assert.equal(sections(shipped), 0);
 });
