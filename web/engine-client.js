@@ -19,7 +19,7 @@ export class EngineClient {
         return;
       }
       this.#pending.delete(data.id);
-      if (data.error) request.reject(new AttnplayError(data.error.message));
+      if (data.error) request.reject(Object.assign(new AttnplayError(data.error.message), { cancelled: data.error.name === 'AbortError' }));
       else request.resolve(data.result);
     };
     this.#worker.onerror = (event) => {
@@ -33,11 +33,12 @@ export class EngineClient {
     return this.#request(method, args);
   }
 
-  #request(method, args, onProgress = null) {
+  #request(method, args, onProgress = null, signal = null) {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject, onProgress });
       this.#worker.postMessage({ id, method, args });
+      signal?.addEventListener('abort', () => this.#worker.postMessage({ cancel: id }), { once: true });
     });
   }
 
@@ -52,10 +53,13 @@ export class EngineClient {
 
   /**
    * Loads a model into the worker under `key`. source: base URL of a model
-   * folder, or an array of Files (a dropped folder). onProgress({ file,
-   * loaded, total }). Resolves to { config, hasTokenizer }.
+   * folder, an array of Files (a dropped folder), or a hub model { hub, id,
+   * revision } (hub.js). onProgress({ file, loaded, total, files? }); an
+   * abort of `signal` cancels every download of the load (the promise then
+   * rejects with an error whose `cancelled` is true). Resolves to { config,
+   * hasTokenizer, fromCache, kept } (engine-worker.js).
    */
-  loadModel(key, source, onProgress) { return this.#request('loadModel', [key, source], onProgress); }
+  loadModel(key, source, onProgress, signal) { return this.#request('loadModel', [key, source], onProgress, signal); }
 
   /**
    * Runs the model on text: options { text, textB, topK, trace: { layer, head } }.

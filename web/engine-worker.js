@@ -1,11 +1,16 @@
 // Web Worker that owns the engine and the loaded models, so computation never
 // blocks the page. Protocol: { id, method, args } -> { id, result } |
 // { id, error: { name, message } }, plus { id, progress } while a model loads.
-// Typed arrays in results are transferred, not copied. Not here: any UI.
+// { cancel: id } aborts every download of that loadModel request. Typed arrays
+// in results are transferred, not copied. Not here: any UI.
+import { cachingFetch, DownloadProgress } from './download.js';
 import { createEngine } from './engine.js';
+import { openHubModel } from './hub.js';
 
 const enginePromise = createEngine();
 const models = new Map(); // key -> { model, tokenizer }
+const loads = new Map(); // request id -> AbortController of a loadModel in progress
+const PROGRESS_EVERY = 50; // ms between progress messages
 
 function transferables(value, found = new Set()) {
   if (ArrayBuffer.isView(value)) {
@@ -46,11 +51,36 @@ const METHODS = {
   gelu: (engine, spec) => engine.gelu(spec),
 
   /**
-   * source: a base URL string, or an array of Files; -> { config, hasTokenizer }.
-   * The model loaded before under `key` is replaced only once this one loads.
+   * source: a base URL string, an array of Files, or a hub model { hub, id,
+   * revision } (hub.js; its files are kept in Cache Storage, download.js).
+   * -> { config, hasTokenizer, fromCache (every file came from the cache),
+   * kept (the downloads were stored; false when the storage refused them) }.
+   * Progress: { loaded, total, file } (hub models: also files [{ name, size,
+   * loaded }]). The model loaded before under `key` is replaced only once this one loads.
    */
-  async loadModel(engine, key, source, report) {
-    const model = await engine.loadModel(source, { onProgress: report });
+  async loadModel(engine, key, source, report, signal) {
+    const hub = source !== null && typeof source === 'object' && typeof source.id === 'string';
+    const fetchImpl = cachingFetch({ signal, cacheName: hub ? undefined : null });
+    let last = 0;
+    const throttled = (progress) => {
+      const now = performance.now();
+      if (now - last < PROGRESS_EVERY && progress.loaded !== progress.total) return;
+      last = now;
+      report(progress);
+    };
+    let modelSource = source;
+    let onProgress = throttled;
+    if (hub) {
+      const opened = await openHubModel(source, { fetch: fetchImpl });
+      const tracker = new DownloadProgress(opened.files);
+      report(tracker.snapshot());
+      modelSource = opened.source;
+      onProgress = (progress) => {
+        tracker.update(progress);
+        throttled({ ...tracker.snapshot(), file: progress.file });
+      };
+    }
+    const model = await engine.loadModel(modelSource, { fetch: fetchImpl, onProgress });
     let tokenizer = null;
     try {
       tokenizer = model.tokenizerJson ? engine.loadTokenizer(model.tokenizerJson) : null;
@@ -60,7 +90,8 @@ const METHODS = {
     }
     METHODS.disposeModel(engine, key);
     models.set(key, { model, tokenizer });
-    return { config: model.config, hasTokenizer: tokenizer !== null };
+    const kept = await fetchImpl.stored().then(() => true, () => false);
+    return { config: model.config, hasTokenizer: tokenizer !== null, fromCache: hub && fetchImpl.fetched.length === 0, kept };
   },
 
   /** { text, textB, topK, trace } -> run result + predictions + milliseconds */
@@ -82,14 +113,25 @@ const METHODS = {
   },
 };
 
-self.onmessage = async ({ data: { id, method, args } }) => {
+self.onmessage = async ({ data }) => {
+  if (data.cancel !== undefined) {
+    loads.get(data.cancel)?.abort();
+    return;
+  }
+  const { id, method, args } = data;
+  const controller = new AbortController();
   try {
     if (!Object.hasOwn(METHODS, method)) throw new Error(`unknown engine method "${method}"`);
     const engine = await enginePromise;
     const report = (progress) => self.postMessage({ id, progress });
-    const result = await METHODS[method](engine, ...args, report);
+    if (method === 'loadModel') loads.set(id, controller);
+    const result = await METHODS[method](engine, ...args, report, controller.signal);
     self.postMessage({ id, result }, transferables(result));
   } catch (error) {
-    self.postMessage({ id, error: { name: error.name, message: error.message } });
+    const cancelled = controller.signal.aborted;
+    controller.abort(); // a failed load leaves no request running
+    self.postMessage({ id, error: { name: cancelled ? 'AbortError' : error.name, message: cancelled ? 'the download was cancelled' : error.message } });
+  } finally {
+    loads.delete(id);
   }
 };

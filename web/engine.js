@@ -301,7 +301,8 @@ export class Engine {
    *     (model.safetensors, or when that is not found a sharded checkpoint:
    *     model.safetensors.index.json and the shards it names);
    *   - { config, weights, tokenizer?, index? }, each an ArrayBuffer, typed
-   *     array, Blob/File, URL (fetched) or, for the JSON files, a string of
+   *     array, Blob/File, URL (fetched), a successful fetch Response whose
+   *     body is not read yet (hub.js) or, for the JSON files, a string of
    *     JSON; with index (model.safetensors.index.json), weights is the array
    *     of shards in the order of their file names (model-00001-of-0000N, ...);
    *   - an array or FileList of Files (a dropped folder), matched by name.
@@ -637,13 +638,19 @@ async function openSource(source, name, fetchImpl, optional, pickleMessage) {
       const hint = name === MODEL_FILES.weights ? ` (if the model only has pytorch_model.bin: ${pickleMessage('pytorch_model.bin')})` : '';
       throw new AttnplayError(`cannot fetch ${source.href}: HTTP ${response.status}${hint}`);
     }
-    const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
-    const length = Number(response.headers.get('content-length'));
-    // `response` is kept: Node's fetch cancels the body of a Response that is
-    // garbage-collected before its body is read (the body then reads as empty).
-    return { name, size: !encoded && Number.isSafeInteger(length) && length >= 0 && response.headers.has('content-length') ? length : null, stream: response.body, response };
+    return openedResponse(response, name);
   }
-  throw new AttnplayError(`${name}: expected an ArrayBuffer, typed array, Blob, URL or string`);
+  if (typeof Response !== 'undefined' && source instanceof Response) return openedResponse(source, name);
+  throw new AttnplayError(`${name}: expected an ArrayBuffer, typed array, Blob, URL, Response or string`);
+}
+
+// A successful response whose body is not read yet, opened as a source.
+function openedResponse(response, name) {
+  const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
+  const length = Number(response.headers.get('content-length'));
+  // `response` is kept: Node's fetch cancels the body of a Response that is
+  // garbage-collected before its body is read (the body then reads as empty).
+  return { name, size: !encoded && Number.isSafeInteger(length) && length >= 0 && response.headers.has('content-length') ? length : null, stream: response.body, response };
 }
 
 async function readAll(opened, onBytes) {
