@@ -38,7 +38,9 @@ export function cachingFetch({ signal, cacheName = MODEL_CACHE, fetch: fetchImpl
     get.fetched.push(key);
     if (cache && response.ok && response.status === 200) {
       // The copy is read as the original is; an aborted or failed body stores nothing.
-      writes.push((await cache).put(key, response.clone()));
+      const write = (await cache).put(key, response.clone());
+      write.catch(() => {}); // a cancelled load aborts its copies; stored() reports a refusal
+      writes.push(write);
     }
     return response;
   };

@@ -42,7 +42,7 @@ export class EngineClient {
     });
   }
 
-  /** { version, simd } of the loaded core. */
+  /** { version, simd, threads } of the loaded core (threads: 1 unless the page is cross-origin isolated). */
   info() { return this.call('info'); }
   attention(spec) { return this.call('attention', spec); }
   attend(spec) { return this.call('attend', spec); }

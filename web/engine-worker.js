@@ -42,7 +42,7 @@ function predictions(entry, result) {
 }
 
 const METHODS = {
-  info: (engine) => ({ version: engine.version, simd: engine.simd }),
+  info: (engine) => ({ version: engine.version, simd: engine.simd, threads: engine.threads }),
   attention: (engine, spec) => engine.attention(spec),
   attend: (engine, spec) => engine.attend(spec),
   parameterFreeAttention: (engine, spec) => engine.parameterFreeAttention(spec),
@@ -61,12 +61,18 @@ const METHODS = {
   async loadModel(engine, key, source, report, signal) {
     const hub = source !== null && typeof source === 'object' && typeof source.id === 'string';
     const fetchImpl = cachingFetch({ signal, cacheName: hub ? undefined : null });
+    // At most one progress message per PROGRESS_EVERY; the latest is always sent (a stalled download shows where it stalled).
     let last = 0;
+    let latest = null;
+    let timer = null;
+    const send = () => {
+      timer = null;
+      last = performance.now();
+      if (!signal.aborted) report(latest);
+    };
     const throttled = (progress) => {
-      const now = performance.now();
-      if (now - last < PROGRESS_EVERY && progress.loaded !== progress.total) return;
-      last = now;
-      report(progress);
+      latest = progress;
+      if (timer === null) timer = setTimeout(send, Math.max(0, last + PROGRESS_EVERY - performance.now()));
     };
     let modelSource = source;
     let onProgress = throttled;
