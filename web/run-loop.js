@@ -27,7 +27,7 @@ export function truncationText(raw, config) {
  * config: the model's config from loadModel; options: { topK? } (predictions).
  * Returns { raw (the engine's answer: tokens, attentions, predictions, ...),
  * result (what the views take: { tokens, attentions [L, H, T, T], texts,
- * causal, modelType }), note (truncationText) }. Throws an Error that says
+ * causal, modelType, kvHeads (key/value heads: fewer than heads with GQA) }), note (truncationText) }. Throws an Error that says
  * what went wrong, also for an empty text.
  */
 export async function runText(client, key, config, { text, textB = '' }, { topK } = {}) {
@@ -41,7 +41,7 @@ export async function runText(client, key, config, { text, textB = '' }, { topK 
   }
   return {
     raw,
-    result: { tokens: raw.tokens, attentions: raw.attentions, texts: pair ? [text, textB] : [text], causal: config.causal, modelType: config.modelType },
+    result: { tokens: raw.tokens, attentions: raw.attentions, texts: pair ? [text, textB] : [text], causal: config.causal, modelType: config.modelType, kvHeads: config.kvHeads },
     note: truncationText(raw, config),
   };
 }

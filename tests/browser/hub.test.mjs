@@ -110,7 +110,23 @@ test('the id field and the gallery open models; a Llama (GQA) model is drawn as 
   await page.waitForFunction((n) => Number(document.body.dataset.run ?? 0) > n && /^tiny\/llama ·/.test(document.querySelector('#engine-status').textContent), before, { timeout: 60000 });
   assert.match(await settledHash(page), /model=hf%3Atiny%2Fllama/);
   const text = await page.inputValue('#text-a');
-  assertDrawn(await page.evaluate(() => document.querySelector('head-view').lineModel()), await engineRun(FAMILY_MODELS['tiny/llama'], text), 0);
+  const llama = await engineRun(FAMILY_MODELS['tiny/llama'], text);
+  assertDrawn(await page.evaluate(() => document.querySelector('head-view').lineModel()), llama, 0);
+  // GQA: 4 query heads read 2 key/value heads, grouped behind "KV n" marks; each chip carries its sink score.
+  const chips = await page.$$eval('head-view .head-chip', (cs) => cs.map((c) => ({ kv: c.dataset.kv, sink: Number(c.dataset.sink), title: c.title })));
+  assert.deepEqual(chips.map((c) => c.kv), ['0', '0', '1', '1']);
+  assert.deepEqual(await page.$$eval('head-view .kv-mark', (ms) => ms.map((m) => m.textContent)), ['KV1', 'KV2']);
+  const [, H, T] = llama.attentions.shape;
+  chips.forEach((chip, head) => {
+    let sum = 0;
+    for (let q = 1; q < T; q += 1) sum += llama.attentions.data[(head * T + q) * T]; // layer 0
+    assert.ok(Math.abs(chip.sink - sum / (T - 1)) < 1e-4, `head ${head}: ${chip.sink} vs ${sum / (T - 1)}`);
+    assert.match(chip.title, new RegExp(`key/value head ${head < 2 ? 1 : 2} · sink ${Math.round((100 * sum) / (T - 1))}%`));
+  });
+  await page.click('[role=tab][data-view="model"]');
+  await page.waitForFunction(() => document.querySelectorAll('model-view .thumb-facts').length === 8 && document.querySelector('model-view .thumb-facts').textContent !== '');
+  assert.match(await page.textContent('model-view .model-thumb[data-layer="0"][data-head="3"] .thumb-facts'), /^KV2 · sink \d+%$/);
+  await page.click('[role=tab][data-view="head"]');
   // The bare id "gpt2" (no organisation), by the gallery's button, is fetched from the given hub.
   await page.click('#gallery button[data-model="hf:gpt2"]');
   await page.waitForFunction(() => /^gpt2 ·/.test(document.querySelector('#engine-status').textContent), null, { timeout: 60000 });
