@@ -42,7 +42,11 @@ export class EngineClient {
     });
   }
 
-  /** { version, simd, threads } of the loaded core (threads: 1 unless the page is cross-origin isolated). */
+  /**
+   * { version, simd, threads, memoryBytes } of the loaded core (threads: 1
+   * unless the page is cross-origin isolated; memoryBytes: the WASM memory's
+   * size, which never shrinks, so its peak so far).
+   */
   info() { return this.call('info'); }
   attention(spec) { return this.call('attention', spec); }
   attend(spec) { return this.call('attend', spec); }

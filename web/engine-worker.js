@@ -42,7 +42,7 @@ function predictions(entry, result) {
 }
 
 const METHODS = {
-  info: (engine) => ({ version: engine.version, simd: engine.simd, threads: engine.threads }),
+  info: (engine) => ({ version: engine.version, simd: engine.simd, threads: engine.threads, memoryBytes: engine.memoryBytes() }),
   attention: (engine, spec) => engine.attention(spec),
   attend: (engine, spec) => engine.attend(spec),
   parameterFreeAttention: (engine, spec) => engine.parameterFreeAttention(spec),

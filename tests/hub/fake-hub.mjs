@@ -9,9 +9,10 @@
 // models that exercise the loader's refusals: a pickle-only model, an
 // unsupported architecture, no tokenizer.json, a model too big for WASM
 // memory, one without CORS headers, and one whose weights stop halfway until
-// the test releases them (for Cancel). Every request is logged.
+// the test releases them (for Cancel). Every request is logged. Folders on
+// disk can be added as more models (the benchmark's 124M-parameter ones).
 // Not here: the tests themselves (tests/node/hub.test.mjs, tests/browser/hub.test.mjs).
-import { readFileSync } from 'node:fs';
+import { createReadStream, readFileSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 
@@ -99,15 +100,31 @@ function listen(handler) {
   });
 }
 
+// A model folder on disk, its files streamed when asked for: { files: { name: { path, length } } }.
+function folderRepository(dir) {
+  const files = {};
+  for (const name of readdirSync(dir)) files[name] = { path: `${dir}/${name}`, length: statSync(`${dir}/${name}`).size };
+  return { files, onDisk: true };
+}
+
+// Sends a file of a repository: bytes in memory, or a file on disk.
+function sendFile(res, repo, file) {
+  const entry = repo.files[file];
+  if (repo.onDisk) createReadStream(entry.path).pipe(res);
+  else res.end(entry);
+}
+
 /**
- * Starts the hub and its CDN on two free ports (two origins). Resolves to
+ * Starts the hub and its CDN on two free ports (two origins). options.folders:
+ * { id: directory } serves more models from disk. Resolves to
  * { hub, cdn (their base URLs), requests ([{ server: 'hub' | 'cdn', method,
  * path }] in arrival order), aborted (paths whose answer the client closed
  * before it was complete), release() (lets the held model's weights finish),
  * repos, close() }.
  */
-export async function startFakeHub() {
+export async function startFakeHub({ folders = {} } = {}) {
   const repos = repositories();
+  for (const [id, dir] of Object.entries(folders)) repos[id] = folderRepository(dir);
   const requests = [];
   const aborted = [];
   let releaseHeld;
@@ -142,7 +159,7 @@ export async function startFakeHub() {
       if (!res.destroyed) res.end(bytes.subarray(bytes.length >> 1));
       return;
     }
-    res.end(bytes);
+    sendFile(res, repo, match[2]);
   });
 
   const hub = await listen((req, res) => {
@@ -164,9 +181,9 @@ export async function startFakeHub() {
       res.writeHead(302, { ...headers, Location: `${cdn.url}/blobs/${match[1]}/${file}`, 'X-Linked-Size': String(size) }).end();
       return undefined;
     }
-    const bytes = repo.files[file];
-    res.writeHead(200, { ...headers, 'Content-Type': file.endsWith('.json') ? 'application/json' : 'application/octet-stream', 'Content-Length': String(bytes.length) });
-    res.end(req.method === 'HEAD' ? undefined : bytes);
+    res.writeHead(200, { ...headers, 'Content-Type': file.endsWith('.json') ? 'application/json' : 'application/octet-stream', 'Content-Length': String(repo.files[file].length) });
+    if (req.method === 'HEAD') res.end();
+    else sendFile(res, repo, file);
     return undefined;
   });
 
