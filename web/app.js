@@ -380,6 +380,15 @@ $('#model-url-form').addEventListener('submit', (event) => {
   const url = $('#model-url').value.trim();
   if (url) chooseModel(new URL(url, location.href).href);
 });
+const dropZone = $('#drop-zone');
+dropZone.addEventListener('dragover', (event) => { event.preventDefault(); dropZone.classList.add('dragging'); });
+dropZone.addEventListener('dragleave', () => dropZone.classList.remove('dragging'));
+dropZone.addEventListener('drop', async (event) => {
+  event.preventDefault();
+  dropZone.classList.remove('dragging');
+  const files = await droppedFiles(event.dataTransfer);
+  if (files.length) loadModel(OWN_MODEL, 'your model', files);
+});
 $('#forget-downloads').addEventListener('click', async () => {
   await forgetDownloads();
   await showDownloadsSize();

@@ -87,6 +87,7 @@ const METHODS = {
       };
     }
     const model = await engine.loadModel(modelSource, { fetch: fetchImpl, onProgress });
+    clearTimeout(timer); // loaded: no progress after the answer
     let tokenizer = null;
     try {
       tokenizer = model.tokenizerJson ? engine.loadTokenizer(model.tokenizerJson) : null;
@@ -126,11 +127,11 @@ self.onmessage = async ({ data }) => {
   }
   const { id, method, args } = data;
   const controller = new AbortController();
+  if (method === 'loadModel') loads.set(id, controller);
   try {
     if (!Object.hasOwn(METHODS, method)) throw new Error(`unknown engine method "${method}"`);
     const engine = await enginePromise;
     const report = (progress) => self.postMessage({ id, progress });
-    if (method === 'loadModel') loads.set(id, controller);
     const result = await METHODS[method](engine, ...args, report, controller.signal);
     self.postMessage({ id, result }, transferables(result));
   } catch (error) {

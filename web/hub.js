@@ -174,14 +174,17 @@ export async function openHubModel(ref, { fetch: fetchImpl = globalThis.fetch, m
   }
 }
 
+function parseJson(text, file, id) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HubError(`the ${file} of ${id} is not valid JSON`, 'files');
+  }
+}
+
 // The parsed config.json, or a HubError when it is not JSON or its architecture is not one the core runs.
 function checkConfig(text, ref) {
-  let config;
-  try {
-    config = JSON.parse(text);
-  } catch {
-    throw new HubError(`the config.json of ${ref.id} is not valid JSON`, 'files');
-  }
+  const config = parseJson(text, FILES.config, ref.id);
   const type = config?.model_type;
   if (!SUPPORTED_MODEL_TYPES.includes(type)) {
     const named = type ? `model_type "${String(type).slice(0, 60)}"` : 'no model_type';
@@ -194,12 +197,7 @@ function checkConfig(text, ref) {
 
 // The shard files an index names, in file-name order (the order Engine.loadModel takes them in).
 function shardNames(indexText, id) {
-  let index;
-  try {
-    index = JSON.parse(indexText);
-  } catch {
-    throw new HubError(`the ${FILES.index} of ${id} is not valid JSON`, 'files');
-  }
+  const index = parseJson(indexText, FILES.index, id);
   const map = index?.weight_map;
   if (!map || typeof map !== 'object' || Object.keys(map).length === 0) throw new HubError(`the ${FILES.index} of ${id} has no weight_map`, 'files');
   const names = [...new Set(Object.values(map))].sort();
