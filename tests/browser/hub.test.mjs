@@ -27,7 +27,7 @@ let session;
 let fake;
 let engine;
 before(async () => {
-  session = await openBrowser({ mounts: { '/fixtures/': fixturesDir } });
+  session = await openBrowser({ mounts: { '/fixtures/': fixturesDir, '/test-models/': modelsDir } });
   fake = await startFakeHub();
   engine = await createEngine();
 });
@@ -185,6 +185,33 @@ test('each failure says what happened', async () => {
     assert.match(await page.textContent('#engine-status'), /^austen-gpt ·/);
   }
   assert.deepEqual(errors.filter((e) => !NETWORK_NOISE.test(e)), []);
+  await page.close();
+});
+
+test('a model loaded from a URL stays in the link; the folder picker loads a folder', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await page.goto(`${session.url}#model=__own__`);
+  await page.waitForSelector('#engine-status[data-state="ready"]');
+  const url = `${session.url}test-models/${FAMILY_MODELS['tiny/mistral']}/`;
+  await page.fill('#model-url', url);
+  await page.click('#model-url-form button');
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  const hash = await settledHash(page);
+  assert.ok(hash.includes(`model=${encodeURIComponent(url)}`), hash);
+  // The link reopens it.
+  await page.goto('about:blank');
+  await page.goto(`${session.url}${hash}`);
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  assert.match(await page.textContent('#engine-status'), new RegExp(`^${FAMILY_MODELS['tiny/mistral']} ·`));
+  assert.equal(await page.inputValue('#model-url'), url);
+  // The folder picker (webkitdirectory): the files directly inside the chosen folder.
+  const before = await runs(page);
+  await page.setInputFiles('#model-folder', `${modelsDir}${FAMILY_MODELS['tiny/qwen3']}`);
+  await page.waitForFunction((n) => Number(document.body.dataset.run ?? 0) > n, before, { timeout: 60000 });
+  assert.match(await page.textContent('#engine-status'), new RegExp(`^${FAMILY_MODELS['tiny/qwen3']} ·`));
+  const text = await page.inputValue('#text-a');
+  assertDrawn(await page.evaluate(() => document.querySelector('head-view').lineModel()), await engineRun(FAMILY_MODELS['tiny/qwen3'], text), 0);
+  assert.deepEqual(errors, []);
   await page.close();
 });
 
