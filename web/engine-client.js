@@ -2,7 +2,7 @@
 // returns a Promise of what the Engine method of the same name returns.
 // One worker per page, shared by every view and widget (getEngineClient()).
 // Not here: the engine itself (engine.js), or any view logic.
-import { AttnplayError } from './engine.js';
+import { AttnplayError } from './errors.js';
 
 export class EngineClient {
   #worker;
