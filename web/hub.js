@@ -153,25 +153,32 @@ export async function openHubModel(ref, { fetch: fetchImpl = globalThis.fetch, m
           'Look on the hub for a revision or a copy of the model converted to safetensors', 'files');
       }
       const indexText = await indexResponse.text();
-      const names = shardNames(indexText, ref.id);
+      const index = parseJson(indexText, FILES.index, ref.id);
+      // The index says the checkpoint's size: a model too big is refused before any shard is asked for.
+      const declared = Number(index?.metadata?.total_size);
+      if (Number.isFinite(declared)) checkSize(ref, declared, null, maxBytes);
+      const names = shardNames(index, ref.id);
       const shards = await Promise.all(names.map((name) => get(name)));
       source = { config: configText, index: indexText, weights: shards, tokenizer };
       weightFiles = names.map((name, i) => ({ name, size: contentLength(shards[i]) }));
     }
     const files = [{ name: FILES.tokenizer, size: contentLength(tokenizer) }, ...weightFiles];
     const total = files.every((f) => f.size !== null) ? files.reduce((sum, f) => sum + f.size, 0) : null;
-    const weightBytes = weightFiles.reduce((sum, f) => sum + (f.size ?? 0), 0);
-    if (weightBytes > maxBytes) {
-      throw new HubError(`${ref.id} is too big for a browser: its weights are ${formatBytes(weightBytes)}` +
-        `${weightFiles.length > 1 ? ` in ${weightFiles.length} files` : ''}, and a page's WebAssembly memory holds at most 4 GiB ` +
-        `(the weights plus the work of a forward pass), so attnplay opens models up to ${formatBytes(maxBytes)}. ` +
-        'Pick a smaller model of the family', 'too-big');
-    }
+    checkSize(ref, weightFiles.reduce((sum, f) => sum + (f.size ?? 0), 0), weightFiles.length, maxBytes);
     return { source, files, total, config };
   } catch (error) {
     await Promise.all(open.map((response) => (response.bodyUsed ? null : response.body?.cancel().catch(() => {}))));
     throw error;
   }
+}
+
+// A HubError when the weights (`bytes`, in `files` files when known) are more than the WASM memory can hold.
+function checkSize(ref, bytes, files, maxBytes) {
+  if (bytes <= maxBytes) return;
+  throw new HubError(`${ref.id} is too big for a browser: its weights are ${formatBytes(bytes)}` +
+    `${files > 1 ? ` in ${files} files` : ''}, and a page's WebAssembly memory holds at most 4 GiB ` +
+    `(the weights plus the work of a forward pass), so attnplay opens models up to ${formatBytes(maxBytes)}. ` +
+    'Pick a smaller model of the family', 'too-big');
 }
 
 function parseJson(text, file, id) {
@@ -196,8 +203,7 @@ function checkConfig(text, ref) {
 }
 
 // The shard files an index names, in file-name order (the order Engine.loadModel takes them in).
-function shardNames(indexText, id) {
-  const index = parseJson(indexText, FILES.index, id);
+function shardNames(index, id) {
   const map = index?.weight_map;
   if (!map || typeof map !== 'object' || Object.keys(map).length === 0) throw new HubError(`the ${FILES.index} of ${id} has no weight_map`, 'files');
   const names = [...new Set(Object.values(map))].sort();

@@ -83,6 +83,9 @@ function repositories() {
   repos['tiny/pickle-only'] = { files: { 'config.json': gpt2['config.json'], 'tokenizer.json': gpt2['tokenizer.json'], 'pytorch_model.bin': Buffer.from('PK\x03\x04 not read') } };
   repos['tiny/no-tokenizer'] = { files: { 'config.json': gpt2['config.json'], 'model.safetensors': gpt2['model.safetensors'], 'tokenizer.model': Buffer.from('sentencepiece') } };
   repos['tiny/t5'] = { files: { 'config.json': Buffer.from(JSON.stringify({ model_type: 't5', architectures: ['T5ForConditionalGeneration'] })), 'model.safetensors': gpt2['model.safetensors'], 'tokenizer.json': gpt2['tokenizer.json'] } };
+  // A 7B-sized sharded checkpoint: the index says 15.2 GB; its shards do not exist (they must never be asked for).
+  const bigIndex = { metadata: { total_size: 15231233024 }, weight_map: Object.fromEntries([1, 2, 3, 4].map((i) => [`t${i}`, `model-0000${i}-of-00004.safetensors`])) };
+  repos['tiny/huge-sharded'] = { files: { 'config.json': gpt2['config.json'], 'tokenizer.json': gpt2['tokenizer.json'], 'model.safetensors.index.json': Buffer.from(JSON.stringify(bigIndex)) } };
   repos['tiny/huge'] = { files: { 'config.json': gpt2['config.json'], 'model.safetensors': null, 'tokenizer.json': gpt2['tokenizer.json'] }, huge: true };
   return repos;
 }

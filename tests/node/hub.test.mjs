@@ -118,6 +118,12 @@ test('a model bigger than the WASM memory allows is refused by its size, and its
   await waitFor(() => fake.aborted.includes('/blobs/tiny/huge/model.safetensors'));
 });
 
+test('a sharded model too big by its index is refused before any shard is asked for', async () => {
+  await assert.rejects(openHubModel(ref('tiny/huge-sharded')), { code: 'too-big', message: /tiny\/huge-sharded is too big for a browser: its weights are 15 GB/ });
+  const asked = requestsFor('tiny/huge-sharded').map((r) => r.path.split('/').pop()).sort();
+  assert.deepEqual(asked, ['config.json', 'model.safetensors', 'model.safetensors.index.json', 'tokenizer.json']);
+});
+
 test('gated, unknown and unreachable models get messages that name the cause', async () => {
   await assert.rejects(openHubModel(ref('tiny/gated')), { code: 'gated', message: /tiny\/gated is a gated model.*Sign in on http:\/\/localhost:\d+\/tiny\/gated, ask for access/ });
   await assert.rejects(openHubModel(ref('nobody/nothing')), { code: 'not-found', message: /no model nobody\/nothing on http:\/\/localhost:\d+ \(HTTP 404 for config\.json\): check the spelling/ });
