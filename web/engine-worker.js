@@ -27,7 +27,8 @@ function loaded(key) {
   return entry;
 }
 
-// Display strings of the top-k ids: [{ position, top: [{ id, display, probability }] }].
+// Display strings of the top-k ids: [{ position, top: [{ id, display, probability }] }]; an id past the
+// tokenizer's vocabulary (a padded embedding row) is shown as such.
 function predictions(entry, result) {
   if (!result.topK || !entry.tokenizer) return [];
   const [rows, k] = result.topK.shape;
@@ -36,7 +37,9 @@ function predictions(entry, result) {
     position,
     top: Array.from({ length: k }, (_, j) => {
       const id = result.topK.ids[r * k + j];
-      return { id, display: entry.tokenizer.display(id), probability: result.topK.probabilities[r * k + j] };
+      // A model's vocabulary may be padded past its tokenizer's (Qwen2.5: 151,936 rows, 151,665 tokens).
+      const display = id < entry.tokenizer.vocabSize ? entry.tokenizer.display(id) : `<no token: id ${id}>`;
+      return { id, display, probability: result.topK.probabilities[r * k + j] };
     }),
   }));
 }
