@@ -15,6 +15,8 @@ export interface AttentionResult {
   texts: string[];
   causal: boolean;
   modelType: string;
+  /** Key/value heads of the model (fewer than the heads with grouped-query attention); absent in data mode. */
+  kvHeads?: number;
 }
 
 /** An author's worked example for the scratch view. */
