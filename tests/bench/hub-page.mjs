@@ -33,6 +33,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 // Opens the page (default model first), then submits `id` and times the wait for its first attention.
 async function timeOpen(page, url, id) {
+  await page.goto('about:blank'); // a new document each time (the link alone would only change the hash)
   await page.goto(url);
   await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 120000 });
   await page.selectOption('#model-select', '__hub__');
