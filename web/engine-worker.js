@@ -8,7 +8,7 @@ import { createEngine } from './engine.js';
 import { openHubModel } from './hub.js';
 
 const enginePromise = createEngine();
-const models = new Map(); // key -> { model, tokenizer }
+const models = new Map(); // key -> Model
 const loads = new Map(); // request id -> AbortController of a loadModel in progress
 const PROGRESS_EVERY = 50; // ms between progress messages
 
@@ -22,25 +22,23 @@ function transferables(value, found = new Set()) {
 }
 
 function loaded(key) {
-  const entry = models.get(key);
-  if (!entry) throw new Error(`no model "${key}" is loaded`);
-  return entry;
+  const model = models.get(key);
+  if (!model) throw new Error(`no model "${key}" is loaded`);
+  return model;
 }
 
-// Display strings of the top-k ids: [{ position, top: [{ id, display, probability }] }]; an id past the
-// tokenizer's vocabulary (a padded embedding row) is shown as such.
-function predictions(entry, result) {
-  if (!result.topK || !entry.tokenizer) return [];
+// The run's top-k rows, named by the core: [{ position, top: [{ id, display, probability }] }].
+function predictions(result) {
+  if (!result.topK) return [];
   const [rows, k] = result.topK.shape;
   const positions = result.maskPositions?.length ? [...result.maskPositions] : [...Array(rows).keys()];
   return positions.map((position, r) => ({
     position,
-    top: Array.from({ length: k }, (_, j) => {
-      const id = result.topK.ids[r * k + j];
-      // A model's vocabulary may be padded past its tokenizer's (Qwen2.5: 151,936 rows, 151,665 tokens).
-      const display = id < entry.tokenizer.vocabSize ? entry.tokenizer.display(id) : `<no token: id ${id}>`;
-      return { id, display, probability: result.topK.probabilities[r * k + j] };
-    }),
+    top: Array.from({ length: k }, (_, j) => ({
+      id: result.topK.ids[r * k + j],
+      display: result.topK.displays[r * k + j],
+      probability: result.topK.probabilities[r * k + j],
+    })),
   }));
 }
 
@@ -91,33 +89,25 @@ const METHODS = {
     }
     const model = await engine.loadModel(modelSource, { fetch: fetchImpl, onProgress });
     clearTimeout(timer); // loaded: no progress after the answer
-    let tokenizer = null;
-    try {
-      tokenizer = model.tokenizerJson ? engine.loadTokenizer(model.tokenizerJson) : null;
-    } catch (error) {
-      model.dispose();
-      throw error;
-    }
     METHODS.disposeModel(engine, key);
-    models.set(key, { model, tokenizer });
+    models.set(key, model);
     const kept = await fetchImpl.stored().then(() => true, () => false);
-    return { config: model.config, hasTokenizer: tokenizer !== null, fromCache: hub && fetchImpl.fetched.length === 0, kept };
+    return { config: model.config, hasTokenizer: model.tokenizerJson !== null, fromCache: hub && fetchImpl.fetched.length === 0, kept };
   },
 
   /** { text, textB, topK, trace } -> run result + predictions + milliseconds */
   run(engine, key, options) {
-    const entry = loaded(key);
+    const model = loaded(key);
     const started = performance.now();
-    const result = entry.model.run(options.text, options);
+    const result = model.run(options.text, options);
     const ms = performance.now() - started;
-    return { ...result, predictions: predictions(entry, result), ms };
+    return { ...result, predictions: predictions(result), ms };
   },
 
-  analyzeHeads: (engine, key) => loaded(key).model.analyzeHeads(),
+  analyzeHeads: (engine, key) => loaded(key).analyzeHeads(),
 
   disposeModel(engine, key) {
-    models.get(key)?.model.dispose();
-    models.get(key)?.tokenizer?.dispose();
+    models.get(key)?.dispose();
     models.delete(key);
     return true;
   },

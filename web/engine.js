@@ -275,6 +275,8 @@ export class Model {
    *   tokens: [{ id, piece, display, start, end, byteStart, byteEnd, typeId, segment, special }]
    *     (start/end: UTF-16 offsets into the text of `segment`, 0 = text, 1 = textB, -1 = added);
    *   maskPositions: Int32Array (BERT: [MASK] tokens; topK rows follow them);
+   *   topK.displays (with options.topK): the display string of each top-k id, row by
+   *     row [N * k], named by the model's tokenizer as the tokens are;
    *   truncated, inputTokens: whether the text had more tokens than the model's positions.
    * options: { textB, trace: { layer, head }, topK, hiddenStates }.
    */

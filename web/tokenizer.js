@@ -1,7 +1,7 @@
-// Tokenizer: a tokenizer held by the WASM module, wrapping the bound C++
-// object that the engine creates (Engine.loadTokenizer and friends); and tokenObjects(), the
-// per-token objects of a model run. Never sees the WASM module itself.
-// Not here: loading tokenizer files (engine.js), the models.
+// Tokenizer: a tokenizer held by the WASM module, around the bound C++
+// object that the engine creates (Engine.loadTokenizer and friends); and
+// tokenObjects(), the per-token objects of a model run. Never sees the WASM
+// module itself. Not here: reading tokenizer files (engine.js), models.
 import { AttnplayError, unwrap } from './errors.js';
 import { utf8 } from './engine-inputs.js';
 
