@@ -3,7 +3,8 @@
 // build/wasm/ and the pthreads one from build/wasm-mt/, without their
 // function-name sections), and the shipped
 // models of models/catalog.json that exist (under dist/models/, with
-// dist/models/index.json listing them for the model picker), and
+// dist/models/index.json listing them for the model picker), the gallery of
+// suggested hub models (models/gallery.json), and
 // attention-page.html, the one-file page template of the playground's
 // "Download as a page" (scripts/make-page-template.mjs).
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -48,4 +49,5 @@ for (const { name } of shipped) {
 }
 writeFileSync(`${dist}/attention-page.html`, pageTemplate(await widgetBundle()));
 writeFileSync(`${dist}/models/index.json`, `${JSON.stringify(shipped, null, 2)}\n`);
+cpSync(`${root}models/gallery.json`, `${dist}/models/gallery.json`); // the page's suggested hub models
 console.log(`assemble-dist: dist/ is ready (models: ${shipped.map((m) => m.name).join(', ') || 'none yet'})`);

@@ -1,10 +1,23 @@
-// Static server for dist/ (the playground), on http://localhost:8080 or $PORT.
-// Also imported by the browser tests, which start it on a free port.
+// Static server for dist/ (the playground), on http://localhost:8080 or $PORT,
+// with the cross-origin isolation headers (COOP/COEP), so the page uses the
+// pthreads build; a plain static host without them keeps the single-threaded
+// build. Also imported by the browser tests, which start it on a free port.
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import sirv from 'sirv';
 
 const distDir = fileURLToPath(new URL('../dist', import.meta.url));
+
+/**
+ * The headers that make the page cross-origin isolated (SharedArrayBuffer,
+ * hence threads). COEP "credentialless" rather than "require-corp": files
+ * from other origins (the Hugging Face hub's CDN) still load through CORS,
+ * and no-cors requests are allowed (without credentials).
+ */
+export const ISOLATION_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'credentialless',
+};
 
 /**
  * Starts serving `root`; resolves to { server, url }. port 0 picks a free one.
@@ -40,8 +53,8 @@ export function startServer({ root = distDir, port = 8080, host = 'localhost', m
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const port = Number(process.env.PORT ?? 8080);
-  startServer({ port })
-    .then(({ url }) => console.log(`attnplay: serving the playground on ${url} (Ctrl+C to stop)`))
+  startServer({ port, headers: ISOLATION_HEADERS })
+    .then(({ url }) => console.log(`attnplay: serving the playground on ${url}, cross-origin isolated (threads on) (Ctrl+C to stop)`))
     .catch((error) => {
       console.error(`attnplay: cannot serve on port ${port}: ${error.message}`);
       process.exit(1);

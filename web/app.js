@@ -1,11 +1,14 @@
 // The playground page: wires the engine worker, the shared Store (kept in the
-// URL hash so a link restores the view), the model picker (shipped models or
-// the reader's own folder or URL), the text inputs (live, debounced), the
+// URL hash so a link restores the view), the model picker (shipped models, a
+// Hugging Face model by id with its download progress, Cancel and the
+// gallery of suggested models, or the reader's own folder or URL), the text inputs (live, debounced), the
 // views, the predictions panel, the status line and the exports.
 // Not here: computation (engine-worker.js), drawing (the *-view.js elements),
 // state encoding (state.js), file formats (export.js).
 import { getEngineClient } from './engine-client.js';
 import { h } from './dom.js';
+import { canKeepDownloads, downloadedSize, forgetDownloads } from './download.js';
+import { formatBytes, hubBase, hubReference, isHubReference, parseModelId } from './hub.js';
 import { attentionJson, download, toNpy } from './export.js';
 import { exportCaption, framedCanvas, framedSvg } from './export-frame.js';
 import { attentionPage } from './page-export.js';
@@ -38,13 +41,16 @@ const store = new Store(await stateOfLink(location.hash));
 const views = ['head-view', 'model-view', 'matrix-view', 'rollout-view', 'neuron-view', 'attention-table'].map((name) => $(name));
 const scratch = $('scratch-view');
 const controls = $('#controls');
-const OWN_MODEL = '__own__';
+const OWN_MODEL = '__own__'; // the menu's entry for a folder or URL of the reader's
+const HUB_MODEL = '__hub__'; // the menu's entry for a hub model by id
 
 let engineInfo = null;
-let model = null; // the model shown: { key (the menu's value), name, config }
+let model = null; // the model shown: { key (the state's model), hub (for hf: models), name, config }
 let result = null; // what the views show
 let lastRun = null; // the last run's raw result (predictions follow the locked token)
 let shipped = [];
+let gallery = []; // suggested hub models (models/gallery.json)
+let loading = null; // AbortController of the load in progress
 
 // ---- state <-> URL -------------------------------------------------------
 // The URL follows the state a moment after it settles (history.replaceState
@@ -143,7 +149,7 @@ store.subscribe((state, changed) => {
   if (changed.includes('view')) showView();
   if (changed.includes('theme')) applyTheme();
   if (changed.includes('text') || changed.includes('textB')) runs.schedule();
-  if (changed.includes('model')) selectModel(state.model);
+  if (changed.includes('model') || (changed.includes('hub') && isHubReference(state.model))) selectModel(state.model);
   if (changed.includes('step')) scratch.showStep(state.step - 1);
 });
 scratch.addEventListener('step-change', (event) => store.set({ step: event.detail.step + 1 }));
@@ -220,63 +226,159 @@ store.subscribe((state, changed) => {
 });
 
 // ---- models ------------------------------------------------------------------
-// key: the menu's value for this model (a shipped name, or OWN_MODEL).
+// key: the state's model for this load (a shipped name, hf:..., a URL, or OWN_MODEL for files).
 async function loadModel(key, name, source) {
+  loading?.abort(); // a newer choice replaces a load still downloading
+  const controller = new AbortController();
+  loading = controller;
   showModelError(null);
   const progress = $('#load-progress');
   progress.hidden = false;
   progress.value = 0;
+  $('#load-cancel').hidden = false;
   $('#load-label').textContent = `Loading ${name}…`;
+  const hub = isHubReference(key) ? store.state.hub : null;
   try {
     const loaded = await client.loadModel('model', source, (download) => {
+      if (controller.signal.aborted) return;
       if (download.total) progress.value = download.loaded / download.total;
       $('#load-label').textContent = loadingText(name, download);
-    });
+      showFiles(download.files);
+    }, controller.signal);
     if (!loaded.hasTokenizer) throw new Error(`${name} has no tokenizer.json, so it cannot read text`);
-    model = { key, name, config: loaded.config };
+    model = { key, hub, name, config: loaded.config };
     showModelNote(null);
     $('#text-b-label').hidden = loaded.config.causal;
-    $('#load-label').textContent = `${name}: ${loaded.config.modelType}, ${(loaded.config.parameters / 1e6).toFixed(1)}M parameters`;
+    const kept = !hub ? '' : loaded.fromCache ? ' · opened from this browser\'s copy, nothing downloaded'
+      : loaded.kept && canKeepDownloads() ? ' · kept in this browser' : ' · not kept (this browser refused to store it)';
+    $('#load-label').textContent = `${name}: ${loaded.config.modelType}, ${(loaded.config.parameters / 1e6).toFixed(1)}M parameters${kept}`;
     $('model-view').headScores = null; // the previous model's labels
     runs.runNow();
+    if (hub) showDownloadsSize();
     // After the first run is queued (the worker answers in order), so the first attention is not kept waiting.
     $('model-view').headScores = await client.analyzeHeads('model');
   } catch (error) {
-    showModelError(`Could not load ${name}: ${error.message}`);
+    if (loading !== controller && controller.signal.aborted) return; // replaced by a newer load, which reports itself
+    if (error.cancelled) showModelNote(`Download of ${name} cancelled.${model ? ` Still showing ${model.name}.` : ''}`);
+    else showModelError(`Could not load ${name}: ${error.message}`);
     $('#load-label').textContent = '';
     // The menu names the model still shown, not the one that failed.
     if (model) {
-      $('#model-select').value = model.key;
-      store.set({ model: model.key });
+      $('#model-select').value = menuValue(model.key);
+      store.set({ model: model.key, ...(model.hub ? { hub: model.hub } : {}) });
     }
   } finally {
-    progress.hidden = true;
+    if (loading === controller) {
+      loading = null;
+      progress.hidden = true;
+      $('#load-cancel').hidden = true;
+      showFiles(null);
+    }
   }
 }
+$('#load-cancel').addEventListener('click', () => loading?.abort());
+
+// Each file of a hub download with its own bar: "model.safetensors 120 of 269 MB".
+function showFiles(files) {
+  const list = $('#load-files');
+  list.hidden = !files?.length;
+  if (!files?.length) {
+    list.replaceChildren();
+    return;
+  }
+  list.replaceChildren(...files.map((file) => h('li', { 'data-file': file.name },
+    h('span', { class: 'file-name' }, file.name),
+    h('progress', { max: '1', value: String(file.size ? file.loaded / file.size : 0) }),
+    h('span', { class: 'file-bytes' }, `${formatBytes(file.loaded)}${file.size !== null ? ` of ${formatBytes(file.size)} (${Math.floor((100 * file.loaded) / (file.size || 1))}%)` : ''}`))));
+}
+
+/** The menu's entry for a model of the state: its own option when the menu has one, else "by id" or "your own". */
+function menuValue(key) {
+  if ([...$('#model-select').options].some((option) => option.value === key)) return key;
+  return isHubReference(key) ? HUB_MODEL : OWN_MODEL;
+}
+
+const isUrl = (name) => /^https?:\/\//.test(name);
 
 function selectModel(name) {
   const select = $('#model-select');
-  const own = name === OWN_MODEL || !shipped.some((m) => m.name === name);
-  select.value = own ? OWN_MODEL : name;
-  $('#own-model').hidden = !own;
-  if (!own && model?.key === name) return; // already shown (a failed load put the menu back)
-  if (!own) loadModel(name, name, new URL(`models/${name}/`, location.href).href);
-  else if (!model) {
-    // A link can name only the shipped models: say why nothing is shown, and offer the picker.
+  const isShipped = shipped.some((m) => m.name === name);
+  const hubModel = isHubReference(name);
+  select.value = menuValue(name);
+  $('#own-model').hidden = isShipped || hubModel;
+  $('#hub-model').hidden = !hubModel;
+  if (isShipped || hubModel || isUrl(name)) {
+    const hub = hubModel ? store.state.hub : null;
+    if (model?.key === name && model.hub === hub) return; // already shown (a failed load put the menu back)
+    if (isShipped) loadModel(name, name, new URL(`models/${name}/`, location.href).href);
+    else if (isUrl(name)) {
+      $('#model-url').value = name;
+      loadModel(name, name.replace(/\/$/, '').split('/').pop() || name, name);
+    } else openHubModel(name);
+    return;
+  }
+  if (!model) {
+    // A link to a model the page cannot open by itself: say why nothing is shown, and offer the picker.
     showModelNote(name === OWN_MODEL
       ? 'This link was made while your own model was open, and a link cannot carry a model\'s files. Load your model again below, or pick a shipped model from the menu.'
-      : `“${name}” is not one of the models this page ships (${shipped.map((m) => m.name).join(', ') || 'none found'}). Pick one from the menu, or load your own model below.`);
+      : `“${name}” is not one of the models this page ships (${shipped.map((m) => m.name).join(', ') || 'none found'}). Pick one from the menu, or load your own model below. A Hugging Face model is written hf:NAME in a link (hf:${name}).`);
   }
 }
 
-$('#model-select').addEventListener('change', (event) => store.set({ model: event.target.value }));
+function openHubModel(name) {
+  let ref;
+  try {
+    ref = parseModelId(name);
+    hubBase(store.state.hub);
+  } catch (error) {
+    showModelError(`Cannot open ${name}: ${error.message}.`);
+    return;
+  }
+  $('#hub-id').value = `${ref.id}${ref.revision === 'main' ? '' : `@${ref.revision}`}`;
+  $('#hub-address').textContent = hubBase(store.state.hub);
+  loadModel(name, ref.id, { hub: store.state.hub, ...ref });
+}
+
+$('#model-select').addEventListener('change', (event) => {
+  const value = event.target.value;
+  if (value === HUB_MODEL) { // the id field is where the choice is made
+    $('#own-model').hidden = true;
+    $('#hub-model').hidden = false;
+    $('#hub-address').textContent = hubBase(store.state.hub);
+    showDownloadsSize();
+    $('#hub-id').focus();
+  } else {
+    store.set({ model: value });
+  }
+});
+$('#hub-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const text = $('#hub-id').value.trim();
+  if (!text) return;
+  try {
+    chooseModel(hubReference(parseModelId(text)));
+  } catch (error) {
+    showModelError(`${error.message}.`);
+  }
+});
+// The state's model becomes `key`; choosing the model shown again retries it if it failed.
+function chooseModel(key) {
+  if (store.state.model === key) selectModel(key);
+  else store.set({ model: key });
+}
 $('#model-files').addEventListener('change', (event) => {
   if (event.target.files.length) loadModel(OWN_MODEL, 'your model', [...event.target.files]);
+});
+// A picked folder: the files directly inside it (webkitRelativePath "folder/config.json").
+$('#model-folder').addEventListener('change', (event) => {
+  const files = [...event.target.files].filter((file) => file.webkitRelativePath.split('/').length === 2);
+  const folder = event.target.files[0]?.webkitRelativePath.split('/')[0] ?? 'your model';
+  if (files.length) loadModel(OWN_MODEL, folder, files);
 });
 $('#model-url-form').addEventListener('submit', (event) => {
   event.preventDefault();
   const url = $('#model-url').value.trim();
-  if (url) loadModel(OWN_MODEL, url.replace(/\/$/, '').split('/').pop() || url, url);
+  if (url) chooseModel(new URL(url, location.href).href);
 });
 const dropZone = $('#drop-zone');
 dropZone.addEventListener('dragover', (event) => { event.preventDefault(); dropZone.classList.add('dragging'); });
@@ -286,6 +388,38 @@ dropZone.addEventListener('drop', async (event) => {
   dropZone.classList.remove('dragging');
   const files = await droppedFiles(event.dataTransfer);
   if (files.length) loadModel(OWN_MODEL, 'your model', files);
+});
+$('#forget-downloads').addEventListener('click', async () => {
+  await forgetDownloads();
+  await showDownloadsSize();
+  $('#run-note').textContent = 'Downloaded models forgotten: opening one downloads it again.';
+});
+
+/** The space the kept downloads take, beside "Forget downloaded models". */
+async function showDownloadsSize() {
+  if (!canKeepDownloads()) {
+    $('#keep-note').textContent = 'are not kept: this page is not served over https or from localhost, so the browser offers no storage for them';
+    $('#forget-downloads').hidden = true;
+    return;
+  }
+  const { files, bytes } = await downloadedSize();
+  $('#downloads-size').textContent = files ? `(${formatBytes(bytes)} in ${files} files kept)` : '(nothing kept yet)';
+  $('#forget-downloads').disabled = files === 0;
+}
+
+// The gallery of suggested real models: family, size and what to look at; a click opens one.
+function showGallery() {
+  $('#hub-suggestions').replaceChildren(...gallery.map((m) => h('option', { value: m.id })));
+  $('#gallery').replaceChildren(...gallery.map((m) => h('article', {},
+    h('h3', {}, m.id),
+    h('p', {}, `${m.family} · ${(m.parameters / 1e6).toFixed(0)}M parameters · ${m.dtype} · about ${formatBytes(m.bytes)} to download`),
+    h('p', {}, m.look),
+    h('p', { class: 'hint' }, m.measured ? '' : 'Head figures not yet measured by attnplay (what to look at is from the literature).'),
+    h('button', { type: 'button', 'data-model': hubReference({ id: m.id }) }, `Open ${m.id}`))));
+}
+$('#gallery').addEventListener('click', (event) => {
+  const button = event.target.closest('button[data-model]');
+  if (button) chooseModel(button.dataset.model);
 });
 
 // Files of a drop: plain files, or the files directly inside a dropped folder.
@@ -374,19 +508,27 @@ applyTheme();
 try {
   const started = performance.now();
   engineInfo = await client.info();
-  setStatus(`Engine loaded: attnplay core ${engineInfo.version}, WASM SIMD ${engineInfo.simd ? 'on' : 'off'}, ${(performance.now() - started).toFixed(0)} ms.`);
+  const threads = engineInfo.threads > 1 ? `${engineInfo.threads} threads (cross-origin isolated)` : 'one thread';
+  setStatus(`Engine loaded: attnplay core ${engineInfo.version}, WASM SIMD ${engineInfo.simd ? 'on' : 'off'}, ${threads}, ${(performance.now() - started).toFixed(0)} ms.`);
 } catch (error) {
   setStatus(`The engine could not start: ${error.message}`, 'error');
 }
-try {
-  const response = await fetch('models/index.json');
-  shipped = response.ok ? await response.json() : [];
-} catch {
-  shipped = [];
-}
+const readJson = async (path, fallback) => {
+  try {
+    const response = await fetch(path);
+    return response.ok ? await response.json() : fallback;
+  } catch {
+    return fallback;
+  }
+};
+[shipped, { models: gallery }] = await Promise.all([readJson('models/index.json', []), readJson('models/gallery.json', { models: [] })]);
 $('#model-select').replaceChildren(
   ...shipped.map((m) => h('option', { value: m.name, title: m.description }, m.name)),
+  h('optgroup', { label: 'Real models (downloaded from the Hugging Face hub)' },
+    ...gallery.map((m) => h('option', { value: hubReference({ id: m.id }), title: `${m.family}, about ${formatBytes(m.bytes)}` }, `${m.id} (${formatBytes(m.bytes)})`)),
+    h('option', { value: HUB_MODEL }, 'Any Hugging Face model by id…')),
   h('option', { value: OWN_MODEL }, 'Your own model…'),
 );
+showGallery();
 selectModel(store.state.model);
 if (linkProblem) $('#run-note').textContent = linkProblem;

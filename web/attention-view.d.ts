@@ -15,6 +15,8 @@ export interface AttentionResult {
   texts: string[];
   causal: boolean;
   modelType: string;
+  /** Key/value heads of the model (fewer than the heads with grouped-query attention); absent in data mode. */
+  kvHeads?: number;
 }
 
 /** An author's worked example for the scratch view. */
@@ -76,8 +78,10 @@ export interface HeadSelectDetail { layer: number; heads: number[] | null }
 export interface AttentionReadyDetail { tokens: string[]; layers: number; heads: number }
 
 export class AttentionView extends HTMLElement {
-  /** A shipped model's name or the URL of a Hugging Face model folder. */
+  /** A shipped model's name, hf:ORG/NAME[@revision] (a model on the hub), or the URL of a Hugging Face model folder. */
   model: string;
+  /** Where hf: models come from: https://huggingface.co unless set (a mirror). */
+  hub: string;
   text: string;
   textB: string;
   view: AttentionViewName;
@@ -108,6 +112,9 @@ export class AttentionView extends HTMLElement {
 
 /** URL of a model folder: a shipped name resolves next to the module, anything else against `base`. */
 export function modelFolderUrl(model: string, base?: string): string;
+
+/** What the engine worker loads for a model attribute: a folder URL, or a hub model { hub, id, revision }. */
+export function widgetModel(model: string, hub: string): { key: string; source: string | { hub: string; id: string; revision: string } };
 
 declare global {
   interface HTMLElementTagNameMap {

@@ -1,6 +1,7 @@
 // <attention-view>: the embeddable widget. One module an author loads with
 // <script type="module" src=".../attention-view.js">, then writes
-// <attention-view model="austen-gpt" text="..." view="head"></attention-view>.
+// <attention-view model="austen-gpt" text="..." view="head"></attention-view>
+// (or model="hf:ORG/NAME" for a model on the Hugging Face hub, hub.js).
 // It runs the model on the text in the page's shared engine worker and shows
 // one of the playground's views (head, model, matrix, rollout, neuron, scratch) inside
 // a shadow root, with its own styles (views.css, attention-view.css) so the
@@ -19,6 +20,7 @@ import { checkPreset, ScratchView } from './scratch-view.js';
 import { DEFAULT_STATE, Store, decodeState } from './state.js';
 import { DataMode } from './attention-data-mode.js';
 import { ROLLOUT_METHODS } from './rollout.js';
+import { isHubReference, parseModelId } from './hub.js';
 import { widgetStyles } from './widget-styles.js';
 import './head-view.js';
 import './matrix-view.js';
@@ -29,7 +31,7 @@ import './view-controls.js';
 
 const MODULE_URL = import.meta.url;
 const VIEW_ELEMENTS = { head: 'head-view', model: 'model-view', matrix: 'matrix-view', rollout: 'rollout-view', neuron: 'neuron-view', scratch: 'scratch-view' };
-const STATE_ATTRIBUTES = { model: 'model', text: 'text', 'text-b': 'textB', view: 'view', layer: 'layer', heads: 'heads', token: 'token', threshold: 'threshold', theme: 'theme' };
+const STATE_ATTRIBUTES = { model: 'model', hub: 'hub', text: 'text', 'text-b': 'textB', view: 'view', layer: 'layer', heads: 'heads', token: 'token', threshold: 'threshold', theme: 'theme' };
 const MATRIX_ATTRIBUTES = ['tokens', 'x', 'wq', 'wk', 'wv'];
 
 /**
@@ -43,27 +45,41 @@ export function modelFolderUrl(model, base = document.baseURI) {
   return url.endsWith('/') ? url : `${url}/`;
 }
 
-// The page's models, shared by every widget: folder URL -> Promise of the
-// load result ({ config, hasTokenizer }); the worker holds each under its
-// URL as key, loaded once and kept for the page's lifetime.
+/**
+ * What the worker loads for a `model` attribute: { key (the worker's name for
+ * it), source }. "hf:ORG/NAME@revision" is a model on the hub `hub`
+ * (hub.js); anything else is a folder (modelFolderUrl).
+ */
+export function widgetModel(model, hub) {
+  if (!isHubReference(model)) {
+    const url = modelFolderUrl(model);
+    return { key: url, source: url };
+  }
+  const ref = { hub, ...parseModelId(model) };
+  return { key: `${ref.hub} ${ref.id}@${ref.revision}`, source: ref };
+}
+
+// The page's models, shared by every widget: key (widgetModel) -> Promise of
+// the load result ({ config, hasTokenizer }); the worker holds each under its
+// key, loaded once and kept for the page's lifetime.
 const loadedModels = new Map();
 const headScores = new Map();
 
-function sharedModel(url, onProgress) {
-  if (!loadedModels.has(url)) {
-    const loading = getEngineClient().loadModel(url, url, onProgress).then((loaded) => {
+function sharedModel({ key, source }, onProgress) {
+  if (!loadedModels.has(key)) {
+    const loading = getEngineClient().loadModel(key, source, onProgress).then((loaded) => {
       if (!loaded.hasTokenizer) throw new Error('the model folder has no tokenizer.json, so it cannot read text');
       return loaded;
     });
-    loading.catch(() => loadedModels.delete(url)); // a failed load may be retried
-    loadedModels.set(url, loading);
+    loading.catch(() => loadedModels.delete(key)); // a failed load may be retried
+    loadedModels.set(key, loading);
   }
-  return loadedModels.get(url);
+  return loadedModels.get(key);
 }
 
-function sharedHeadScores(url) {
-  if (!headScores.has(url)) headScores.set(url, getEngineClient().analyzeHeads(url));
-  return headScores.get(url);
+function sharedHeadScores(key) {
+  if (!headScores.has(key)) headScores.set(key, getEngineClient().analyzeHeads(key));
+  return headScores.get(key);
 }
 
 /** Author matrices from attributes: JSON arrays; tokens may also be words separated by spaces. */
@@ -93,7 +109,7 @@ export class AttentionView extends HTMLElement {
   #intersection = null;
   #childObserver = null;
   #quiet = false; // true while a change is not the reader's (no events)
-  #model = null; // { url, config } of the loaded model
+  #model = null; // { key (widgetModel), config } of the loaded model
   #result = null;
   #runs = 0;
   #runLoop = new RunLoop(() => this.#runStep());
@@ -158,6 +174,9 @@ export class AttentionView extends HTMLElement {
   // ---- JS API: properties mirror the attributes; reading gives the current state.
   get model() { return this.getAttribute('model') ?? DEFAULT_STATE.model; }
   set model(value) { this.setAttribute('model', value); }
+  /** Where hf: models come from (default https://huggingface.co). */
+  get hub() { return this.#store.state.hub; }
+  set hub(value) { this.setAttribute('hub', value); }
   get text() { return this.#store.state.text; }
   set text(value) { this.setAttribute('text', value); }
   get textB() { return this.#store.state.textB; }
@@ -254,11 +273,11 @@ export class AttentionView extends HTMLElement {
       this.#applyLayout();
       this.#showView();
     }
-    if (changed.includes('model')) {
+    if (changed.includes('model') || changed.includes('hub')) {
       this.#model = null;
       this.#result = null;
     }
-    if (changed.some((key) => ['model', 'text', 'textB'].includes(key))) this.#scheduleRun(this.#quiet ? 0 : undefined);
+    if (changed.some((key) => ['model', 'hub', 'text', 'textB'].includes(key))) this.#scheduleRun(this.#quiet ? 0 : undefined);
     if (this.#quiet) return;
     // Reader's choices: the documented events.
     if (changed.includes('token')) {
@@ -310,7 +329,7 @@ export class AttentionView extends HTMLElement {
     }
     if (this.#result) element.result = this.#result;
     if (view === 'model' && this.#data.active) element.headScores = this.#data.headScores;
-    else if (view === 'model' && this.#model) sharedHeadScores(this.#model.url).then((scores) => { element.headScores = scores; }, () => {});
+    else if (view === 'model' && this.#model) sharedHeadScores(this.#model.key).then((scores) => { element.headScores = scores; }, () => {});
     if (!this.#model && !this.#data.active) this.#scheduleRun(0);
   }
 
@@ -401,24 +420,30 @@ export class AttentionView extends HTMLElement {
       await this.#showData();
       return;
     }
-    const { model: name, text, textB } = this.#store.state;
-    const url = modelFolderUrl(name);
-    if (this.#model?.url !== url) {
+    const { model: name, hub, text, textB } = this.#store.state;
+    let wanted;
+    try {
+      wanted = widgetModel(name, hub);
+    } catch (error) {
+      throw new Error(`Could not load the model ${name}: ${error.message}`);
+    }
+    if (this.#model?.key !== wanted.key) {
       this.#setStatus(`Loading ${name}…`, 'loading');
       let loaded;
       try {
-        loaded = await sharedModel(url, (download) => {
+        loaded = await sharedModel(wanted, (download) => {
           this.#status.textContent = loadingText(name, download);
         });
       } catch (error) {
         throw new Error(`Could not load the model ${name}: ${error.message}`);
       }
-      if (modelFolderUrl(this.#store.state.model) !== url) return; // the model changed meanwhile
-      this.#model = { url, config: loaded.config };
+      const { model: now, hub: nowHub } = this.#store.state;
+      if (now !== name || nowHub !== hub) return; // the model changed meanwhile
+      this.#model = { key: wanted.key, config: loaded.config };
       this.#applyLayout();
     }
     const { config } = this.#model;
-    const { raw: r, result, note } = await runText(getEngineClient(), url, config, { text, textB });
+    const { raw: r, result, note } = await runText(getEngineClient(), this.#model.key, config, { text, textB });
     this.#result = result;
     this.#runs += 1;
     this.dataset.runs = String(this.#runs);
@@ -448,7 +473,7 @@ export class AttentionView extends HTMLElement {
   async #trace(request) {
     if (!this.#model) return;
     try {
-      this.#views.get('neuron').trace = await traceHead(getEngineClient(), this.#model.url, this.#model.config, this.#store.state, request);
+      this.#views.get('neuron').trace = await traceHead(getEngineClient(), this.#model.key, this.#model.config, this.#store.state, request);
     } catch (error) {
       this.#setStatus(error.message, 'error');
     }

@@ -2,7 +2,7 @@
 // returns a Promise of what the Engine method of the same name returns.
 // One worker per page, shared by every view and widget (getEngineClient()).
 // Not here: the engine itself (engine.js), or any view logic.
-import { AttnplayError } from './engine.js';
+import { AttnplayError } from './errors.js';
 
 export class EngineClient {
   #worker;
@@ -19,7 +19,7 @@ export class EngineClient {
         return;
       }
       this.#pending.delete(data.id);
-      if (data.error) request.reject(new AttnplayError(data.error.message));
+      if (data.error) request.reject(Object.assign(new AttnplayError(data.error.message), { cancelled: data.error.name === 'AbortError' }));
       else request.resolve(data.result);
     };
     this.#worker.onerror = (event) => {
@@ -33,15 +33,20 @@ export class EngineClient {
     return this.#request(method, args);
   }
 
-  #request(method, args, onProgress = null) {
+  #request(method, args, onProgress = null, signal = null) {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject, onProgress });
       this.#worker.postMessage({ id, method, args });
+      signal?.addEventListener('abort', () => this.#worker.postMessage({ cancel: id }), { once: true });
     });
   }
 
-  /** { version, simd } of the loaded core. */
+  /**
+   * { version, simd, threads, memoryBytes } of the loaded core (threads: 1
+   * unless the page is cross-origin isolated; memoryBytes: the WASM memory's
+   * size, which never shrinks, so its peak so far).
+   */
   info() { return this.call('info'); }
   attention(spec) { return this.call('attention', spec); }
   attend(spec) { return this.call('attend', spec); }
@@ -52,10 +57,13 @@ export class EngineClient {
 
   /**
    * Loads a model into the worker under `key`. source: base URL of a model
-   * folder, or an array of Files (a dropped folder). onProgress({ file,
-   * loaded, total }). Resolves to { config, hasTokenizer }.
+   * folder, an array of Files (a dropped folder), or a hub model { hub, id,
+   * revision } (hub.js). onProgress({ file, loaded, total, files? }); an
+   * abort of `signal` cancels every download of the load (the promise then
+   * rejects with an error whose `cancelled` is true). Resolves to { config,
+   * hasTokenizer, fromCache, kept } (engine-worker.js).
    */
-  loadModel(key, source, onProgress) { return this.#request('loadModel', [key, source], onProgress); }
+  loadModel(key, source, onProgress, signal) { return this.#request('loadModel', [key, source], onProgress, signal); }
 
   /**
    * Runs the model on text: options { text, textB, topK, trace: { layer, head } }.

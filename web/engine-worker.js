@@ -1,11 +1,16 @@
 // Web Worker that owns the engine and the loaded models, so computation never
 // blocks the page. Protocol: { id, method, args } -> { id, result } |
 // { id, error: { name, message } }, plus { id, progress } while a model loads.
-// Typed arrays in results are transferred, not copied. Not here: any UI.
+// { cancel: id } aborts every download of that loadModel request. Typed arrays
+// in results are transferred, not copied. Not here: any UI.
+import { cachingFetch, DownloadProgress } from './download.js';
 import { createEngine } from './engine.js';
+import { openHubModel } from './hub.js';
 
 const enginePromise = createEngine();
-const models = new Map(); // key -> { model, tokenizer }
+const models = new Map(); // key -> Model
+const loads = new Map(); // request id -> AbortController of a loadModel in progress
+const PROGRESS_EVERY = 50; // ms between progress messages
 
 function transferables(value, found = new Set()) {
   if (ArrayBuffer.isView(value)) {
@@ -17,27 +22,28 @@ function transferables(value, found = new Set()) {
 }
 
 function loaded(key) {
-  const entry = models.get(key);
-  if (!entry) throw new Error(`no model "${key}" is loaded`);
-  return entry;
+  const model = models.get(key);
+  if (!model) throw new Error(`no model "${key}" is loaded`);
+  return model;
 }
 
-// Display strings of the top-k ids: [{ position, top: [{ id, display, probability }] }].
-function predictions(entry, result) {
-  if (!result.topK || !entry.tokenizer) return [];
+// The run's top-k rows, named by the core: [{ position, top: [{ id, display, probability }] }].
+function predictions(result) {
+  if (!result.topK) return [];
   const [rows, k] = result.topK.shape;
   const positions = result.maskPositions?.length ? [...result.maskPositions] : [...Array(rows).keys()];
   return positions.map((position, r) => ({
     position,
-    top: Array.from({ length: k }, (_, j) => {
-      const id = result.topK.ids[r * k + j];
-      return { id, display: entry.tokenizer.display(id), probability: result.topK.probabilities[r * k + j] };
-    }),
+    top: Array.from({ length: k }, (_, j) => ({
+      id: result.topK.ids[r * k + j],
+      display: result.topK.displays[r * k + j],
+      probability: result.topK.probabilities[r * k + j],
+    })),
   }));
 }
 
 const METHODS = {
-  info: (engine) => ({ version: engine.version, simd: engine.simd }),
+  info: (engine) => ({ version: engine.version, simd: engine.simd, threads: engine.threads, memoryBytes: engine.memoryBytes() }),
   attention: (engine, spec) => engine.attention(spec),
   attend: (engine, spec) => engine.attend(spec),
   parameterFreeAttention: (engine, spec) => engine.parameterFreeAttention(spec),
@@ -46,50 +52,86 @@ const METHODS = {
   gelu: (engine, spec) => engine.gelu(spec),
 
   /**
-   * source: a base URL string, or an array of Files; -> { config, hasTokenizer }.
-   * The model loaded before under `key` is replaced only once this one loads.
+   * source: a base URL string, an array of Files, or a hub model { hub, id,
+   * revision } (hub.js; its files are kept in Cache Storage, download.js).
+   * -> { config, hasTokenizer, fromCache (every file came from the cache),
+   * kept (the downloads were stored; false when the storage refused them) }.
+   * Progress: { loaded, total, file } (hub models: also files [{ name, size,
+   * loaded }]). The model loaded before under `key` is replaced only once this one loads.
    */
-  async loadModel(engine, key, source, report) {
-    const model = await engine.loadModel(source, { onProgress: report });
-    let tokenizer = null;
-    try {
-      tokenizer = model.tokenizerJson ? engine.loadTokenizer(model.tokenizerJson) : null;
-    } catch (error) {
-      model.dispose();
-      throw error;
+  async loadModel(engine, key, source, report, signal) {
+    const hub = source !== null && typeof source === 'object' && typeof source.id === 'string';
+    const fetchImpl = cachingFetch({ signal, cacheName: hub ? undefined : null });
+    // At most one progress message per PROGRESS_EVERY; the latest is always sent (a stalled download shows where it stalled).
+    let last = 0;
+    let latest = null;
+    let timer = null;
+    const send = () => {
+      timer = null;
+      last = performance.now();
+      if (!signal.aborted) report(latest);
+    };
+    const throttled = (progress) => {
+      latest = progress;
+      if (timer === null) timer = setTimeout(send, Math.max(0, last + PROGRESS_EVERY - performance.now()));
+    };
+    let modelSource = source;
+    let onProgress = throttled;
+    if (hub) {
+      const opened = await openHubModel(source, { fetch: fetchImpl });
+      const tracker = new DownloadProgress(opened.files);
+      report(tracker.snapshot());
+      modelSource = opened.source;
+      onProgress = (progress) => {
+        tracker.update(progress);
+        throttled({ ...tracker.snapshot(), file: progress.file });
+      };
     }
+    const model = await engine.loadModel(modelSource, { fetch: fetchImpl, onProgress });
+    clearTimeout(timer); // loaded: no progress after the answer
     METHODS.disposeModel(engine, key);
-    models.set(key, { model, tokenizer });
-    return { config: model.config, hasTokenizer: tokenizer !== null };
+    models.set(key, model);
+    const kept = await fetchImpl.stored().then(() => true, () => false);
+    return { config: model.config, hasTokenizer: model.tokenizerJson !== null, fromCache: hub && fetchImpl.fetched.length === 0, kept };
   },
 
   /** { text, textB, topK, trace } -> run result + predictions + milliseconds */
   run(engine, key, options) {
-    const entry = loaded(key);
+    const model = loaded(key);
     const started = performance.now();
-    const result = entry.model.run(options.text, options);
+    const result = model.run(options.text, options);
     const ms = performance.now() - started;
-    return { ...result, predictions: predictions(entry, result), ms };
+    return { ...result, predictions: predictions(result), ms };
   },
 
-  analyzeHeads: (engine, key) => loaded(key).model.analyzeHeads(),
+  analyzeHeads: (engine, key) => loaded(key).analyzeHeads(),
 
   disposeModel(engine, key) {
-    models.get(key)?.model.dispose();
-    models.get(key)?.tokenizer?.dispose();
+    models.get(key)?.dispose();
     models.delete(key);
     return true;
   },
 };
 
-self.onmessage = async ({ data: { id, method, args } }) => {
+self.onmessage = async ({ data }) => {
+  if (data.cancel !== undefined) {
+    loads.get(data.cancel)?.abort();
+    return;
+  }
+  const { id, method, args } = data;
+  const controller = new AbortController();
+  if (method === 'loadModel') loads.set(id, controller);
   try {
     if (!Object.hasOwn(METHODS, method)) throw new Error(`unknown engine method "${method}"`);
     const engine = await enginePromise;
     const report = (progress) => self.postMessage({ id, progress });
-    const result = await METHODS[method](engine, ...args, report);
+    const result = await METHODS[method](engine, ...args, report, controller.signal);
     self.postMessage({ id, result }, transferables(result));
   } catch (error) {
-    self.postMessage({ id, error: { name: error.name, message: error.message } });
+    const cancelled = controller.signal.aborted;
+    controller.abort(); // a failed load leaves no request running
+    self.postMessage({ id, error: { name: cancelled ? 'AbortError' : error.name, message: cancelled ? 'the download was cancelled' : error.message } });
+  } finally {
+    loads.delete(id);
   }
 };

@@ -1,176 +1,23 @@
 // The attnplay engine: the only module that touches the raw WASM module.
 // It loads the Emscripten build (wasm/attnplay_core.mjs next to this file, in
-// the browser, a worker or Node), converts inputs to the { data, shape }
-// matrices the bindings take, and turns binding errors into AttnplayError.
+// the browser, a worker or Node) and wraps its bindings: the Engine (attention
+// arithmetic, tokenizers, model loading into WASM memory) and the Model it
+// loads. Its helpers never touch the module: errors.js (AttnplayError),
+// engine-inputs.js (JS values -> the arrays the bindings take), tokenizer.js
+// (the Tokenizer around a bound C++ tokenizer), model-files.js (where model
+// files come from, and streaming them), node-support.js (running under Node).
 // Not here: drawing, page state, anything that knows about the DOM.
+import { AttnplayError, unwrap } from './errors.js';
+import { attentionSpec, int32Array, rightOperand, toMatrix, traceSpec, utf8 } from './engine-inputs.js';
+import { MODEL_FILES, openModelFiles, readAll, streamInto } from './model-files.js';
+import { importNode, installNodeWorkers, isNode } from './node-support.js';
+import { Tokenizer, tokenObjects } from './tokenizer.js';
 
-/** Error raised for invalid input or a failure inside the C++ core. */
-export class AttnplayError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = 'AttnplayError';
-  }
-}
+export { AttnplayError } from './errors.js';
+export { toMatrix, toRows } from './engine-inputs.js';
+export { Tokenizer } from './tokenizer.js';
 
-// Node's built-in modules, imported only when running under Node. The
-// specifier is not a literal so that browser bundlers (esbuild, Vite, webpack)
-// leave these imports alone instead of failing to resolve them.
-const importNode = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ `node:${name}`);
-
-const isNode = typeof process === 'object' && process.versions != null && process.versions.node != null;
-
-/**
- * A row-major float32 matrix as the core takes and returns it.
- * @typedef {{ data: Float32Array, shape: [number, number] }} Matrix
- */
-
-/** Accepts a Matrix or nested number arrays (rows) and returns a Matrix. */
-export function toMatrix(value, name = 'matrix') {
-  if (value && value.data && value.shape) {
-    return { data: value.data instanceof Float32Array ? value.data : Float32Array.from(value.data), shape: value.shape };
-  }
-  if (!Array.isArray(value) || value.length === 0 || !Array.isArray(value[0])) {
-    throw new AttnplayError(`${name}: expected { data, shape } or a non-empty array of rows`);
-  }
-  const rows = value.length;
-  const cols = value[0].length;
-  const data = new Float32Array(rows * cols);
-  value.forEach((row, r) => {
-    if (!Array.isArray(row) || row.length !== cols) {
-      throw new AttnplayError(`${name}: row ${r} does not have ${cols} numbers`);
-    }
-    data.set(row, r * cols);
-  });
-  return { data, shape: [rows, cols] };
-}
-
-/** Rows of a Matrix as plain arrays (for display and tests). */
-export function toRows(matrix) {
-  const [rows, cols] = matrix.shape;
-  return Array.from({ length: rows }, (_, r) => Array.from(matrix.data.subarray(r * cols, (r + 1) * cols)));
-}
-
-function unwrap(result) {
-  if (result && typeof result.error === 'string') throw new AttnplayError(result.error);
-  return result;
-}
-
-// A matmul's right-hand operand: a float32 matrix, or half-precision bit
-// patterns { dtype, bits, shape } passed as they are.
-function rightOperand(b) {
-  if (b && b.dtype !== undefined) return { dtype: b.dtype, bits: b.bits instanceof Uint16Array ? b.bits : Uint16Array.from(b.bits), shape: b.shape };
-  return toMatrix(b, 'b');
-}
-
-const MATRIX_KEYS = ['x', 'q', 'k', 'v', 'wq', 'wk', 'wv', 'wo'];
-
-function attentionSpec(spec) {
-  const out = { ...spec };
-  for (const key of MATRIX_KEYS) {
-    if (spec[key] !== undefined) out[key] = toMatrix(spec[key], key);
-  }
-  if (spec.keyMask !== undefined) out.keyMask = Uint8Array.from(spec.keyMask, (v) => (v ? 1 : 0));
-  return out;
-}
-
-const utf8Encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder();
-
-/** Text as UTF-8 bytes; a Uint8Array passes as it is (any bytes, even invalid UTF-8). */
-function utf8(text, name) {
-  if (text instanceof Uint8Array) return text;
-  if (typeof text !== 'string') throw new AttnplayError(`${name}: expected a string or a Uint8Array`);
-  return utf8Encoder.encode(text);
-}
-
-// Frees the C++ tokenizer of a Tokenizer that was garbage-collected without dispose().
-const tokenizerRegistry = typeof FinalizationRegistry === 'function'
-  ? new FinalizationRegistry((handle) => handle.delete()) : null;
-
-/**
- * A tokenizer held by the WASM module (GPT-2 byte-level BPE or BERT WordPiece).
- * Call dispose() when done (it is also freed when garbage-collected).
- */
-export class Tokenizer {
-  #handle;
-
-  constructor(handle) {
-    this.#handle = handle;
-    tokenizerRegistry?.register(this, handle, this);
-  }
-
-  #live() {
-    if (!this.#handle) throw new AttnplayError('tokenizer: used after dispose()');
-    return this.#handle;
-  }
-
-  /**
-   * Tokens of a text (or a pair of texts), the post-processor applied when addSpecialTokens.
-   * options: { pair?: string, addSpecialTokens = true, matchSpecialTokens = true }
-   * returns { ids: Int32Array, typeIds: Int32Array, segments: Int32Array (0 text, 1 pair, -1 added by the
-   *   post-processor), offsets: Uint32Array (byte [begin, end) pairs), utf16Offsets: Uint32Array (same in
-   *   string indices, for highlighting), special: Uint8Array, pieces: string[], displays: string[], length }
-   */
-  encode(text, { pair, addSpecialTokens = true, matchSpecialTokens = true } = {}) {
-    const result = unwrap(this.#live().encode(utf8(text, 'text'), pair === undefined || pair === null ? null : utf8(pair, 'pair'),
-      addSpecialTokens, matchSpecialTokens));
-    result.length = result.ids.length;
-    return result;
-  }
-
-  /** Ids only (fast path): Int32Array. options: { addSpecialTokens = true, matchSpecialTokens = true } */
-  encodeIds(text, { addSpecialTokens = true, matchSpecialTokens = true } = {}) {
-    return unwrap(this.#live().encodeIds(utf8(text, 'text'), addSpecialTokens, matchSpecialTokens));
-  }
-
-  /** Text of ids (invalid UTF-8 shown as U+FFFD; decodeBytes gives the exact bytes). */
-  decode(ids, { skipSpecialTokens = false } = {}) {
-    return utf8Decoder.decode(this.decodeBytes(ids, { skipSpecialTokens }));
-  }
-
-  /** Bytes of ids: Uint8Array. */
-  decodeBytes(ids, { skipSpecialTokens = false } = {}) {
-    return unwrap(this.#live().decode(Int32Array.from(ids), skipSpecialTokens));
-  }
-
-  /** Readable string of one vocabulary entry ("␣the", "##ing", "<0xF0>"); render it as text, never HTML. */
-  display(id) {
-    return unwrap(this.#live().display(id));
-  }
-
-  /** Id of a vocabulary piece, or null. */
-  tokenToId(piece) {
-    return this.#live().tokenToId(String(piece));
-  }
-
-  /** Vocabulary piece of an id, or null. */
-  idToToken(id) {
-    return this.#live().idToToken(id);
-  }
-
-  /** Number of ids (model vocabulary and added tokens). */
-  get vocabSize() {
-    return this.#live().vocabSize();
-  }
-
-  /** "BPE" or "WordPiece". */
-  get modelType() {
-    return this.#live().modelType();
-  }
-
-  /** Hugging Face tokenizer.json text of this tokenizer. */
-  toJson() {
-    return utf8Decoder.decode(unwrap(this.#live().toJson()));
-  }
-
-  /** Frees the C++ tokenizer. */
-  dispose() {
-    if (!this.#handle) return;
-    tokenizerRegistry?.unregister(this);
-    this.#handle.delete();
-    this.#handle = null;
-  }
-}
 
 export class Engine {
   #module;
@@ -301,7 +148,8 @@ export class Engine {
    *     (model.safetensors, or when that is not found a sharded checkpoint:
    *     model.safetensors.index.json and the shards it names);
    *   - { config, weights, tokenizer?, index? }, each an ArrayBuffer, typed
-   *     array, Blob/File, URL (fetched) or, for the JSON files, a string of
+   *     array, Blob/File, URL (fetched), a successful fetch Response whose
+   *     body is not read yet (hub.js) or, for the JSON files, a string of
    *     JSON; with index (model.safetensors.index.json), weights is the array
    *     of shards in the order of their file names (model-00001-of-0000N, ...);
    *   - an array or FileList of Files (a dropped folder), matched by name.
@@ -311,57 +159,29 @@ export class Engine {
    * The weights are streamed straight into WASM memory.
    */
   async loadModel(source, options = {}) {
-    const pickleMessage = (name) => this.#module.pickleCheckpointMessage(name);
-    const files = modelSources(source, pickleMessage);
-    const fetchImpl = options.fetch ?? globalThis.fetch;
-    const opened = {};
-    await Promise.all(['config', 'weights', 'tokenizer'].map(async (key) => {
-      // A folder URL's model.safetensors is absent when the checkpoint is sharded.
-      const optional = key === 'tokenizer' || (key === 'weights' && files.index instanceof URL);
-      opened[key] = await openSource(files[key], MODEL_FILES[key], fetchImpl, optional, pickleMessage);
-    }));
-    // The JSON files are small: read now, so that no response waits unread
-    // while the shards are looked up (progress is reported below).
-    const configBytes = await readAll(opened.config, () => {});
-    const tokenizerBytes = opened.tokenizer ? await readAll(opened.tokenizer, () => {}) : null;
-    // Sharded: the index names the shards (the core reads and checks it).
-    let index = null;
-    let shards = [opened.weights];
-    if (!opened.weights) {
-      const indexFile = await openSource(files.index, MODEL_FILES.index, fetchImpl, files.index instanceof URL, pickleMessage);
-      if (!indexFile) {
-        throw new AttnplayError(`cannot fetch ${files.weights.href} nor ${MODEL_FILES.index}: HTTP 404 ` +
-          `(if the model only has pytorch_model.bin: ${pickleMessage('pytorch_model.bin')})`);
-      }
-      index = await readText(indexFile, () => {});
-      const names = unwrap(this.#module.shardFiles(index));
-      shards = await Promise.all(names.map((name, i) => {
-        const src = files.shards instanceof Map ? files.shards.get(name)
-          : Array.isArray(files.shards) ? files.shards[i] : new URL(name, files.index);
-        if (src == null) throw new AttnplayError(`shard '${name}' is missing (${MODEL_FILES.index} places tensors in it)`);
-        return openSource(src, name, fetchImpl, false, pickleMessage);
-      }));
-    }
-    const sizes = [opened.config, opened.tokenizer, ...shards].filter(Boolean).map((o) => o.size);
-    const total = sizes.every((n) => n != null) ? sizes.reduce((a, b) => a + b, 0) : null;
+    const files = await openModelFiles(source, {
+      fetch: options.fetch ?? globalThis.fetch,
+      pickleMessage: (name) => this.#module.pickleCheckpointMessage(name),
+      shardNames: (index) => unwrap(this.#module.shardFiles(index)), // the core reads and checks the index
+    });
     let loaded = 0;
     const progress = (file) => (n) => {
       loaded += n;
-      options.onProgress?.({ file, loaded, total });
+      options.onProgress?.({ file, loaded, total: files.total });
     };
-    progress(MODEL_FILES.config)(configBytes.length);
-    const config = new TextDecoder().decode(configBytes);
-    if (tokenizerBytes) progress(MODEL_FILES.tokenizer)(tokenizerBytes.length);
-    const tokenizer = tokenizerBytes ? new TextDecoder().decode(tokenizerBytes) : null;
+    progress(MODEL_FILES.config)(files.config.length);
+    const config = utf8Decoder.decode(files.config);
+    if (files.tokenizer) progress(MODEL_FILES.tokenizer)(files.tokenizer.length);
+    const tokenizer = files.tokenizer ? utf8Decoder.decode(files.tokenizer) : null;
     const buffers = [];
     try {
-      for (const shard of shards) buffers.push({ name: shard.name, ...await this.#readIntoHeap(shard, progress(shard.name)) });
+      for (const shard of files.shards) buffers.push({ name: shard.name, ...await this.#readIntoHeap(shard, progress(shard.name)) });
     } catch (error) {
       for (const { address } of buffers) this.#module.freeBytes(address);
       throw error;
     }
     // loadModel owns the buffers from here on, and frees them.
-    const { handle, config: modelConfig } = unwrap(this.#module.loadModel(config, buffers, index, tokenizer));
+    const { handle, config: modelConfig } = unwrap(this.#module.loadModel(config, buffers, files.index, tokenizer));
     return new Model(this.#module, handle, modelConfig, tokenizer);
   }
 
@@ -375,30 +195,12 @@ export class Engine {
     const module = this.#module;
     if (opened.size == null) { // unknown length: gather first, then copy
       const bytes = await readAll(opened, onBytes);
-      return this.#readIntoHeap({ size: bytes.length, bytes }, () => {});
+      return this.#readIntoHeap({ name: opened.name, size: bytes.length, bytes }, () => {});
     }
     const { address } = unwrap(module.allocateBytes(opened.size));
     try {
-      if (opened.bytes) {
-        module.HEAPU8.set(opened.bytes, address);
-        onBytes(opened.bytes.length);
-        return { address, size: opened.size };
-      }
-      let offset = 0;
-      for (const reader = opened.stream.getReader(); ;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        if (offset + value.length > opened.size) {
-          await reader.cancel();
-          throw new AttnplayError(`${opened.name}: received more than the announced ${opened.size} bytes`);
-        }
-        module.HEAPU8.set(value, address + offset); // HEAPU8 re-read: memory may have grown meanwhile
-        offset += value.length;
-        onBytes(value.length);
-      }
-      if (offset !== opened.size) {
-        throw new AttnplayError(`${opened.name}: download ended after ${offset} of ${opened.size} bytes`);
-      }
+      // HEAPU8 re-read for each chunk: memory may have grown meanwhile.
+      await streamInto(opened, (chunk, offset) => module.HEAPU8.set(chunk, address + offset), onBytes);
       return { address, size: opened.size };
     } catch (error) {
       module.freeBytes(address);
@@ -421,10 +223,6 @@ export class Engine {
     return this.#module.count_emval_handles();
   }
 }
-
-const MODEL_FILES = {
-  config: 'config.json', weights: 'model.safetensors', index: 'model.safetensors.index.json', tokenizer: 'tokenizer.json',
-};
 
 /**
  * A loaded model (GPT-2, BERT, Llama, Mistral, Qwen2/3, GPT-NeoX). Holds WASM memory until dispose().
@@ -477,6 +275,8 @@ export class Model {
    *   tokens: [{ id, piece, display, start, end, byteStart, byteEnd, typeId, segment, special }]
    *     (start/end: UTF-16 offsets into the text of `segment`, 0 = text, 1 = textB, -1 = added);
    *   maskPositions: Int32Array (BERT: [MASK] tokens; topK rows follow them);
+   *   topK.displays (with options.topK): the display string of each top-k id, row by
+   *     row [N * k], named by the model's tokenizer as the tokens are;
    *   truncated, inputTokens: whether the text had more tokens than the model's positions.
    * options: { textB, trace: { layer, head }, topK, hiddenStates }.
    */
@@ -537,142 +337,6 @@ export class Model {
   }
 }
 
-function traceSpec({ layer, head }) {
-  if (!Number.isInteger(layer) || !Number.isInteger(head)) throw new AttnplayError('trace: expected { layer, head } integers');
-  return { layer, head };
-}
-
-// Parallel arrays of the bindings -> one object per token.
-function tokenObjects(t) {
-  return Array.from(t.ids, (id, i) => ({
-    id,
-    piece: t.pieces[i],
-    display: t.displays[i],
-    start: t.utf16Offsets[2 * i],
-    end: t.utf16Offsets[2 * i + 1],
-    byteStart: t.offsets[2 * i],
-    byteEnd: t.offsets[2 * i + 1],
-    typeId: t.typeIds[i],
-    segment: t.segments[i],
-    special: t.special[i] === 1,
-  }));
-}
-
-function int32Array(values, name) {
-  if (values == null || typeof values.length !== 'number') throw new AttnplayError(`${name}: expected an array of integers`);
-  const out = new Int32Array(values.length);
-  for (let i = 0; i < values.length; i += 1) {
-    const v = values[i];
-    if (!Number.isInteger(v) || v < -2147483648 || v > 2147483647) {
-      throw new AttnplayError(`${name}: ${String(v)} at index ${i} is not a 32-bit integer`);
-    }
-    out[i] = v;
-  }
-  return out;
-}
-
-// The model files of a loadModel() source: { config, weights, tokenizer? }
-// or, sharded, { config, index, shards, tokenizer? } (shards: a Map by file
-// name, an array in file-name order, or absent: next to the index URL). A
-// folder URL gives both weights and index; the index is read only when
-// model.safetensors is not found.
-function modelSources(source, pickleMessage) {
-  if (typeof source === 'string' || source instanceof URL) {
-    const base = new URL(String(source).endsWith('/') ? String(source) : `${source}/`, globalThis.location?.href);
-    return {
-      config: new URL(MODEL_FILES.config, base),
-      weights: new URL(MODEL_FILES.weights, base),
-      index: new URL(MODEL_FILES.index, base),
-      tokenizer: new URL(MODEL_FILES.tokenizer, base),
-    };
-  }
-  const isFileList = Array.isArray(source) || (typeof FileList !== 'undefined' && source instanceof FileList);
-  if (isFileList) {
-    const byName = new Map(Array.from(source, (file) => [file.name, file]));
-    const sharded = !byName.has(MODEL_FILES.weights) && byName.has(MODEL_FILES.index);
-    if (!byName.has(MODEL_FILES.weights) && !sharded && byName.has('pytorch_model.bin')) {
-      throw new AttnplayError(pickleMessage('pytorch_model.bin'));
-    }
-    for (const key of ['config', sharded ? 'index' : 'weights']) {
-      if (!byName.has(MODEL_FILES[key])) throw new AttnplayError(`${MODEL_FILES[key]} is missing from the given files`);
-    }
-    const tokenizer = byName.get(MODEL_FILES.tokenizer);
-    if (sharded) return { config: byName.get(MODEL_FILES.config), index: byName.get(MODEL_FILES.index), shards: byName, tokenizer };
-    return { config: byName.get(MODEL_FILES.config), weights: byName.get(MODEL_FILES.weights), tokenizer };
-  }
-  if (source && source.config != null && source.weights != null && source.index != null) {
-    if (!Array.isArray(source.weights)) throw new AttnplayError('loadModel: with an index, weights is the array of shards');
-    return { config: source.config, index: source.index, shards: source.weights, tokenizer: source.tokenizer };
-  }
-  if (source && source.config != null && source.weights != null) {
-    return { config: source.config, weights: source.weights, tokenizer: source.tokenizer };
-  }
-  throw new AttnplayError('loadModel: expected a base URL, { config, weights, tokenizer? } or a list of files');
-}
-
-// -> { name, size (bytes or null), and either bytes or stream (with the
-// response that owns it) }, or null for an optional file that is absent.
-async function openSource(source, name, fetchImpl, optional, pickleMessage) {
-  if (source == null) return null;
-  if (typeof source === 'string') {
-    const bytes = new TextEncoder().encode(source);
-    return { name, size: bytes.length, bytes };
-  }
-  if (source instanceof ArrayBuffer) return { name, size: source.byteLength, bytes: new Uint8Array(source) };
-  if (ArrayBuffer.isView(source)) {
-    const bytes = new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
-    return { name, size: bytes.length, bytes };
-  }
-  if (typeof Blob !== 'undefined' && source instanceof Blob) return { name, size: source.size, stream: source.stream() };
-  if (source instanceof URL) {
-    let response;
-    try {
-      response = await fetchImpl(source);
-    } catch (error) {
-      throw new AttnplayError(`cannot fetch ${source.href}: ${error.message}`);
-    }
-    if (!response.ok) {
-      await response.body?.cancel(); // an unread body would hold the connection
-      if (optional && response.status === 404) return null;
-      const hint = name === MODEL_FILES.weights ? ` (if the model only has pytorch_model.bin: ${pickleMessage('pytorch_model.bin')})` : '';
-      throw new AttnplayError(`cannot fetch ${source.href}: HTTP ${response.status}${hint}`);
-    }
-    const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
-    const length = Number(response.headers.get('content-length'));
-    // `response` is kept: Node's fetch cancels the body of a Response that is
-    // garbage-collected before its body is read (the body then reads as empty).
-    return { name, size: !encoded && Number.isSafeInteger(length) && length >= 0 && response.headers.has('content-length') ? length : null, stream: response.body, response };
-  }
-  throw new AttnplayError(`${name}: expected an ArrayBuffer, typed array, Blob, URL or string`);
-}
-
-async function readAll(opened, onBytes) {
-  if (opened.bytes) {
-    onBytes(opened.bytes.length);
-    return opened.bytes;
-  }
-  const chunks = [];
-  let length = 0;
-  for (const reader = opened.stream.getReader(); ;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    length += value.length;
-    onBytes(value.length);
-  }
-  const bytes = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return bytes;
-}
-
-async function readText(opened, onBytes) {
-  return new TextDecoder().decode(await readAll(opened, onBytes));
-}
-
 /**
  * Loads the WASM module and returns an Engine.
  * options.threads: 'auto' (default) loads the pthreads build when the page is
@@ -702,53 +366,4 @@ export async function createEngine(options = {}) {
   // The pool's workers must not keep a Node process alive once it is done.
   if (nodeWorkers) for (const worker of nodeWorkers) worker.unref();
   return new Engine(module);
-}
-
-/**
- * Node 20 has no Web Worker and no navigator; the pthreads build starts its
- * workers with new Worker(url) and sizes its pool from
- * navigator.hardwareConcurrency. Installs a minimal Worker on top of
- * worker_threads and that navigator field (once), and returns the list of
- * workers it creates.
- */
-async function installNodeWorkers() {
-  if (globalThis.Worker?.attnplayNodeWorkers) return globalThis.Worker.attnplayNodeWorkers;
-  const threads = await importNode('worker_threads');
-  const os = await importNode('os');
-  globalThis.navigator ??= { hardwareConcurrency: os.availableParallelism() };
-  // Runs inside the worker thread: gives the Emscripten worker script the
-  // self/postMessage/onmessage it expects, then loads it.
-  const bootstrap = `
-    const { parentPort, workerData } = require('node:worker_threads');
-    globalThis.self = globalThis;
-    globalThis.postMessage = (message, transfer) => parentPort.postMessage(message, transfer);
-    const early = [];
-    let loaded = false;
-    parentPort.on('message', (data) => (loaded ? self.onmessage({ data }) : early.push(data)));
-    import(workerData.url).then(() => {
-      loaded = true;
-      for (const data of early) self.onmessage({ data });
-    });`;
-  const created = [];
-  class NodeWorker {
-    #thread;
-    constructor(url) {
-      this.#thread = new threads.Worker(bootstrap, { eval: true, workerData: { url: String(url) } });
-      this.#thread.on('message', (data) => this.onmessage?.({ data }));
-      this.#thread.on('error', (error) => this.onerror?.(error));
-      created.push(this);
-    }
-    postMessage(message, transfer) {
-      this.#thread.postMessage(message, transfer);
-    }
-    terminate() {
-      return this.#thread.terminate();
-    }
-    unref() {
-      this.#thread.unref();
-    }
-    static attnplayNodeWorkers = created;
-  }
-  globalThis.Worker = NodeWorker;
-  return created;
 }

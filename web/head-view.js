@@ -16,6 +16,7 @@
 // redraws stay within a frame at 512 tokens x 12 heads.
 // Not here: the controls shared by all views (layer, threshold, ...), the
 // data transforms (attention-data.js).
+import { kvGroup, kvHeadOf, sharesKeyValues, sinkScore, sinkText } from './head-facts.js';
 import { StoreBound } from './store-bound.js';
 import { prepareMaps } from './attention-data.js';
 import { h } from './dom.js';
@@ -221,15 +222,26 @@ export class HeadView extends StoreBound {
     const count = this.#result.attentions.shape[1];
     const active = new Set(this.#heads);
     const setHeads = (heads) => this.store.set({ heads: heads.length === count ? null : heads });
-    this.#chips.replaceChildren(...Array.from({ length: count }, (_, head) => h('button', {
-      type: 'button',
-      class: 'head-chip',
-      style: `--chip: ${headColour(head)}`,
-      'aria-pressed': String(active.has(head)),
-      title: `Head ${head + 1}: click to toggle, double-click to show only this head`,
-      onclick: () => setHeads(active.has(head) ? this.#heads.filter((x) => x !== head) : [...this.#heads, head].sort((a, b) => a - b)),
-      ondblclick: () => setHeads([head]),
-    }, String(head + 1))));
+    // Heads that share a key/value head (GQA) are grouped behind a "KV n" mark; each chip's title gives its sink score.
+    const { kvHeads } = this.#result;
+    const grouped = sharesKeyValues(count, kvHeads);
+    const layer = this.store.state.layer;
+    this.#chips.replaceChildren(...Array.from({ length: count }, (_, head) => {
+      const sink = sinkScore(this.#result.attentions, layer, head);
+      const chip = h('button', {
+        type: 'button',
+        class: 'head-chip',
+        style: `--chip: ${headColour(head)}`,
+        'aria-pressed': String(active.has(head)),
+        dataset: { sink: sink === null ? '' : sink.toFixed(4), ...(grouped ? { kv: String(kvHeadOf(head, count, kvHeads)) } : {}) },
+        title: [`Head ${head + 1}`, grouped ? `key/value head ${kvHeadOf(head, count, kvHeads) + 1}` : '', sinkText(sink),
+          'click to toggle, double-click to show only this head'].filter(Boolean).join(' · '),
+        onclick: () => setHeads(active.has(head) ? this.#heads.filter((x) => x !== head) : [...this.#heads, head].sort((a, b) => a - b)),
+        ondblclick: () => setHeads([head]),
+      }, String(head + 1));
+      const first = grouped && kvGroup(head, count, kvHeads)[0] === head;
+      return first ? [h('span', { class: 'kv-mark', title: `Query heads ${kvGroup(head, count, kvHeads).map((x) => x + 1).join(', ')} share key/value head ${kvHeadOf(head, count, kvHeads) + 1}` }, `KV${kvHeadOf(head, count, kvHeads) + 1}`), chip] : [chip];
+    }).flat());
   }
 
   #y(index) { return 8 + (index + 0.5) * this.#layout.rowHeight; }

@@ -12,6 +12,7 @@
 // coloured relative to each head's largest block, so 12 x 12 heads at 128
 // tokens build in a few tens of milliseconds.
 // Not here: the head-pattern scores (computed by the core), the head view.
+import { kvGroup, kvHeadOf, sharesKeyValues, sinkScore, sinkText } from './head-facts.js';
 import { StoreBound } from './store-bound.js';
 import { prepareMaps } from './attention-data.js';
 import { h } from './dom.js';
@@ -194,6 +195,14 @@ export class ModelView extends StoreBound {
       const prepared = prepareMaps(this.#result, { ...state, layer }, allHeads);
       for (const { head, map } of prepared.maps) this.#drawThumbnail(this.#thumbs[layer * heads + head], map, scores.get(`${layer}.${head}`), blocks);
     }
+    // Beside each caption: its key/value head when heads share them (GQA), and its attention-sink score on this text.
+    const { kvHeads } = this.#result;
+    for (const thumb of this.#thumbs) {
+      thumb.sink = sinkScore(this.#result.attentions, thumb.layer, thumb.head);
+      const kv = sharesKeyValues(heads, kvHeads) ? `KV${kvHeadOf(thumb.head, heads, kvHeads) + 1}` : '';
+      thumb.facts.textContent = [kv, sinkText(thumb.sink)].filter(Boolean).join(' · ');
+      thumb.button.title = this.#describe(thumb, scores.get(`${thumb.layer}.${thumb.head}`));
+    }
     // One badge per row: every thumbnail keeps room for the most labels any head has.
     this.#grid.style.setProperty('--badge-rows', String(Math.max(0, ...this.#thumbs.map((t) => t.labels.length))));
     this.#renderLegend();
@@ -246,6 +255,7 @@ export class ModelView extends StoreBound {
       for (let head = 0; head < heads; head += 1) {
         const canvas = h('canvas', { 'aria-hidden': 'true' });
         const badges = h('span', { class: 'thumb-badges' });
+        const facts = h('span', { class: 'thumb-facts' });
         const button = h('button', {
           type: 'button',
           class: 'model-thumb',
@@ -253,8 +263,8 @@ export class ModelView extends StoreBound {
           style: `--head: ${headColour(head)}`,
           dataset: { layer: String(layer), head: String(head) },
           onclick: () => this.store.set({ view: 'head', layer, heads: [head] }),
-        }, canvas, h('span', { class: 'thumb-caption' }, `L${layer + 1} H${head + 1}`), badges);
-        this.#thumbs.push({ layer, head, labels: [], shape: [0, 0], values: new Float32Array(0), scaleMax: 1, button, canvas, badges });
+        }, canvas, h('span', { class: 'thumb-caption' }, `L${layer + 1} H${head + 1}`), facts, badges);
+        this.#thumbs.push({ layer, head, labels: [], shape: [0, 0], values: new Float32Array(0), scaleMax: 1, button, canvas, badges, facts, sink: null });
         children.push(button);
       }
     }
@@ -319,11 +329,16 @@ export class ModelView extends StoreBound {
     Object.assign(thumb, { labels, shape: [br, bc], values, scaleMax });
     thumb.badges.replaceChildren(...labels.map((label) => h('span', { class: 'head-badge' }, label)));
     thumb.button.setAttribute('aria-label', `Layer ${thumb.layer + 1}, head ${thumb.head + 1}${labels.length ? `: ${labels.join(', ')}` : ''}. Open in the head view.`);
-    thumb.button.title = this.#describe(thumb, score);
   }
 
-  #describe({ layer, head, labels }, score) {
+  #describe({ layer, head, labels, sink }, score) {
     const lines = [`Layer ${layer + 1}, head ${head + 1}${labels.length ? `: ${labels.join(', ')}` : ''}`];
+    const [, heads] = this.#result.attentions.shape;
+    const { kvHeads } = this.#result;
+    if (sharesKeyValues(heads, kvHeads)) {
+      lines.push(`Reads key/value head ${kvHeadOf(head, heads, kvHeads) + 1} of ${kvHeads}, with heads ${kvGroup(head, heads, kvHeads).map((x) => x + 1).join(', ')}`);
+    }
+    if (sink !== null && sink !== undefined) lines.push(`Attention sink: ${Math.round(sink * 100)}% of the later tokens' weight is on the first token`);
     if (score) lines.push(SCORE_NAMES.filter((name) => typeof score[name] === 'number').map((name) => `${name} ${score[name].toFixed(2)}`).join(', '));
     return lines.join('\n');
   }

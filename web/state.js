@@ -6,13 +6,15 @@
 // same, with a long text deflated and base64url-encoded so links stay short;
 // links with plain text keep opening).
 // Not here: DOM, drawing or computation.
+import { DEFAULT_HUB } from './hub.js';
 
 export const VIEWS = ['head', 'model', 'matrix', 'rollout', 'neuron', 'scratch'];
 export const FILTERS = ['all', 'a-a', 'b-b', 'a-b', 'b-a'];
 export const THEMES = ['auto', 'light', 'dark'];
 
 export const DEFAULT_STATE = Object.freeze({
-  model: 'austen-gpt',
+  model: 'austen-gpt', // a shipped model's name, hf:ORG/NAME[@revision] (hub.js) or a model folder's URL
+  hub: DEFAULT_HUB, // where hf: models come from (a mirror, or the tests' imitation of the hub)
   text: 'It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in want of a wife.',
   textB: '',
   view: 'head',
@@ -40,6 +42,7 @@ const fraction = (value, fallback) => {
 };
 const oneOf = (value, allowed, fallback) => (allowed.includes(value) ? value : fallback);
 const flag = (value) => value === '1';
+const httpUrl = (value, fallback) => (value !== null && /^https?:\/\/[^\s]+$/.test(value) ? value.replace(/\/+$/, '') : fallback);
 
 /** State -> URL hash (without '#'); only values that differ from the defaults. */
 export function encodeState(state) {
@@ -62,6 +65,7 @@ export function decodeState(hash) {
   const heads = get('heads');
   return {
     model: get('model') || d.model,
+    hub: httpUrl(get('hub'), d.hub),
     text: get('text') ?? d.text,
     textB: get('textB') ?? d.textB,
     view: oneOf(get('view'), VIEWS, d.view),

@@ -183,7 +183,7 @@ val forward(int handle, const val& spec) {
 }
 
 // spec: { text, textB?, trace?: { layer, head }, hiddenStates?, topK? }
-// -> forward_to_js + { tokens: encoding_to_js, maskPositions, truncated, inputTokens }
+// -> forward_to_js (topK with displays: [rows * k] strings) + { tokens: encoding_to_js, maskPositions, truncated, inputTokens }
 val run(int handle, const val& spec) {
   return guarded([&] {
     const TextModel& model = model_of(handle);
@@ -199,6 +199,11 @@ val run(int handle, const val& spec) {
     asked.trace = options.trace;
     asked.hidden_states = options.hidden_states;
     val out = forward_to_js(model.model(), asked, r.forward);
+    if (!r.top_k_displays.empty()) {
+      val displays = val::array();
+      for (const std::string& d : r.top_k_displays) displays.call<void>("push", d);
+      out["topK"].set("displays", displays);
+    }
     out.set("tokens", encoding_to_js(r.encoding));
     out.set("maskPositions", typed_array("Int32Array", r.mask_positions));
     out.set("truncated", r.truncated);

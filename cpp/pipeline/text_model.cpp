@@ -71,6 +71,9 @@ RunResult TextModel::run(std::string_view text, std::optional<std::string_view> 
     if (result.mask_positions.empty()) request.top_k = 0;  // nothing to fill
   }
   result.forward = model_.forward(request);
+  for (const TopK& row : result.forward.top_k) {
+    for (const std::int32_t id : row.ids) result.top_k_displays.push_back(tokenizer_->display(id));
+  }
   return result;
 }
 

@@ -1,12 +1,15 @@
 // A model with its tokenizer: text in, tokens and the traced forward pass out.
 // run(text [, text_b]) tokenizes exactly as the model was trained, finds BERT's
 // [MASK] positions, truncates input longer than the model's positions
-// explicitly (and says so in the result), and runs every layer.
+// explicitly (and says so in the result), runs every layer, and names the
+// top-k predictions by their display strings (as the tokens are named).
 // Not here: the tokenizer (tokenizer/), the forward pass (model/), bindings.
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/model.h"
 #include "tokenizer/tokenizer.h"
@@ -23,6 +26,7 @@ struct RunResult {
   Encoding encoding;               // the tokens the model saw (after truncation)
   ForwardResult forward;           // attentions [L, H, T, T], trace, top-k, ...
   std::vector<int> mask_positions; // BERT: positions of [MASK] tokens (top_k rows follow them)
+  std::vector<std::string> top_k_displays;  // display string of each top-k id, row by row [rows * k]
   int input_tokens = 0;            // tokens before truncation
   bool truncated = false;          // input_tokens > the model's positions
 };

@@ -127,10 +127,16 @@ function byteAlphabet() {
   return Array.from({ length: 256 }, (_, b) => String.fromCodePoint(printable(b) ? b : 256 + shift++));
 }
 
-/** Writes a byte-level BPE tokenizer.json with the 256 byte tokens and <|endoftext|> (id 256), no merges. */
-export function writeByteTokenizer(dir) {
+/**
+ * Writes a byte-level BPE tokenizer.json with the 256 byte tokens and
+ * <|endoftext|> (id 256), no merges; with vocabSize > 257, the ids up to
+ * vocabSize - 1 are named <unused-ID> (never produced by encoding, but every
+ * id a model can predict has a name, as in a real tokenizer).
+ */
+export function writeByteTokenizer(dir, vocabSize = 257) {
   const vocab = Object.fromEntries(byteAlphabet().map((symbol, id) => [symbol, id]));
   vocab['<|endoftext|>'] = 256;
+  for (let id = 257; id < vocabSize; id += 1) vocab[`<unused-${id}>`] = id;
   const tokenizer = {
     version: '1.0', truncation: null, padding: null,
     added_tokens: [{ id: 256, content: '<|endoftext|>', single_word: false, lstrip: false, rstrip: false, normalized: false, special: true }],

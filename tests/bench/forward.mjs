@@ -16,7 +16,7 @@ import tfWasm from '@tensorflow/tfjs-backend-wasm';
 import { createEngine } from '../../dist/engine.js';
 import { writeGpt2Checkpoint } from './checkpoint.mjs';
 
-const CFG = { n_layer: 12, n_head: 12, n_embd: 768, n_positions: 1024, vocab_size: 50257 };
+export const GPT2_SMALL = { n_layer: 12, n_head: 12, n_embd: 768, n_positions: 1024, vocab_size: 50257 };
 const LENGTHS = [128, 512];
 const REPEATS = 3;
 // Shipped models are timed on the first SHIPPED_TOKENS tokens of this text (the live-typing budget).
@@ -54,8 +54,8 @@ function tfWeights(path) {
 // GPT-2 forward with tfjs ops -> { logits [T, V], attentions: [layer] of [H, T, T] } (tensors).
 function tfForward(w, ids) {
   const t = ids.length;
-  const d = CFG.n_embd;
-  const heads = CFG.n_head;
+  const d = GPT2_SMALL.n_embd;
+  const heads = GPT2_SMALL.n_head;
   const dk = d / heads;
   const layerNorm = (x, prefix) => {
     const { mean, variance } = tf.moments(x, -1, true);
@@ -67,7 +67,7 @@ function tfForward(w, ids) {
   const mask = tf.mul(tf.sub(1, tf.linalg.bandPart(tf.ones([t, t]), -1, 0)), -1e9); // [T, T]
   let x = tf.add(tf.gather(w['wte.weight'], tf.tensor1d(ids, 'int32')), tf.slice(w['wpe.weight'], [0, 0], [t, d])); // [T, d]
   const attentions = [];
-  for (let l = 0; l < CFG.n_layer; l += 1) {
+  for (let l = 0; l < GPT2_SMALL.n_layer; l += 1) {
     const [q, k, v] = tf.split(linear(layerNorm(x, `h.${l}.ln_1`), `h.${l}.attn.c_attn`), 3, 1).map(split);
     const weights = tf.softmax(tf.add(tf.div(tf.matMul(q, k, false, true), Math.sqrt(dk)), mask)); // [H, T, T]
     attentions.push(weights);
@@ -97,18 +97,18 @@ export const forward = {
     await tf.ready();
     const dir = mkdtempSync(join(tmpdir(), 'attnplay-forward-bench-'));
     try {
-      writeGpt2Checkpoint(dir, CFG);
+      writeGpt2Checkpoint(dir, GPT2_SMALL);
       const engine = await createEngine({ threads: false });
       const model = await engine.loadModel({ config: readFileSync(join(dir, 'config.json'), 'utf8'), weights: readFileSync(join(dir, 'model.safetensors')) });
       const weights = tfWeights(join(dir, 'model.safetensors'));
       const rows = [];
       for (const tokens of LENGTHS) {
-        const ids = Array.from({ length: tokens }, (_, i) => (i * 7919) % CFG.vocab_size);
+        const ids = Array.from({ length: tokens }, (_, i) => (i * 7919) % GPT2_SMALL.vocab_size);
         // Same work, same answers: compare before timing.
         const ours = model.forward(ids, { logits: true });
         const theirs = timeTf(weights, ids);
         let worst = 0;
-        theirs.attention[CFG.n_layer - 1].forEach((v, i) => { worst = Math.max(worst, Math.abs(v - ours.attentions.data[(CFG.n_layer - 1) * CFG.n_head * tokens * tokens + i])); });
+        theirs.attention[GPT2_SMALL.n_layer - 1].forEach((v, i) => { worst = Math.max(worst, Math.abs(v - ours.attentions.data[(GPT2_SMALL.n_layer - 1) * GPT2_SMALL.n_head * tokens * tokens + i])); });
         if (!(worst < 1e-3)) throw new Error(`tfjs and attnplay disagree at T=${tokens}: attention differs by ${worst}`);
         const oursMs = [];
         const tfMs = [];

@@ -25,7 +25,7 @@ import tfWasm from '@tensorflow/tfjs-backend-wasm';
 import { createEngine } from '../../dist/engine.js';
 import { writeLlamaCheckpoint } from './checkpoint.mjs';
 
-const SMOLLM2 = { model_type: 'llama', hidden_size: 576, intermediate_size: 1536, num_hidden_layers: 30,
+export const SMOLLM2 = { model_type: 'llama', hidden_size: 576, intermediate_size: 1536, num_hidden_layers: 30,
   num_attention_heads: 9, num_key_value_heads: 3, vocab_size: 49152, max_position_embeddings: 8192,
   rope_theta: 100000, rms_norm_eps: 1e-5, tie_word_embeddings: true };
 const QWEN25_05B = { model_type: 'qwen2', hidden_size: 896, intermediate_size: 4864, num_hidden_layers: 24,

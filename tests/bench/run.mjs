@@ -10,6 +10,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 import { gemm } from './gemm.mjs';
+import { hubPage } from './hub-page.mjs';
 import { llama, qwenMemory } from './llama.mjs';
 import { forward } from './forward.mjs';
 import { page } from './page.mjs';
@@ -17,7 +18,7 @@ import { payload } from './payload.mjs';
 import { tokenizer } from './tokenizer.mjs';
 import { weightsGemm } from './weights-gemm.mjs';
 
-const SECTIONS = [gemm, weightsGemm, payload, forward, llama, qwenMemory, tokenizer, page];
+const SECTIONS = [gemm, weightsGemm, payload, forward, llama, qwenMemory, tokenizer, page, hubPage];
 
 const resultsPath = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 const wanted = process.argv.slice(2);

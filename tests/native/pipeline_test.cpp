@@ -58,10 +58,14 @@ TEST_CASE("[MASK] positions are found and filled; top-k for GPT-2 at every posit
   REQUIRE(r.mask_positions == std::vector<int>{3});
   REQUIRE(r.forward.top_k.size() == 1);
   CHECK(r.forward.top_k[0].ids.size() == 3);
+  REQUIRE(r.top_k_displays.size() == 3);  // the fills are named as the tokenizer names its entries
+  for (std::size_t j = 0; j < 3; ++j) CHECK(r.top_k_displays[j] == bert.tokenizer()->display(r.forward.top_k[0].ids[j]));
 
   const TextModel gpt = load("gpt2-l4-h4-k8-bf16");
   const RunResult g = gpt.run("The cat sat.", std::nullopt, options);
   CHECK(g.forward.top_k.size() == g.encoding.tokens.size());
+  CHECK(g.top_k_displays.size() == 3 * g.encoding.tokens.size());
+  CHECK(g.top_k_displays.back() == gpt.tokenizer()->display(g.forward.top_k.back().ids.back()));
   CHECK(g.mask_positions.empty());
 }
 

@@ -1,7 +1,7 @@
 // Text in, attention out in WASM: model.run(text [, textB]) tokenizes with the
 // folder's tokenizer.json and must give the golden ids (tokenized in Python by
 // the golden script) and PyTorch's attention; tokens carry offsets into the
-// text; [MASK] fills; explicit truncation; hostile token text stays text;
+// text; [MASK] fills, named by the core; explicit truncation; hostile token text stays text;
 // head analysis equals the native CLI's.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -42,6 +42,10 @@ test('[MASK] positions are filled; long text is truncated and says so', async ()
   const r = bert.run('The cat [MASK] on the mat.', { topK: 5 });
   assert.deepEqual([...r.maskPositions], [3]);
   assert.deepEqual(r.topK.shape, [1, 5]);
+  // The core names the fills as the tokenizer names its entries (the page shows these strings).
+  const tokenizer = engine.loadTokenizer(bert.tokenizerJson);
+  assert.deepEqual(r.topK.displays, Array.from(r.topK.ids, (id) => tokenizer.display(id)));
+  tokenizer.dispose();
   bert.dispose();
 
   const gpt = await engine.loadModel(modelFiles('gpt2-l1-h1-k64-f32')); // 16 positions, a token per byte
@@ -49,6 +53,7 @@ test('[MASK] positions are filled; long text is truncated and says so', async ()
   assert.equal(long.truncated, true);
   assert.equal(long.inputTokens, 26);
   assert.deepEqual(long.attentions.shape, [1, 1, 16, 16]);
+  assert.equal(long.topK.displays.length, 16);
   assert.throws(() => gpt.run('', {}), (e) => e instanceof AttnplayError && /the text is empty/.test(e.message));
   assert.throws(() => gpt.run('a', { textB: 'b' }), /GPT-2 models take one text, not a pair/);
   gpt.dispose();

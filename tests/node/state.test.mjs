@@ -10,7 +10,7 @@ import { DEFAULT_STATE, Store, decodeLink, decodeState, encodeLink, encodeState 
 
 test('every field survives the URL round trip', () => {
   const state = {
-    model: 'austen-bert', text: 'Emma was handsome, clever & rich? #1 100%', textB: 'She was <b>not</b> amused.',
+    model: 'hf:EleutherAI/pythia-160m@step1000', hub: 'http://mirror.test/hf', text: 'Emma was handsome, clever & rich? #1 100%', textB: 'She was <b>not</b> amused.',
     view: 'neuron', layer: 3, heads: [0, 5, 7], token: 12, threshold: 0.05, prune: 0.9,
     filter: 'a-b', hideSpecial: true, words: true, theme: 'dark', step: 6,
   };
@@ -21,7 +21,8 @@ test('every field survives the URL round trip', () => {
 });
 
 test('invalid values fall back to defaults', () => {
-  const s = decodeState('view=<script>&layer=-2&threshold=7&filter=x&heads=1,a,,3&token=abc&theme=neon');
+  const s = decodeState('view=<script>&layer=-2&threshold=7&filter=x&heads=1,a,,3&token=abc&theme=neon&hub=javascript:alert(1)');
+  assert.equal(s.hub, DEFAULT_STATE.hub);
   assert.equal(s.view, DEFAULT_STATE.view);
   assert.equal(s.layer, DEFAULT_STATE.layer);
   assert.equal(s.threshold, DEFAULT_STATE.threshold);

@@ -1,0 +1,208 @@
+// A local server that imitates the Hugging Face hub for the tests (no network):
+// its URL layout ({hub}/{id}/resolve/{revision}/{file}), a 302 redirect of
+// every .safetensors file to a second origin (the hub's file CDN), CORS
+// headers on both, the hub's answers for a gated model (401, X-Error-Code
+// GatedRepo), an unknown model, revision or file (404, RepoNotFound,
+// RevisionNotFound, EntryNotFound). It serves the random golden checkpoints
+// of tests/golden/models (one per supported family, with their tokenizer.json
+// and PyTorch outputs), one of them split into a sharded checkpoint, and
+// models that exercise the loader's refusals: a pickle-only model, an
+// unsupported architecture, no tokenizer.json, a model too big for WASM
+// memory, one without CORS headers, and one whose weights stop halfway until
+// the test releases them (for Cancel). Every request is logged. Folders on
+// disk can be added as more models (the benchmark's 124M-parameter ones).
+// Not here: the tests themselves (tests/node/hub.test.mjs, tests/browser/hub.test.mjs).
+import { createReadStream, readFileSync, readdirSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { fileURLToPath } from 'node:url';
+
+const modelsDir = fileURLToPath(new URL('../golden/models/', import.meta.url));
+const FILES = ['config.json', 'model.safetensors', 'tokenizer.json'];
+const REVISIONS = ['main', 'v1.0'];
+
+/** Hub id -> the golden checkpoint (tests/golden/models/<name>) it serves. */
+export const FAMILY_MODELS = {
+  'tiny/gpt2': 'gpt2-l2-h12-k8-f16',
+  gpt2: 'gpt2-l4-h4-k8-bf16', // an id without an organisation, as "gpt2" is on the hub
+  'tiny/bert': 'bert-l2-h2-k32-f32',
+  'tiny/llama': 'llama-gqa-llama3-bf16',
+  'tiny/mistral': 'mistral-window3-f16',
+  'tiny/qwen2': 'qwen2-bias-f32',
+  'tiny/qwen3': 'qwen3-qknorm-bf16',
+  'tiny/pythia': 'pythia-parallel-f16',
+};
+/** The sharded model: this golden checkpoint in two shards with model.safetensors.index.json. */
+export const SHARDED = { id: 'tiny/llama-sharded', golden: 'llama-mqa-bias-linear-f32' };
+/** The model whose model.safetensors stops halfway until release() (for Cancel). */
+export const HELD = { id: 'tiny/held', golden: 'gpt2-l2-h12-k8-f16' };
+/** The size the "too big" model's weights announce. */
+export const HUGE_BYTES = 5 * 2 ** 30;
+
+const golden = (name) => Object.fromEntries(FILES.map((file) => [file, readFileSync(`${modelsDir}${name}/${file}`)]));
+
+/** A safetensors file split in two: { 'model-00001-of-00002.safetensors': bytes, ..., index JSON }. */
+export function shard(safetensors) {
+  const headerLength = Number(safetensors.readBigUInt64LE(0));
+  const header = JSON.parse(safetensors.subarray(8, 8 + headerLength).toString('utf8'));
+  const data = safetensors.subarray(8 + headerLength);
+  const names = Object.keys(header).filter((name) => name !== '__metadata__').sort();
+  const halves = [names.slice(0, names.length >> 1), names.slice(names.length >> 1)];
+  const files = {};
+  const weightMap = {};
+  halves.forEach((part, i) => {
+    const file = `model-0000${i + 1}-of-00002.safetensors`;
+    const shardHeader = {};
+    const chunks = [];
+    let offset = 0;
+    for (const name of part) {
+      const { dtype, shape, data_offsets: [begin, end] } = header[name];
+      shardHeader[name] = { dtype, shape, data_offsets: [offset, offset + end - begin] };
+      chunks.push(data.subarray(begin, end));
+      offset += end - begin;
+      weightMap[name] = file;
+    }
+    const json = Buffer.from(JSON.stringify(shardHeader));
+    const length = Buffer.alloc(8);
+    length.writeBigUInt64LE(BigInt(json.length));
+    files[file] = Buffer.concat([length, json, ...chunks]);
+  });
+  const total = Object.values(files).reduce((sum, b) => sum + b.length, 0);
+  files['model.safetensors.index.json'] = Buffer.from(JSON.stringify({ metadata: { total_size: total }, weight_map: weightMap }));
+  return files;
+}
+
+function repositories() {
+  const repos = {};
+  for (const [id, name] of Object.entries(FAMILY_MODELS)) repos[id] = { files: golden(name) };
+  const sharded = golden(SHARDED.golden);
+  repos[SHARDED.id] = { files: { 'config.json': sharded['config.json'], 'tokenizer.json': sharded['tokenizer.json'], ...shard(sharded['model.safetensors']) } };
+  repos[HELD.id] = { files: golden(HELD.golden), held: true };
+  const gpt2 = golden('gpt2-l2-h12-k8-f16');
+  repos['tiny/gated'] = { files: gpt2, gated: true };
+  repos['tiny/no-cors'] = { files: gpt2, noCors: true };
+  repos['tiny/pickle-only'] = { files: { 'config.json': gpt2['config.json'], 'tokenizer.json': gpt2['tokenizer.json'], 'pytorch_model.bin': Buffer.from('PK\x03\x04 not read') } };
+  repos['tiny/no-tokenizer'] = { files: { 'config.json': gpt2['config.json'], 'model.safetensors': gpt2['model.safetensors'], 'tokenizer.model': Buffer.from('sentencepiece') } };
+  repos['tiny/t5'] = { files: { 'config.json': Buffer.from(JSON.stringify({ model_type: 't5', architectures: ['T5ForConditionalGeneration'] })), 'model.safetensors': gpt2['model.safetensors'], 'tokenizer.json': gpt2['tokenizer.json'] } };
+  // A 7B-sized sharded checkpoint: the index says 15.2 GB; its shards do not exist (they must never be asked for).
+  const bigIndex = { metadata: { total_size: 15231233024 }, weight_map: Object.fromEntries([1, 2, 3, 4].map((i) => [`t${i}`, `model-0000${i}-of-00004.safetensors`])) };
+  repos['tiny/huge-sharded'] = { files: { 'config.json': gpt2['config.json'], 'tokenizer.json': gpt2['tokenizer.json'], 'model.safetensors.index.json': Buffer.from(JSON.stringify(bigIndex)) } };
+  repos['tiny/huge'] = { files: { 'config.json': gpt2['config.json'], 'model.safetensors': null, 'tokenizer.json': gpt2['tokenizer.json'] }, huge: true };
+  return repos;
+}
+
+const CORS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'Content-Length, ETag, X-Error-Code, X-Error-Message, X-Linked-Size',
+};
+
+function listen(handler) {
+  const server = createServer(handler);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, 'localhost', () => resolve({ server, url: `http://localhost:${server.address().port}` }));
+  });
+}
+
+// A model folder on disk, its files streamed when asked for: { files: { name: { path, length } } }.
+function folderRepository(dir) {
+  const files = {};
+  for (const name of readdirSync(dir)) files[name] = { path: `${dir}/${name}`, length: statSync(`${dir}/${name}`).size };
+  return { files, onDisk: true };
+}
+
+// Sends a file of a repository: bytes in memory, or a file on disk.
+function sendFile(res, repo, file) {
+  const entry = repo.files[file];
+  if (repo.onDisk) createReadStream(entry.path).pipe(res);
+  else res.end(entry);
+}
+
+/**
+ * Starts the hub and its CDN on two free ports (two origins). options.folders:
+ * { id: directory } serves more models from disk. Resolves to
+ * { hub, cdn (their base URLs), requests ([{ server: 'hub' | 'cdn', method,
+ * path }] in arrival order), aborted (paths whose answer the client closed
+ * before it was complete), release() (lets the held model's weights finish),
+ * repos, close() }.
+ */
+export async function startFakeHub({ folders = {} } = {}) {
+  const repos = repositories();
+  for (const [id, dir] of Object.entries(folders)) repos[id] = folderRepository(dir);
+  const requests = [];
+  const aborted = [];
+  let releaseHeld;
+  const held = new Promise((resolve) => { releaseHeld = resolve; });
+  const track = (req, res) => res.on('close', () => { if (!res.writableFinished) aborted.push(req.url); });
+
+  const cdn = await listen(async (req, res) => {
+    requests.push({ server: 'cdn', method: req.method, path: req.url });
+    track(req, res);
+    const match = /^\/blobs\/(.+)\/([^/]+)$/.exec(decodeURI(req.url));
+    const repo = match && repos[match[1]];
+    if (!repo || !(match[2] in repo.files)) {
+      res.writeHead(404, CORS).end('no such blob');
+      return;
+    }
+    const headers = repo.noCors ? {} : CORS;
+    if (repo.huge) {
+      // Announces HUGE_BYTES and sends a first chunk; the rest never comes (the client must hang up).
+      res.writeHead(200, { ...headers, 'Content-Type': 'application/octet-stream', 'Content-Length': String(HUGE_BYTES) });
+      res.write(Buffer.alloc(65536));
+      return;
+    }
+    const bytes = repo.files[match[2]];
+    res.writeHead(200, { ...headers, 'Content-Type': 'application/octet-stream', 'Content-Length': String(bytes.length) });
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    if (repo.held) {
+      res.write(bytes.subarray(0, bytes.length >> 1));
+      await held;
+      if (!res.destroyed) res.end(bytes.subarray(bytes.length >> 1));
+      return;
+    }
+    sendFile(res, repo, match[2]);
+  });
+
+  const hub = await listen((req, res) => {
+    requests.push({ server: 'hub', method: req.method, path: req.url });
+    track(req, res);
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const match = /^\/(.+?)\/resolve\/(.+?)\/([^/]+)$/.exec(path);
+    const repo = match && repos[match[1]];
+    const headers = repo?.noCors ? {} : CORS;
+    const fail = (status, code, message) => res.writeHead(status, { ...headers, 'X-Error-Code': code, 'X-Error-Message': message }).end(message);
+    if (!repo) return fail(404, 'RepoNotFound', 'Repository not found');
+    if (repo.gated) return fail(401, 'GatedRepo', 'Access to this model is restricted. You must be authenticated to access it.');
+    if (!REVISIONS.includes(match[2])) return fail(404, 'RevisionNotFound', 'Invalid rev id');
+    const file = match[3];
+    if (!(file in repo.files)) return fail(404, 'EntryNotFound', 'Entry not found');
+    if (file.endsWith('.safetensors')) {
+      // Large files live on the CDN, as on the hub (X-Linked-Size: their size).
+      const size = repo.huge ? HUGE_BYTES : repo.files[file].length;
+      res.writeHead(302, { ...headers, Location: `${cdn.url}/blobs/${match[1]}/${file}`, 'X-Linked-Size': String(size) }).end();
+      return undefined;
+    }
+    res.writeHead(200, { ...headers, 'Content-Type': file.endsWith('.json') ? 'application/json' : 'application/octet-stream', 'Content-Length': String(repo.files[file].length) });
+    if (req.method === 'HEAD') res.end();
+    else sendFile(res, repo, file);
+    return undefined;
+  });
+
+  return {
+    hub: hub.url,
+    cdn: cdn.url,
+    requests,
+    aborted,
+    repos,
+    release: () => releaseHeld(),
+    async close() {
+      releaseHeld();
+      for (const { server } of [hub, cdn]) {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    },
+  };
+}

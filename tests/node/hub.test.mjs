@@ -1,0 +1,150 @@
+// Models by hub id (web/hub.js, web/download.js) against the local imitation
+// of the Hugging Face hub (tests/hub/fake-hub.mjs), in Node: id parsing and
+// resolve URLs; every supported family (and a sharded checkpoint) opened from
+// the hub, through its redirect to a second origin, runs and gives PyTorch's
+// attention (golden.json); the refusals (unsupported architecture before any
+// weight request, pickles never requested, no tokenizer.json, too big for
+// WASM memory with the download hung up, gated, unknown model, revision,
+// unreachable hub) and aborting a download midway.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+
+import { createEngine } from '../../dist/engine.js';
+import { DownloadProgress, cachingFetch } from '../../dist/download.js';
+import {
+  DEFAULT_HUB, MAX_MODEL_BYTES, SUPPORTED_MODEL_TYPES, hubReference, openHubModel, parseModelId, resolveUrl,
+} from '../../dist/hub.js';
+import { FAMILY_MODELS, HELD, SHARDED, startFakeHub } from '../hub/fake-hub.mjs';
+import { flat, golden, maxAbsDiff } from './model-golden.mjs';
+
+let engine;
+let fake;
+before(async () => {
+  engine = await createEngine();
+  fake = await startFakeHub();
+});
+after(() => fake?.close());
+
+const ref = (id, revision = 'main') => ({ hub: fake.hub, id, revision });
+const requestsFor = (id) => fake.requests.filter((r) => decodeURIComponent(r.path).includes(`/${id}/`));
+
+test('model ids: NAME, ORG/NAME, @revision, hf: and hub page addresses', () => {
+  assert.deepEqual(parseModelId('gpt2'), { id: 'gpt2', revision: 'main' });
+  assert.deepEqual(parseModelId(' hf:HuggingFaceTB/SmolLM2-135M '), { id: 'HuggingFaceTB/SmolLM2-135M', revision: 'main' });
+  assert.deepEqual(parseModelId('hf:EleutherAI/pythia-160m@step1000'), { id: 'EleutherAI/pythia-160m', revision: 'step1000' });
+  assert.deepEqual(parseModelId('Qwen/Qwen2.5-0.5B@refs/pr/1'), { id: 'Qwen/Qwen2.5-0.5B', revision: 'refs/pr/1' });
+  assert.deepEqual(parseModelId('https://huggingface.co/distilbert/distilgpt2'), { id: 'distilbert/distilgpt2', revision: 'main' });
+  assert.deepEqual(parseModelId('https://huggingface.co/gpt2/tree/v1'), { id: 'gpt2', revision: 'v1' });
+  for (const bad of ['', 'a/b/c', '../etc', '-x', 'a--b/c', 'org/<script>', 'gpt2@', 'gpt2@a b']) {
+    assert.throws(() => parseModelId(bad), /is not a (Hugging Face model id|revision)/, bad);
+  }
+  assert.equal(hubReference({ id: 'gpt2', revision: 'main' }), 'hf:gpt2');
+  assert.equal(hubReference({ id: 'EleutherAI/pythia-160m', revision: 'step1000' }), 'hf:EleutherAI/pythia-160m@step1000');
+  assert.equal(resolveUrl({ id: 'gpt2' }, 'config.json'), `${DEFAULT_HUB}/gpt2/resolve/main/config.json`);
+  assert.equal(resolveUrl({ hub: 'http://mirror.test/hf/', id: 'a/b', revision: 'refs/pr/1' }, 'tokenizer.json'),
+    'http://mirror.test/hf/a/b/resolve/refs%2Fpr%2F1/tokenizer.json');
+  assert.throws(() => resolveUrl({ hub: 'javascript:alert(1)', id: 'gpt2' }, 'config.json'), /not an http\(s\) address/);
+});
+
+test('the architectures the loader accepts are the ones the core runs', async () => {
+  const config = JSON.stringify({ model_type: 'not-a-model' });
+  const weights = fake.repos['tiny/gpt2'].files['model.safetensors'];
+  await assert.rejects(engine.loadModel({ config, weights }), (error) => {
+    const listed = /\(supported: ([^)]+)\)/.exec(error.message)?.[1].split(', ');
+    assert.deepEqual(listed, SUPPORTED_MODEL_TYPES, error.message);
+    return true;
+  });
+});
+
+for (const [id, name] of [...Object.entries(FAMILY_MODELS), [SHARDED.id, SHARDED.golden]]) {
+  test(`hf:${id} opens from the hub (via its CDN) and gives PyTorch's attention (${name})`, async () => {
+    const fetched = cachingFetch();
+    const opened = await openHubModel(ref(id), { fetch: fetched });
+    const sizes = Object.fromEntries(Object.entries(fake.repos[id].files).map(([file, bytes]) => [file, bytes.length]));
+    for (const file of opened.files) assert.equal(file.size, sizes[file.name], file.name);
+    assert.equal(opened.total, opened.files.reduce((sum, f) => sum + f.size, 0));
+    assert.equal(opened.files.length, id === SHARDED.id ? 3 : 2, 'tokenizer.json and the weights');
+    const progress = new DownloadProgress(opened.files);
+    const model = await engine.loadModel(opened.source, { onProgress: (p) => progress.update(p) });
+    try {
+      const done = progress.snapshot();
+      assert.equal(done.loaded, opened.total);
+      for (const file of done.files) assert.equal(file.loaded, file.size, file.name);
+      for (const c of golden(name).cases) {
+        const r = model.forward(c.ids, { typeIds: c.type_ids });
+        const error = maxAbsDiff(r.attentions.data, flat(c.attentions));
+        assert.ok(error < 1e-5, `attention differs by ${error}`);
+      }
+    } finally {
+      model.dispose();
+    }
+    const seen = requestsFor(id);
+    const weights = opened.files.filter((f) => f.name.endsWith('.safetensors')).map((f) => f.name);
+    for (const file of weights) {
+      assert.ok(seen.some((r) => r.server === 'hub' && r.path.endsWith(`/resolve/main/${file}`)), `${file} asked of the hub`);
+      assert.ok(seen.some((r) => r.server === 'cdn' && r.path.endsWith(`/${file}`)), `${file} followed to the CDN`);
+    }
+    assert.ok(!seen.some((r) => /pytorch_model|\.bin$/.test(r.path)), 'no pickle is ever requested');
+  });
+}
+
+test('a revision is part of the resolve URL; an unknown revision says so', async () => {
+  const opened = await openHubModel(ref('tiny/gpt2', 'v1.0'));
+  assert.ok(requestsFor('tiny/gpt2').some((r) => r.path === '/tiny/gpt2/resolve/v1.0/config.json'));
+  await opened.source.weights.body.cancel();
+  await opened.source.tokenizer.body.cancel();
+  await assert.rejects(openHubModel(ref('tiny/gpt2', 'no-such-branch')), { code: 'not-found', message: /tiny\/gpt2 has no revision "no-such-branch"/ });
+});
+
+test('an unsupported architecture is refused after config.json, before any weight is requested', async () => {
+  await assert.rejects(openHubModel(ref('tiny/t5')),
+    { code: 'unsupported', message: /tiny\/t5 has model_type "t5" \(T5ForConditionalGeneration\), which attnplay cannot run; it runs gpt2, bert, llama/ });
+  assert.deepEqual(requestsFor('tiny/t5').map((r) => r.path), ['/tiny/t5/resolve/main/config.json']);
+});
+
+test('a pickle-only model is refused without requesting the pickle', async () => {
+  await assert.rejects(openHubModel(ref('tiny/pickle-only')), { code: 'files', message: /no model\.safetensors nor model\.safetensors\.index\.json.*pickled one \(pytorch_model\.bin\).*never loaded/ });
+  assert.ok(!requestsFor('tiny/pickle-only').some((r) => r.path.includes('pytorch_model')));
+});
+
+test('a model without tokenizer.json says it needs one', async () => {
+  await assert.rejects(openHubModel(ref('tiny/no-tokenizer')), { code: 'files', message: /tiny\/no-tokenizer has no tokenizer\.json.*SentencePiece/ });
+});
+
+test('a model bigger than the WASM memory allows is refused by its size, and its download hung up', async () => {
+  await assert.rejects(openHubModel(ref('tiny/huge')),
+    { code: 'too-big', message: new RegExp(`tiny/huge is too big for a browser: its weights are 5\\.4 GB.*at most 4 GiB.*up to ${(MAX_MODEL_BYTES / 1e9).toFixed(1)} GB`) });
+  // The CDN sent 64 KiB of the 5 GiB it announced; the client closed the connection.
+  await waitFor(() => fake.aborted.includes('/blobs/tiny/huge/model.safetensors'));
+});
+
+test('a sharded model too big by its index is refused before any shard is asked for', async () => {
+  await assert.rejects(openHubModel(ref('tiny/huge-sharded')), { code: 'too-big', message: /tiny\/huge-sharded is too big for a browser: its weights are 15 GB/ });
+  const asked = requestsFor('tiny/huge-sharded').map((r) => r.path.split('/').pop()).sort();
+  assert.deepEqual(asked, ['config.json', 'model.safetensors', 'model.safetensors.index.json', 'tokenizer.json']);
+});
+
+test('gated, unknown and unreachable models get messages that name the cause', async () => {
+  await assert.rejects(openHubModel(ref('tiny/gated')), { code: 'gated', message: /tiny\/gated is a gated model.*Sign in on http:\/\/localhost:\d+\/tiny\/gated, ask for access/ });
+  await assert.rejects(openHubModel(ref('nobody/nothing')), { code: 'not-found', message: /no model nobody\/nothing on http:\/\/localhost:\d+ \(HTTP 404 for config\.json\): check the spelling/ });
+  await assert.rejects(openHubModel({ hub: 'http://localhost:9', id: 'gpt2', revision: 'main' }),
+    { code: 'network', message: /cannot reach http:\/\/localhost:9 \(asking for http:\/\/localhost:9\/gpt2\/resolve\/main\/config\.json\)/ });
+});
+
+test('aborting the signal cancels the download midway and the load fails as aborted', async () => {
+  const controller = new AbortController();
+  const opened = await openHubModel(ref(HELD.id), { fetch: cachingFetch({ signal: controller.signal }) });
+  let halfway;
+  const reached = new Promise((resolve) => { halfway = resolve; });
+  const loading = engine.loadModel(opened.source, { onProgress: ({ loaded, total }) => { if (loaded > total / 3) halfway(); } });
+  await reached; // the CDN has sent half of model.safetensors and waits
+  controller.abort();
+  await assert.rejects(loading, /abort/i);
+  await waitFor(() => fake.aborted.includes(`/blobs/${HELD.id}/model.safetensors`));
+  assert.equal(engine.loadedModels(), 0);
+});
+
+async function waitFor(condition) {
+  for (let i = 0; i < 200 && !condition(); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.ok(condition(), 'condition not reached within 2 s');
+}

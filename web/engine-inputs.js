@@ -1,0 +1,83 @@
+// JS values -> the typed arrays and row-major { data, shape } matrices the
+// WASM bindings take (with readable errors for bad input), and matrices back
+// to rows. Pure functions: nothing here calls the WASM module (engine.js does).
+// Not here: tokenization, model files.
+import { AttnplayError } from './errors.js';
+
+/**
+ * A row-major float32 matrix as the core takes and returns it.
+ * @typedef {{ data: Float32Array, shape: [number, number] }} Matrix
+ */
+
+/** Accepts a Matrix or nested number arrays (rows) and returns a Matrix. */
+export function toMatrix(value, name = 'matrix') {
+  if (value && value.data && value.shape) {
+    return { data: value.data instanceof Float32Array ? value.data : Float32Array.from(value.data), shape: value.shape };
+  }
+  if (!Array.isArray(value) || value.length === 0 || !Array.isArray(value[0])) {
+    throw new AttnplayError(`${name}: expected { data, shape } or a non-empty array of rows`);
+  }
+  const rows = value.length;
+  const cols = value[0].length;
+  const data = new Float32Array(rows * cols);
+  value.forEach((row, r) => {
+    if (!Array.isArray(row) || row.length !== cols) {
+      throw new AttnplayError(`${name}: row ${r} does not have ${cols} numbers`);
+    }
+    data.set(row, r * cols);
+  });
+  return { data, shape: [rows, cols] };
+}
+
+/** Rows of a Matrix as plain arrays (for display and tests). */
+export function toRows(matrix) {
+  const [rows, cols] = matrix.shape;
+  return Array.from({ length: rows }, (_, r) => Array.from(matrix.data.subarray(r * cols, (r + 1) * cols)));
+}
+
+/** A matmul's right-hand operand: a float32 matrix, or half-precision bit patterns { dtype, bits, shape } passed as they are. */
+export function rightOperand(b) {
+  if (b && b.dtype !== undefined) return { dtype: b.dtype, bits: b.bits instanceof Uint16Array ? b.bits : Uint16Array.from(b.bits), shape: b.shape };
+  return toMatrix(b, 'b');
+}
+
+const MATRIX_KEYS = ['x', 'q', 'k', 'v', 'wq', 'wk', 'wv', 'wo'];
+
+/** An attention spec with its matrices as Matrix and keyMask as a Uint8Array of 0/1. */
+export function attentionSpec(spec) {
+  const out = { ...spec };
+  for (const key of MATRIX_KEYS) {
+    if (spec[key] !== undefined) out[key] = toMatrix(spec[key], key);
+  }
+  if (spec.keyMask !== undefined) out.keyMask = Uint8Array.from(spec.keyMask, (v) => (v ? 1 : 0));
+  return out;
+}
+
+const utf8Encoder = new TextEncoder();
+
+/** Text as UTF-8 bytes; a Uint8Array passes as it is (any bytes, even invalid UTF-8). */
+export function utf8(text, name) {
+  if (text instanceof Uint8Array) return text;
+  if (typeof text !== 'string') throw new AttnplayError(`${name}: expected a string or a Uint8Array`);
+  return utf8Encoder.encode(text);
+}
+
+/** An array of 32-bit integers as an Int32Array (an error names the first bad value). */
+export function int32Array(values, name) {
+  if (values == null || typeof values.length !== 'number') throw new AttnplayError(`${name}: expected an array of integers`);
+  const out = new Int32Array(values.length);
+  for (let i = 0; i < values.length; i += 1) {
+    const v = values[i];
+    if (!Number.isInteger(v) || v < -2147483648 || v > 2147483647) {
+      throw new AttnplayError(`${name}: ${String(v)} at index ${i} is not a 32-bit integer`);
+    }
+    out[i] = v;
+  }
+  return out;
+}
+
+/** { layer, head } of a traced head, checked. */
+export function traceSpec({ layer, head }) {
+  if (!Number.isInteger(layer) || !Number.isInteger(head)) throw new AttnplayError('trace: expected { layer, head } integers');
+  return { layer, head };
+}
