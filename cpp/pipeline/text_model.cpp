@@ -71,8 +71,14 @@ RunResult TextModel::run(std::string_view text, std::optional<std::string_view> 
     if (result.mask_positions.empty()) request.top_k = 0;  // nothing to fill
   }
   result.forward = model_.forward(request);
+  // An embedding may have more rows than the tokenizer has entries (Qwen2.5
+  // pads 151,665 tokens to 151,936 rows): such an id is named, not looked up.
+  const std::int32_t named = tokenizer_->vocab_size();
   for (const TopK& row : result.forward.top_k) {
-    for (const std::int32_t id : row.ids) result.top_k_displays.push_back(tokenizer_->display(id));
+    for (const std::int32_t id : row.ids) {
+      result.top_k_displays.push_back(id < named ? tokenizer_->display(id)
+                                                 : "<no token: id " + std::to_string(id) + ">");
+    }
   }
   return result;
 }

@@ -69,6 +69,20 @@ TEST_CASE("[MASK] positions are found and filled; top-k for GPT-2 at every posit
   CHECK(g.mask_positions.empty());
 }
 
+TEST_CASE("a predicted id past the tokenizer's vocabulary (a padded embedding row) is named, not an error") {
+  const ModelFiles gpt = read_model_directory(model_dir("gpt2-l4-h4-k8-bf16"));  // 257 embedding rows
+  const ModelFiles bert = read_model_directory(model_dir("bert-l1-h3-k8-bf16"));  // 28 tokens
+  const TextModel padded(Model::from_checkpoint(gpt.config_json, gpt.checkpoint), Tokenizer::from_json(*bert.tokenizer_json));
+  RunOptions options;
+  options.top_k = 257;  // every row, so ids 28..256 are among them
+  const RunResult r = padded.run("the dog", std::nullopt, options);
+  REQUIRE(r.top_k_displays.size() == 257 * r.encoding.tokens.size());
+  for (std::size_t i = 0; i < r.top_k_displays.size(); ++i) {
+    const std::int32_t id = r.forward.top_k[i / 257].ids[i % 257];
+    CHECK(r.top_k_displays[i] == (id < 28 ? padded.tokenizer()->display(id) : "<no token: id " + std::to_string(id) + ">"));
+  }
+}
+
 TEST_CASE("text longer than the model's positions is truncated, and the result says so") {
   const TextModel gpt = load("gpt2-l1-h1-k64-f32");  // 16 positions, one token per byte
   const RunResult g = gpt.run("abcdefghijklmnopqrstuvwxyz", std::nullopt, RunOptions{});
