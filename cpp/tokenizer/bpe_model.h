@@ -38,6 +38,11 @@ class BpeModel {
   // must be in the vocabulary.
   BpeModel(std::unordered_map<std::string, std::int32_t> vocab, std::vector<std::pair<std::string, std::string>> merges,
            BpeOptions options = {});
+  // Merges with explicit ranks, equal ranks allowed (then the leftmost pair
+  // merges first): SentencePiece's BPE, where a pair's rank is its merged
+  // piece's score.
+  BpeModel(std::unordered_map<std::string, std::int32_t> vocab, std::vector<std::pair<std::string, std::string>> merges,
+           const std::vector<std::int32_t>& ranks, BpeOptions options);
 
   // Whether the vocabulary has GPT-2's 256 byte-level pieces (needed by encode_word).
   bool has_byte_alphabet() const { return has_byte_alphabet_; }

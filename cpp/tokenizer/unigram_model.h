@@ -4,6 +4,10 @@
 // becomes the unknown piece (score: the lowest score minus 10), consecutive
 // unknowns fused into one; with byte_fallback an unknown run becomes its
 // <0xNN> byte pieces instead when they all exist.
+// sentencepiece(): the same search as SentencePiece's own encoder runs it
+// (unigram_model.cc, EncodeOptimized): only normal pieces are matched in the
+// text, path scores add in float precision, the unknown score is the lowest
+// normal score minus 10, and an unknown run is never looked up as a piece.
 // Not here: splitting text into words (pre_tokenizer.h).
 #pragma once
 
@@ -22,6 +26,10 @@ class UnigramModel {
  public:
   // pieces[id] = (piece, score); unk_id indexes pieces.
   UnigramModel(std::vector<std::pair<std::string, double>> pieces, std::int32_t unk_id, bool byte_fallback);
+  // matched[id]: whether the piece can be matched in text (SentencePiece's
+  // normal pieces; not control, unknown, byte or unused ones).
+  static UnigramModel sentencepiece(std::vector<std::pair<std::string, double>> pieces, std::int32_t unk_id,
+                                    bool byte_fallback, const std::vector<bool>& matched);
 
   // Appends the tokens of one word (UTF-8; invalid sequences are characters
   // no piece matches), offsets in bytes shifted by `offset`.
@@ -39,6 +47,8 @@ class UnigramModel {
     std::int32_t piece = -1;
   };
   std::int32_t child(std::int32_t node, unsigned char byte) const;
+  UnigramModel(std::vector<std::pair<std::string, double>> pieces, std::int32_t unk_id, bool byte_fallback,
+               const std::vector<bool>* matched);
 
   std::vector<std::pair<std::string, double>> pieces_;
   std::unordered_map<std::string, std::int32_t> id_of_;
@@ -46,6 +56,7 @@ class UnigramModel {
   std::int32_t unk_id_;
   bool byte_fallback_;
   double unk_score_ = 0;
+  bool sentencepiece_ = false;  // float path scores, no lookup of unknown text
 };
 
 }  // namespace attnplay
