@@ -53,7 +53,7 @@ const METHODS = {
     const model = await engine.loadModel(source, { onProgress: report });
     let tokenizer = null;
     try {
-      tokenizer = model.tokenizerJson ? engine.loadTokenizer(model.tokenizerJson) : null;
+      tokenizer = model.tokenizerFile ? engine.loadTokenizer(model.tokenizerFile) : null;
     } catch (error) {
       model.dispose();
       throw error;

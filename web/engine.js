@@ -88,7 +88,8 @@ const tokenizerRegistry = typeof FinalizationRegistry === 'function'
   ? new FinalizationRegistry((handle) => handle.delete()) : null;
 
 /**
- * A tokenizer held by the WASM module (GPT-2 byte-level BPE or BERT WordPiece).
+ * A tokenizer held by the WASM module (BPE, WordPiece or Unigram; from tokenizer.json,
+ * GPT-2's or BERT's files, or a SentencePiece .model).
  * Call dispose() when done (it is also freed when garbage-collected).
  */
 export class Tokenizer {
@@ -153,7 +154,7 @@ export class Tokenizer {
     return this.#live().vocabSize();
   }
 
-  /** "BPE" or "WordPiece". */
+  /** "BPE", "WordPiece" or "Unigram". */
   get modelType() {
     return this.#live().modelType();
   }
@@ -264,10 +265,16 @@ export class Engine {
     return this.#module.setThreadCount(n);
   }
 
-  /** Tokenizer from a Hugging Face tokenizer.json (string, bytes or parsed object). */
-  loadTokenizer(tokenizerJson) {
-    const text = typeof tokenizerJson === 'object' && !(tokenizerJson instanceof Uint8Array)
-      ? JSON.stringify(tokenizerJson) : tokenizerJson;
+  /**
+   * Tokenizer from a Hugging Face tokenizer.json (string or parsed object), or
+   * from a file's bytes (Uint8Array, ArrayBuffer): tokenizer.json or a
+   * SentencePiece .model (tokenizer.model, source.spm, ...), told apart by content.
+   */
+  loadTokenizer(source) {
+    if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) {
+      return this.#tokenizer(this.#module.tokenizerFromFileBytes(byteView(source)));
+    }
+    const text = typeof source === 'object' && source !== null ? JSON.stringify(source) : source;
     return this.#tokenizer(this.#module.tokenizerFromJson(utf8(text, 'tokenizer.json')));
   }
 
@@ -294,15 +301,16 @@ export class Engine {
   }
 
   /**
-   * Loads a GPT-2 or BERT model (Hugging Face layout: config.json,
-   * model.safetensors, optional tokenizer.json) and returns a Model.
+   * Loads a model (Hugging Face layout: config.json, model.safetensors,
+   * optional tokenizer.json or else SentencePiece's tokenizer.model) and
+   * returns a Model.
    * source:
    *   - a base URL (string or URL) of the model folder, e.g. 'models/gpt2/'
    *     (model.safetensors, or when that is not found a sharded checkpoint:
    *     model.safetensors.index.json and the shards it names);
    *   - { config, weights, tokenizer?, index? }, each an ArrayBuffer, typed
    *     array, Blob/File, URL (fetched) or, for the JSON files, a string of
-   *     JSON; with index (model.safetensors.index.json), weights is the array
+   *     JSON (tokenizer: tokenizer.json or a SentencePiece .model); with index (model.safetensors.index.json), weights is the array
    *     of shards in the order of their file names (model-00001-of-0000N, ...);
    *   - an array or FileList of Files (a dropped folder), matched by name.
    * options.onProgress({ file, loaded, total }): bytes read so far of all
@@ -323,6 +331,8 @@ export class Engine {
     // The JSON files are small: read now, so that no response waits unread
     // while the shards are looked up (progress is reported below).
     const configBytes = await readAll(opened.config, () => {});
+    // A folder without tokenizer.json may have SentencePiece's tokenizer.model.
+    opened.tokenizer ??= await openSource(files.sentencepiece, MODEL_FILES.sentencepiece, fetchImpl, true, pickleMessage);
     const tokenizerBytes = opened.tokenizer ? await readAll(opened.tokenizer, () => {}) : null;
     // Sharded: the index names the shards (the core reads and checks it).
     let index = null;
@@ -351,8 +361,7 @@ export class Engine {
     };
     progress(MODEL_FILES.config)(configBytes.length);
     const config = new TextDecoder().decode(configBytes);
-    if (tokenizerBytes) progress(MODEL_FILES.tokenizer)(tokenizerBytes.length);
-    const tokenizer = tokenizerBytes ? new TextDecoder().decode(tokenizerBytes) : null;
+    if (tokenizerBytes) progress(opened.tokenizer.name)(tokenizerBytes.length);
     const buffers = [];
     try {
       for (const shard of shards) buffers.push({ name: shard.name, ...await this.#readIntoHeap(shard, progress(shard.name)) });
@@ -361,8 +370,8 @@ export class Engine {
       throw error;
     }
     // loadModel owns the buffers from here on, and frees them.
-    const { handle, config: modelConfig } = unwrap(this.#module.loadModel(config, buffers, index, tokenizer));
-    return new Model(this.#module, handle, modelConfig, tokenizer);
+    const { handle, config: modelConfig } = unwrap(this.#module.loadModel(config, buffers, index, tokenizerBytes));
+    return new Model(this.#module, handle, modelConfig, tokenizerBytes);
   }
 
   /** Number of models loaded and not yet disposed. */
@@ -424,23 +433,40 @@ export class Engine {
 
 const MODEL_FILES = {
   config: 'config.json', weights: 'model.safetensors', index: 'model.safetensors.index.json', tokenizer: 'tokenizer.json',
+  sentencepiece: 'tokenizer.model',
 };
+
+// Whether a tokenizer file's bytes are JSON (first non-blank byte '{'), as the core decides.
+function isJsonBytes(bytes) {
+  for (const b of bytes) {
+    if (b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) return b === 0x7b;
+  }
+  return false;
+}
+
+function byteView(source) {
+  if (source instanceof ArrayBuffer) return new Uint8Array(source);
+  return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+}
 
 /**
  * A loaded model (GPT-2, BERT, Llama, Mistral, Qwen2/3, GPT-NeoX). Holds WASM memory until dispose().
  * config: { modelType, layers, heads, kvHeads, width, headWidth, inner, positions,
  *           vocabSize, typeVocabSize, causal, hasMlmHead, parameters }
+ * tokenizerFile: the bytes of its tokenizer.json or tokenizer.model (for
+ *   engine.loadTokenizer), or null when there was none;
  * tokenizerJson: the text of tokenizer.json, or null when there was none.
  */
 export class Model {
   #module;
   #handle;
 
-  constructor(module, handle, config, tokenizerJson) {
+  constructor(module, handle, config, tokenizerFile) {
     this.#module = module;
     this.#handle = handle;
     this.config = Object.freeze(config);
-    this.tokenizerJson = tokenizerJson;
+    this.tokenizerFile = tokenizerFile;
+    this.tokenizerJson = tokenizerFile && isJsonBytes(tokenizerFile) ? utf8Decoder.decode(tokenizerFile) : null;
   }
 
   /**
@@ -584,6 +610,7 @@ function modelSources(source, pickleMessage) {
       weights: new URL(MODEL_FILES.weights, base),
       index: new URL(MODEL_FILES.index, base),
       tokenizer: new URL(MODEL_FILES.tokenizer, base),
+      sentencepiece: new URL(MODEL_FILES.sentencepiece, base),
     };
   }
   const isFileList = Array.isArray(source) || (typeof FileList !== 'undefined' && source instanceof FileList);
@@ -596,7 +623,7 @@ function modelSources(source, pickleMessage) {
     for (const key of ['config', sharded ? 'index' : 'weights']) {
       if (!byName.has(MODEL_FILES[key])) throw new AttnplayError(`${MODEL_FILES[key]} is missing from the given files`);
     }
-    const tokenizer = byName.get(MODEL_FILES.tokenizer);
+    const tokenizer = byName.get(MODEL_FILES.tokenizer) ?? byName.get(MODEL_FILES.sentencepiece);
     if (sharded) return { config: byName.get(MODEL_FILES.config), index: byName.get(MODEL_FILES.index), shards: byName, tokenizer };
     return { config: byName.get(MODEL_FILES.config), weights: byName.get(MODEL_FILES.weights), tokenizer };
   }
