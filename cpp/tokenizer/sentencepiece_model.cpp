@@ -64,7 +64,6 @@ class WireReader {
     return varint();
   }
   bool read_bool() { return read_varint() != 0; }
-  std::int32_t read_int32() { return static_cast<std::int32_t>(static_cast<std::uint32_t>(read_varint())); }
   float read_float() {
     expect(5, "a 32-bit float");
     const std::string_view b = take(4);

@@ -118,7 +118,6 @@ NormalizedText normalize_sentencepiece(const SentencePieceNormalization& spec, c
   const char32_t space = spec.escape_whitespaces ? kSpaceSymbol : U' ';
   if (spec.add_dummy_prefix) out.push(space, byte_begin[pos], byte_begin[pos]);  // not in the text: empty
   bool previous_space = spec.remove_extra_whitespaces;
-  std::u32string chars;
   while (pos < bytes.size()) {
     const auto [length, replacement] = prefix(pos);
     std::string_view piece = replacement;
@@ -131,8 +130,12 @@ NormalizedText normalize_sentencepiece(const SentencePieceNormalization& spec, c
             "SentencePiece normalizer_spec.precompiled_charsmap: a replacement is not valid UTF-8");
       }
       const std::uint32_t b = byte_begin[pos], e = byte_end[pos + length - 1];
-      chars = NormalizedText::from_utf8(piece).chars;
-      for (const char32_t c : chars) out.push(c == U' ' ? space : c, b, e);
+      const auto* p = reinterpret_cast<const unsigned char*>(piece.data());
+      for (const auto* end = p + piece.size(); p < end;) {
+        const unicode::Decoded d = unicode::decode_utf8(p, end);
+        out.push(d.code_point == U' ' ? space : d.code_point, b, e);
+        p += d.length;
+      }
       previous_space = piece.back() == ' ';
     } else if (!out.chars.empty()) {
       out.end.back() = byte_end[pos + length - 1];  // deleted: part of the character before, as in sentencepiece
