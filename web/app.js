@@ -232,7 +232,7 @@ async function loadModel(key, name, source) {
       if (download.total) progress.value = download.loaded / download.total;
       $('#load-label').textContent = loadingText(name, download);
     });
-    if (!loaded.hasTokenizer) throw new Error(`${name} has no tokenizer.json, so it cannot read text`);
+    if (!loaded.hasTokenizer) throw new Error(`${name} has no tokenizer.json or tokenizer.model, so it cannot read text`);
     model = { key, name, config: loaded.config };
     showModelNote(null);
     $('#text-b-label').hidden = loaded.config.causal;

@@ -52,7 +52,7 @@ const headScores = new Map();
 function sharedModel(url, onProgress) {
   if (!loadedModels.has(url)) {
     const loading = getEngineClient().loadModel(url, url, onProgress).then((loaded) => {
-      if (!loaded.hasTokenizer) throw new Error('the model folder has no tokenizer.json, so it cannot read text');
+      if (!loaded.hasTokenizer) throw new Error('the model folder has no tokenizer.json or tokenizer.model, so it cannot read text');
       return loaded;
     });
     loading.catch(() => loadedModels.delete(url)); // a failed load may be retried

@@ -259,24 +259,6 @@ void sentencepiece_merges(const SentencePieceModelProto& m, const std::unordered
 
 }  // namespace
 
-const char* piece_type_name(PieceType type) {
-  switch (type) {
-    case PieceType::Normal:
-      return "NORMAL";
-    case PieceType::Unknown:
-      return "UNKNOWN";
-    case PieceType::Control:
-      return "CONTROL";
-    case PieceType::UserDefined:
-      return "USER_DEFINED";
-    case PieceType::Unused:
-      return "UNUSED";
-    case PieceType::Byte:
-      return "BYTE";
-  }
-  return "?";
-}
-
 SentencePieceModelProto SentencePieceModelProto::parse(std::string_view bytes) {
   SentencePieceModelProto m;
   WireReader r(bytes, 0, "ModelProto");

@@ -46,6 +46,4 @@ struct SentencePieceModelProto {
   static SentencePieceModelProto parse(std::string_view bytes);
 };
 
-const char* piece_type_name(SentencePieceModelProto::PieceType type);
-
 }  // namespace attnplay
