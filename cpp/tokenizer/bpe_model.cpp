@@ -46,6 +46,10 @@ BpeModel::BpeModel(std::unordered_map<std::string, std::int32_t> vocab,
     const auto fb = vocab_.find(std::string("<0x") + kHex[b >> 4] + kHex[b & 15] + ">");
     fallback_id_[b] = fb == vocab_.end() ? -1 : fb->second;
   }
+  for (const std::string& piece : options_.whole_pieces) {
+    if (!vocab_.count(piece)) throw std::invalid_argument("BPE model: whole piece '" + piece + "' is not in the vocabulary");
+  }
+  whole_pieces_ = PrefixMatcher(options_.whole_pieces);
   if (options_.unk_token) {
     const auto it = vocab_.find(*options_.unk_token);
     if (it == vocab_.end()) {
@@ -173,7 +177,8 @@ void BpeModel::encode_chars(std::string_view word, std::uint32_t offset, std::ve
   std::optional<PieceToken> unk;
   std::string piece;
   for (std::uint32_t i = 0; i < word.size();) {
-    const std::uint32_t len = unicode::decode_utf8(base + i, end).length;
+    const auto whole = static_cast<std::uint32_t>(whole_pieces_.longest_prefix(word.substr(i)));
+    const std::uint32_t len = whole ? whole : unicode::decode_utf8(base + i, end).length;
     piece.assign(word.substr(i, len));
     const std::uint32_t b = offset + i, e = offset + i + len;
     i += len;

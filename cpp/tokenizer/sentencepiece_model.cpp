@@ -9,6 +9,7 @@
 #include "tokenizer/sentencepiece_model.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -230,18 +231,22 @@ int byte_of_piece(const std::string& piece) {
 
 // SentencePiece's BPE merges the adjacent pair whose concatenation is a piece
 // of the highest score, leftmost on ties. As ranked merges: every split of a
-// piece into two pieces, ranked by the merged piece's score (equal scores,
-// equal ranks).
+// normal or user-defined piece into two normal pieces (user-defined symbols
+// are never parts: they stay whole), ranked by the merged piece's score (equal
+// scores, equal ranks).
 void sentencepiece_merges(const SentencePieceModelProto& m, const std::unordered_map<std::string, std::int32_t>& mergeable,
                           std::vector<std::pair<std::string, std::string>>& merges, std::vector<std::int32_t>& ranks) {
+  auto merged = [](const SentencePieceModelProto::Piece& p) {
+    return p.type == PieceType::Normal || p.type == PieceType::UserDefined;
+  };
   std::vector<float> scores;
   for (const auto& p : m.pieces) {
-    if (p.type == PieceType::Normal) scores.push_back(p.score);
+    if (merged(p)) scores.push_back(p.score);
   }
   std::sort(scores.begin(), scores.end(), std::greater<float>());
   scores.erase(std::unique(scores.begin(), scores.end()), scores.end());
   for (const auto& p : m.pieces) {
-    if (p.type != PieceType::Normal) continue;
+    if (!merged(p)) continue;
     const std::int32_t rank = static_cast<std::int32_t>(
         std::lower_bound(scores.begin(), scores.end(), p.score, std::greater<float>()) - scores.begin());
     const auto* base = reinterpret_cast<const unsigned char*>(p.piece.data());
@@ -294,7 +299,10 @@ Tokenizer Tokenizer::from_sentencepiece(std::string_view model_proto) {
   // unknown piece, byte pieces only with byte_fallback and then all 256.
   std::unordered_map<std::string, std::int32_t> vocab, mergeable;
   std::int32_t unk_id = -1;
-  std::vector<bool> bytes_found(256, false), matched(m.pieces.size(), false);
+  std::vector<bool> bytes_found(256, false);
+  std::vector<UnigramModel::Match> match(m.pieces.size(), UnigramModel::Match::Never);
+  std::vector<std::string> user_defined;
+  float max_score = FLT_MIN;  // as sentencepiece (so at least FLT_MIN)
   auto d = std::make_shared<detail::TokenizerData>();
   for (std::size_t i = 0; i < m.pieces.size(); ++i) {
     const auto& p = m.pieces[i];
@@ -303,8 +311,9 @@ Tokenizer Tokenizer::from_sentencepiece(std::string_view model_proto) {
     if (!vocab.emplace(p.piece, id).second) fail("piece '" + p.piece + "' is defined twice");
     switch (p.type) {
       case PieceType::Normal:
-        matched[i] = true;
+        match[i] = UnigramModel::Match::Normal;
         mergeable.emplace(p.piece, id);
+        max_score = std::max(max_score, p.score);
         break;
       case PieceType::Unknown:
         if (unk_id >= 0) fail("two unknown pieces ('" + m.pieces[unk_id].piece + "' and '" + p.piece + "')");
@@ -314,7 +323,9 @@ Tokenizer Tokenizer::from_sentencepiece(std::string_view model_proto) {
         d->control_ids.push_back(id);
         break;
       case PieceType::UserDefined:
-        fail("USER_DEFINED piece '" + p.piece + "' (id " + std::to_string(i) + "): user-defined symbols are not supported");
+        match[i] = UnigramModel::Match::UserDefined;
+        user_defined.push_back(p.piece);
+        break;
       case PieceType::Unused:
         if (m.model_type == ModelType::Bpe) {
           fail("UNUSED piece '" + p.piece + "' (id " + std::to_string(i) + "): unused pieces are not supported in BPE models");
@@ -337,6 +348,7 @@ Tokenizer Tokenizer::from_sentencepiece(std::string_view model_proto) {
 
   auto normalization = std::make_shared<SentencePieceNormalization>();
   if (!m.precompiled_charsmap.empty()) normalization->charsmap.emplace(m.precompiled_charsmap);
+  normalization->user_defined = PrefixMatcher(user_defined);
   normalization->add_dummy_prefix = m.add_dummy_prefix;
   normalization->remove_extra_whitespaces = m.remove_extra_whitespaces;
   normalization->escape_whitespaces = m.escape_whitespaces;
@@ -348,8 +360,13 @@ Tokenizer Tokenizer::from_sentencepiece(std::string_view model_proto) {
   if (m.model_type == ModelType::Unigram) {
     std::vector<std::pair<std::string, double>> pieces;
     pieces.reserve(m.pieces.size());
-    for (const auto& p : m.pieces) pieces.emplace_back(p.piece, p.score);
-    d->unigram.emplace(UnigramModel::sentencepiece(std::move(pieces), unk_id, m.byte_fallback, matched));
+    for (const auto& p : m.pieces) {
+      // A user-defined piece scores its length in bytes times the highest
+      // normal score, minus 0.1 (float product, double difference, as sentencepiece).
+      const bool user = p.type == PieceType::UserDefined;
+      pieces.emplace_back(p.piece, user ? static_cast<double>(static_cast<float>(p.piece.size()) * max_score) - 0.1 : p.score);
+    }
+    d->unigram.emplace(UnigramModel::sentencepiece(std::move(pieces), unk_id, m.byte_fallback, match));
   } else {
     std::vector<std::pair<std::string, std::string>> merges;
     std::vector<std::int32_t> ranks;
@@ -358,6 +375,7 @@ Tokenizer Tokenizer::from_sentencepiece(std::string_view model_proto) {
     options.byte_fallback = m.byte_fallback;
     options.fuse_unk = true;
     options.unk_token = m.pieces[unk_id].piece;
+    options.whole_pieces = std::move(user_defined);
     d->bpe.emplace(std::move(vocab), std::move(merges), ranks, std::move(options));
   }
 

@@ -96,6 +96,7 @@ NormalizedText normalize_sentencepiece(const SentencePieceNormalization& spec, c
   const auto* base = reinterpret_cast<const unsigned char*>(bytes.data());
   // SentencePiece's NormalizePrefix: (bytes consumed, replacement).
   auto prefix = [&](std::size_t at) -> std::pair<std::size_t, std::string_view> {
+    if (const std::size_t n = spec.user_defined.longest_prefix(all.substr(at))) return {n, all.substr(at, n)};
     if (spec.charsmap) {
       const auto rule = spec.charsmap->longest_prefix(all.substr(at));
       if (rule.first > 0) return rule;

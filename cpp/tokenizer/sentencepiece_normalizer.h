@@ -1,8 +1,9 @@
 // SentencePiece's normalizer, as its own library runs it (normalizer.cc of
 // google/sentencepiece 0.1.97), with alignment to the original text: the
 // precompiled charsmap (a Darts double-array trie of byte strings and a blob
-// of NUL-terminated replacements; at each position the longest rule that
-// matches wins, else the character is kept, an invalid UTF-8 byte becomes
+// of NUL-terminated replacements; at each position a user-defined symbol is
+// kept as it is, else the longest rule that matches wins, else the character
+// is kept, an invalid UTF-8 byte becomes
 // U+FFFD), then removal of leading, trailing and repeated spaces
 // (remove_extra_whitespaces), the dummy "▁" in front (add_dummy_prefix), and
 // spaces written as "▁" (escape_whitespaces). Each output character covers
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "tokenizer/normalizer.h"
+#include "tokenizer/prefix_matcher.h"
 
 namespace attnplay {
 
@@ -42,6 +44,7 @@ class PrecompiledCharsmap {
 
 struct SentencePieceNormalization {
   std::optional<PrecompiledCharsmap> charsmap;  // none: identity (no rules)
+  PrefixMatcher user_defined;                   // symbols passed through unchanged
   bool add_dummy_prefix = true;
   bool remove_extra_whitespaces = true;
   bool escape_whitespaces = true;

@@ -14,14 +14,14 @@ UnigramModel::UnigramModel(std::vector<std::pair<std::string, double>> pieces, s
     : UnigramModel(std::move(pieces), unk_id, byte_fallback, nullptr) {}
 
 UnigramModel UnigramModel::sentencepiece(std::vector<std::pair<std::string, double>> pieces, std::int32_t unk_id,
-                                         bool byte_fallback, const std::vector<bool>& matched) {
-  if (matched.size() != pieces.size()) throw std::invalid_argument("Unigram model: one matched flag per piece is needed");
-  return UnigramModel(std::move(pieces), unk_id, byte_fallback, &matched);
+                                         bool byte_fallback, const std::vector<Match>& match) {
+  if (match.size() != pieces.size()) throw std::invalid_argument("Unigram model: one match kind per piece is needed");
+  return UnigramModel(std::move(pieces), unk_id, byte_fallback, &match);
 }
 
 UnigramModel::UnigramModel(std::vector<std::pair<std::string, double>> pieces, std::int32_t unk_id, bool byte_fallback,
-                           const std::vector<bool>* matched)
-    : pieces_(std::move(pieces)), unk_id_(unk_id), byte_fallback_(byte_fallback), sentencepiece_(matched != nullptr) {
+                           const std::vector<Match>* match)
+    : pieces_(std::move(pieces)), unk_id_(unk_id), byte_fallback_(byte_fallback), sentencepiece_(match != nullptr) {
   if (pieces_.empty()) throw std::invalid_argument("Unigram model: the vocabulary is empty");
   if (unk_id_ < 0 || unk_id_ >= static_cast<std::int32_t>(pieces_.size())) {
     throw std::invalid_argument("Unigram model: unk_id " + std::to_string(unk_id_) + " is outside the vocabulary");
@@ -31,8 +31,8 @@ UnigramModel::UnigramModel(std::vector<std::pair<std::string, double>> pieces, s
   for (std::size_t id = 0; id < pieces_.size(); ++id) {
     const std::string& piece = pieces_[id].first;
     id_of_[piece] = static_cast<std::int32_t>(id);  // a repeated piece: the last id, as Hugging Face
-    if (matched && !(*matched)[id]) continue;
-    min_score = std::min(min_score, pieces_[id].second);
+    if (match && (*match)[id] == Match::Never) continue;
+    if (!match || (*match)[id] == Match::Normal) min_score = std::min(min_score, pieces_[id].second);
     std::int32_t node = 0;
     for (const unsigned char b : piece) {
       std::int32_t next = child(node, b);
@@ -48,6 +48,10 @@ UnigramModel::UnigramModel(std::vector<std::pair<std::string, double>> pieces, s
     if (!piece.empty()) trie_[node].piece = static_cast<std::int32_t>(id);
   }
   unk_score_ = sentencepiece_ ? static_cast<float>(static_cast<float>(min_score) - 10.0f) : min_score - 10.0;
+  if (match) {
+    double_score_.resize(pieces_.size());
+    for (std::size_t id = 0; id < pieces_.size(); ++id) double_score_[id] = (*match)[id] == Match::UserDefined;
+  }
 }
 
 std::int32_t UnigramModel::child(std::int32_t node, unsigned char byte) const {
@@ -67,8 +71,12 @@ void UnigramModel::encode_word(std::string_view word, std::uint32_t offset, std:
     std::int32_t id = 0;
   };
   std::vector<Best> best(n + 1);
-  // SentencePiece adds floats (a double sum rounded once to float is the float sum).
-  auto add = [this](double a, double b) { return sentencepiece_ ? static_cast<double>(static_cast<float>(a + b)) : a + b; };
+  // SentencePiece adds float scores in float (a double sum rounded once to
+  // float is the float sum), a user-defined score in double, and keeps floats.
+  auto add = [this](double a, double b, std::int32_t id) {
+    return sentencepiece_ && (id == unk_id_ || !double_score_[id]) ? static_cast<double>(static_cast<float>(a + b)) : a + b;
+  };
+  auto kept = [this](double score) { return sentencepiece_ ? static_cast<double>(static_cast<float>(score)) : score; };
   const auto* base = reinterpret_cast<const unsigned char*>(word.data());
   for (std::size_t start = 0; start < n;) {
     const double here = best[start].score;
@@ -82,13 +90,13 @@ void UnigramModel::encode_word(std::string_view word, std::uint32_t offset, std:
       const std::int32_t id = trie_[node].piece;
       if (id < 0) continue;
       Best& target = best[end];
-      const double candidate = add(here, pieces_[id].second);
-      if (target.start < 0 || candidate > target.score) target = {candidate, static_cast<std::int64_t>(start), id};
+      const double candidate = add(here, pieces_[id].second, id);
+      if (target.start < 0 || candidate > target.score) target = {kept(candidate), static_cast<std::int64_t>(start), id};
       if (end - start == char_length) single = true;
     }
     if (!single) {
       Best& target = best[start + char_length];
-      const double candidate = add(here, unk_score_);
+      const double candidate = add(here, unk_score_, unk_id_);
       if (target.start < 0 || candidate > target.score) target = {candidate, static_cast<std::int64_t>(start), unk_id_};
     }
     start += char_length;

@@ -5,9 +5,11 @@
 // unknowns fused into one; with byte_fallback an unknown run becomes its
 // <0xNN> byte pieces instead when they all exist.
 // sentencepiece(): the same search as SentencePiece's own encoder runs it
-// (unigram_model.cc, EncodeOptimized): only normal pieces are matched in the
-// text, path scores add in float precision, the unknown score is the lowest
-// normal score minus 10, and an unknown run is never looked up as a piece.
+// (unigram_model.cc, EncodeOptimized): only normal and user-defined pieces
+// are matched in the text, path scores add in float precision (a user-defined
+// piece's score, bytes × the highest normal score − 0.1, in double), the
+// unknown score is the lowest normal score minus 10, and an unknown run is
+// never looked up as a piece.
 // Not here: splitting text into words (pre_tokenizer.h).
 #pragma once
 
@@ -26,10 +28,12 @@ class UnigramModel {
  public:
   // pieces[id] = (piece, score); unk_id indexes pieces.
   UnigramModel(std::vector<std::pair<std::string, double>> pieces, std::int32_t unk_id, bool byte_fallback);
-  // matched[id]: whether the piece can be matched in text (SentencePiece's
-  // normal pieces; not control, unknown, byte or unused ones).
+  // How SentencePiece matches each piece in text: control, unknown, byte and
+  // unused pieces never; user-defined ones with their own score.
+  enum class Match : std::uint8_t { Never, Normal, UserDefined };
+  // pieces[id].second: the proto's score (user-defined: replaced as above).
   static UnigramModel sentencepiece(std::vector<std::pair<std::string, double>> pieces, std::int32_t unk_id,
-                                    bool byte_fallback, const std::vector<bool>& matched);
+                                    bool byte_fallback, const std::vector<Match>& match);
 
   // Appends the tokens of one word (UTF-8; invalid sequences are characters
   // no piece matches), offsets in bytes shifted by `offset`.
@@ -48,7 +52,7 @@ class UnigramModel {
   };
   std::int32_t child(std::int32_t node, unsigned char byte) const;
   UnigramModel(std::vector<std::pair<std::string, double>> pieces, std::int32_t unk_id, bool byte_fallback,
-               const std::vector<bool>* matched);
+               const std::vector<Match>* match);
 
   std::vector<std::pair<std::string, double>> pieces_;
   std::unordered_map<std::string, std::int32_t> id_of_;
@@ -57,6 +61,7 @@ class UnigramModel {
   bool byte_fallback_;
   double unk_score_ = 0;
   bool sentencepiece_ = false;  // float path scores, no lookup of unknown text
+  std::vector<bool> double_score_;  // sentencepiece_: user-defined pieces, added in double
 };
 
 }  // namespace attnplay

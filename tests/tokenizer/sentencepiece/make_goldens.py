@@ -1,6 +1,7 @@
 # Writes goldens.json for the SentencePiece models named on the command line:
 # for each model its vocabulary (piece, score; the type of
-# each piece that is not normal: unknown, control, unused or byte), and for each parity text
+# each piece that is not normal: unknown, control, unused or byte; the
+# processor reports user-defined pieces as normal), and for each parity text
 # (valid UTF-8 as "text", any bytes as "hex") what Google's sentencepiece
 # (python3-sentencepiece, the oracle) gives: ids (with <s> and </s> for the first),
 # pieces, byte offsets of each piece into the text (the wrapper's character
@@ -29,6 +30,7 @@ TEXTS = [
     'control \x01\x02\x7f chars, zero\u200bwidth, bom\ufeffhere, nbsp\u00a0here',
     '\u2581 a literal lower block \u2581\u2581 and \u2581x',
     '<unk> <s> </s> <pad> <ctl> <0x41> written out',
+    'user symbols: a<sep>b [MASK] and  <sep>  x <sep><sep>[MASK]the other theme Ａ<sep>',
     'digits 1234567890 and 3.14159, 2024-11-23',
     'x' * 120,
     'supercalifragilisticexpialidocious' * 3,
