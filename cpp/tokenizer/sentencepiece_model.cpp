@@ -1,9 +1,9 @@
 // Reading a SentencePiece ModelProto (protobuf wire format: varints, 32- and
 // 64-bit fixed fields, length-delimited fields; groups refused) and building
 // the tokenizer pipeline from it:
-//   normalizer     SentencePiece (charsmap, extra spaces, dummy prefix, "▁")
+//   normalizer     SentencePiece (user-defined symbols, charsmap, extra spaces, dummy prefix, "▁")
 //   pre-tokenizer  none: the model sees the whole normalized text, as in SentencePiece
-//   model          Unigram (SentencePiece's search) or BPE (ranks from the merged piece's score)
+//   model          Unigram (SentencePiece's search) or BPE (ranks from the merged piece's score, user-defined symbols whole)
 //   post-processor "<s> $A" when the model has a <s> control piece (Hugging Face's Llama default)
 //   decoder        SentencePiece
 #include "tokenizer/sentencepiece_model.h"

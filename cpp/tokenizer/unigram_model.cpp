@@ -48,10 +48,6 @@ UnigramModel::UnigramModel(std::vector<std::pair<std::string, double>> pieces, s
     if (!piece.empty()) trie_[node].piece = static_cast<std::int32_t>(id);
   }
   unk_score_ = sentencepiece_ ? static_cast<float>(static_cast<float>(min_score) - 10.0f) : min_score - 10.0;
-  if (match) {
-    double_score_.resize(pieces_.size());
-    for (std::size_t id = 0; id < pieces_.size(); ++id) double_score_[id] = (*match)[id] == Match::UserDefined;
-  }
 }
 
 std::int32_t UnigramModel::child(std::int32_t node, unsigned char byte) const {
@@ -71,11 +67,9 @@ void UnigramModel::encode_word(std::string_view word, std::uint32_t offset, std:
     std::int32_t id = 0;
   };
   std::vector<Best> best(n + 1);
-  // SentencePiece adds float scores in float (a double sum rounded once to
-  // float is the float sum), a user-defined score in double, and keeps floats.
-  auto add = [this](double a, double b, std::int32_t id) {
-    return sentencepiece_ && (id == unk_id_ || !double_score_[id]) ? static_cast<double>(static_cast<float>(a + b)) : a + b;
-  };
+  // SentencePiece keeps path scores as floats; it adds a piece's score in
+  // double (its score expression is a double) and the unknown score in float
+  // (a double sum rounded once to float is the float sum).
   auto kept = [this](double score) { return sentencepiece_ ? static_cast<double>(static_cast<float>(score)) : score; };
   const auto* base = reinterpret_cast<const unsigned char*>(word.data());
   for (std::size_t start = 0; start < n;) {
@@ -90,13 +84,13 @@ void UnigramModel::encode_word(std::string_view word, std::uint32_t offset, std:
       const std::int32_t id = trie_[node].piece;
       if (id < 0) continue;
       Best& target = best[end];
-      const double candidate = add(here, pieces_[id].second, id);
+      const double candidate = here + pieces_[id].second;
       if (target.start < 0 || candidate > target.score) target = {kept(candidate), static_cast<std::int64_t>(start), id};
       if (end - start == char_length) single = true;
     }
     if (!single) {
       Best& target = best[start + char_length];
-      const double candidate = add(here, unk_score_, unk_id_);
+      const double candidate = kept(here + unk_score_);
       if (target.start < 0 || candidate > target.score) target = {candidate, static_cast<std::int64_t>(start), unk_id_};
     }
     start += char_length;

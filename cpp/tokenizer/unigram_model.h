@@ -6,10 +6,11 @@
 // <0xNN> byte pieces instead when they all exist.
 // sentencepiece(): the same search as SentencePiece's own encoder runs it
 // (unigram_model.cc, EncodeOptimized): only normal and user-defined pieces
-// are matched in the text, path scores add in float precision (a user-defined
-// piece's score, bytes × the highest normal score − 0.1, in double), the
-// unknown score is the lowest normal score minus 10, and an unknown run is
-// never looked up as a piece.
+// are matched in the text (a user-defined piece scores its bytes × the highest
+// normal score − 0.1), path scores are kept as floats (a piece's score is
+// added to them in double and compared before rounding, the unknown score in
+// float), the unknown score is the lowest normal score minus 10, and an
+// unknown run is never looked up as a piece.
 // Not here: splitting text into words (pre_tokenizer.h).
 #pragma once
 
@@ -61,7 +62,6 @@ class UnigramModel {
   bool byte_fallback_;
   double unk_score_ = 0;
   bool sentencepiece_ = false;  // float path scores, no lookup of unknown text
-  std::vector<bool> double_score_;  // sentencepiece_: user-defined pieces, added in double
 };
 
 }  // namespace attnplay

@@ -2,7 +2,8 @@
 // Google's sentencepiece wrote (tests/tokenizer/sentencepiece/make.sh): ids,
 // pieces, byte offsets and decoded text of five spm_train models (Unigram and
 // BPE, with and without byte fallback, nmt_nfkc / identity / custom rules,
-// dummy prefix on and off) on the parity texts, invalid UTF-8 included.
+// dummy prefix on and off, user-defined symbols) on the parity texts, invalid
+// UTF-8 included, and the ids of 300 KB of Austen (count and hash).
 // Also loading: a model folder with tokenizer.model and no tokenizer.json
 // (served over HTTP, and as dropped files), the CLI's `tokenize --tokenizer
 // x.model` and `attention --model DIR` with tokenizer.model, and the errors.
@@ -21,6 +22,19 @@ const goldens = JSON.parse(readFileSync(new URL('goldens.json', dir), 'utf8'));
 const modelBytes = (name) => new Uint8Array(readFileSync(new URL(name, dir)));
 const textOf = (entry) => (entry.text !== undefined ? entry.text : Uint8Array.from(Buffer.from(entry.hex, 'hex')));
 const engine = await createEngine();
+
+// Paragraphs first_line..last_line of the Austen corpus, joined by newlines.
+const longText = readFileSync(new URL('../../../shared/corpus/austen-paragraphs.txt', import.meta.url), 'utf8')
+  .split('\n').slice(goldens.long.first_line, goldens.long.last_line + 1).join('\n');
+
+// 64-bit FNV-1a of the ids' little-endian uint32 bytes, as make_goldens.py.
+function fnv1a64(ids) {
+  let h = 0xcbf29ce484222325n;
+  for (const id of ids) {
+    for (let k = 0; k < 4; k += 1) h = ((h ^ BigInt((id >>> (8 * k)) & 0xff)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return h.toString(16).padStart(16, '0');
+}
 
 test('every model: ids, pieces, offsets and decoded text equal sentencepiece on the parity texts', () => {
   for (const [name, golden] of Object.entries(goldens.models)) {
@@ -53,6 +67,8 @@ test('every model: ids, pieces, offsets and decoded text equal sentencepiece on 
     assert.deepEqual(Array.from(withBos.ids), golden.ids_bos_eos.slice(0, -1), name);
     assert.equal(withBos.special[0], 1);
     assert.equal(withBos.displays[0], '<s>');
+    const longIds = tokenizer.encodeIds(longText, { addSpecialTokens: false });
+    assert.deepEqual({ count: longIds.length, fnv1a64: fnv1a64(longIds) }, golden.long, `${name}, long text`);
     tokenizer.dispose();
   }
 });

@@ -5,7 +5,7 @@
 # (valid UTF-8 as "text", any bytes as "hex") what Google's sentencepiece
 # (python3-sentencepiece, the oracle) gives: ids (with <s> and </s> for the first),
 # pieces, byte offsets of each piece into the text (the wrapper's character
-# offsets converted), and the decoded text.
+# offsets converted), and the decoded text; and the ids of a long text (LONG).
 # Run by make.sh. Usage: python3 make_goldens.py a.model b.model > goldens.json
 import json
 import sys
@@ -78,7 +78,25 @@ def run(sp, data, valid):
     }
 
 
-out = {'texts': [{'text': t} for t in TEXTS] + [{'hex': b.hex()} for b in BYTES], 'models': {}}
+# A long text for the scores summed along a whole path (floats in
+# sentencepiece): paragraphs after the training sample, about 300 KB; its ids
+# as a count and a 64-bit FNV-1a hash of their little-endian uint32 bytes.
+LONG = {'first_line': 1200, 'last_line': 1999}
+
+
+def long_text():
+    return '\n'.join(AUSTEN[LONG['first_line']:LONG['last_line'] + 1])
+
+
+def fnv1a64(ids):
+    h = 0xcbf29ce484222325
+    for i in ids:
+        for b in int(i).to_bytes(4, 'little'):
+            h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+    return '%016x' % h
+
+
+out = {'long': LONG, 'texts': [{'text': t} for t in TEXTS] + [{'hex': b.hex()} for b in BYTES], 'models': {}}
 for path in sys.argv[1:]:
     sp = spm.SentencePieceProcessor(model_file=path)
     vocab = [[sp.id_to_piece(i), sp.get_score(i)] for i in range(sp.get_piece_size())]
@@ -89,6 +107,7 @@ for path in sys.argv[1:]:
         'vocab': vocab,
         'types': types,
         'ids_bos_eos': sp.encode(TEXTS[0], add_bos=True, add_eos=True),
+        'long': {'count': len(sp.encode(long_text())), 'fnv1a64': fnv1a64(sp.encode(long_text()))},
         'results': results,
     }
 json.dump(out, sys.stdout, ensure_ascii=False, separators=(',', ':'))
