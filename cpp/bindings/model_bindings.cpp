@@ -77,8 +77,8 @@ val shard_files(const std::string& index_json) {
 // config.json text; files: [{ name, address, size }], buffers from
 // allocateBytes, owned from here on (freed with the model, or at once on
 // failure); index: model.safetensors.index.json text when files are shards,
-// else null (then files is one model.safetensors); the bytes of tokenizer.json
-// or tokenizer.model (Uint8Array), or null -> { handle, config }
+// else null (then files is one model.safetensors); tokenizer.json text, or the
+// bytes of tokenizer.json or tokenizer.model (Uint8Array), or null -> { handle, config }
 val load_model(const std::string& config_json, const val& files, const val& index_json, const val& tokenizer_file) {
   std::vector<CheckpointFile> buffers;
   const int count = files["length"].as<int>();
@@ -91,7 +91,9 @@ val load_model(const std::string& config_json, const val& files, const val& inde
   }
   return guarded([&] {
     std::string tokenizer;
-    if (!tokenizer_file.isNull() && !tokenizer_file.isUndefined()) {
+    if (tokenizer_file.isString()) {
+      tokenizer = tokenizer_file.as<std::string>();
+    } else if (!tokenizer_file.isNull() && !tokenizer_file.isUndefined()) {
       const std::vector<std::uint8_t> bytes = bytes_from_js(tokenizer_file);
       tokenizer.assign(bytes.begin(), bytes.end());
     }
