@@ -30,10 +30,11 @@ build() {  # name, sources...
 # Seeds: small valid inputs (the smallest golden checkpoint, every config.json,
 # config + NUL + weights for the model loader (BERT, Qwen3, GPT-NeoX), and every golden tokenizer.json
 # + NUL + a text for the tokenizer loader, with the families' tokenizer.json
-# shapes of tests/fuzz/tokenizer-seeds.mjs, and a one-shard index + NUL + that
-# shard for the sharded checkpoint loader).
+# shapes of tests/fuzz/tokenizer-seeds.mjs, a one-shard index + NUL + that
+# shard for the sharded checkpoint loader, and a text + NUL + each small
+# SentencePiece model of tests/tokenizer/sentencepiece for the .model reader).
 seeds="$out/seeds"
-rm -rf "$seeds" && mkdir -p "$seeds/safetensors" "$seeds/config" "$seeds/tokenizer" "$seeds/checkpoint"
+rm -rf "$seeds" && mkdir -p "$seeds/safetensors" "$seeds/config" "$seeds/tokenizer" "$seeds/checkpoint" "$seeds/sentencepiece"
 small=tests/golden/models/bert-l1-h3-k8-bf16
 cp "$small/model.safetensors" "$seeds/safetensors/"
 for dir in tests/golden/models/*/; do cp "$dir/config.json" "$seeds/config/$(basename "$dir").json"; done
@@ -44,6 +45,10 @@ for dir in tests/golden/models/*/; do
   { cat "$dir/tokenizer.json"; printf '\0%s' "Hello, café! The cat [MASK] sat. 😀 <|endoftext|>"; } > "$seeds/tokenizer/$(basename "$dir")"
 done
 node tests/fuzz/tokenizer-seeds.mjs "$seeds/tokenizer"
+for model in tests/tokenizer/sentencepiece/*.model; do
+  [[ $(stat -c %s "$model") -lt 65536 ]] || continue  # within -max_len
+  { printf '%s\0' "Hello,  café! ＡＢ ﬁ 😀 é <s>"; cat "$model"; } > "$seeds/sentencepiece/$(basename "$model")"
+done
 
 { node -e 'const b = require("fs").readFileSync(process.argv[1]); const h = JSON.parse(b.subarray(8, 8 + Number(b.readBigUInt64LE(0)))); delete h.__metadata__;
   process.stdout.write(JSON.stringify({ weight_map: Object.fromEntries(Object.keys(h).map((k) => [k, "model-00001-of-00001.safetensors"])) }))' "$small/model.safetensors"
@@ -53,8 +58,9 @@ build fuzz_safetensors tests/fuzz/fuzz_safetensors.cpp cpp/safetensors/safetenso
 build fuzz_checkpoint tests/fuzz/fuzz_checkpoint.cpp "${checkpoint[@]}"
 build fuzz_config tests/fuzz/fuzz_config.cpp "${core[@]}"
 build fuzz_tokenizer tests/fuzz/fuzz_tokenizer.cpp cpp/tokenizer/*.cpp
+build fuzz_sentencepiece tests/fuzz/fuzz_sentencepiece.cpp cpp/tokenizer/*.cpp
 
-for name in fuzz_safetensors fuzz_checkpoint fuzz_config fuzz_tokenizer; do
+for name in fuzz_safetensors fuzz_checkpoint fuzz_config fuzz_tokenizer fuzz_sentencepiece; do
   corpus="$seeds/${name#fuzz_}"
   echo "fuzz: $name for ${seconds}s"
   if ! (cd "$out" && "./$name" -seed="${FUZZ_SEED:-1}" -max_total_time="$seconds" -max_len=65536 "../../$corpus" >"$name.log" 2>&1); then

@@ -11,7 +11,7 @@ ctest --test-dir build/native --output-on-failure
 echo "== WASM and JS under Node =="
 node --test tests/node/
 
-echo "== fuzzing: safetensors, sharded checkpoint index, config/model and tokenizer.json parsers (libFuzzer, ASan + UBSan) =="
+echo "== fuzzing: safetensors, sharded checkpoint index, config/model, tokenizer.json and SentencePiece .model parsers (libFuzzer, ASan + UBSan) =="
 bash scripts/fuzz.sh 5
 
 echo "== browser (headless Chromium) =="

@@ -19,6 +19,19 @@ export { Tokenizer } from './tokenizer.js';
 
 const utf8Decoder = new TextDecoder();
 
+// Whether a tokenizer file's bytes are JSON (first non-blank byte '{'), as the core decides.
+function isJsonBytes(bytes) {
+  for (const b of bytes) {
+    if (b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) return b === 0x7b;
+  }
+  return false;
+}
+
+function byteView(source) {
+  if (source instanceof ArrayBuffer) return new Uint8Array(source);
+  return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+}
+
 export class Engine {
   #module;
 
@@ -111,10 +124,16 @@ export class Engine {
     return this.#module.setThreadCount(n);
   }
 
-  /** Tokenizer from a Hugging Face tokenizer.json (string, bytes or parsed object). */
-  loadTokenizer(tokenizerJson) {
-    const text = typeof tokenizerJson === 'object' && !(tokenizerJson instanceof Uint8Array)
-      ? JSON.stringify(tokenizerJson) : tokenizerJson;
+  /**
+   * Tokenizer from a Hugging Face tokenizer.json (string or parsed object), or
+   * from a file's bytes (Uint8Array, ArrayBuffer): tokenizer.json or a
+   * SentencePiece .model (tokenizer.model, source.spm, ...), told apart by content.
+   */
+  loadTokenizer(source) {
+    if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) {
+      return this.#tokenizer(this.#module.tokenizerFromFileBytes(byteView(source)));
+    }
+    const text = typeof source === 'object' && source !== null ? JSON.stringify(source) : source;
     return this.#tokenizer(this.#module.tokenizerFromJson(utf8(text, 'tokenizer.json')));
   }
 
@@ -171,8 +190,7 @@ export class Engine {
     };
     progress(MODEL_FILES.config)(files.config.length);
     const config = utf8Decoder.decode(files.config);
-    if (files.tokenizer) progress(MODEL_FILES.tokenizer)(files.tokenizer.length);
-    const tokenizer = files.tokenizer ? utf8Decoder.decode(files.tokenizer) : null;
+    if (files.tokenizer) progress(files.tokenizerName)(files.tokenizer.length);
     const buffers = [];
     try {
       for (const shard of files.shards) buffers.push({ name: shard.name, ...await this.#readIntoHeap(shard, progress(shard.name)) });
@@ -181,8 +199,8 @@ export class Engine {
       throw error;
     }
     // loadModel owns the buffers from here on, and frees them.
-    const { handle, config: modelConfig } = unwrap(this.#module.loadModel(config, buffers, files.index, tokenizer));
-    return new Model(this.#module, handle, modelConfig, tokenizer);
+    const { handle, config: modelConfig } = unwrap(this.#module.loadModel(config, buffers, files.index, files.tokenizer));
+    return new Model(this.#module, handle, modelConfig, files.tokenizer);
   }
 
   /** Number of models loaded and not yet disposed. */
@@ -228,17 +246,20 @@ export class Engine {
  * A loaded model (GPT-2, BERT, Llama, Mistral, Qwen2/3, GPT-NeoX). Holds WASM memory until dispose().
  * config: { modelType, layers, heads, kvHeads, width, headWidth, inner, positions,
  *           vocabSize, typeVocabSize, causal, hasMlmHead, parameters }
+ * tokenizerFile: the bytes of its tokenizer.json or tokenizer.model (for
+ *   engine.loadTokenizer), or null when there was none;
  * tokenizerJson: the text of tokenizer.json, or null when there was none.
  */
 export class Model {
   #module;
   #handle;
 
-  constructor(module, handle, config, tokenizerJson) {
+  constructor(module, handle, config, tokenizerFile) {
     this.#module = module;
     this.#handle = handle;
     this.config = Object.freeze(config);
-    this.tokenizerJson = tokenizerJson;
+    this.tokenizerFile = tokenizerFile;
+    this.tokenizerJson = tokenizerFile && isJsonBytes(tokenizerFile) ? utf8Decoder.decode(tokenizerFile) : null;
   }
 
   /**

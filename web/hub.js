@@ -111,6 +111,7 @@ export function formatBytes(bytes) {
 
 const FILES = {
   config: 'config.json', weights: 'model.safetensors', index: 'model.safetensors.index.json', tokenizer: 'tokenizer.json',
+  sentencepiece: 'tokenizer.model',
 };
 
 /**
@@ -118,7 +119,7 @@ const FILES = {
  * ref: { hub, id, revision }; options.fetch: the fetch to use (download.js's
  * caching fetch, with the load's AbortSignal); options.maxBytes (default
  * MAX_MODEL_BYTES). Resolves to { source, files: [{ name, size }], total,
- * config }: source is { config, weights, index?, tokenizer } for
+ * config }: source is { config, weights, index?, tokenizer or sentencepiece } for
  * Engine.loadModel, with each weights file and tokenizer.json an open
  * Response whose body is not read yet; files and total: what is to be read
  * (size null when the server did not say). On failure every response opened
@@ -135,15 +136,17 @@ export async function openHubModel(ref, { fetch: fetchImpl = globalThis.fetch, m
     const configText = await (await get(FILES.config)).text();
     const config = checkConfig(configText, ref);
     // The weights and the tokenizer are asked for together; neither body is read yet.
-    const [weights, tokenizer] = await Promise.all([get(FILES.weights, true), get(FILES.tokenizer, true)]);
+    const [weights, json] = await Promise.all([get(FILES.weights, true), get(FILES.tokenizer, true)]);
+    // Without tokenizer.json, SentencePiece's tokenizer.model (Llama 2, Mistral v0.1).
+    const tokenizerKey = json ? 'tokenizer' : 'sentencepiece';
+    const tokenizer = json ?? await get(FILES.sentencepiece, true);
     if (!tokenizer) {
-      throw new HubError(`${ref.id} has no tokenizer.json, which attnplay needs to read text (a model with only ` +
-        'SentencePiece files, tokenizer.model, cannot be opened yet)', 'files');
+      throw new HubError(`${ref.id} has neither tokenizer.json nor tokenizer.model, and attnplay needs one of them to read text`, 'files');
     }
     let source;
     let weightFiles;
     if (weights) {
-      source = { config: configText, weights, tokenizer };
+      source = { config: configText, weights, [tokenizerKey]: tokenizer };
       weightFiles = [{ name: FILES.weights, size: contentLength(weights) }];
     } else {
       const indexResponse = await get(FILES.index, true);
@@ -159,10 +162,10 @@ export async function openHubModel(ref, { fetch: fetchImpl = globalThis.fetch, m
       if (Number.isFinite(declared)) checkSize(ref, declared, null, maxBytes);
       const names = shardNames(index, ref.id);
       const shards = await Promise.all(names.map((name) => get(name)));
-      source = { config: configText, index: indexText, weights: shards, tokenizer };
+      source = { config: configText, index: indexText, weights: shards, [tokenizerKey]: tokenizer };
       weightFiles = names.map((name, i) => ({ name, size: contentLength(shards[i]) }));
     }
-    const files = [{ name: FILES.tokenizer, size: contentLength(tokenizer) }, ...weightFiles];
+    const files = [{ name: FILES[tokenizerKey], size: contentLength(tokenizer) }, ...weightFiles];
     const total = files.every((f) => f.size !== null) ? files.reduce((sum, f) => sum + f.size, 0) : null;
     checkSize(ref, weightFiles.reduce((sum, f) => sum + (f.size ?? 0), 0), weightFiles.length, maxBytes);
     return { source, files, total, config };

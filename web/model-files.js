@@ -9,6 +9,7 @@ import { AttnplayError } from './errors.js';
 
 export const MODEL_FILES = {
   config: 'config.json', weights: 'model.safetensors', index: 'model.safetensors.index.json', tokenizer: 'tokenizer.json',
+  sentencepiece: 'tokenizer.model',
 };
 
 /**
@@ -16,7 +17,9 @@ export const MODEL_FILES = {
  * small ones. helpers: { fetch, pickleMessage(name): the message for a
  * checkpoint only in pickle format, shardNames(indexText): the shard file
  * names of a model.safetensors.index.json, in order }.
- * -> { config: Uint8Array, tokenizer: Uint8Array | null, index: string | null
+ * -> { config: Uint8Array, tokenizer: Uint8Array | null (tokenizer.json, or
+ *      SentencePiece's tokenizer.model where there is none), tokenizerName,
+ *      index: string | null
  *      (sharded checkpoints), shards: opened files of the weights (one when not
  *      sharded), total: bytes of all files, or null while a size is unknown }
  * Each opened file keeps its fetch Response until its body is read (see openSource).
@@ -32,6 +35,8 @@ export async function openModelFiles(source, { fetch: fetchImpl, pickleMessage, 
   // The JSON files are small: read now, so that no response waits unread
   // while the shards are looked up.
   const config = await readAll(opened.config, () => {});
+  // A folder without tokenizer.json may have SentencePiece's tokenizer.model.
+  opened.tokenizer ??= await openSource(files.sentencepiece, MODEL_FILES.sentencepiece, fetchImpl, true, pickleMessage);
   const tokenizer = opened.tokenizer ? await readAll(opened.tokenizer, () => {}) : null;
   // Sharded: the index names the shards.
   let index = null;
@@ -53,7 +58,7 @@ export async function openModelFiles(source, { fetch: fetchImpl, pickleMessage, 
   }
   const sizes = [opened.config, opened.tokenizer, ...shards].filter(Boolean).map((o) => o.size);
   const total = sizes.every((n) => n != null) ? sizes.reduce((a, b) => a + b, 0) : null;
-  return { config, tokenizer, index, shards, total };
+  return { config, tokenizer, tokenizerName: opened.tokenizer?.name ?? null, index, shards, total };
 }
 
 // The model files of a loadModel() source: { config, weights, tokenizer? }
@@ -69,6 +74,7 @@ function modelSources(source, pickleMessage) {
       weights: new URL(MODEL_FILES.weights, base),
       index: new URL(MODEL_FILES.index, base),
       tokenizer: new URL(MODEL_FILES.tokenizer, base),
+      sentencepiece: new URL(MODEL_FILES.sentencepiece, base),
     };
   }
   const isFileList = Array.isArray(source) || (typeof FileList !== 'undefined' && source instanceof FileList);
@@ -81,18 +87,18 @@ function modelSources(source, pickleMessage) {
     for (const key of ['config', sharded ? 'index' : 'weights']) {
       if (!byName.has(MODEL_FILES[key])) throw new AttnplayError(`${MODEL_FILES[key]} is missing from the given files`);
     }
-    const tokenizer = byName.get(MODEL_FILES.tokenizer);
-    if (sharded) return { config: byName.get(MODEL_FILES.config), index: byName.get(MODEL_FILES.index), shards: byName, tokenizer };
-    return { config: byName.get(MODEL_FILES.config), weights: byName.get(MODEL_FILES.weights), tokenizer };
+    const tokenizers = { tokenizer: byName.get(MODEL_FILES.tokenizer), sentencepiece: byName.get(MODEL_FILES.sentencepiece) };
+    if (sharded) return { config: byName.get(MODEL_FILES.config), index: byName.get(MODEL_FILES.index), shards: byName, ...tokenizers };
+    return { config: byName.get(MODEL_FILES.config), weights: byName.get(MODEL_FILES.weights), ...tokenizers };
   }
   if (source && source.config != null && source.weights != null && source.index != null) {
     if (!Array.isArray(source.weights)) throw new AttnplayError('loadModel: with an index, weights is the array of shards');
-    return { config: source.config, index: source.index, shards: source.weights, tokenizer: source.tokenizer };
+    return { config: source.config, index: source.index, shards: source.weights, tokenizer: source.tokenizer, sentencepiece: source.sentencepiece };
   }
   if (source && source.config != null && source.weights != null) {
-    return { config: source.config, weights: source.weights, tokenizer: source.tokenizer };
+    return { config: source.config, weights: source.weights, tokenizer: source.tokenizer, sentencepiece: source.sentencepiece };
   }
-  throw new AttnplayError('loadModel: expected a base URL, { config, weights, tokenizer? } or a list of files');
+  throw new AttnplayError('loadModel: expected a base URL, { config, weights, tokenizer?, sentencepiece? } or a list of files');
 }
 
 // -> { name, size (bytes or null), and either bytes or stream (with the

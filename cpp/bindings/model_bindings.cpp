@@ -77,9 +77,9 @@ val shard_files(const std::string& index_json) {
 // config.json text; files: [{ name, address, size }], buffers from
 // allocateBytes, owned from here on (freed with the model, or at once on
 // failure); index: model.safetensors.index.json text when files are shards,
-// else null (then files is one model.safetensors); tokenizer.json text or
-// null -> { handle, config }
-val load_model(const std::string& config_json, const val& files, const val& index_json, const val& tokenizer_json) {
+// else null (then files is one model.safetensors); tokenizer.json text, or the
+// bytes of tokenizer.json or tokenizer.model (Uint8Array), or null -> { handle, config }
+val load_model(const std::string& config_json, const val& files, const val& index_json, const val& tokenizer_file) {
   std::vector<CheckpointFile> buffers;
   const int count = files["length"].as<int>();
   for (int i = 0; i < count; ++i) {  // ownership first, so that nothing leaks whatever fails below
@@ -90,8 +90,13 @@ val load_model(const std::string& config_json, const val& files, const val& inde
                        owner});
   }
   return guarded([&] {
-    const std::string tokenizer =
-        tokenizer_json.isNull() || tokenizer_json.isUndefined() ? std::string() : tokenizer_json.as<std::string>();
+    std::string tokenizer;
+    if (tokenizer_file.isString()) {
+      tokenizer = tokenizer_file.as<std::string>();
+    } else if (!tokenizer_file.isNull() && !tokenizer_file.isUndefined()) {
+      const std::vector<std::uint8_t> bytes = bytes_from_js(tokenizer_file);
+      tokenizer.assign(bytes.begin(), bytes.end());
+    }
     const bool sharded = !index_json.isNull() && !index_json.isUndefined();
     if (!sharded && buffers.size() != 1) throw std::invalid_argument("loadModel: one weights file without an index");
     const Checkpoint checkpoint = sharded ? Checkpoint::sharded(index_json.as<std::string>(), std::move(buffers))

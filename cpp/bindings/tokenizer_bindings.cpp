@@ -36,6 +36,11 @@ val tokenizer_from_json(const val& json_bytes) {
   return guarded([&] { return wrap(Tokenizer::from_json(string_from_bytes(json_bytes))); });
 }
 
+// tokenizer.json or a SentencePiece .model, by content.
+val tokenizer_from_file_bytes(const val& bytes) {
+  return guarded([&] { return wrap(Tokenizer::from_file_bytes(string_from_bytes(bytes))); });
+}
+
 val tokenizer_from_gpt2_files(const val& vocab_json, const val& merges_txt) {
   return guarded([&] {
     return wrap(Tokenizer::from_gpt2_files(string_from_bytes(vocab_json), string_from_bytes(merges_txt)));
@@ -135,6 +140,7 @@ EMSCRIPTEN_BINDINGS(attnplay_tokenizer) {
       .function("modelType", &model_type)
       .function("toJson", &to_json);
   emscripten::function("tokenizerFromJson", &tokenizer_from_json);
+  emscripten::function("tokenizerFromFileBytes", &tokenizer_from_file_bytes);
   emscripten::function("tokenizerFromGpt2Files", &tokenizer_from_gpt2_files);
   emscripten::function("tokenizerFromBertVocab", &tokenizer_from_bert_vocab);
   emscripten::function("trainTokenizer", &train_tokenizer);

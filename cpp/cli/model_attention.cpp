@@ -76,7 +76,7 @@ int run_attention(const Args& args) {
   }
 
   const ModelFiles files = read_model_directory(dir);
-  const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer_json.value_or(""));
+  const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer.value_or(""));
   std::optional<RunResult> run;
   if (text) {
     run = model.run(*text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, RunOptions{});

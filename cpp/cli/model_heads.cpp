@@ -33,7 +33,7 @@ int run_heads(const Args& args) {
     return 2;
   }
   const ModelFiles files = read_model_directory(dir);
-  const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer_json.value_or(""));
+  const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer.value_or(""));
   nlohmann::ordered_json heads = nlohmann::ordered_json::array();
   for (const HeadReport& r : analyze_heads(model, options)) {
     heads.push_back({{"layer", r.layer},

@@ -37,7 +37,7 @@ int run_info(const Args& args) {
               << "\n";
   }
   std::cout << "parameters: " << model.parameter_count() << "\n"
-            << "tokenizer.json: " << (files.tokenizer_json ? "present" : "absent") << "\n";
+            << "tokenizer: " << (files.tokenizer ? files.tokenizer_file : "absent") << "\n";
   const Checkpoint& checkpoint = files.checkpoint;
   std::cout << "tensors: " << checkpoint.tensors().size();
   if (checkpoint.file_count() > 1) std::cout << " in " << checkpoint.file_count() << " shards";

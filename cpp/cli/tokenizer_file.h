@@ -1,6 +1,6 @@
-// Loading a tokenizer from a path for the CLI: tokenizer.json, BERT's
-// vocab.txt, or GPT-2's vocab.json / encoder.json with merges.txt / vocab.bpe
-// beside it. Also reading whole files.
+// Loading a tokenizer from a path for the CLI: tokenizer.json, a SentencePiece
+// .model (told apart by content), BERT's vocab.txt, or GPT-2's vocab.json /
+// encoder.json with merges.txt / vocab.bpe beside it. Also reading whole files.
 #pragma once
 
 #include <fstream>
@@ -31,7 +31,7 @@ inline Tokenizer load_tokenizer_file(const std::string& path) {
     }
     throw std::runtime_error("no merges.txt or vocab.bpe beside " + path);
   }
-  return Tokenizer::from_json(read_file(path));
+  return Tokenizer::from_file_bytes(read_file(path));
 }
 
 }  // namespace attnplay::cli

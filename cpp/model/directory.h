@@ -1,7 +1,8 @@
 // Reads a Hugging Face model folder from disk (native builds only; the WASM
 // build receives the same bytes from JavaScript): config.json, the weights
 // (model.safetensors, or when it is absent model.safetensors.index.json and
-// every shard its weight_map names) and, when present, tokenizer.json. A
+// every shard its weight_map names) and, when present, tokenizer.json or else
+// SentencePiece's tokenizer.model (Llama 2 / Mistral-style folders). A
 // folder with only a PyTorch pickle (pytorch_model.bin) is refused with how to
 // convert it.
 // Not here: parsing (model/model.h, safetensors/).
@@ -17,7 +18,8 @@ namespace attnplay {
 struct ModelFiles {
   std::string config_json;
   Checkpoint checkpoint;  // owns the bytes it was read from
-  std::optional<std::string> tokenizer_json;
+  std::optional<std::string> tokenizer;  // bytes for Tokenizer::from_file_bytes
+  std::string tokenizer_file;            // "tokenizer.json", "tokenizer.model" or "" (none)
 };
 
 // Throws std::runtime_error naming the missing or unreadable file, and

@@ -7,23 +7,23 @@
 namespace attnplay {
 namespace {
 
-std::optional<Tokenizer> tokenizer_from(std::string_view tokenizer_json) {
-  if (tokenizer_json.empty()) return std::nullopt;
-  return Tokenizer::from_json(tokenizer_json);
+std::optional<Tokenizer> tokenizer_from(std::string_view tokenizer_file) {
+  if (tokenizer_file.empty()) return std::nullopt;
+  return Tokenizer::from_file_bytes(tokenizer_file);
 }
 
 }  // namespace
 
 TextModel TextModel::from_buffers(std::string_view config_json, std::string_view safetensors,
-                                  std::string_view tokenizer_json) {
+                                  std::string_view tokenizer_file) {
   Model model = Model::from_buffers(config_json, safetensors);
-  return TextModel(std::move(model), tokenizer_from(tokenizer_json));
+  return TextModel(std::move(model), tokenizer_from(tokenizer_file));
 }
 
 TextModel TextModel::from_checkpoint(std::string_view config_json, const Checkpoint& checkpoint,
-                                     std::string_view tokenizer_json) {
+                                     std::string_view tokenizer_file) {
   Model model = Model::from_checkpoint(config_json, checkpoint);
-  return TextModel(std::move(model), tokenizer_from(tokenizer_json));
+  return TextModel(std::move(model), tokenizer_from(tokenizer_file));
 }
 
 TextModel::TextModel(Model model, std::optional<Tokenizer> tokenizer)
@@ -33,7 +33,7 @@ TextModel::TextModel(Model model, std::optional<Tokenizer> tokenizer)
 
 RunResult TextModel::run(std::string_view text, std::optional<std::string_view> text_b,
                          const RunOptions& options) const {
-  if (!tokenizer_) throw std::invalid_argument("this model has no tokenizer.json, so it cannot read text");
+  if (!tokenizer_) throw std::invalid_argument("this model has no tokenizer.json or tokenizer.model, so it cannot read text");
   if (text.empty() && (!text_b || text_b->empty())) throw std::invalid_argument("the text is empty");
   if (text_b && !model_.config().causal() && model_.config().type_vocab_size < 2) {
     throw std::invalid_argument("this model has no segment embeddings for a second text");

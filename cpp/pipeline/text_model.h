@@ -33,12 +33,13 @@ struct RunResult {
 
 class TextModel {
  public:
-  // tokenizer_json may be empty: then only forward() on ids works.
+  // tokenizer_file: tokenizer.json or a SentencePiece .model
+  // (Tokenizer::from_file_bytes); empty: then only forward() on ids works.
   static TextModel from_buffers(std::string_view config_json, std::string_view safetensors,
-                                std::string_view tokenizer_json);
+                                std::string_view tokenizer_file);
   // The same from a checkpoint of one file or several shards.
   static TextModel from_checkpoint(std::string_view config_json, const Checkpoint& checkpoint,
-                                   std::string_view tokenizer_json);
+                                   std::string_view tokenizer_file);
   TextModel(Model model, std::optional<Tokenizer> tokenizer);
 
   const Model& model() const { return model_; }

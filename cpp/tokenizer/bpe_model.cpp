@@ -16,9 +16,25 @@ constexpr std::size_t kShortWord = 48;
 
 }  // namespace
 
+namespace {
+
+std::vector<std::int32_t> list_order(std::size_t n) {
+  std::vector<std::int32_t> ranks(n);
+  for (std::size_t i = 0; i < n; ++i) ranks[i] = static_cast<std::int32_t>(i);
+  return ranks;
+}
+
+}  // namespace
+
 BpeModel::BpeModel(std::unordered_map<std::string, std::int32_t> vocab,
                    std::vector<std::pair<std::string, std::string>> merges, BpeOptions options)
+    : BpeModel(std::move(vocab), merges, list_order(merges.size()), std::move(options)) {}
+
+BpeModel::BpeModel(std::unordered_map<std::string, std::int32_t> vocab,
+                   std::vector<std::pair<std::string, std::string>> merges, const std::vector<std::int32_t>& ranks,
+                   BpeOptions options)
     : vocab_(std::move(vocab)), merges_(std::move(merges)), options_(std::move(options)) {
+  if (ranks.size() != merges_.size()) throw std::invalid_argument("BPE model: one rank per merge is needed");
   const auto& alphabet = byte_level_alphabet();
   static const char* const kHex = "0123456789ABCDEF";
   for (int b = 0; b < 256; ++b) {
@@ -30,6 +46,10 @@ BpeModel::BpeModel(std::unordered_map<std::string, std::int32_t> vocab,
     const auto fb = vocab_.find(std::string("<0x") + kHex[b >> 4] + kHex[b & 15] + ">");
     fallback_id_[b] = fb == vocab_.end() ? -1 : fb->second;
   }
+  for (const std::string& piece : options_.whole_pieces) {
+    if (!vocab_.count(piece)) throw std::invalid_argument("BPE model: whole piece '" + piece + "' is not in the vocabulary");
+  }
+  whole_pieces_ = PrefixMatcher(options_.whole_pieces);
   if (options_.unk_token) {
     const auto it = vocab_.find(*options_.unk_token);
     if (it == vocab_.end()) {
@@ -48,7 +68,7 @@ BpeModel::BpeModel(std::unordered_map<std::string, std::int32_t> vocab,
                                   "\" uses a piece that is not in the vocabulary");
     }
     // A pair listed twice keeps its last rank, as Hugging Face's loader does.
-    merge_of_.insert_or_assign(key(ia->second, ib->second), Merge{static_cast<std::int32_t>(rank), im->second});
+    merge_of_.insert_or_assign(key(ia->second, ib->second), Merge{ranks[rank], im->second});
   }
 }
 
@@ -157,7 +177,8 @@ void BpeModel::encode_chars(std::string_view word, std::uint32_t offset, std::ve
   std::optional<PieceToken> unk;
   std::string piece;
   for (std::uint32_t i = 0; i < word.size();) {
-    const std::uint32_t len = unicode::decode_utf8(base + i, end).length;
+    const auto whole = static_cast<std::uint32_t>(whole_pieces_.longest_prefix(word.substr(i)));
+    const std::uint32_t len = whole ? whole : unicode::decode_utf8(base + i, end).length;
     piece.assign(word.substr(i, len));
     const std::uint32_t b = offset + i, e = offset + i + len;
     i += len;

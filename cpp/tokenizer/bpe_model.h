@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "tokenizer/prefix_matcher.h"
+
 namespace attnplay {
 
 struct PieceToken {
@@ -30,6 +32,9 @@ struct BpeOptions {
   bool ignore_merges = false;
   bool fuse_unk = false;
   std::optional<std::string> unk_token;  // must be in the vocabulary
+  // encode_chars: these pieces (SentencePiece's user-defined symbols) start
+  // as one symbol where they occur, longest first; no merge involves them.
+  std::vector<std::string> whole_pieces;
 };
 
 class BpeModel {
@@ -38,6 +43,11 @@ class BpeModel {
   // must be in the vocabulary.
   BpeModel(std::unordered_map<std::string, std::int32_t> vocab, std::vector<std::pair<std::string, std::string>> merges,
            BpeOptions options = {});
+  // Merges with explicit ranks, equal ranks allowed (then the leftmost pair
+  // merges first): SentencePiece's BPE, where a pair's rank is its merged
+  // piece's score.
+  BpeModel(std::unordered_map<std::string, std::int32_t> vocab, std::vector<std::pair<std::string, std::string>> merges,
+           const std::vector<std::int32_t>& ranks, BpeOptions options);
 
   // Whether the vocabulary has GPT-2's 256 byte-level pieces (needed by encode_word).
   bool has_byte_alphabet() const { return has_byte_alphabet_; }
@@ -75,6 +85,7 @@ class BpeModel {
   std::int32_t fallback_id_[256];  // id of "<0xNN>", or -1
   bool has_byte_alphabet_ = true;
   std::int32_t byte_id_[256];      // id of the byte-level piece, or -1
+  PrefixMatcher whole_pieces_;
 };
 
 }  // namespace attnplay

@@ -55,6 +55,51 @@ void byte_fallback(std::vector<std::string>& pieces) {
   pieces = std::move(out);
 }
 
+void sentencepiece_decode(const SentencePieceDecoding& spm, std::vector<std::string>& pieces) {
+  std::string text, bytes;
+  auto flush_bytes = [&] {
+    const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+    const auto* end = p + bytes.size();
+    while (p < end) {
+      const unicode::Decoded d = unicode::decode_utf8(p, end);
+      if (d.valid) {
+        text.append(reinterpret_cast<const char*>(p), d.length);
+        p += d.length;
+      } else {
+        text += "\uFFFD";  // one byte at a time, as SentencePiece
+        ++p;
+      }
+    }
+    bytes.clear();
+  };
+  bool at_start = true, start_space_seen = false;
+  for (const std::string& piece : pieces) {
+    const int b = spm.byte_pieces ? fallback_byte(piece) : -1;
+    if (b >= 0) {
+      bytes += static_cast<char>(b);
+      continue;
+    }
+    flush_bytes();
+    if (start_space_seen || !text.empty()) at_start = false;
+    start_space_seen = false;
+    if (spm.control.count(piece)) continue;
+    if (piece == spm.unk_piece) {
+      text += spm.unk_surface;
+      continue;
+    }
+    std::string_view rest = piece;
+    if (at_start && spm.strip_first_space && rest.substr(0, 3) == "\u2581") {
+      rest.remove_prefix(3);
+      start_space_seen = !spm.strip_until_text;
+    }
+    std::string decoded(rest);
+    replace_all(decoded, "\u2581", " ");
+    text += decoded;
+  }
+  flush_bytes();
+  pieces.assign(1, std::move(text));
+}
+
 const std::pair<std::string_view, std::string_view> kWordPieceCleanup[] = {
     {" .", "."},   {" ?", "?"},          {" !", "!"},   {" ,", ","},    {" ' ", "'"},   {" n't", "n't"},
     {" 'm", "'m"}, {" do not", " don't"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
@@ -122,6 +167,9 @@ void Decoder::decode_chain(std::vector<std::string>& pieces) const {
       return;
     case Kind::Sequence:
       for (const Decoder& step : sequence) step.decode_chain(pieces);
+      return;
+    case Kind::SentencePiece:
+      sentencepiece_decode(*sentencepiece, pieces);
       return;
   }
 }
@@ -202,6 +250,8 @@ nlohmann::ordered_json Decoder::to_json() const {
       for (const Decoder& step : sequence) steps.push_back(step.to_json());
       return {{"type", "Sequence"}, {"decoders", steps}};
     }
+    case Kind::SentencePiece:
+      throw std::invalid_argument("a SentencePiece model's decoder has no tokenizer.json form");
   }
   return nullptr;
 }

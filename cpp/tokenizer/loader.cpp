@@ -375,6 +375,11 @@ Tokenizer Tokenizer::from_bert_vocab(std::string_view vocab_txt, bool lowercase)
 
 std::string Tokenizer::to_json() const {
   const TokenizerData& d = *data_;
+  if (d.from_sentencepiece) {
+    throw std::invalid_argument(
+        "a tokenizer read from a SentencePiece .model has no tokenizer.json form (its normalizer, BPE ranks and "
+        "decoder follow SentencePiece's own rules)");
+  }
   ojson j;
   j["version"] = "1.0";
   j["truncation"] = nullptr;

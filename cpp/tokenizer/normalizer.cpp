@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "tokenizer/json_util.h"
+#include "tokenizer/sentencepiece_normalizer.h"
 #include "tokenizer/unicode.h"
 
 namespace attnplay {
@@ -215,6 +216,8 @@ NormalizedText normalize(const Normalizer& n, NormalizedText text) {
     case Normalizer::Kind::Sequence:
       for (const Normalizer& step : n.sequence) text = normalize(step, std::move(text));
       return text;
+    case Normalizer::Kind::SentencePiece:
+      return normalize_sentencepiece(*n.sentencepiece, text);
   }
   return text;
 }
@@ -292,6 +295,9 @@ nlohmann::ordered_json Normalizer::to_json() const {
       for (const Normalizer& step : sequence) steps.push_back(step.to_json());
       return {{"type", "Sequence"}, {"normalizers", steps}};
     }
+    case Kind::SentencePiece:
+      throw std::invalid_argument(
+          "a SentencePiece model's normalizer has no tokenizer.json form (SentencePiece's own whitespace rules)");
   }
   return nullptr;
 }

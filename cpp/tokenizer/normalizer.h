@@ -6,10 +6,13 @@
 // lowercase), NFC, NFD, NFKC, NFKD, Lowercase, Strip, Prepend, Replace (with a
 // String pattern) and Sequence. A character made by composition keeps the
 // original range of its first part (as Hugging Face); inserted characters (Prepend) cover the
-// range of the character they are put in front of (as Hugging Face). Not here: splitting into words.
+// range of the character they are put in front of (as Hugging Face).
+// SentencePiece: the normalizer of a SentencePiece .model (sentencepiece_normalizer.h),
+// which has no tokenizer.json form. Not here: splitting into words.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +39,8 @@ struct NormalizedText {
   }
 };
 
+struct SentencePieceNormalization;
+
 struct BertNormalizerOptions {
   bool clean_text = true;
   bool handle_chinese_chars = true;
@@ -46,15 +51,17 @@ struct BertNormalizerOptions {
 NormalizedText bert_normalize(NormalizedText text, const BertNormalizerOptions& options);
 
 struct Normalizer {
-  enum class Kind { Bert, NFC, NFD, NFKC, NFKD, Lowercase, Strip, Prepend, Replace, Sequence } kind = Kind::NFC;
+  enum class Kind { Bert, NFC, NFD, NFKC, NFKD, Lowercase, Strip, Prepend, Replace, Sequence, SentencePiece } kind = Kind::NFC;
   BertNormalizerOptions bert;         // Bert
   bool strip_left = true, strip_right = true;  // Strip
   std::u32string pattern, content;    // Prepend: content; Replace: pattern -> content
   std::vector<Normalizer> sequence;   // Sequence
+  std::shared_ptr<const SentencePieceNormalization> sentencepiece;  // SentencePiece
 
   // tokenizer.json's "normalizer" object (throws std::invalid_argument naming
   // the section and the unsupported type or field).
   static Normalizer from_json(const nlohmann::json& j);
+  // Throws std::invalid_argument for SentencePiece, which tokenizer.json cannot express.
   nlohmann::ordered_json to_json() const;
 };
 

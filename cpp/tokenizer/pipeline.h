@@ -63,6 +63,10 @@ struct TokenizerData {
   PostProcessor post;
   std::optional<Decoder> decoder;  // none: pieces joined by spaces
   std::vector<AddedToken> added;
+  // A SentencePiece .model's control pieces (<s>, </s>, ...): special, but as
+  // in SentencePiece never matched in the text.
+  std::vector<std::int32_t> control_ids;
+  bool from_sentencepiece = false;  // then there is no tokenizer.json form
 
   // Filled by finish(): whether the model sees bytes (the pre-tokenizer ends
   // with ByteLevel), and whether the whole pipeline is GPT-2's shape (no

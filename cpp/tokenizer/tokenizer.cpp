@@ -55,6 +55,7 @@ void TokenizerData::finish() {
     }
     id_to_piece[id] = piece;
   }
+  for (const std::int32_t id : control_ids) special.at(static_cast<std::size_t>(id)) = 1;
   added_by_first_byte.assign(256, {});
   for (std::size_t i = 0; i < added.size(); ++i) {
     const AddedToken& t = added[i];

@@ -59,8 +59,20 @@ class Tokenizer {
   static Tokenizer from_gpt2_files(std::string_view vocab_json, std::string_view merges_txt);
   // BERT's vocab.txt (one piece per line, id = line number).
   static Tokenizer from_bert_vocab(std::string_view vocab_txt, bool lowercase = true);
+  // SentencePiece's .model (a ModelProto protobuf: Llama 2's, Mistral's and
+  // TinyLlama's tokenizer.model, T5's spiece.model, Marian's source.spm and
+  // target.spm), encoding and decoding exactly as Google's sentencepiece
+  // library does; encode adds <s> in front when the model has that control
+  // piece (add_special_tokens: false gives sentencepiece's plain ids). Throws
+  // std::invalid_argument for a malformed file and, by name, for what is not
+  // supported (sentencepiece_model.cpp).
+  static Tokenizer from_sentencepiece(std::string_view model_proto);
+  // A tokenizer file of either kind: tokenizer.json when its first
+  // non-blank byte is '{', else a SentencePiece .model.
+  static Tokenizer from_file_bytes(std::string_view bytes);
 
-  // Hugging Face tokenizer.json of this tokenizer (what from_json reads back).
+  // Hugging Face tokenizer.json of this tokenizer (what from_json reads back);
+  // throws std::invalid_argument for one read from a SentencePiece .model.
   std::string to_json() const;
 
   Encoding encode(std::string_view text, std::optional<std::string_view> text_b = std::nullopt,

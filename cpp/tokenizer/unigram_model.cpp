@@ -11,7 +11,17 @@
 namespace attnplay {
 
 UnigramModel::UnigramModel(std::vector<std::pair<std::string, double>> pieces, std::int32_t unk_id, bool byte_fallback)
-    : pieces_(std::move(pieces)), unk_id_(unk_id), byte_fallback_(byte_fallback) {
+    : UnigramModel(std::move(pieces), unk_id, byte_fallback, nullptr) {}
+
+UnigramModel UnigramModel::sentencepiece(std::vector<std::pair<std::string, double>> pieces, std::int32_t unk_id,
+                                         bool byte_fallback, const std::vector<Match>& match) {
+  if (match.size() != pieces.size()) throw std::invalid_argument("Unigram model: one match kind per piece is needed");
+  return UnigramModel(std::move(pieces), unk_id, byte_fallback, &match);
+}
+
+UnigramModel::UnigramModel(std::vector<std::pair<std::string, double>> pieces, std::int32_t unk_id, bool byte_fallback,
+                           const std::vector<Match>* match)
+    : pieces_(std::move(pieces)), unk_id_(unk_id), byte_fallback_(byte_fallback), sentencepiece_(match != nullptr) {
   if (pieces_.empty()) throw std::invalid_argument("Unigram model: the vocabulary is empty");
   if (unk_id_ < 0 || unk_id_ >= static_cast<std::int32_t>(pieces_.size())) {
     throw std::invalid_argument("Unigram model: unk_id " + std::to_string(unk_id_) + " is outside the vocabulary");
@@ -21,7 +31,8 @@ UnigramModel::UnigramModel(std::vector<std::pair<std::string, double>> pieces, s
   for (std::size_t id = 0; id < pieces_.size(); ++id) {
     const std::string& piece = pieces_[id].first;
     id_of_[piece] = static_cast<std::int32_t>(id);  // a repeated piece: the last id, as Hugging Face
-    min_score = std::min(min_score, pieces_[id].second);
+    if (match && (*match)[id] == Match::Never) continue;
+    if (!match || (*match)[id] == Match::Normal) min_score = std::min(min_score, pieces_[id].second);
     std::int32_t node = 0;
     for (const unsigned char b : piece) {
       std::int32_t next = child(node, b);
@@ -36,7 +47,7 @@ UnigramModel::UnigramModel(std::vector<std::pair<std::string, double>> pieces, s
     }
     if (!piece.empty()) trie_[node].piece = static_cast<std::int32_t>(id);
   }
-  unk_score_ = min_score - 10.0;
+  unk_score_ = sentencepiece_ ? static_cast<float>(static_cast<float>(min_score) - 10.0f) : min_score - 10.0;
 }
 
 std::int32_t UnigramModel::child(std::int32_t node, unsigned char byte) const {
@@ -56,6 +67,10 @@ void UnigramModel::encode_word(std::string_view word, std::uint32_t offset, std:
     std::int32_t id = 0;
   };
   std::vector<Best> best(n + 1);
+  // SentencePiece keeps path scores as floats; it adds a piece's score in
+  // double (its score expression is a double) and the unknown score in float
+  // (a double sum rounded once to float is the float sum).
+  auto kept = [this](double score) { return sentencepiece_ ? static_cast<double>(static_cast<float>(score)) : score; };
   const auto* base = reinterpret_cast<const unsigned char*>(word.data());
   for (std::size_t start = 0; start < n;) {
     const double here = best[start].score;
@@ -70,12 +85,12 @@ void UnigramModel::encode_word(std::string_view word, std::uint32_t offset, std:
       if (id < 0) continue;
       Best& target = best[end];
       const double candidate = here + pieces_[id].second;
-      if (target.start < 0 || candidate > target.score) target = {candidate, static_cast<std::int64_t>(start), id};
+      if (target.start < 0 || candidate > target.score) target = {kept(candidate), static_cast<std::int64_t>(start), id};
       if (end - start == char_length) single = true;
     }
     if (!single) {
       Best& target = best[start + char_length];
-      const double candidate = here + unk_score_;
+      const double candidate = kept(here + unk_score_);
       if (target.start < 0 || candidate > target.score) target = {candidate, static_cast<std::int64_t>(start), unk_id_};
     }
     start += char_length;
@@ -95,7 +110,7 @@ void UnigramModel::encode_word(std::string_view word, std::uint32_t offset, std:
   std::reverse(pieces.begin(), pieces.end());
   static const char* const kHex = "0123456789ABCDEF";
   for (const PieceToken& p : pieces) {
-    if (p.id == unk_id_) {  // the text itself may be a piece ("<unk>" written out)
+    if (p.id == unk_id_ && !sentencepiece_) {  // the text itself may be a piece ("<unk>" written out)
       const auto it = id_of_.find(std::string(word.substr(p.begin, p.end - p.begin)));
       if (it != id_of_.end()) {
         out.push_back({it->second, offset + p.begin, offset + p.end});

@@ -4,6 +4,13 @@
 // becomes the unknown piece (score: the lowest score minus 10), consecutive
 // unknowns fused into one; with byte_fallback an unknown run becomes its
 // <0xNN> byte pieces instead when they all exist.
+// sentencepiece(): the same search as SentencePiece's own encoder runs it
+// (unigram_model.cc, EncodeOptimized): only normal and user-defined pieces
+// are matched in the text (a user-defined piece scores its bytes × the highest
+// normal score − 0.1), path scores are kept as floats (a piece's score is
+// added to them in double and compared before rounding, the unknown score in
+// float), the unknown score is the lowest normal score minus 10, and an
+// unknown run is never looked up as a piece.
 // Not here: splitting text into words (pre_tokenizer.h).
 #pragma once
 
@@ -22,6 +29,12 @@ class UnigramModel {
  public:
   // pieces[id] = (piece, score); unk_id indexes pieces.
   UnigramModel(std::vector<std::pair<std::string, double>> pieces, std::int32_t unk_id, bool byte_fallback);
+  // How SentencePiece matches each piece in text: control, unknown, byte and
+  // unused pieces never; user-defined ones with their own score.
+  enum class Match : std::uint8_t { Never, Normal, UserDefined };
+  // pieces[id].second: the proto's score (user-defined: replaced as above).
+  static UnigramModel sentencepiece(std::vector<std::pair<std::string, double>> pieces, std::int32_t unk_id,
+                                    bool byte_fallback, const std::vector<Match>& match);
 
   // Appends the tokens of one word (UTF-8; invalid sequences are characters
   // no piece matches), offsets in bytes shifted by `offset`.
@@ -39,6 +52,8 @@ class UnigramModel {
     std::int32_t piece = -1;
   };
   std::int32_t child(std::int32_t node, unsigned char byte) const;
+  UnigramModel(std::vector<std::pair<std::string, double>> pieces, std::int32_t unk_id, bool byte_fallback,
+               const std::vector<Match>* match);
 
   std::vector<std::pair<std::string, double>> pieces_;
   std::unordered_map<std::string, std::int32_t> id_of_;
@@ -46,6 +61,7 @@ class UnigramModel {
   std::int32_t unk_id_;
   bool byte_fallback_;
   double unk_score_ = 0;
+  bool sentencepiece_ = false;  // float path scores, no lookup of unknown text
 };
 
 }  // namespace attnplay

@@ -21,6 +21,7 @@ const FILES = ['config.json', 'model.safetensors', 'tokenizer.json'];
 const REVISIONS = ['main', 'v1.0'];
 
 /** Hub id -> the golden checkpoint (tests/golden/models/<name>) it serves. */
+export const SENTENCEPIECE = { id: 'tiny/sentencepiece', model: 'bpe-identity-bytes.model' };
 export const FAMILY_MODELS = {
   'tiny/gpt2': 'gpt2-l2-h12-k8-f16',
   gpt2: 'gpt2-l4-h4-k8-bf16', // an id without an organisation, as "gpt2" is on the hub
@@ -81,7 +82,14 @@ function repositories() {
   repos['tiny/gated'] = { files: gpt2, gated: true };
   repos['tiny/no-cors'] = { files: gpt2, noCors: true };
   repos['tiny/pickle-only'] = { files: { 'config.json': gpt2['config.json'], 'tokenizer.json': gpt2['tokenizer.json'], 'pytorch_model.bin': Buffer.from('PK\x03\x04 not read') } };
-  repos['tiny/no-tokenizer'] = { files: { 'config.json': gpt2['config.json'], 'model.safetensors': gpt2['model.safetensors'], 'tokenizer.model': Buffer.from('sentencepiece') } };
+  repos['tiny/no-tokenizer'] = { files: { 'config.json': gpt2['config.json'], 'model.safetensors': gpt2['model.safetensors'] } };
+  // SentencePiece's tokenizer.model and no tokenizer.json (as Llama 2): austen-gpt's
+  // weights (4,096 rows) with a 1,000-piece model trained by spm_train.
+  const austen = fileURLToPath(new URL('../../models/austen-gpt/', import.meta.url));
+  repos[SENTENCEPIECE.id] = { files: {
+    'config.json': readFileSync(`${austen}config.json`), 'model.safetensors': readFileSync(`${austen}model.safetensors`),
+    'tokenizer.model': readFileSync(fileURLToPath(new URL(`../tokenizer/sentencepiece/${SENTENCEPIECE.model}`, import.meta.url))),
+  } };
   repos['tiny/t5'] = { files: { 'config.json': Buffer.from(JSON.stringify({ model_type: 't5', architectures: ['T5ForConditionalGeneration'] })), 'model.safetensors': gpt2['model.safetensors'], 'tokenizer.json': gpt2['tokenizer.json'] } };
   // A 7B-sized sharded checkpoint: the index says 15.2 GB; its shards do not exist (they must never be asked for).
   const bigIndex = { metadata: { total_size: 15231233024 }, weight_map: Object.fromEntries([1, 2, 3, 4].map((i) => [`t${i}`, `model-0000${i}-of-00004.safetensors`])) };

@@ -42,8 +42,8 @@ TEST_CASE("shipped models reproduce PyTorch's attention and logits") {
     const std::string name = entry["name"].get<std::string>();
     CAPTURE(name);
     const ModelFiles files = read_model_directory(std::string(ATTNPLAY_MODELS_DIR) + "/" + name);
-    REQUIRE(files.tokenizer_json.has_value());
-    const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, *files.tokenizer_json);
+    REQUIRE(files.tokenizer.has_value());
+    const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, *files.tokenizer);
     const std::string golden_dir = std::string(ATTNPLAY_GOLDEN_DIR) + "/models/";
     std::ifstream in(golden_dir + name + ".json");
     REQUIRE(in.good());

@@ -7,6 +7,7 @@
 // WASM memory with the download hung up, gated, unknown model, revision,
 // unreachable hub) and aborting a download midway.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 
 import { createEngine } from '../../dist/engine.js';
@@ -14,7 +15,7 @@ import { DownloadProgress, cachingFetch } from '../../dist/download.js';
 import {
   DEFAULT_HUB, MAX_MODEL_BYTES, SUPPORTED_MODEL_TYPES, hubReference, openHubModel, parseModelId, resolveUrl,
 } from '../../dist/hub.js';
-import { FAMILY_MODELS, HELD, SHARDED, startFakeHub } from '../hub/fake-hub.mjs';
+import { FAMILY_MODELS, HELD, SENTENCEPIECE, SHARDED, startFakeHub } from '../hub/fake-hub.mjs';
 import { flat, golden, maxAbsDiff } from './model-golden.mjs';
 
 let engine;
@@ -107,8 +108,24 @@ test('a pickle-only model is refused without requesting the pickle', async () =>
   assert.ok(!requestsFor('tiny/pickle-only').some((r) => r.path.includes('pytorch_model')));
 });
 
-test('a model without tokenizer.json says it needs one', async () => {
-  await assert.rejects(openHubModel(ref('tiny/no-tokenizer')), { code: 'files', message: /tiny\/no-tokenizer has no tokenizer\.json.*SentencePiece/ });
+test('a model without tokenizer.json or tokenizer.model says it needs one', async () => {
+  await assert.rejects(openHubModel(ref('tiny/no-tokenizer')), { code: 'files', message: /tiny\/no-tokenizer has neither tokenizer\.json nor tokenizer\.model/ });
+});
+
+test('a model with only SentencePiece\'s tokenizer.model opens and tokenizes as sentencepiece does', async () => {
+  const opened = await openHubModel(ref(SENTENCEPIECE.id), { fetch: cachingFetch() });
+  assert.deepEqual(opened.files.map((f) => f.name), ['tokenizer.model', 'model.safetensors']);
+  const progress = new DownloadProgress(opened.files);
+  const model = await engine.loadModel(opened.source, { onProgress: (p) => progress.update(p) });
+  try {
+    for (const file of progress.snapshot().files) assert.equal(file.loaded, file.size, file.name);
+    const goldens = JSON.parse(readFileSync(new URL('../tokenizer/sentencepiece/goldens.json', import.meta.url), 'utf8'));
+    const { text } = goldens.texts[0];
+    const want = goldens.models[SENTENCEPIECE.model].ids_bos_eos.slice(0, -1); // python3-sentencepiece's ids, <s> added as Llama does
+    assert.deepEqual(model.run(text).tokens.map((t) => t.id), want);
+  } finally {
+    model.dispose();
+  }
 });
 
 test('a model bigger than the WASM memory allows is refused by its size, and its download hung up', async () => {
