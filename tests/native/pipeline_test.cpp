@@ -72,7 +72,7 @@ TEST_CASE("[MASK] positions are found and filled; top-k for GPT-2 at every posit
 TEST_CASE("a predicted id past the tokenizer's vocabulary (a padded embedding row) is named, not an error") {
   const ModelFiles gpt = read_model_directory(model_dir("gpt2-l4-h4-k8-bf16"));  // 257 embedding rows
   const ModelFiles bert = read_model_directory(model_dir("bert-l1-h3-k8-bf16"));  // 28 tokens
-  const TextModel padded(Model::from_checkpoint(gpt.config_json, gpt.checkpoint), Tokenizer::from_json(*bert.tokenizer_json));
+  const TextModel padded(Model::from_checkpoint(gpt.config_json, gpt.checkpoint), Tokenizer::from_file_bytes(*bert.tokenizer));
   RunOptions options;
   options.top_k = 257;  // every row, so ids 28..256 are among them
   const RunResult r = padded.run("the dog", std::nullopt, options);
