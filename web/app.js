@@ -31,7 +31,7 @@ async function stateOfLink(hash) {
     return await decodeLink(hash);
   } catch (error) {
     linkProblem = `Part of this link could not be read: ${error.message}.`;
-    return decodeState(hash.replace(/(^#|&)ztextB?=[^&]*/g, ''));
+    return decodeState(hash.replace(/(^#|&)z(text|textB|target)=[^&]*/g, ''));
   }
 }
 const store = new Store(await stateOfLink(location.hash));

@@ -112,7 +112,7 @@ export class DataMode {
   unavailable(view) {
     if (!this.active || !MODEL_VIEWS[view]) return null;
     return h('p', { class: 'unavailable', role: 'note', dataset: { unavailable: view } },
-      `${MODEL_VIEWS[view]} This widget shows attention computed elsewhere, so the ${view} view is not available here; the head, model, matrix and rollout views are.`);
+      `${MODEL_VIEWS[view]} This widget shows attention computed elsewhere, so the ${view} view is not available here; the head, model, matrix, rollout and (for cross-attention) decoding views are.`);
   }
 
   /** Shows (before `anchor`) a picker of the parts when the data has several. */

@@ -68,7 +68,7 @@ export interface AttentionData {
   model_type?: string;
 }
 
-export type AttentionViewName = 'head' | 'model' | 'matrix' | 'rollout' | 'neuron' | 'scratch';
+export type AttentionViewName = 'head' | 'model' | 'matrix' | 'rollout' | 'neuron' | 'scratch' | 'cross';
 export type AttentionTheme = 'auto' | 'light' | 'dark';
 
 export interface TokenSelectDetail { token: number | null; display: string | null; layer: number }
@@ -80,6 +80,8 @@ export class AttentionView extends HTMLElement {
   model: string;
   text: string;
   textB: string;
+  /** An encoder–decoder model's target text (the `target` attribute); '' = the model's own translation. */
+  target: string;
   view: AttentionViewName;
   /** Layer index from 0. */
   layer: number;

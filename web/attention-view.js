@@ -2,7 +2,8 @@
 // <script type="module" src=".../attention-view.js">, then writes
 // <attention-view model="austen-gpt" text="..." view="head"></attention-view>.
 // It runs the model on the text in the page's shared engine worker and shows
-// one of the playground's views (head, model, matrix, rollout, neuron, scratch) inside
+// one of the playground's views (head, model, matrix, rollout, neuron, scratch,
+// cross: the decoding view of an encoder–decoder model's cross-attention) inside
 // a shadow root, with its own styles (views.css, attention-view.css) so the
 // host page's CSS does not reach in and the widget's does not leak out.
 // Everything (worker, WASM, shipped models, styles) is found relative to this
@@ -20,6 +21,7 @@ import { DEFAULT_STATE, Store, decodeState } from './state.js';
 import { DataMode } from './attention-data-mode.js';
 import { ROLLOUT_METHODS } from './rollout.js';
 import { widgetStyles } from './widget-styles.js';
+import './decoding-view.js';
 import './head-view.js';
 import './matrix-view.js';
 import './model-view.js';
@@ -28,8 +30,8 @@ import './rollout-view.js';
 import './view-controls.js';
 
 const MODULE_URL = import.meta.url;
-const VIEW_ELEMENTS = { head: 'head-view', model: 'model-view', matrix: 'matrix-view', rollout: 'rollout-view', neuron: 'neuron-view', scratch: 'scratch-view' };
-const STATE_ATTRIBUTES = { model: 'model', text: 'text', 'text-b': 'textB', view: 'view', layer: 'layer', heads: 'heads', token: 'token', threshold: 'threshold', theme: 'theme' };
+const VIEW_ELEMENTS = { head: 'head-view', model: 'model-view', matrix: 'matrix-view', rollout: 'rollout-view', neuron: 'neuron-view', scratch: 'scratch-view', cross: 'decoding-view' };
+const STATE_ATTRIBUTES = { model: 'model', text: 'text', 'text-b': 'textB', target: 'target', view: 'view', layer: 'layer', heads: 'heads', token: 'token', threshold: 'threshold', theme: 'theme' };
 const MATRIX_ATTRIBUTES = ['tokens', 'x', 'wq', 'wk', 'wv'];
 
 /**
@@ -162,6 +164,9 @@ export class AttentionView extends HTMLElement {
   set text(value) { this.setAttribute('text', value); }
   get textB() { return this.#store.state.textB; }
   set textB(value) { this.setAttribute('text-b', value); }
+  /** An encoder–decoder model's target text ('' = the model's own translation of `text`). */
+  get target() { return this.#store.state.target; }
+  set target(value) { this.setAttribute('target', value); }
   get view() { return this.#store.state.view; }
   set view(value) { this.setAttribute('view', value); }
   get layer() { return this.#store.state.layer; }
@@ -258,7 +263,7 @@ export class AttentionView extends HTMLElement {
       this.#model = null;
       this.#result = null;
     }
-    if (changed.some((key) => ['model', 'text', 'textB'].includes(key))) this.#scheduleRun(this.#quiet ? 0 : undefined);
+    if (changed.some((key) => ['model', 'text', 'textB', 'target'].includes(key))) this.#scheduleRun(this.#quiet ? 0 : undefined);
     if (this.#quiet) return;
     // Reader's choices: the documented events.
     if (changed.includes('token')) {

@@ -49,6 +49,8 @@ export class EngineClient {
   positionalEncoding(positions, d) { return this.call('positionalEncoding', positions, d); }
   layerNorm(spec) { return this.call('layerNorm', spec); }
   gelu(spec) { return this.call('gelu', spec); }
+  /** { a [m,k], b [k,n], transposeB?, bias? } -> A·B (Engine.matmul). */
+  matmul(spec) { return this.call('matmul', spec); }
 
   /**
    * Loads a model into the worker under `key`. source: base URL of a model

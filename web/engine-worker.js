@@ -44,6 +44,7 @@ const METHODS = {
   positionalEncoding: (engine, positions, d) => engine.positionalEncoding(positions, d),
   layerNorm: (engine, spec) => engine.layerNorm(spec),
   gelu: (engine, spec) => engine.gelu(spec),
+  matmul: (engine, spec) => engine.matmul(spec),
 
   /**
    * source: a base URL string, or an array of Files; -> { config, hasTokenizer }.

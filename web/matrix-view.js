@@ -178,7 +178,8 @@ export class MatrixView extends StoreBound {
       this.#canvas.height = 0;
       return;
     }
-    const { map, title, caption = 'attention weights, query tokens (rows) × key tokens (columns)' } = this.#selected;
+    const fallback = this.#result.cross ? 'cross-attention, the alignment matrix: target tokens (rows) × source tokens (columns)' : 'attention weights, query tokens (rows) × key tokens (columns)';
+    const { map, title, caption = fallback } = this.#selected;
     const [rows, cols] = map.shape;
     this.#masked = new Uint8Array(rows * cols);
     let max = 0;

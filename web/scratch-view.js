@@ -5,7 +5,10 @@
 // "river bank"); then W_Q, W_K, W_V, scores, the √d_k scaling and the x100
 // saturation experiment (its own step only, undone by a second click), the
 // causal mask (its own step's tables), multi-head split and concat,
-// sinusoidal positional encoding and permutation equivariance.
+// sinusoidal positional encoding and permutation equivariance; last,
+// cross-attention (queries from a decoder, keys and values from an encoder)
+// on the tutorial's alignment example, "European Economic Area" ↔ "zone
+// économique européenne".
 // Matrices are editable; the NumPy preset reproduces the tutorial's printout,
 // and an author's own example (`preset`) replaces it in the projection steps.
 // Not here: model attention views (head/matrix/neuron views).
@@ -13,7 +16,7 @@ import { h } from './dom.js';
 import { getEngineClient } from './engine-client.js';
 import './heat-map.js';
 import './matrix-table.js';
-import { multiHeadExample, numpySeedExample, staticEmbeddings } from './presets.js';
+import { multiHeadExample, numpySeedExample, seedAlignmentExample, staticEmbeddings } from './presets.js';
 
 const clone = (value) => JSON.parse(JSON.stringify(value));
 
@@ -63,6 +66,7 @@ function initialState() {
     peDims: 64,
     permutation: [0, 1, 2, 3],
     withPositions: false,
+    cross: clone(seedAlignmentExample),
   };
 }
 
@@ -78,7 +82,10 @@ const STEPS = [
   { id: 'multi-head', title: 'Multi-head attention' },
   { id: 'positions', title: 'Positional encoding' },
   { id: 'permutation', title: 'Why positions are needed' },
+  { id: 'cross-attention', title: 'Cross-attention: the decoder reads the encoder' },
 ];
+// The cross-attention step's editable tables -> the example's matrices.
+const CROSS_INPUTS = { 'cross-x-encoder': 'xEncoder', 'cross-x-decoder': 'xDecoder', 'cross-wq': 'wq', 'cross-wk': 'wk', 'cross-wv': 'wv' };
 
 function rowsOf(matrix) {
   const [r, c] = matrix.shape;
@@ -219,6 +226,25 @@ export class ScratchView extends HTMLElement {
           h('label', {}, h('input', { type: 'checkbox', id: 'scratch-with-pe', checked: s.withPositions, onchange: (e) => this.#set({ withPositions: e.target.checked }) }), ' add positional encoding')),
         h('div', { class: 'matrix-row' }, this.#table('perm-original', 'Output for the original order'), this.#table('perm-shuffled', 'Output for the shuffled order')),
         h('p', { class: 'check', id: 'scratch-perm-check', role: 'status' })),
+      section('cross-attention',
+        h('p', {}, 'A translation model has two parts. The encoder reads the whole source sentence with self-attention; the decoder writes the translation one word at a time. Between them sits cross-attention: the queries come from the decoder (the French word being written), the keys and values from the encoder (the English words). Q = X_dec·W_Q, K = X_enc·W_K, V = X_enc·W_V, and the weights softmax(Q·Kᵀ / √d_k) form a matrix with one row per target word and one column per source word: the alignment matrix of the tutorial. There is no causal mask here: the whole source sentence is there before the first French word is written.'),
+        h('p', {}, 'The tutorial\'s example: "European Economic Area" becomes "zone économique européenne". The order flips, so "zone" reads "Area", jumping over "European" and "Economic", and each later word looks one word back. The decoder\'s states here list their axes in another order (place, economy, Europe) than the encoder\'s (Europe, economy, place): W_Q turns them around so that queries and keys meet. Edit any number and watch the alignment follow.'),
+        h('div', { class: 'controls' }, h('button', { type: 'button', id: 'scratch-reset-cross', onclick: () => this.#set({ cross: clone(seedAlignmentExample) }) }, 'Reset the example')),
+        h('div', { class: 'matrix-row' },
+          this.#table('cross-x-encoder', 'X_enc (encoder states, source words)', { editable: true }),
+          this.#table('cross-x-decoder', 'X_dec (decoder states, target words)', { editable: true })),
+        h('div', { class: 'matrix-row' },
+          this.#table('cross-wq', 'W_Q (decoder → query)', { editable: true }),
+          this.#table('cross-wk', 'W_K (encoder → key)', { editable: true }),
+          this.#table('cross-wv', 'W_V (encoder → value)', { editable: true })),
+        h('div', { class: 'matrix-row' },
+          this.#table('cross-q', 'Q = X_dec·W_Q (from the decoder)'),
+          this.#table('cross-k', 'K = X_enc·W_K (from the encoder)'),
+          this.#table('cross-v', 'V = X_enc·W_V (from the encoder)')),
+        this.#table('cross-scores', 'Scores Q·Kᵀ: target words (rows) × source words (columns)', { heat: 'signed' }),
+        this.#table('cross-weights', 'The alignment matrix softmax(Q·Kᵀ / √d_k): what each target word reads in the source', { heat: 'rows' }),
+        this.#table('cross-output', 'Output = weights · V: what each target word takes from the source'),
+        h('p', { class: 'check', id: 'scratch-cross-check', role: 'status' })),
     ];
     this.replaceChildren(nav, h('div', { class: 'steps' }, steps));
   }
@@ -261,6 +287,8 @@ export class ScratchView extends HTMLElement {
       Object.keys(this.#state.embeddings).forEach((word, i) => { this.#state.embeddings[word] = rows[i]; });
     } else if (['x', 'wq', 'wk', 'wv'].includes(key)) {
       this.#state.projection[key] = rows;
+    } else if (key in CROSS_INPUTS) {
+      this.#state.cross[CROSS_INPUTS[key]] = rows;
     }
     this.update();
   }
@@ -296,14 +324,27 @@ export class ScratchView extends HTMLElement {
       ]);
       // The tutorial's experiment: the raw scores multiplied by 100 (no √d_k).
       const times100 = await client.attend({ q: main.q, k: main.k, v: main.v, scale: false, temperature: 0.01 });
+      const cross = await this.#crossAttention();
       if (generation !== this.#generation) return;
-      this.#render({ words, sentenceA, sentenceB, a, b, main, times100, masked, multi, peMatrix, original, shuffled });
+      this.#render({ words, sentenceA, sentenceB, a, b, main, times100, masked, multi, peMatrix, original, shuffled, cross });
       this.dataset.state = 'ready';
     } catch (error) {
       if (generation !== this.#generation) return;
       this.dataset.state = 'error';
       this.querySelector('#scratch-printed-check').textContent = `Cannot compute: ${error.message}`;
     }
+  }
+
+  // Cross-attention in the core: Q from the decoder's states, K and V from the encoder's.
+  async #crossAttention() {
+    const c = this.#state.cross;
+    const client = this.#client;
+    const [q, k, v] = await Promise.all([
+      client.matmul({ a: c.xDecoder, b: c.wq }),
+      client.matmul({ a: c.xEncoder, b: c.wk }),
+      client.matmul({ a: c.xEncoder, b: c.wv }),
+    ]);
+    return client.attend({ q, k, v });
   }
 
   #render(r) {
@@ -365,6 +406,8 @@ export class ScratchView extends HTMLElement {
 
     this.querySelector('#scratch-pe').show(r.peMatrix, { rowName: 'position', colName: 'dimension', description: `sinusoidal positional encoding, ${s.pePositions} positions by ${s.peDims} dimensions` });
 
+    this.#renderCross(r.cross);
+
     const permutedTokens = s.permutation.map((i) => tokens[i]);
     t('perm-original').show(r.original.output, { rowLabels: tokens });
     t('perm-shuffled').show(r.shuffled.output, { rowLabels: permutedTokens });
@@ -373,6 +416,33 @@ export class ScratchView extends HTMLElement {
     this.querySelector('#scratch-perm-check').textContent = difference < 1e-5
       ? `Each word's output is the same in both orders (largest difference ${difference.toExponential(1)}): attention alone ignores order.`
       : `With positions, the same word gets a different output in another place (largest difference ${difference.toFixed(4)}).`;
+  }
+
+  #renderCross(result) {
+    const c = this.#state.cross;
+    const t = (key) => this.#tables.get(key);
+    const fromRows = (rows) => ({ data: Float32Array.from(rows.flat()), shape: [rows.length, rows[0].length] });
+    const axes = (prefix, n) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+    const edit = (key, rows, options) => { if (!t(key).matches(':focus-within')) t(key).show(fromRows(rows), options); };
+    edit('cross-x-encoder', c.xEncoder, { rowLabels: c.source, colLabels: c.sourceAxes });
+    edit('cross-x-decoder', c.xDecoder, { rowLabels: c.target, colLabels: c.targetAxes });
+    edit('cross-wq', c.wq, { rowLabels: c.targetAxes, colLabels: axes('k', c.wq[0].length) });
+    edit('cross-wk', c.wk, { rowLabels: c.sourceAxes, colLabels: axes('k', c.wk[0].length) });
+    edit('cross-wv', c.wv, { rowLabels: c.sourceAxes, colLabels: axes('v', c.wv[0].length) });
+    t('cross-q').show(result.q, { rowLabels: c.target });
+    t('cross-k').show(result.k, { rowLabels: c.source });
+    t('cross-v').show(result.v, { rowLabels: c.source });
+    t('cross-scores').show(result.scores, { rowLabels: c.target, colLabels: c.source });
+    t('cross-weights').show(result.weights, { rowLabels: c.target, colLabels: c.source });
+    t('cross-output').show(result.output, { rowLabels: c.target });
+    // Which source word each target word reads most, against the tutorial's figure.
+    const weights = rowsOf(result.weights);
+    const read = c.target.map((word, i) => ({ word, source: c.source[weights[i].indexOf(Math.max(...weights[i]))], weight: Math.max(...weights[i]) }));
+    const reads = read.map(({ word, source, weight }) => `"${word}" reads "${source}" (${weight.toFixed(2)})`).join(', ');
+    const asInTutorial = read.every(({ word, source }) => seedAlignmentExample.aligned[word] === source);
+    this.querySelector('#scratch-cross-check').textContent = asInTutorial
+      ? `${reads}: the word order flips, as in the tutorial's alignment matrix.`
+      : `${reads}: not the tutorial's alignment (zone ↔ Area, économique ↔ Economic, européenne ↔ European).`;
   }
 
   #renderBars(tokens, head, times100) {

@@ -1,5 +1,5 @@
 // The page's selection state, one object that every view reads and writes:
-// model, text(s), view, layer, heads, locked token, threshold, pruning, pair
+// model, text(s) (and an encoder–decoder model's target text), view, layer, heads, locked token, threshold, pruning, pair
 // filter, special-token hiding, word aggregation, theme, from-scratch step.
 // Includes its URL form (the hash), so a link restores the state exactly:
 // encodeState/decodeState (plain parameters) and encodeLink/decodeLink (the
@@ -7,7 +7,7 @@
 // links with plain text keep opening).
 // Not here: DOM, drawing or computation.
 
-export const VIEWS = ['head', 'model', 'matrix', 'rollout', 'neuron', 'scratch'];
+export const VIEWS = ['head', 'model', 'matrix', 'rollout', 'neuron', 'scratch', 'cross'];
 export const FILTERS = ['all', 'a-a', 'b-b', 'a-b', 'b-a'];
 export const THEMES = ['auto', 'light', 'dark'];
 
@@ -15,6 +15,7 @@ export const DEFAULT_STATE = Object.freeze({
   model: 'austen-gpt',
   text: 'It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in want of a wife.',
   textB: '',
+  target: '', // an encoder–decoder model's target text; '' = its own translation
   view: 'head',
   layer: 0,
   heads: null, // null = all heads of the layer
@@ -64,6 +65,7 @@ export function decodeState(hash) {
     model: get('model') || d.model,
     text: get('text') ?? d.text,
     textB: get('textB') ?? d.textB,
+    target: get('target') ?? d.target,
     view: oneOf(get('view'), VIEWS, d.view),
     layer: int(get('layer'), d.layer),
     heads: heads === null ? d.heads : heads.split(',').filter((h) => h !== '').map((h) => int(h, -1)).filter((h) => h >= 0),
@@ -80,7 +82,7 @@ export function decodeState(hash) {
 
 // A text longer than this (in URL-encoded characters) travels deflated as z<key>=.
 const DEFLATE_OVER = 100;
-const LINK_TEXTS = ['text', 'textB'];
+const LINK_TEXTS = ['text', 'textB', 'target'];
 
 async function streamBytes(bytes, transform) {
   return new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(transform)).arrayBuffer());
@@ -109,7 +111,7 @@ async function deflated(text) {
 
 /** State -> URL hash (without '#'), as encodeState but with long texts deflated (raw DEFLATE, base64url). */
 export async function encodeLink(state) {
-  const params = new URLSearchParams(encodeState({ ...state, text: DEFAULT_STATE.text, textB: DEFAULT_STATE.textB }));
+  const params = new URLSearchParams(encodeState({ ...state, ...Object.fromEntries(LINK_TEXTS.map((key) => [key, DEFAULT_STATE[key]])) }));
   for (const key of LINK_TEXTS) {
     const text = state[key];
     if (text === undefined || text === DEFAULT_STATE[key]) continue;
@@ -135,7 +137,7 @@ export async function decodeLink(hash) {
       const bytes = await streamBytes(fromBase64url(packed), new DecompressionStream('deflate-raw'));
       params.set(key, new TextDecoder('utf-8', { fatal: true }).decode(bytes));
     } catch {
-      throw new Error(`the link's ${key === 'text' ? 'text' : 'second sentence'} is damaged (cut short or edited?) and cannot be read`);
+      throw new Error(`the link's ${{ text: 'text', textB: 'second sentence', target: 'target text' }[key]} is damaged (cut short or edited?) and cannot be read`);
     }
   }
   return decodeState(params.toString());
