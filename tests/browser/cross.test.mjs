@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { newPage, openBrowser } from './browser.mjs';
+import { assertHeadLines, headViewLines, newPage, openBrowser } from './browser.mjs';
 import { randomAttention } from '../node/reference.mjs';
 import { seedAlignmentExample } from '../../web/presets.js';
 
@@ -51,6 +51,7 @@ before(async () => {
 <attention-view id="align" view="cross"><script type="application/json">${JSON.stringify(ALIGNMENT)}</script></attention-view>
 <attention-view id="encdec" src="/data/encdec.json" view="cross" layer="1" heads="0,2" controls></attention-view>
 <attention-view id="matrix" src="/data/encdec.json" view="matrix" layer="1" heads="1"></attention-view>
+<attention-view id="head" src="/data/encdec.json" view="head" layer="0" heads="2"></attention-view>
 <attention-view id="no-cross" src="/data/decoder-only.json" view="cross"></attention-view>
 <attention-view id="scratch" view="scratch" step="cross-attention"></attention-view>`);
   session = await openBrowser({ mounts: { '/data/': dataDir }, headers: { 'Content-Security-Policy': CSP } });
@@ -67,7 +68,7 @@ const close = (a, b, tolerance, what) => assert.ok(Math.abs(a - b) <= tolerance,
 test('view="cross" and the matrix view draw the given cross-attention, step by step', async () => {
   const { page, errors } = await newPage(session.browser);
   await page.goto(`${session.url}data/widgets.html`);
-  for (const id of ['align', 'encdec', 'matrix', 'no-cross']) {
+  for (const id of ['align', 'encdec', 'matrix', 'head', 'no-cross']) {
     await page.locator(`#${id}`).scrollIntoViewIfNeeded();
     await ready(page, id);
   }
@@ -118,6 +119,11 @@ test('view="cross" and the matrix view draw the given cross-attention, step by s
   heat.values.forEach((w, i) => assert.equal(w, at(1, 1, Math.floor(i / S), i % S)));
   assert.match(await page.evaluate(() => document.getElementById('matrix').viewElement.querySelector('.view-title').textContent),
     /^Layer 2, head 2: cross-attention, the alignment matrix: target tokens \(rows\) × source tokens \(columns\)$/);
+
+  // bertviz's encoder–decoder head view: target tokens (left) → source tokens (right), the sides named.
+  const head = await page.evaluate(() => { const v = document.getElementById('head').viewElement; return { lines: v.lineModel(), legend: v.querySelector('.head-view-legend').textContent }; });
+  assertHeadLines(head.lines, headViewLines((h, q, k) => (q >= S && k < S ? at(0, h, q - S, k) : 0), [2], Array.from({ length: T }, (_, i) => S + i), Array.from({ length: S }, (_, i) => i)), 0);
+  assert.match(head.legend, /^Cross-attention: target tokens \(the decoder’s queries, left\) read source tokens \(the encoder’s keys, right\)\. One colour per head/);
 
   // Hostile token text is text, everywhere.
   const markup = await page.evaluate(() => [...document.querySelectorAll('attention-view')].reduce((n, w) => n + w.shadowRoot.querySelectorAll('b, img').length, 0));
