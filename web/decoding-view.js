@@ -40,11 +40,11 @@ export class DecodingView extends StoreBound {
     const button = (label, name, step) => h('button', { type: 'button', class: `decoding-${name}`, onclick: () => { this.#stop(); this.#setStep(step()); } }, label);
     this.append(this.#title,
       h('div', { class: 'controls decoding-controls' },
-        button('⏮ First', 'first', () => 0),
+        button('« First', 'first', () => 0),
         button('◀ Back', 'back', () => this.step - 1),
         this.#play,
         button('Next ▶', 'next', () => this.step + 1),
-        button('Last ⏭', 'last', () => null),
+        button('Last »', 'last', () => null),
         this.#stepLabel),
       h('p', { class: 'hint' }, 'Source (what the decoder reads):'), this.#source,
       h('p', { class: 'hint' }, 'Target (what it writes):'), this.#target,
@@ -115,7 +115,7 @@ export class DecodingView extends StoreBound {
       return;
     }
     this.#setStep(0);
-    this.#play.textContent = 'Pause ⏸';
+    this.#play.textContent = 'Pause';
     this.#timer = setInterval(() => {
       const next = this.step + 1;
       this.#setStep(next);

@@ -92,6 +92,10 @@ test('view="cross" and the matrix view draw the given cross-attention, step by s
   assert.deepEqual(all.targetLabels, ENCDEC.decoder_tokens);
   all.rows.forEach((row, q) => row.forEach((w, k) => close(w, expected[q][k], 1e-6, `row ${q} key ${k}`)));
 
+  // Only the layer control applies to the decoding view (it draws the weights as given).
+  const controls = await page.evaluate(() => [...document.getElementById('encdec').shadowRoot.querySelectorAll('view-controls label')].filter((l) => !l.hidden).map((l) => l.textContent.trim()));
+  assert.deepEqual(controls, ['Layer 12']);
+
   // Stepping: First shows one row; Next adds one and locks that target token in the widget's state.
   await page.locator('#encdec .decoding-first').click();
   let model = await decoding(page, 'encdec');
