@@ -6,7 +6,7 @@
 // tensor itself stays in result.cross for the decoding view (crossMap).
 // Used by the widget's data mode (attention-data-source.js) and by the
 // page's translations. Not here: reading or validating data, drawing.
-import { activeHeads } from './view-support.js';
+import { activeHeads, headMean } from './view-support.js';
 
 /**
  * Views' result of cross-attention.
@@ -41,16 +41,10 @@ export function crossResult(source, target, attentions, modelType) {
  * heads }, or null when no head is selected or the layer is out of range.
  */
 export function crossMap(result, state) {
-  const { data, shape: [layers, count, queries, keys] } = result.cross.attentions;
+  const { attentions } = result.cross;
+  const [layers, , queries, keys] = attentions.shape;
   if (state.layer < 0 || state.layer >= layers) return null;
   const heads = activeHeads(result, state);
   if (heads.length === 0) return null;
-  const plane = queries * keys;
-  const mean = new Float32Array(plane);
-  for (const head of heads) {
-    const start = (state.layer * count + head) * plane;
-    for (let i = 0; i < plane; i += 1) mean[i] += data[start + i];
-  }
-  if (heads.length > 1) for (let i = 0; i < plane; i += 1) mean[i] /= heads.length;
-  return { data: mean, shape: [queries, keys], heads };
+  return { data: headMean(attentions, state.layer, heads), shape: [queries, keys], heads };
 }
