@@ -34,6 +34,28 @@ export interface AuthorMatrices {
   printedOutput?: number[][];
 }
 
+/** An author's alignment example for the scratch view's cross-attention step. */
+export interface AuthorCrossMatrices {
+  title?: string;
+  /** One label per row of xEncoder (the source words). */
+  source: string[];
+  /** One label per row of xDecoder (the target words). */
+  target: string[];
+  /** Encoder states: source × d_enc. */
+  xEncoder: number[][];
+  /** Decoder states: target × d_dec. */
+  xDecoder: number[][];
+  /** d_dec × d_k (queries from the decoder). */
+  wq: number[][];
+  /** d_enc × d_k (keys from the encoder). */
+  wk: number[][];
+  /** d_enc × d_v (values from the encoder). */
+  wv: number[][];
+  /** Names of the d_enc and d_dec axes (default d0, d1, ...). */
+  sourceAxes?: string[];
+  targetAxes?: string[];
+}
+
 /** A tensor: nested lists, { data, shape }, .npy bytes, or base64 little-endian float32. */
 export type AttentionTensor =
   | number[][][][]
@@ -96,8 +118,8 @@ export class AttentionView extends HTMLElement {
   height: string | null;
   /** The rollout view's method (the `rollout-method` attribute): rollout (Ā_L · … · Ā_1) or attention flow (max flow). */
   rolloutMethod: 'rollout' | 'flow';
-  /** The author's example of the scratch view, or null. */
-  matrices: AuthorMatrices | null;
+  /** The author's example of the scratch view, or null (a cross-attention example is read from a child JSON script; setting one throws). */
+  matrices: AuthorMatrices | AuthorCrossMatrices | null;
   /** Attention to draw instead of running a model (data mode), or null. Also: the src attribute, a child JSON script. */
   data: AttentionData | null;
   /** The last run, or null before the first. */

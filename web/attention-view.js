@@ -194,9 +194,10 @@ export class AttentionView extends HTMLElement {
   /** The rollout view's method: 'rollout' (the default) or 'flow'. */
   get rolloutMethod() { return this.#views.get('rollout')?.method ?? this.#rolloutMethodAttribute(); }
   set rolloutMethod(value) { this.setAttribute('rollout-method', value); }
-  /** The author's example for the scratch view ({ tokens, x, wq, wk, wv }), or null. */
+  /** The author's example for the scratch view ({ tokens, x, wq, wk, wv }, or { source, target, xEncoder, xDecoder, wq, wk, wv }), or null. */
   get matrices() { return this.#lastPreset; }
   set matrices(value) {
+    if (value?.xEncoder !== undefined) throw new TypeError('a cross-attention example (xEncoder, xDecoder, ...) is given as a child <script type="application/json">; the matrices property takes { tokens, x, wq, wk, wv }');
     for (const name of MATRIX_ATTRIBUTES) {
       if (value?.[name] === undefined) this.removeAttribute(name);
       else this.setAttribute(name, JSON.stringify(value[name]));
@@ -335,7 +336,8 @@ export class AttentionView extends HTMLElement {
     if (!scratch?.isConnected) return;
     const step = this.getAttribute('step');
     const index = ScratchView.stepIds.indexOf(step);
-    const fallback = this.#lastPreset ? ScratchView.stepIds.indexOf('scaling') : 0;
+    // An author's example opens where it is used: the scaling step, or cross-attention for an alignment example.
+    const fallback = this.#lastPreset ? ScratchView.stepIds.indexOf(this.#lastPreset.xEncoder ? 'cross-attention' : 'scaling') : 0;
     scratch.showStep(index >= 0 ? index : fallback);
   }
 

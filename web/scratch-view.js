@@ -10,7 +10,8 @@
 // on the tutorial's alignment example, "European Economic Area" ↔ "zone
 // économique européenne".
 // Matrices are editable; the NumPy preset reproduces the tutorial's printout,
-// and an author's own example (`preset`) replaces it in the projection steps.
+// and an author's own example (`preset`) replaces it in the projection steps
+// (or, with xEncoder and xDecoder, the alignment example of the last step).
 // Not here: model attention views (head/matrix/neuron views).
 import { h } from './dom.js';
 import { getEngineClient } from './engine-client.js';
@@ -20,34 +21,72 @@ import { multiHeadExample, numpySeedExample, seedAlignmentExample, staticEmbeddi
 
 const clone = (value) => JSON.parse(JSON.stringify(value));
 
+// preset[name] as a checked copy: a non-empty array of `rows` rows (any
+// number when undefined) of `cols` finite numbers (the first row's length
+// when undefined). Throws an Error naming what does not fit.
+function checkedMatrix(preset, name, rows, cols) {
+  const m = preset[name];
+  if (!Array.isArray(m) || m.length === 0 || !m.every((row) => Array.isArray(row))) throw new Error(`${name} must be a non-empty array of rows`);
+  const width = cols ?? m[0].length;
+  if (width === 0) throw new Error(`${name} has empty rows`);
+  if (rows !== undefined && m.length !== rows) throw new Error(`${name} has ${m.length} rows, expected ${rows}`);
+  m.forEach((row, i) => {
+    if (row.length !== width) throw new Error(`row ${i + 1} of ${name} has ${row.length} numbers, expected ${width}`);
+    if (!row.every((v) => typeof v === 'number' && Number.isFinite(v))) throw new Error(`row ${i + 1} of ${name} holds something that is not a finite number`);
+  });
+  return m.map((row) => row.slice());
+}
+
+function checkedLabels(preset, name, count) {
+  const labels = preset[name];
+  if (count === undefined) {
+    if (!Array.isArray(labels) || labels.length === 0 || labels.length > 64) throw new Error(`${name} must be a list of 1 to 64 labels`);
+  } else if (labels === undefined) {
+    return Array.from({ length: count }, (_, i) => `d${i}`);
+  } else if (!Array.isArray(labels) || labels.length !== count) {
+    throw new Error(`${name} must be a list of ${count} labels`);
+  }
+  return labels.map(String);
+}
+
 /**
- * Checks an author's example { tokens, x, wq, wk, wv, printedOutput? }: token
- * labels, X as one row of d numbers per token, W_Q and W_K as d x d_k, W_V as
- * d x d_v. Returns a clean copy; throws an Error naming what does not fit.
+ * Checks an author's cross-attention example { source, target, xEncoder,
+ * xDecoder, wq, wk, wv, sourceAxes?, targetAxes? }: X_enc one row of d_enc
+ * numbers per source token, X_dec one row of d_dec per target token, W_Q
+ * d_dec x d_k, W_K d_enc x d_k, W_V d_enc x d_v.
+ */
+function checkCrossPreset(preset) {
+  const source = checkedLabels(preset, 'source');
+  const target = checkedLabels(preset, 'target');
+  const xEncoder = checkedMatrix(preset, 'xEncoder', source.length);
+  const xDecoder = checkedMatrix(preset, 'xDecoder', target.length);
+  const wq = checkedMatrix(preset, 'wq', xDecoder[0].length);
+  const wk = checkedMatrix(preset, 'wk', xEncoder[0].length, wq[0].length);
+  const wv = checkedMatrix(preset, 'wv', xEncoder[0].length);
+  return {
+    title: String(preset.title ?? ''), source, target, xEncoder, xDecoder, wq, wk, wv,
+    sourceAxes: checkedLabels(preset, 'sourceAxes', xEncoder[0].length), targetAxes: checkedLabels(preset, 'targetAxes', xDecoder[0].length),
+  };
+}
+
+/**
+ * Checks an author's example: { tokens, x, wq, wk, wv, printedOutput? } for
+ * the projection steps (token labels, X as one row of d numbers per token,
+ * W_Q and W_K as d x d_k, W_V as d x d_v), or one with `xEncoder` for the
+ * cross-attention step (checkCrossPreset). Returns a clean copy; throws an
+ * Error naming what does not fit.
  */
 export function checkPreset(preset) {
-  if (!preset || typeof preset !== 'object') throw new Error('the example must be an object { tokens, x, wq, wk, wv }');
-  const matrix = (name, rows, cols) => {
-    const m = preset[name];
-    if (!Array.isArray(m) || m.length === 0 || !m.every((row) => Array.isArray(row))) throw new Error(`${name} must be a non-empty array of rows`);
-    const width = cols ?? m[0].length;
-    if (width === 0) throw new Error(`${name} has empty rows`);
-    if (rows !== undefined && m.length !== rows) throw new Error(`${name} has ${m.length} rows, expected ${rows}`);
-    m.forEach((row, i) => {
-      if (row.length !== width) throw new Error(`row ${i + 1} of ${name} has ${row.length} numbers, expected ${width}`);
-      if (!row.every((v) => typeof v === 'number' && Number.isFinite(v))) throw new Error(`row ${i + 1} of ${name} holds something that is not a finite number`);
-    });
-    return m.map((row) => row.slice());
-  };
-  const { tokens } = preset;
-  if (!Array.isArray(tokens) || tokens.length === 0 || tokens.length > 64) throw new Error('tokens must be a list of 1 to 64 labels');
-  const x = matrix('x', tokens.length);
+  if (!preset || typeof preset !== 'object') throw new Error('the example must be an object { tokens, x, wq, wk, wv } (or { source, target, xEncoder, xDecoder, wq, wk, wv })');
+  if (preset.xEncoder !== undefined) return checkCrossPreset(preset);
+  const tokens = checkedLabels(preset, 'tokens');
+  const x = checkedMatrix(preset, 'x', tokens.length);
   const d = x[0].length;
-  const wq = matrix('wq', d);
-  const wk = matrix('wk', d, wq[0].length);
-  const wv = matrix('wv', d);
-  const checked = { title: String(preset.title ?? ''), tokens: tokens.map(String), x, wq, wk, wv };
-  if (preset.printedOutput !== undefined) checked.printedOutput = matrix('printedOutput', tokens.length, wv[0].length);
+  const wq = checkedMatrix(preset, 'wq', d);
+  const wk = checkedMatrix(preset, 'wk', d, wq[0].length);
+  const wv = checkedMatrix(preset, 'wv', d);
+  const checked = { title: String(preset.title ?? ''), tokens, x, wq, wk, wv };
+  if (preset.printedOutput !== undefined) checked.printedOutput = checkedMatrix(preset, 'printedOutput', tokens.length, wv[0].length);
   return checked;
 }
 
@@ -105,6 +144,7 @@ export class ScratchView extends HTMLElement {
   #tables = new Map();
   #step = 0;
   #preset = numpySeedExample;
+  #crossPreset = seedAlignmentExample;
 
   connectedCallback() {
     if (this.#client) return;
@@ -121,10 +161,19 @@ export class ScratchView extends HTMLElement {
   /**
    * Replaces the NumPy example of the projection steps (Q, K, V, scores,
    * scaling, causal mask, permutation) with an author's own: { tokens, x, wq,
-   * wk, wv, printedOutput? } (checkPreset; throws on a bad example).
+   * wk, wv, printedOutput? }; or, given { source, target, xEncoder, xDecoder,
+   * wq, wk, wv }, the alignment example of the cross-attention step
+   * (checkPreset; throws on a bad example).
    */
   set preset(preset) {
-    this.#preset = checkPreset(preset);
+    const checked = checkPreset(preset);
+    if (checked.xEncoder) {
+      this.#crossPreset = checked;
+      this.#state.cross = clone(checked);
+      if (this.#client) this.update();
+      return;
+    }
+    this.#preset = checked;
     this.#resetProjection();
   }
 
@@ -229,7 +278,7 @@ export class ScratchView extends HTMLElement {
       section('cross-attention',
         h('p', {}, 'A translation model has two parts. The encoder reads the whole source sentence with self-attention; the decoder writes the translation one word at a time. Between them sits cross-attention: the queries come from the decoder (the French word being written), the keys and values from the encoder (the English words). Q = X_dec·W_Q, K = X_enc·W_K, V = X_enc·W_V, and the weights softmax(Q·Kᵀ / √d_k) form a matrix with one row per target word and one column per source word: the alignment matrix of the tutorial. There is no causal mask here: the whole source sentence is there before the first French word is written.'),
         h('p', {}, 'The tutorial\'s example: "European Economic Area" becomes "zone économique européenne". The order flips, so "zone" reads "Area", jumping over "European" and "Economic", and each later word looks one word back. The decoder\'s states here list their axes in another order (place, economy, Europe) than the encoder\'s (Europe, economy, place): W_Q turns them around so that queries and keys meet. Edit any number and watch the alignment follow.'),
-        h('div', { class: 'controls' }, h('button', { type: 'button', id: 'scratch-reset-cross', onclick: () => this.#set({ cross: clone(seedAlignmentExample) }) }, 'Reset the example')),
+        h('div', { class: 'controls' }, h('button', { type: 'button', id: 'scratch-reset-cross', onclick: () => this.#set({ cross: clone(this.#crossPreset) }) }, 'Reset the example')),
         h('div', { class: 'matrix-row' },
           this.#table('cross-x-encoder', 'X_enc (encoder states, source words)', { editable: true }),
           this.#table('cross-x-decoder', 'X_dec (decoder states, target words)', { editable: true })),
@@ -439,10 +488,14 @@ export class ScratchView extends HTMLElement {
     const weights = rowsOf(result.weights);
     const read = c.target.map((word, i) => ({ word, source: c.source[weights[i].indexOf(Math.max(...weights[i]))], weight: Math.max(...weights[i]) }));
     const reads = read.map(({ word, source, weight }) => `"${word}" reads "${source}" (${weight.toFixed(2)})`).join(', ');
-    const asInTutorial = read.every(({ word, source }) => seedAlignmentExample.aligned[word] === source);
-    this.querySelector('#scratch-cross-check').textContent = asInTutorial
-      ? `${reads}: the word order flips, as in the tutorial's alignment matrix.`
-      : `${reads}: not the tutorial's alignment (zone ↔ Area, économique ↔ Economic, européenne ↔ European).`;
+    const { aligned } = this.#crossPreset; // the tutorial's alignment, for its own example
+    let verdict = 'the source word each target word reads most.';
+    if (aligned) {
+      verdict = read.every(({ word, source }) => aligned[word] === source)
+        ? 'the word order flips, as in the tutorial\'s alignment matrix.'
+        : `not the tutorial's alignment (${Object.entries(aligned).map(([word, source]) => `${word} ↔ ${source}`).join(', ')}).`;
+    }
+    this.querySelector('#scratch-cross-check').textContent = `${reads}: ${verdict}`;
   }
 
   #renderBars(tokens, head, times100) {

@@ -40,6 +40,13 @@ const ENCDEC = {
   cross_attentions: nested(crossFlat, [L, H, T, S]),
 };
 const at = (layer, head, q, k) => crossFlat[((layer * H + head) * T + q) * S + k];
+// An author's own cross-attention example for the from-scratch step: the adjective–noun flip.
+const OWN_CROSS = {
+  source: ['the', 'black', 'cat'], target: ['le', 'chat', 'noir'],
+  xEncoder: [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+  xDecoder: [[1, 0, 0.1], [0, 0.1, 1], [0.1, 1, 0]],
+  wq: [[2, 0, 0], [0, 2, 0], [0, 0, 2]], wk: [[2, 0, 0], [0, 2, 0], [0, 0, 2]], wv: [[1, 0], [0, 1], [1, 1]],
+};
 /** Float64 mean of the given heads' weights, row by row: [T][S]. */
 const meanRows = (layer, heads) => Array.from({ length: T }, (_, q) => Array.from({ length: S }, (__, k) => heads.reduce((sum, head) => sum + at(layer, head, q, k), 0) / heads.length));
 
@@ -53,7 +60,8 @@ before(async () => {
 <attention-view id="matrix" src="/data/encdec.json" view="matrix" layer="1" heads="1"></attention-view>
 <attention-view id="head" src="/data/encdec.json" view="head" layer="0" heads="2"></attention-view>
 <attention-view id="no-cross" src="/data/decoder-only.json" view="cross"></attention-view>
-<attention-view id="scratch" view="scratch" step="cross-attention"></attention-view>`);
+<attention-view id="scratch" view="scratch" step="cross-attention"></attention-view>
+<attention-view id="own-cross" view="scratch"><script type="application/json">${JSON.stringify(OWN_CROSS)}</script></attention-view>`);
   session = await openBrowser({ mounts: { '/data/': dataDir }, headers: { 'Content-Security-Policy': CSP } });
 });
 after(async () => {
@@ -173,7 +181,7 @@ test('from scratch: cross-attention reproduces the seed\'s alignment example', a
   // The tutorial's alignment: zone ↔ Area, économique ↔ Economic, européenne ↔ European.
   const argmax = ref.weights.map((row) => seedAlignmentExample.source[row.indexOf(Math.max(...row))]);
   assert.deepEqual(argmax, ['Area', 'Economic', 'European']);
-  const check = page.locator('#scratch-cross-check');
+  const check = page.locator('#scratch #scratch-cross-check');
   assert.equal(await check.textContent(), `"zone" reads "Area" (${ref.weights[0][2].toFixed(2)}), "économique" reads "Economic" (${ref.weights[1][1].toFixed(2)}), "européenne" reads "European" (${ref.weights[2][0].toFixed(2)}): the word order flips, as in the tutorial's alignment matrix.`);
   const rowLabels = await page.evaluate(() => [...document.getElementById('scratch').viewElement.querySelectorAll('matrix-table[data-key="cross-weights"] tbody th')].map((th) => th.textContent));
   assert.deepEqual(rowLabels, seedAlignmentExample.target);
@@ -188,6 +196,30 @@ test('from scratch: cross-attention reproduces the seed\'s alignment example', a
   }
   await page.waitForFunction(() => /not the tutorial's alignment/.test(document.querySelector('#scratch').shadowRoot.querySelector('#scratch-cross-check').textContent));
   await assertTable('cross-weights', reference(edited).weights);
+
+  // An author's own example (child JSON) opens on the cross-attention step and is computed the same way.
+  await page.locator('#own-cross').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.getElementById('own-cross').viewElement?.dataset.state === 'ready' && /"le" reads/.test(document.getElementById('own-cross').shadowRoot.querySelector('#scratch-cross-check').textContent), null, { timeout: 60000 });
+  assert.equal(await page.evaluate(() => document.getElementById('own-cross').viewElement.step), 11);
+  const own = reference(OWN_CROSS);
+  for (const key of ['q', 'k', 'v', 'scores', 'weights', 'output']) {
+    const got = await page.evaluate((k) => [...document.getElementById('own-cross').viewElement.querySelectorAll(`matrix-table[data-key="cross-${k}"] tbody tr`)]
+      .map((row) => [...row.querySelectorAll('td')].map((td) => Number(td.dataset.value))), key);
+    got.forEach((row, i) => row.forEach((w, j) => close(w, own[key][i][j], 1e-5, `own ${key}[${i}][${j}]`)));
+  }
+  assert.equal(await page.locator('#own-cross #scratch-cross-check').textContent(),
+    `"le" reads "the" (${own.weights[0][0].toFixed(2)}), "chat" reads "cat" (${own.weights[1][2].toFixed(2)}), "noir" reads "black" (${own.weights[2][1].toFixed(2)}): the source word each target word reads most.`);
+  // A cross example that does not fit says what is wrong.
+  await page.evaluate(() => {
+    const w = document.createElement('attention-view');
+    w.id = 'bad-cross';
+    w.view = 'scratch';
+    w.append(Object.assign(document.createElement('script'), { type: 'application/json', textContent: '{"source": ["a"], "target": ["b"], "xEncoder": [[1, 2]], "xDecoder": [[1]], "wq": [[1]], "wk": [[1]], "wv": [[1]]}' }));
+    document.body.append(w);
+  });
+  await page.locator('#bad-cross').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.getElementById('bad-cross').dataset.state === 'error');
+  assert.equal(await page.locator('#bad-cross .status').textContent(), 'Cannot use the example\'s matrices: wk has 1 rows, expected 2');
   assert.deepEqual(errors, []);
   await page.close();
 });
