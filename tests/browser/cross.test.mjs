@@ -1,6 +1,6 @@
 // Cross-attention in the <attention-view> widget, in headless Chromium under
-// the widget tests' strict CSP: view="cross" (the decoding view) and the
-// matrix view draw exactly the weights given in data mode (a hand-made 2-D
+// the widget tests' strict CSP: view="cross" (the decoding view), the
+// matrix and model views draw exactly the weights given in data mode (a hand-made 2-D
 // alignment, and an encoder–decoder model's [layer][1][head][target][source]
 // with a mean of heads checked against a float64 mean), step by step with
 // the buttons, Play and the target tokens, sharing the locked token with the
@@ -131,6 +131,15 @@ test('view="cross" and the matrix view draw the given cross-attention, step by s
   heat.values.forEach((w, i) => assert.equal(w, at(1, 1, Math.floor(i / S), i % S)));
   assert.match(await page.evaluate(() => document.getElementById('matrix').viewElement.querySelector('.view-title').textContent),
     /^Layer 2, head 2: cross-attention, the alignment matrix: target tokens \(rows\) × source tokens \(columns\)$/);
+
+  // The model view of cross-attention: every layer × head, target rows × source columns, exactly.
+  await page.evaluate(() => { document.getElementById('matrix').view = 'model'; });
+  await page.waitForFunction((n) => document.getElementById('matrix').viewElement.localName === 'model-view' && document.getElementById('matrix').viewElement.thumbnailModel()?.length === n, L * H);
+  const thumbs = await page.evaluate(() => document.getElementById('matrix').viewElement.thumbnailModel());
+  for (const thumb of thumbs) {
+    assert.deepEqual(thumb.shape, [T, S]);
+    thumb.values.forEach((w, i) => close(w, at(thumb.layer, thumb.head, Math.floor(i / S), i % S), 1e-7, `L${thumb.layer} H${thumb.head} cell ${i}`));
+  }
 
   // bertviz's encoder–decoder head view: target tokens (left) → source tokens (right), the sides named.
   const head = await page.evaluate(() => { const v = document.getElementById('head').viewElement; return { lines: v.lineModel(), legend: v.querySelector('.head-view-legend').textContent }; });
