@@ -16,7 +16,8 @@
 import { h } from './dom.js';
 import { getEngineClient } from './engine-client.js';
 import { RunLoop, isPair, loadingText, runText, traceHead } from './run-loop.js';
-import { checkPreset, ScratchView } from './scratch-view.js';
+import { ScratchView } from './scratch-view.js';
+import { checkPreset } from './scratch-examples.js';
 import { DEFAULT_STATE, Store, decodeState } from './state.js';
 import { DataMode } from './attention-data-mode.js';
 import { ROLLOUT_METHODS } from './rollout.js';
