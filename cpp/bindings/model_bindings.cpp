@@ -8,7 +8,6 @@
 #include <emscripten/bind.h>
 
 #include <cstdlib>
-#include <map>
 #include <memory>
 
 #include "analysis/head_analysis.h"
@@ -22,16 +21,12 @@
 namespace attnplay::bindings {
 namespace {
 
-std::map<int, std::unique_ptr<TextModel>>& models() {
-  static std::map<int, std::unique_ptr<TextModel>> table;
+HandleTable<TextModel>& models() {
+  static HandleTable<TextModel> table;
   return table;
 }
 
-const TextModel& model_of(int handle) {
-  const auto it = models().find(handle);
-  if (it == models().end()) throw std::invalid_argument("model " + std::to_string(handle) + " is not loaded (disposed?)");
-  return *it->second;
-}
+const TextModel& model_of(int handle) { return models().get(handle); }
 
 // -> { address } of `size` fresh bytes in the WASM heap, for the caller to fill.
 val allocate_bytes(double size) {
@@ -99,13 +94,10 @@ val load_model(const std::string& config_json, const val& files, const val& inde
                                           : Checkpoint::single(std::move(buffers.front()));
     if (is_encoder_decoder_config(config_json)) return load_seq2seq_model(config_json, checkpoint, tokenizer);
     auto model = std::make_unique<TextModel>(TextModel::from_checkpoint(config_json, checkpoint, tokenizer));
-    static int next_handle = 1;
-    const int handle = next_handle++;
     val out = val::object();
-    out.set("handle", handle);
     out.set("hasTokenizer", model->tokenizer().has_value());
     out.set("config", config_to_js(model->model()));
-    models()[handle] = std::move(model);
+    out.set("handle", models().add(std::move(model)));
     return out;
   });
 }

@@ -6,7 +6,6 @@
 
 #include <emscripten/bind.h>
 
-#include <map>
 #include <memory>
 
 #include "bindings/encoding_js.h"
@@ -16,16 +15,12 @@
 namespace attnplay::bindings {
 namespace {
 
-std::map<int, std::unique_ptr<TranslationModel>>& models() {
-  static std::map<int, std::unique_ptr<TranslationModel>> table;
+HandleTable<TranslationModel>& models() {
+  static HandleTable<TranslationModel> table;
   return table;
 }
 
-const TranslationModel& model_of(int handle) {
-  const auto it = models().find(handle);
-  if (it == models().end()) throw std::invalid_argument("model " + std::to_string(handle) + " is not loaded (disposed?)");
-  return *it->second;
-}
+const TranslationModel& model_of(int handle) { return models().get(handle); }
 
 val config_to_js(const TranslationModel& m) {
   const Seq2SeqConfig& c = m.model().config();
@@ -168,13 +163,10 @@ void dispose(int handle) { models().erase(handle); }
 
 val load_seq2seq_model(const std::string& config_json, const Checkpoint& checkpoint, const std::string& tokenizer_json) {
   auto model = std::make_unique<TranslationModel>(TranslationModel::from_checkpoint(config_json, checkpoint, tokenizer_json));
-  static int next_handle = 1;
-  const int handle = next_handle++;
   val out = val::object();
-  out.set("handle", handle);
   out.set("hasTokenizer", model->tokenizer().has_value());
   out.set("config", config_to_js(*model));
-  models()[handle] = std::move(model);
+  out.set("handle", models().add(std::move(model)));
   return out;
 }
 
