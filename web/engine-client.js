@@ -66,6 +66,23 @@ export class EngineClient {
    */
   run(key, options) { return this.call('run', key, options); }
 
+  /**
+   * Encoder-decoders (config.encoderDecoder): runs both sides on options
+   * { text, target? }. Resolves to Seq2SeqModel.run's result (encoderAttentions,
+   * decoderAttentions, crossAttentions, sourceTokens, decoderTokens, ...) plus ms.
+   */
+  runSeq2Seq(key, options) { return this.call('runSeq2Seq', key, options); }
+
+  /**
+   * Encoder-decoders: translates options { text | sourceIds, beams = 1, maxNewTokens }.
+   * onStep({ index, token, display, special, crossAttention: { data, shape:
+   * [decoderLayers, decoderHeads, S] } }) runs as each greedy token arrives
+   * from the worker. Resolves to Seq2SeqModel.translate's result plus ms.
+   */
+  translate(key, options, onStep) {
+    return this.#request('translate', [key, options], onStep && (({ step }) => onStep(step)));
+  }
+
   /** Head-pattern scores of every head of the model. */
   analyzeHeads(key) { return this.call('analyzeHeads', key); }
 
