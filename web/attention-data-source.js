@@ -11,7 +11,8 @@
 //                             or one map [query][key] (a hand-made example: one layer, one head)
 //   encoder_attentions, decoder_attentions, cross_attentions (encoder–decoder models;
 //                             cross: [layer][1][head][decoder token][encoder token])
-//   encoder_tokens, decoder_tokens
+//   encoder_tokens, decoder_tokens, target_tokens (optional: cross-attention rows
+//                             labelled by the token each wrote, as the playground exports)
 //   head_labels               [layer][head] of a label or a list of labels
 //                             (for encoder–decoder: { encoder, decoder, cross } of those)
 //   causal, model, model_type
@@ -283,9 +284,11 @@ function crossPart(raw, modelType) {
   const [layers, heads, queries, keys] = tensor.shape;
   for (const name of ['encoder_tokens', 'decoder_tokens']) if (raw[name] === undefined) throw new AttentionDataError(`${name} is missing: cross_attentions needs both token lists`);
   const encoder = readTokens(raw.encoder_tokens, 'encoder_tokens', 0);
-  const decoder = readTokens(raw.decoder_tokens, 'decoder_tokens', 1);
+  // Rows labelled by the token each one wrote (target_tokens), when given, else by the decoder's input tokens.
+  const rowsKey = raw.target_tokens !== undefined ? 'target_tokens' : 'decoder_tokens';
+  const decoder = readTokens(raw[rowsKey], rowsKey, 1);
   if (decoder.tokens.length !== queries || encoder.tokens.length !== keys) {
-    throw new AttentionDataError(`shapes disagree: cross_attentions is [${tensor.shape.join(', ')}] but there are ${decoder.tokens.length} decoder tokens (queries) and ${encoder.tokens.length} encoder tokens (keys)`);
+    throw new AttentionDataError(`shapes disagree: cross_attentions is [${tensor.shape.join(', ')}] but there are ${decoder.tokens.length} ${rowsKey === 'decoder_tokens' ? 'decoder' : 'target'} tokens (queries) and ${encoder.tokens.length} encoder tokens (keys)`);
   }
   const warning = checkWeights(tensor, where);
   const t = keys + queries;

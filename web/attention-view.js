@@ -20,6 +20,8 @@ import { ScratchView } from './scratch-view.js';
 import { checkPreset } from './scratch-examples.js';
 import { DEFAULT_STATE, Store, decodeState } from './state.js';
 import { DataMode } from './attention-data-mode.js';
+import { PartPicker } from './attention-parts.js';
+import { runTranslation } from './translation-run.js';
 import { ROLLOUT_METHODS } from './rollout.js';
 import { widgetStyles } from './widget-styles.js';
 import './decoding-view.js';
@@ -103,6 +105,8 @@ export class AttentionView extends HTMLElement {
   #lastPreset = null;
   #matrixError = null;
   #data = new DataMode(this); // attention given by the author instead of a model
+  #translated = null; // an encoder–decoder model's last run (translation-run.js)
+  #partPicker = new PartPicker((name) => this.setAttribute('attention', name));
 
   constructor() {
     super();
@@ -152,7 +156,10 @@ export class AttentionView extends HTMLElement {
     if (!this.isConnected) return;
     if (name in STATE_ATTRIBUTES) this.#applyAttributes([name]);
     else if (MATRIX_ATTRIBUTES.includes(name)) this.#applyMatrices();
-    else if (DataMode.attributes.includes(name)) { if (this.#data.changed()) this.#scheduleRun(0); }
+    else if (DataMode.attributes.includes(name)) {
+      if (this.#data.changed()) this.#scheduleRun(0);
+      else if (name === 'attention' && this.#translated) this.#showPart();
+    }
     else this.#applyLayout();
     if (name === 'step') this.#showStep();
     if (name === 'rollout-method') this.#applyRolloutMethod();
@@ -244,7 +251,7 @@ export class AttentionView extends HTMLElement {
   #applyLayout() {
     const editable = this.hasAttribute('editable') && !this.#data.active;
     this.#textA.closest('.texts').hidden = !editable;
-    this.#textB.hidden = !this.#model || this.#model.config.causal;
+    this.#textB.hidden = !this.#model || this.#model.config.causal || Boolean(this.#model.config.encoderDecoder);
     this.#controls.hidden = !this.hasAttribute('controls') || this.#store.state.view === 'scratch';
     const height = this.getAttribute('height');
     const length = height && /^\d+(\.\d+)?$/.test(height) ? `${height}px` : height;
@@ -259,11 +266,14 @@ export class AttentionView extends HTMLElement {
     if (changed.includes('textB') && this.#textB.value !== state.textB) this.#textB.value = state.textB;
     if (changed.includes('view')) {
       this.#applyLayout();
-      this.#showView();
+      if (this.#translated) this.#showPart();
+      else this.#showView();
     }
     if (changed.includes('model')) {
       this.#model = null;
       this.#result = null;
+      this.#translated = null;
+      this.#partPicker.element.remove();
     }
     if (changed.some((key) => ['model', 'text', 'textB', 'target'].includes(key))) this.#scheduleRun(this.#quiet ? 0 : undefined);
     if (this.#quiet) return;
@@ -317,7 +327,7 @@ export class AttentionView extends HTMLElement {
     }
     if (this.#result) element.result = this.#result;
     if (view === 'model' && this.#data.active) element.headScores = this.#data.headScores;
-    else if (view === 'model' && this.#model) sharedHeadScores(this.#model.url).then((scores) => { element.headScores = scores; }, () => {});
+    else if (view === 'model' && this.#model && !this.#model.config.encoderDecoder) sharedHeadScores(this.#model.url).then((scores) => { element.headScores = scores; }, () => {});
     if (!this.#model && !this.#data.active) this.#scheduleRun(0);
   }
 
@@ -426,6 +436,10 @@ export class AttentionView extends HTMLElement {
       this.#applyLayout();
     }
     const { config } = this.#model;
+    if (config.encoderDecoder) {
+      await this.#translate();
+      return;
+    }
     const { raw: r, result, note } = await runText(getEngineClient(), url, config, { text, textB });
     this.#result = result;
     this.#runs += 1;
@@ -435,6 +449,44 @@ export class AttentionView extends HTMLElement {
     this.#showView();
     this.#setStatus(note, 'ready');
     this.dispatchEvent(new CustomEvent('attention-ready', { bubbles: true, composed: true, detail: { tokens: r.tokens.map((t) => t.display), layers: config.layers, heads: config.heads } }));
+  }
+
+  // An encoder–decoder model: its own translation of the text, each token
+  // drawn as it is written when the decoding view is shown, or the `target`
+  // attribute's text; then the part the `attention` attribute names.
+  async #translate() {
+    const { url, config } = this.#model;
+    const { text, target } = this.#store.state;
+    const run = await runTranslation(getEngineClient(), url, config, { text, target }, {
+      onStep: (partial) => {
+        if (this.#store.state.view !== 'cross') return;
+        this.#result = partial;
+        this.#showView();
+      },
+    });
+    this.#translated = run;
+    this.#runs += 1;
+    this.dataset.runs = String(this.#runs);
+    this.#showPart();
+    this.#setStatus(run.note, 'ready');
+    this.dispatchEvent(new CustomEvent('attention-ready', { bubbles: true, composed: true, detail: { tokens: run.parts.cross.result.tokens.map((t) => t.display), translation: run.translation, layers: config.decoderLayers, heads: config.decoderHeads } }));
+  }
+
+  // The part of the last translation to show: cross-attention in the decoding view, else the `attention` attribute's (cross by default).
+  #showPart() {
+    const run = this.#translated;
+    const asked = this.getAttribute('attention');
+    const name = this.#store.state.view !== 'cross' && run.order.includes(asked) ? asked : 'cross';
+    const part = run.parts[name];
+    this.#result = part.result;
+    this.#controls.configure({ layers: part.layers, pairs: false });
+    const patch = { filter: part.result.filter ?? 'all' };
+    if (this.#store.state.layer >= part.layers) patch.layer = 0;
+    this.#quietly(() => this.#store.set(patch));
+    this.#partPicker.show(run.order, name);
+    if (this.#partPicker.element.nextSibling !== this.#controls) this.#controls.before(this.#partPicker.element);
+    this.#partPicker.element.hidden = this.#store.state.view === 'cross';
+    this.#showView();
   }
 
   // Data mode: the author's attention in place of a run (no worker, no WASM).

@@ -1,5 +1,6 @@
 // The page's selection state, one object that every view reads and writes:
-// model, text(s) (and an encoder–decoder model's target text), view, layer, heads, locked token, threshold, pruning, pair
+// model, text(s) (and an encoder–decoder model's target text), view, the
+// encoder–decoder part shown, layer, heads, locked token, threshold, pruning, pair
 // filter, special-token hiding, word aggregation, theme, from-scratch step.
 // Includes its URL form (the hash), so a link restores the state exactly:
 // encodeState/decodeState (plain parameters) and encodeLink/decodeLink (the
@@ -10,6 +11,8 @@
 export const VIEWS = ['head', 'model', 'matrix', 'rollout', 'neuron', 'scratch', 'cross'];
 export const FILTERS = ['all', 'a-a', 'b-b', 'a-b', 'b-a'];
 export const THEMES = ['auto', 'light', 'dark'];
+/** The attention parts of an encoder–decoder model the views can show. */
+export const PARTS = ['encoder', 'decoder', 'cross'];
 
 export const DEFAULT_STATE = Object.freeze({
   model: 'austen-gpt',
@@ -17,6 +20,7 @@ export const DEFAULT_STATE = Object.freeze({
   textB: '',
   target: '', // an encoder–decoder model's target text; '' = its own translation
   view: 'head',
+  part: 'cross', // encoder–decoder models: which attention the views show
   layer: 0,
   heads: null, // null = all heads of the layer
   token: null, // locked token index, or null
@@ -67,6 +71,7 @@ export function decodeState(hash) {
     textB: get('textB') ?? d.textB,
     target: get('target') ?? d.target,
     view: oneOf(get('view'), VIEWS, d.view),
+    part: oneOf(get('part'), PARTS, d.part),
     layer: int(get('layer'), d.layer),
     heads: heads === null ? d.heads : heads.split(',').filter((h) => h !== '').map((h) => int(h, -1)).filter((h) => h >= 0),
     token: get('token') === null ? d.token : int(get('token'), d.token),

@@ -11,7 +11,7 @@ import { DEFAULT_STATE, Store, decodeLink, decodeState, encodeLink, encodeState 
 test('every field survives the URL round trip', () => {
   const state = {
     model: 'austen-bert', text: 'Emma was handsome, clever & rich? #1 100%', textB: 'She was <b>not</b> amused.',
-    target: 'la zone économique <b>européenne</b> & 100%', view: 'neuron', layer: 3, heads: [0, 5, 7], token: 12, threshold: 0.05, prune: 0.9,
+    target: 'la zone économique <b>européenne</b> & 100%', view: 'neuron', part: 'decoder', layer: 3, heads: [0, 5, 7], token: 12, threshold: 0.05, prune: 0.9,
     filter: 'a-b', hideSpecial: true, words: true, theme: 'dark', step: 6,
   };
   assert.deepEqual(decodeState(`#${encodeState(state)}`), state);
