@@ -200,11 +200,11 @@ function showPart() {
   const name = translated.order.includes(store.state.part) ? store.state.part : 'cross';
   const part = translated.parts[name];
   result = part.result;
+  for (const view of views) view.result = result;
   const patch = { filter: result.filter ?? 'all' };
   if (store.state.layer >= part.layers) patch.layer = 0;
   store.set(patch);
   controls.configure({ layers: part.layers, pairs: false });
-  for (const view of views) view.result = result;
   partPicker.show(translated.order, name);
   showView();
 }

@@ -165,6 +165,11 @@ export class MatrixView extends StoreBound {
       this.#selected = null;
       problem = error.message;
     }
+    if (this.#selected && this.#selected.map.shape.includes(0)) {
+      // A filter that keeps no query or no key token (e.g. B → A of a text without B): nothing to paint.
+      this.#selected = null;
+      problem = 'No tokens to show: the sentence filter keeps no query or no key token.';
+    }
     this.#hover = null;
     this.#cursor = null;
     this.#tooltip.hidden = true;

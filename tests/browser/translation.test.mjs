@@ -6,14 +6,15 @@
 // the engine's greedy tokens and rows; with a target text the decoding and
 // matrix views draw the engine's cross-attention (run in Node on the same
 // text, 1e-6), the part picker shows the encoder's and the decoder's
-// self-attention, and the JSON export carries all three parts. The widget
+// self-attention, and the JSON export and the one-file page carry all three
+// parts (the page opened offline). The widget
 // does the same with the model: view="cross" with a `target`, and its own
 // translation.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 
 import { downloadOf, newPage, openBrowser, settledHash } from './browser.mjs';
@@ -49,10 +50,11 @@ after(async () => {
   rmSync(pageDir, { recursive: true, force: true });
 });
 
-async function openModel(hash) {
+async function openModel(hash, beforeLoad = async () => {}) {
   const { page, errors } = await newPage(session.browser);
   await page.goto(`${session.url}#model=__own__&${hash}`);
   await page.waitForSelector('#engine-status[data-state="ready"]', { timeout: 30000 });
+  await beforeLoad(page);
   await page.fill('#model-url', `${session.url}marian/`);
   await page.click('#model-url-form button');
   return { page, errors };
@@ -61,14 +63,13 @@ const runs = (page) => page.evaluate(() => Number(document.body.dataset.run ?? 0
 const close = (a, b, tolerance, what) => assert.ok(Math.abs(a - b) <= tolerance, `${what}: ${a} vs ${b}`);
 
 test('typed text is translated token by token, each token drawn with its cross-attention row', async () => {
-  const { page, errors } = await openModel(`text=${encodeURIComponent(SOURCE)}&view=cross`);
-  // Record every result the decoding view is given: the steps arrive one by one.
-  await page.evaluate(() => {
+  // Record every result the decoding view is given, from before the model loads: the steps arrive one by one.
+  const { page, errors } = await openModel(`text=${encodeURIComponent(SOURCE)}&view=cross`, (p) => p.evaluate(() => {
     const view = document.querySelector('decoding-view');
     const { get, set } = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(view), 'result');
     window.decodingRows = [];
     Object.defineProperty(view, 'result', { get() { return get.call(this); }, set(value) { if (value) window.decodingRows.push(value.cross.attentions.shape[2]); set.call(this, value); } });
-  });
+  }));
   await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
   const rows = await page.evaluate(() => window.decodingRows);
   const steps = rows.length - 1; // the last result is the whole run's
@@ -141,6 +142,23 @@ test('with a target text every view draws the engine\'s attention; the part pick
   assert.equal(json.target_tokens.length, T);
   json.cross_attentions[1][2].forEach((row, q) => row.forEach((w, k) => close(w, cross(1, 2, q, k), 1e-6, `exported cross [${q}][${k}]`)));
   assert.deepEqual(json.decoder_tokens, FORCED.decoderTokens.slice(0, -1).map((t) => t.display));
+
+  // "Download as a page": the three parts in one file, opened offline on the part shown (the encoder's).
+  const file = join(pageDir, 'translation.html');
+  writeFileSync(file, (await downloadOf(page, '#export-page')).bytes);
+  const offline = await session.browser.newContext({ offline: true });
+  await offline.route('**/*', (route) => (route.request().url().startsWith('file:') ? route.continue() : route.abort()));
+  const saved = await offline.newPage();
+  await saved.goto(pathToFileURL(file).href);
+  await saved.waitForFunction(() => document.querySelector('attention-view')?.dataset.state === 'ready', null, { timeout: 30000 });
+  const savedHeat = await saved.evaluate(() => document.querySelector('attention-view').viewElement.heatModel());
+  savedHeat.values.forEach((w, i) => close(w, at(FORCED.encoderAttentions, 1, 2, Math.floor(i / S), i % S), 1e-6, `saved encoder ${i}`));
+  await saved.locator('select[name="attention"]').selectOption('cross');
+  await saved.waitForFunction((n) => document.querySelector('attention-view').viewElement.heatModel()?.values.length === n, T * S);
+  const savedCross = await saved.evaluate(() => document.querySelector('attention-view').viewElement.heatModel());
+  assert.deepEqual(savedCross.rowLabels, FORCED.decoderTokens.slice(1).map((t) => t.display), 'rows: the token each wrote');
+  savedCross.values.forEach((w, i) => close(w, cross(1, 2, Math.floor(i / S), i % S), 1e-6, `saved cross ${i}`));
+  await offline.close();
   assert.deepEqual(errors, []);
   await page.close();
 });
