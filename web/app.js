@@ -325,7 +325,8 @@ async function loadModel(key, name, source) {
     $('model-view').headScores = null; // the previous model's labels
     runs.runNow();
     // After the first run is queued (the worker answers in order), so the first attention is not kept waiting.
-    if (!encoderDecoder) $('model-view').headScores = await client.analyzeHeads('model');
+    // The head-pattern analysis reads decoder-only and encoder-only models; an encoder–decoder's heads go unlabelled.
+    $('model-view').headScores = encoderDecoder ? [] : await client.analyzeHeads('model');
   } catch (error) {
     showModelError(`Could not load ${name}: ${error.message}`);
     $('#load-label').textContent = '';
