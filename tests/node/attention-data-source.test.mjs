@@ -3,7 +3,8 @@
 // its .npy, PyTorch's per-layer [batch, heads, T, T] shape, base64 float32,
 // the playground's JSON export), encoder–decoder parts with cross-attention
 // (and the decoding view's head mean, web/encoder-decoder.js), one-map data,
-// head labels, word structure of Hugging Face pieces, and each validation
+// target_tokens labelling cross rows, head labels, word structure of Hugging
+// Face pieces, and each validation
 // message: shapes that disagree, rows that do not sum to 1 (a warning), NaN,
 // negative weights, a batch larger than 1, too large, missing tokens.
 import assert from 'node:assert/strict';
@@ -176,6 +177,10 @@ test('a hand-made alignment: one map [target][source] is one layer and one head'
   const { self } = readAttentionData({ tokens: ['a', 'b'], attentions: [[1, 0], [0.5, 0.5]] }).parts;
   assert.deepEqual(self.result.attentions.shape, [1, 1, 2, 2]);
   throwsData(() => readAttentionData({ encoder_tokens: ['a'], decoder_tokens: ['b'], cross_attentions: [[0.5, 0.5]] }), /shapes disagree: cross_attentions is \[1, 1, 1, 2\]/);
+  // target_tokens (the playground's export): cross-attention rows labelled by the token each wrote.
+  const written = readAttentionData({ encoder_tokens: ['European', 'Economic', 'Area'], decoder_tokens: ['<pad>', 'zone', 'économique'], target_tokens: ['zone', 'économique', 'européenne'], cross_attentions: alignment });
+  assert.deepEqual(written.parts.cross.result.tokens.filter((t) => t.typeId === 1).map((t) => t.display), ['zone', 'économique', 'européenne']);
+  throwsData(() => readAttentionData({ encoder_tokens: ['a', 'b'], decoder_tokens: ['<pad>'], target_tokens: ['x', 'y'], cross_attentions: [[0.5, 0.5]] }), /there are 2 target tokens \(queries\)/);
 });
 
 test('word structure of Hugging Face pieces: "Ġ"/"▁" start a word, "##" continues one', () => {
