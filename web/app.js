@@ -133,8 +133,8 @@ function showView() {
   $('[role=tab][data-view="cross"]').hidden = !encoderDecoder;
   $('[role=tab][data-view="neuron"]').hidden = encoderDecoder;
   partPicker.element.hidden = !encoderDecoder || !translated || !modelViews || view === 'cross';
-  // The table lists one layer's weights: not what the model view (all layers) or the rollout view (layers combined) shows.
-  $('.table-alt').hidden = !modelViews || view === 'model' || view === 'rollout' || !result;
+  // The table lists one layer's weights: not what the model view (all layers), the rollout view (layers combined) or the decoding view (its own table) shows.
+  $('.table-alt').hidden = !modelViews || ['model', 'rollout', 'cross'].includes(view) || !result;
   // The from-scratch mode has no model output: no predictions, images or attention files.
   for (const selector of ['.predictions', '#export-svg', '#export-png', '#export-json', '#export-npy']) $(selector).hidden = !modelViews;
   if (encoderDecoder) $('.predictions').hidden = true;
