@@ -485,7 +485,7 @@ export class AttentionView extends HTMLElement {
     this.#quietly(() => this.#store.set(patch));
     this.#partPicker.show(run.order, name);
     if (this.#partPicker.element.nextSibling !== this.#controls) this.#controls.before(this.#partPicker.element);
-    this.#partPicker.element.hidden = this.#store.state.view === 'cross';
+    this.#partPicker.element.hidden = ['cross', 'scratch'].includes(this.#store.state.view);
     this.#showView();
   }
 
