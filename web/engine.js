@@ -623,9 +623,10 @@ export class Seq2SeqModel {
       if (!Number.isInteger(maxNewTokens)) throw new AttnplayError('translate: maxNewTokens must be an integer');
       spec.maxNewTokens = maxNewTokens;
     }
-    const result = unwrap(this.#module.seq2seqTranslate(handle, spec, onStep));
+    const { textBytes, ...result } = unwrap(this.#module.seq2seqTranslate(handle, spec, onStep));
     const sourceTokens = spec.text !== undefined ? tokenObjects(result.sourceTokens) : idTokens(result.sourceTokens);
-    return { ...result, sourceTokens, decoderTokens: idTokens(result.decoderTokens) };
+    const text = textBytes === null ? null : utf8Decoder.decode(textBytes);  // invalid UTF-8 as U+FFFD
+    return { ...result, text, sourceTokens, decoderTokens: idTokens(result.decoderTokens) };
   }
 
   /** Frees the model's WASM memory. The model cannot be used afterwards. */

@@ -80,6 +80,11 @@ inline std::vector<std::uint8_t> bytes_from_js(const val& v) {
   return emscripten::convertJSArrayToNumberVector<std::uint8_t>(v);
 }
 
+// Copies the bytes of a string (any bytes, not necessarily UTF-8) into a Uint8Array.
+inline val bytes_to_js(const std::string& s) {
+  return val::global("Uint8Array").new_(emscripten::typed_memory_view(s.size(), reinterpret_cast<const std::uint8_t*>(s.data())));
+}
+
 // Copies a matrix into { data: Float32Array, shape: [rows, cols] }.
 inline val matrix_to_js(const Matrix& m) {
   val out = val::object();

@@ -106,9 +106,9 @@ val run(int handle, const val& spec) {
 
 // spec: { text | sourceIds: Int32Array, beams?, maxNewTokens? }; on_step({ index, token, display, special,
 // crossAttention: { data, shape [Ld, H, S] } }) after each greedy token, a false return stops. -> { sourceTokens
-// (encoding_to_js for text, ids_to_js for ids), decoderTokens, text, score, logProbability, truncated,
-// inputTokens } + attentions_to_js of the final target (decoder input = decoder ids without the last, so
-// that row i is the step that produced target token i)
+// (encoding_to_js for text, ids_to_js for ids), decoderTokens, textBytes (Uint8Array; null without a
+// tokenizer), score, logProbability, truncated, inputTokens } + attentions_to_js of the final target (decoder
+// input = decoder ids without the last, so that row i is the step that produced target token i)
 val translate_source(int handle, const val& spec, const val& on_step) {
   return guarded([&] {
     const TranslationModel& m = model_of(handle);
@@ -144,10 +144,10 @@ val translate_source(int handle, const val& spec, const val& on_step) {
     val out = attentions_to_js(c, e, d, false);
     out.set("sourceTokens", has(spec, "sourceIds") ? ids_to_js(m, source_ids) : encoding_to_js(r.source));
     out.set("decoderTokens", ids_to_js(m, ids));
-    if (m.tokenizer()) {
-      out.set("text", m.tokenizer()->decode(std::vector<std::int32_t>(ids.begin() + 1, ids.end()), true));
+    if (m.tokenizer()) {  // bytes: engine.js decodes them (invalid UTF-8 as U+FFFD, as the CLI prints it)
+      out.set("textBytes", bytes_to_js(m.tokenizer()->decode(std::vector<std::int32_t>(ids.begin() + 1, ids.end()), true)));
     } else {
-      out.set("text", val::null());
+      out.set("textBytes", val::null());
     }
     out.set("score", r.translation.score);
     out.set("logProbability", r.translation.log_probability);
