@@ -43,7 +43,7 @@ def main() -> None:
     if args.load and args.load.exists():
         samples = [float(line.split()[1]) for line in args.load.read_text().splitlines() if line.strip()]
         if samples:
-            load = (f" The machine (2 cores) was shared with other jobs throughout: the 1-minute load average, sampled "
+            load = (f" The machine (2 cores) was shared with other jobs: the 1-minute load average, sampled "
                     f"every minute, ranged from {min(samples):.1f} to {max(samples):.1f} (median "
                     f"{sorted(samples)[len(samples) // 2]:.1f}), so this run had well under one core most of the time.")
     scores = log["scores"]
@@ -79,7 +79,7 @@ def main() -> None:
         "",
         "## Architecture",
         "",
-        f"Marian layout (Hugging Face `MarianMTModel` names; loads in `transformers` and in attnplay): {cfg['encoder_layers']}",
+        f"Marian layout (Hugging Face `MarianMTModel` names; loads in `transformers` and in attnplay): {cfg['encoder_layers']}"
         f" encoder and {cfg['decoder_layers']} decoder layers, {cfg['encoder_attention_heads']} heads of"
         f" {cfg['d_model'] // cfg['encoder_attention_heads']}, width {cfg['d_model']}, feed-forward {cfg['encoder_ffn_dim']}"
         f" (SiLU), post-LN, sinusoidal positions (up to {cfg['max_position_embeddings']}), embeddings × √{cfg['d_model']}"
@@ -114,6 +114,9 @@ def main() -> None:
         "Both metrics are implemented in `train_marian.py` and documented there: chrF as sacrebleu computes it by",
         "default (character 1- to 6-grams, whitespace removed, statistics summed over the corpus, β = 2); BLEU as",
         "corpus BLEU with 1- to 4-grams, the brevity penalty, one reference, punctuation split off the words.",
+        "The split is random over pairs, and the catalogs repeat many messages with small variations across",
+        "packages (\"cannot open %s\", \"invalid option\"), so the validation pairs are close to training pairs",
+        "more often than new text would be: read the scores as in-domain, not as general English→French quality.",
         "",
         "Example translations (greedy):",
         "",

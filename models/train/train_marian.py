@@ -28,6 +28,7 @@ goldens (fidelity, and sentencepiece's ids of validation sentences).
 Usage:
     nohup /usr/bin/python3 models/train/train_marian.py --minutes 45 --threads 1 > train.log 2>&1 &   # shipped
     /usr/bin/python3 models/train/train_marian.py --minutes 1 --out /tmp/mt-smoke --golden /tmp/mt-smoke --eval-pairs 50  # smoke
+    /usr/bin/python3 models/train/train_marian.py --fidelity-only   # the fidelity golden again, from models/gettext-en-fr
 """
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import REPO, machine_description, write_safetensors  # noqa: E402
+from common import REPO, machine_description, read_safetensors, write_safetensors  # noqa: E402
 from marian import Marian, MarianConfig  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus" / "gettext-en-fr.tsv"
@@ -284,6 +285,7 @@ def write_fidelity_golden(golden: Path, model: Marian, processor) -> None:
         src_ids = processor.encode(english) + [EOS]
         target = processor.encode(french) if french else greedy(model, [src_ids[:-1]])[0]
         dec_ids = [PAD] + target
+        model.eval()  # greedy() leaves the model in training mode (dropout)
         with torch.no_grad():
             logits, enc, dec, cross = model(torch.tensor([src_ids]), torch.tensor([dec_ids]), want_weights=True)
         case = {"source": english, "target": french or processor.decode(target), "ids": src_ids, "decoder_ids": dec_ids}
@@ -313,6 +315,8 @@ def main() -> None:
     parser.add_argument("--heads", type=int, default=4)
     parser.add_argument("--ffn", type=int, default=768)
     parser.add_argument("--eval-pairs", type=int, default=0, help="score only this many validation pairs (smoke runs); 0 = all")
+    parser.add_argument("--fidelity-only", action="store_true",
+                        help="only rewrite the fidelity golden from the model folder --out (no training)")
     parser.add_argument("--threads", type=int, default=1, help="PyTorch CPU threads")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--out", type=Path, default=REPO / "models" / "gettext-en-fr")
@@ -325,6 +329,16 @@ def main() -> None:
     start = time.time()
     work = args.out / ".work"
     work.mkdir(parents=True, exist_ok=True)
+
+    if args.fidelity_only:
+        processor = sentencepiece.SentencePieceProcessor(model_file=str(args.out / "source.spm"))
+        saved = json.loads((args.out / "config.json").read_text())
+        model = Marian(MarianConfig(vocab_size=saved["vocab_size"], pad_token_id=PAD, eos_token_id=EOS, d_model=saved["d_model"],
+                                    layers=saved["encoder_layers"], heads=saved["encoder_attention_heads"],
+                                    ffn_dim=saved["encoder_ffn_dim"], max_positions=saved["max_position_embeddings"]))
+        model.load_hf_state_dict(read_safetensors(args.out / "model.safetensors"))
+        write_fidelity_golden(args.golden, model.eval(), processor)
+        return
 
     train, val = read_pairs(args.corpus)
     processor = sentencepiece.SentencePieceProcessor(model_file=str(train_sentencepiece(train, args.vocab_size, work)))

@@ -23,7 +23,6 @@ Hugging Face's rules: the pad token never generated, log-probabilities summed,
 beam hypotheses ranked by sum / length^length_penalty).
 CI does not run this script; it only uses its committed output.
 """
-import json
 import math
 import os
 import sys
@@ -32,7 +31,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_model_goldens import OUT, Checkpoint, gpt2_tokenizer, rounded  # noqa: E402
+from make_model_goldens import Checkpoint, gpt2_tokenizer, rounded, write_folder  # noqa: E402
 
 SOURCES = ["The cat sat.", "attention is all you need", "Zoë, 42?"]
 TARGETS = ["Le chat", "", "ok!"]  # decoder input after the start token
@@ -234,15 +233,7 @@ def main():
     torch.manual_seed(0)
     for seed, (name, family, dtype, Le, Ld, He, Hd, d, ffn, P, extra) in enumerate(CASES):
         cfg, ck, tokenizer, cases = build(name, family, dtype, Le, Ld, He, Hd, d, ffn, P, 500 + seed, **extra)
-        folder = os.path.join(OUT, name)
-        os.makedirs(folder, exist_ok=True)
-        with open(os.path.join(folder, "config.json"), "w") as f:
-            json.dump(cfg, f, indent=2)
-        with open(os.path.join(folder, "tokenizer.json"), "w", encoding="utf-8") as f:
-            json.dump(tokenizer, f, ensure_ascii=False)
-        ck.write(folder)
-        with open(os.path.join(folder, "golden.json"), "w") as f:
-            json.dump({"model": name, "cases": cases}, f, separators=(",", ":"))
+        write_folder(name, cfg, ck, tokenizer, cases)
         print(f"{name}: greedy {[c['greedy'] for c in cases]}, beam {[c['beam3'] for c in cases]}")
 
 
