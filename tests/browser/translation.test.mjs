@@ -9,9 +9,10 @@
 // self-attention, and the JSON export and the one-file page carry all three
 // parts (the page opened offline). The widget
 // does the same with the model: view="cross" with a `target`, and its own
-// translation.
+// translation. The shipped gettext-en-fr, loaded the same way, translates
+// typed English with the engine's text, tokens and cross-attention.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -36,6 +37,12 @@ reference.dispose();
 /** Weight [layer][head][row][column] of a { data, shape: [L, H, R, C] } tensor. */
 const at = ({ data, shape: [, H, R, C] }, l, h, r, c) => data[((l * H + h) * R + r) * C + c];
 const pageDir = mkdtempSync(join(tmpdir(), 'attnplay-translation-'));
+// The shipped English → French model, and what the engine in Node makes of the tutorial-style adjective–noun phrase.
+const shippedDir = fileURLToPath(new URL('../../models/gettext-en-fr/', import.meta.url));
+const PHRASE = 'incorrect binary data format';
+const shipped = await engine.loadModel({ config: readFileSync(`${shippedDir}config.json`, 'utf8'), weights: readFileSync(`${shippedDir}model.safetensors`), tokenizer: readFileSync(`${shippedDir}tokenizer.json`, 'utf8') });
+const FRENCH = shipped.translate(PHRASE);
+shipped.dispose();
 let session;
 
 before(async () => {
@@ -43,19 +50,19 @@ before(async () => {
 <script type="module" src="/attention-view.js"></script>
 <attention-view id="forced" model="/marian/" view="cross" layer="1" heads="2"></attention-view>
 <attention-view id="own" model="/marian/" view="cross" controls></attention-view>`);
-  session = await openBrowser({ mounts: { '/marian/': modelDir, '/w/': pageDir } });
+  session = await openBrowser({ mounts: { '/marian/': modelDir, '/w/': pageDir, '/gettext-en-fr/': shippedDir } });
 });
 after(async () => {
   await session?.close();
   rmSync(pageDir, { recursive: true, force: true });
 });
 
-async function openModel(hash, beforeLoad = async () => {}) {
+async function openModel(hash, beforeLoad = async () => {}, folder = 'marian') {
   const { page, errors } = await newPage(session.browser);
   await page.goto(`${session.url}#model=__own__&${hash}`);
   await page.waitForSelector('#engine-status[data-state="ready"]', { timeout: 30000 });
   await beforeLoad(page);
-  await page.fill('#model-url', `${session.url}marian/`);
+  await page.fill('#model-url', `${session.url}${folder}/`);
   await page.click('#model-url-form button');
   return { page, errors };
 }
@@ -184,6 +191,20 @@ test('the widget: view="cross" with a target draws the engine\'s cross-attention
   // Another view shows the part the `attention` attribute names.
   await page.evaluate(() => { const w = document.getElementById('own'); w.view = 'matrix'; w.setAttribute('attention', 'encoder'); });
   await page.waitForFunction((s) => document.getElementById('own').viewElement.heatModel()?.values.length === s * s, TRANSLATED.sourceTokens.length);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('gettext-en-fr in the page: typed English becomes French token by token, with the engine\'s cross-attention', async () => {
+  const { page, errors } = await openModel(`view=cross&layer=2&text=${encodeURIComponent(PHRASE)}`, async () => {}, 'gettext-en-fr');
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  assert.equal(await page.locator('#translation output').textContent(), FRENCH.text);
+  const drawn = await page.evaluate(() => document.querySelector('decoding-view').decodingModel());
+  assert.deepEqual(drawn.targetLabels, FRENCH.decoderTokens.slice(1).map((t) => t.display));
+  assert.deepEqual(drawn.sourceLabels, FRENCH.sourceTokens.map((t) => t.display));
+  // The last layer, the mean of its 4 heads.
+  const mean = (q, k) => [0, 1, 2, 3].reduce((sum, h) => sum + at(FRENCH.crossAttentions, 2, h, q, k), 0) / 4;
+  drawn.rows.forEach((row, q) => row.forEach((w, k) => close(w, mean(q, k), 1e-6, `gettext-en-fr step ${q} key ${k}`)));
   assert.deepEqual(errors, []);
   await page.close();
 });
