@@ -9,8 +9,8 @@
 // self-attention, and the JSON export and the one-file page carry all three
 // parts (the page opened offline). The widget
 // does the same with the model: view="cross" with a `target`, and its own
-// translation. The shipped gettext-en-fr, loaded the same way, translates
-// typed English with the engine's text, tokens and cross-attention.
+// translation. The shipped gettext-en-fr, picked from the model menu,
+// translates typed English with the engine's text, tokens and cross-attention.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,19 +50,19 @@ before(async () => {
 <script type="module" src="/attention-view.js"></script>
 <attention-view id="forced" model="/marian/" view="cross" layer="1" heads="2"></attention-view>
 <attention-view id="own" model="/marian/" view="cross" controls></attention-view>`);
-  session = await openBrowser({ mounts: { '/marian/': modelDir, '/w/': pageDir, '/gettext-en-fr/': shippedDir } });
+  session = await openBrowser({ mounts: { '/marian/': modelDir, '/w/': pageDir } });
 });
 after(async () => {
   await session?.close();
   rmSync(pageDir, { recursive: true, force: true });
 });
 
-async function openModel(hash, beforeLoad = async () => {}, folder = 'marian') {
+async function openModel(hash, beforeLoad = async () => {}) {
   const { page, errors } = await newPage(session.browser);
   await page.goto(`${session.url}#model=__own__&${hash}`);
   await page.waitForSelector('#engine-status[data-state="ready"]', { timeout: 30000 });
   await beforeLoad(page);
-  await page.fill('#model-url', `${session.url}${folder}/`);
+  await page.fill('#model-url', `${session.url}marian/`);
   await page.click('#model-url-form button');
   return { page, errors };
 }
@@ -196,9 +196,12 @@ test('the widget: view="cross" with a target draws the engine\'s cross-attention
 });
 
 test('gettext-en-fr in the page: typed English becomes French token by token, with the engine\'s cross-attention', async () => {
-  const { page, errors } = await openModel(`view=cross&layer=2&text=${encodeURIComponent(PHRASE)}`, async () => {}, 'gettext-en-fr');
-  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
-  assert.equal(await page.locator('#translation output').textContent(), FRENCH.text);
+  const { page, errors } = await newPage(session.browser);
+  await page.goto(`${session.url}#view=cross&layer=2`);
+  await page.waitForFunction(() => [...document.querySelectorAll('#model-select option')].some((o) => o.value === 'gettext-en-fr'), null, { timeout: 30000 });
+  await page.selectOption('#model-select', 'gettext-en-fr');
+  await page.fill('#text-a', PHRASE);
+  await page.waitForFunction((text) => document.querySelector('#translation output').textContent === text, FRENCH.text, { timeout: 60000 });
   const drawn = await page.evaluate(() => document.querySelector('decoding-view').decodingModel());
   assert.deepEqual(drawn.targetLabels, FRENCH.decoderTokens.slice(1).map((t) => t.display));
   assert.deepEqual(drawn.sourceLabels, FRENCH.sourceTokens.map((t) => t.display));
