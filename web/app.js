@@ -2,22 +2,28 @@
 // URL hash so a link restores the view), the model picker (shipped models, a
 // Hugging Face model by id with its download progress, Cancel and the
 // gallery of suggested models, or the reader's own folder or URL), the text inputs (live, debounced), the
-// views, the predictions panel, the status line and the exports.
+// views, the predictions panel, the status line and the exports. For an
+// encoder–decoder model it translates instead (translation-run.js): the target
+// tokens appear as they are written, with the decoding view following them,
+// and a picker chooses the attention part the other views show.
 // Not here: computation (engine-worker.js), drawing (the *-view.js elements),
 // state encoding (state.js), file formats (export.js).
 import { getEngineClient } from './engine-client.js';
 import { h } from './dom.js';
 import { canKeepDownloads, downloadedSize, forgetDownloads } from './download.js';
 import { formatBytes, hubBase, hubReference, isHubReference, parseModelId } from './hub.js';
-import { attentionJson, download, toNpy } from './export.js';
+import { attentionJson, download, encoderDecoderJson, toNpy } from './export.js';
 import { exportCaption, framedCanvas, framedSvg } from './export-frame.js';
 import { attentionPage } from './page-export.js';
 import { headColour } from './palette.js';
 import { marksNote } from './token-marks.js';
 import { RunLoop, isPair, loadingText, runText, traceHead } from './run-loop.js';
+import { PartPicker } from './attention-parts.js';
+import { runTranslation } from './translation-run.js';
 import { Store, decodeLink, decodeState, encodeLink } from './state.js';
 import { pageBackground, viewColours } from './view-support.js';
 import './attention-table.js';
+import './decoding-view.js';
 import './head-view.js';
 import './matrix-view.js';
 import './model-view.js';
@@ -34,12 +40,13 @@ async function stateOfLink(hash) {
     return await decodeLink(hash);
   } catch (error) {
     linkProblem = `Part of this link could not be read: ${error.message}.`;
-    return decodeState(hash.replace(/(^#|&)ztextB?=[^&]*/g, ''));
+    return decodeState(hash.replace(/(^#|&)z(text|textB|target)=[^&]*/g, ''));
   }
 }
 const store = new Store(await stateOfLink(location.hash));
 const views = ['head-view', 'model-view', 'matrix-view', 'rollout-view', 'neuron-view', 'attention-table'].map((name) => $(name));
 const scratch = $('scratch-view');
+const decoding = $('decoding-view'); // always the cross-attention of an encoder–decoder model
 const controls = $('#controls');
 const OWN_MODEL = '__own__'; // the menu's entry for a folder or URL of the reader's
 const HUB_MODEL = '__hub__'; // the menu's entry for a hub model by id
@@ -48,6 +55,7 @@ let engineInfo = null;
 let model = null; // the model shown: { key (the state's model), hub (for hf: models), name, config }
 let result = null; // what the views show
 let lastRun = null; // the last run's raw result (predictions follow the locked token)
+let translated = null; // an encoder–decoder model's last run: { parts, order, translation, source, raw, ms }
 let shipped = [];
 let gallery = []; // suggested hub models (models/gallery.json)
 let loading = null; // AbortController of the load in progress
@@ -84,6 +92,11 @@ function setStatus(text, state = 'ready') {
 
 function describeStatus(ms) {
   const c = model.config;
+  if (c.encoderDecoder) {
+    const { raw } = translated;
+    setStatus(`${model.name} · ${raw.sourceTokens.length} source → ${raw.decoderTokens.length - 1} target tokens · encoder ${c.encoderLayers} × ${c.encoderHeads}, decoder ${c.decoderLayers} × ${c.decoderHeads} (layers × heads) · WASM SIMD ${engineInfo.simd ? 'on' : 'off'} · ${ms.toFixed(1)} ms`);
+    return;
+  }
   const tokens = result?.tokens.length ?? 0;
   setStatus(`${model.name} · ${tokens} tokens · ${c.layers} layers × ${c.heads} heads · WASM SIMD ${engineInfo.simd ? 'on' : 'off'} · forward ${ms.toFixed(1)} ms`);
 }
@@ -103,7 +116,10 @@ function showModelNote(message) {
 
 // ---- views -----------------------------------------------------------------
 for (const view of views) view.store = store;
+decoding.store = store;
 controls.store = store;
+const partPicker = new PartPicker((part) => store.set({ part, token: null }));
+controls.before(partPicker.element);
 
 function showView() {
   const { view } = store.state;
@@ -114,13 +130,22 @@ function showView() {
   }
   for (const panel of document.querySelectorAll('[role=tabpanel]')) panel.hidden = panel.dataset.view !== view;
   const modelViews = view !== 'scratch';
+  const encoderDecoder = Boolean(model?.config.encoderDecoder);
   // Without a result (no model yet, or no text) the model views show nothing rather than stale drawings.
   controls.hidden = !modelViews || !result;
   for (const element of views) element.hidden = !result;
-  // The table lists one layer's weights: not what the model view (all layers) or the rollout view (layers combined) shows.
-  $('.table-alt').hidden = !modelViews || view === 'model' || view === 'rollout' || !result;
+  decoding.hidden = !translated && !decoding.result;
+  // Encoder–decoder models: the Decoding tab and the part picker; no neuron view or predictions (nor for the others a Decoding tab).
+  $('[role=tab][data-view="cross"]').hidden = !encoderDecoder;
+  $('[role=tab][data-view="neuron"]').hidden = encoderDecoder;
+  partPicker.element.hidden = !encoderDecoder || !translated || !modelViews || view === 'cross';
+  // The table lists one layer's weights: not what the model view (all layers), the rollout view (layers combined) or the decoding view (its own table) shows.
+  $('.table-alt').hidden = !modelViews || ['model', 'rollout', 'cross'].includes(view) || !result;
   // The from-scratch mode has no model output: no predictions, images or attention files.
   for (const selector of ['.predictions', '#export-svg', '#export-png', '#export-json', '#export-npy']) $(selector).hidden = !modelViews;
+  if (encoderDecoder) $('.predictions').hidden = true;
+  // The decoding view is a page of its own (HTML, not a picture): no PNG or SVG of it.
+  if (view === 'cross') for (const selector of ['#export-svg', '#export-png']) $(selector).hidden = true;
 }
 
 document.querySelector('.view-tabs').addEventListener('click', (event) => {
@@ -148,7 +173,10 @@ $('#theme').addEventListener('change', (event) => store.set({ theme: event.targe
 store.subscribe((state, changed) => {
   if (changed.includes('view')) showView();
   if (changed.includes('theme')) applyTheme();
-  if (changed.includes('text') || changed.includes('textB')) runs.schedule();
+  if (changed.includes('text') || changed.includes('textB') || changed.includes('target')) runs.schedule();
+  if (changed.includes('part') && translated) showPart();
+  // The Decoding tab is about cross-attention: the layer menu then lists the decoder's layers.
+  if (changed.includes('view') && state.view === 'cross' && translated && state.part !== 'cross') store.set({ part: 'cross', token: null });
   if (changed.includes('model') || (changed.includes('hub') && isHubReference(state.model))) selectModel(state.model);
   if (changed.includes('step')) scratch.showStep(state.step - 1);
 });
@@ -161,18 +189,69 @@ scratch.showStep(store.state.step - 1);
 function clearResult(reason) {
   result = null;
   lastRun = null;
+  translated = null;
+  decoding.result = null;
+  $('#translation').hidden = true;
   $('#predictions').replaceChildren();
   $('#token-marks').textContent = '';
   $('#run-note').textContent = reason;
   const c = model.config;
-  setStatus(`${model.name} · ${c.layers} layers × ${c.heads} heads · WASM SIMD ${engineInfo.simd ? 'on' : 'off'}`);
+  const shape = c.encoderDecoder ? `encoder ${c.encoderLayers} × ${c.encoderHeads}, decoder ${c.decoderLayers} × ${c.decoderHeads} (layers × heads)` : `${c.layers} layers × ${c.heads} heads`;
+  setStatus(`${model.name} · ${shape} · WASM SIMD ${engineInfo.simd ? 'on' : 'off'}`);
   showView();
+}
+
+// The part the picker chooses (cross-attention by default) in every view but the decoding view, which always shows cross-attention.
+function showPart() {
+  const name = translated.order.includes(store.state.part) ? store.state.part : 'cross';
+  const part = translated.parts[name];
+  result = part.result;
+  for (const view of views) view.result = result;
+  const patch = { filter: result.filter ?? 'all' };
+  if (store.state.layer >= part.layers) patch.layer = 0;
+  store.set(patch);
+  controls.configure({ layers: part.layers, pairs: false });
+  partPicker.show(translated.order, name);
+  showView();
+}
+
+// The translation line: the target tokens as they are written, then the translated text.
+function showTranslation(tokens, text = null) {
+  $('#translation').hidden = false;
+  const output = $('#translation output');
+  if (text !== null) output.replaceChildren(text);
+  else output.replaceChildren(...tokens.map((token) => h('span', { class: 'translation-token' }, token.display)));
+}
+
+// One run of an encoder–decoder model: its own translation, written token by token, or the reader's target.
+async function runEncoderDecoder() {
+  const run = await runTranslation(client, 'model', model.config, store.state, {
+    onSource: () => showTranslation([]),
+    onStep: (partial, steps) => {
+      decoding.result = partial;
+      decoding.hidden = false;
+      showTranslation(steps);
+    },
+  });
+  translated = run;
+  decoding.result = run.parts.cross.result;
+  showTranslation([], run.translation ?? run.raw.decoderTokens.slice(1).map((token) => token.display).join(' '));
+  showPart();
+  $('#token-marks').textContent = marksNote(run.parts.cross.result.tokens.map((token) => token.display));
+  $('#run-note').textContent = run.note;
+  describeStatus(run.ms);
+  document.body.dataset.run = String(Number(document.body.dataset.run ?? 0) + 1);
 }
 
 // One run of the latest text with the model shown (the worker holds it as 'model').
 const runs = new RunLoop(async () => {
   if (!model) return false; // loadModel runs once the model is there
   try {
+    if (model.config.encoderDecoder) {
+      await runEncoderDecoder();
+      return true;
+    }
+    translated = null;
     const { raw, result: shown, note } = await runText(client, 'model', model.config, store.state, { topK: 5 });
     result = shown;
     for (const view of views) view.result = result;
@@ -248,7 +327,13 @@ async function loadModel(key, name, source) {
     if (!loaded.hasTokenizer) throw new Error(`${name} has no tokenizer.json or tokenizer.model, so it cannot read text`);
     model = { key, hub, name, config: loaded.config };
     showModelNote(null);
-    $('#text-b-label').hidden = loaded.config.causal;
+    const { encoderDecoder } = loaded.config;
+    $('#text-b-label').hidden = loaded.config.causal || Boolean(encoderDecoder);
+    $('#target-label').hidden = !encoderDecoder;
+    if (!encoderDecoder) $('#translation').hidden = true;
+    translated = null;
+    decoding.result = null;
+    if (encoderDecoder && store.state.view === 'neuron') store.set({ view: 'head' });
     const kept = !hub ? '' : loaded.fromCache ? ' · opened from this browser\'s copy, nothing downloaded'
       : loaded.kept && canKeepDownloads() ? ' · kept in this browser' : ' · not kept (this browser refused to store it)';
     $('#load-label').textContent = `${name}: ${loaded.config.modelType}, ${(loaded.config.parameters / 1e6).toFixed(1)}M parameters${kept}`;
@@ -256,7 +341,8 @@ async function loadModel(key, name, source) {
     runs.runNow();
     if (hub) showDownloadsSize();
     // After the first run is queued (the worker answers in order), so the first attention is not kept waiting.
-    $('model-view').headScores = await client.analyzeHeads('model');
+    // The head-pattern analysis reads decoder-only and encoder-only models; an encoder–decoder's heads go unlabelled.
+    $('model-view').headScores = encoderDecoder ? [] : await client.analyzeHeads('model');
   } catch (error) {
     if (loading !== controller && controller.signal.aborted) return; // replaced by a newer load, which reports itself
     if (error.cancelled) showModelNote(`Download of ${name} cancelled.${model ? ` Still showing ${model.name}.` : ''}`);
@@ -436,8 +522,11 @@ const textA = $('#text-a');
 const textB = $('#text-b');
 textA.value = store.state.text;
 textB.value = store.state.textB;
+const targetText = $('#target');
+targetText.value = store.state.target;
 textA.addEventListener('input', () => store.set({ text: textA.value, token: null }));
 textB.addEventListener('input', () => store.set({ textB: textB.value, token: null }));
+targetText.addEventListener('input', () => store.set({ target: targetText.value, token: null }));
 document.addEventListener('keydown', (event) => {
   if (event.key === 'Escape' && store.state.token !== null && !event.defaultPrevented) store.set({ token: null });
 });
@@ -485,17 +574,19 @@ $('#export-svg').addEventListener('click', () => {
   download(svg, `${stem()}-${store.state.view}.svg`, 'image/svg+xml');
 });
 $('#export-json').addEventListener('click', () => {
-  if (result) download(attentionJson({ modelName: model.name, modelType: model.config.modelType, tokens: result.tokens, texts: result.texts, attentions: result.attentions }), `attnplay-${model.name}-attention.json`, 'application/json');
+  if (translated) download(JSON.stringify(encoderDecoderJson({ modelName: model.name, modelType: model.config.modelType, run: translated })), `attnplay-${model.name}-attention.json`, 'application/json');
+  else if (result) download(attentionJson({ modelName: model.name, modelType: model.config.modelType, tokens: result.tokens, texts: result.texts, attentions: result.attentions }), `attnplay-${model.name}-attention.json`, 'application/json');
 });
 $('#export-npy').addEventListener('click', () => {
-  if (result) download(toNpy(result.attentions), `attnplay-${model.name}-attention.npy`);
+  // An encoder–decoder part's own tensor: [L, H, S, S], [L, H, T, T] or cross-attention's [L, H, T, S].
+  if (result) download(toNpy(result.cross?.attentions ?? result.attentions), `attnplay-${model.name}-${translated ? `${store.state.part}-` : ''}attention.npy`);
 });
 
 // "Download as a page": one self-contained HTML file with the widget in data mode (page-export.js).
 $('#export-page').addEventListener('click', async () => {
   if (!result) return;
   try {
-    const page = await attentionPage({ result, state: store.state, modelName: model.name, rolloutMethod: $('rollout-view').method });
+    const page = await attentionPage({ result, state: store.state, modelName: model.name, rolloutMethod: $('rollout-view').method, run: translated });
     download(page, `attnplay-${model.name}-${store.state.view}.html`, 'text/html');
   } catch (error) {
     $('#run-note').textContent = `Cannot make the page: ${error.message}`;

@@ -7,9 +7,8 @@
 // model itself. Nothing here starts the engine worker or fetches WASM.
 // Not here: parsing and validation (attention-data-source.js), drawing.
 import { h } from './dom.js';
+import { PartPicker } from './attention-parts.js';
 import { MODEL_VIEWS, fetchAttentionData, isAttentionData, parseJsonText, readAttentionData } from './attention-data-source.js';
-
-const PART_LABELS = { self: 'Self-attention', encoder: 'Encoder self-attention', decoder: 'Decoder self-attention', cross: 'Cross-attention (decoder → encoder)' };
 
 export class DataMode {
   static attributes = ['src', 'tokens-src', 'attention'];
@@ -53,7 +52,7 @@ export class DataMode {
       this.#partKey = null;
       this.#loading = null;
       this.#shown = null;
-      this.#picker?.remove();
+      this.#picker?.element.remove();
       return wasActive;
     }
     const host = this.#host;
@@ -112,22 +111,18 @@ export class DataMode {
   unavailable(view) {
     if (!this.active || !MODEL_VIEWS[view]) return null;
     return h('p', { class: 'unavailable', role: 'note', dataset: { unavailable: view } },
-      `${MODEL_VIEWS[view]} This widget shows attention computed elsewhere, so the ${view} view is not available here; the head, model, matrix and rollout views are.`);
+      `${MODEL_VIEWS[view]} This widget shows attention computed elsewhere, so the ${view} view is not available here; the head, model, matrix, rollout and (for cross-attention) decoding views are.`);
   }
 
   /** Shows (before `anchor`) a picker of the parts when the data has several. */
   showPicker(anchor) {
     const order = this.#shown?.order ?? [];
     if (order.length < 2) {
-      this.#picker?.remove();
+      this.#picker?.element.remove();
       return;
     }
-    this.#picker ??= h('label', { class: 'attention-part' }, 'Attention ', h('select', {
-      name: 'attention', onchange: (event) => this.#host.setAttribute('attention', event.target.value),
-    }));
-    const select = this.#picker.querySelector('select');
-    select.replaceChildren(...order.map((name) => h('option', { value: name }, PART_LABELS[name])));
-    select.value = this.#shown.name;
-    if (this.#picker.nextSibling !== anchor) anchor.before(this.#picker);
+    this.#picker ??= new PartPicker((name) => this.#host.setAttribute('attention', name));
+    this.#picker.show(order, this.#shown.name);
+    if (this.#picker.element.nextSibling !== anchor) anchor.before(this.#picker.element);
   }
 }

@@ -6,11 +6,13 @@
 // Accepted (all keys optional except one attention tensor and its tokens):
 //   tokens                    strings, or objects { token | display | text | piece, id, special, type_id }
 //   ids                       optional token ids beside string tokens (the playground's JSON export)
-//   attentions                [layer][head][query][key] (our exports), or PyTorch's
-//                             output_attentions: [layer][batch = 1][head][query][key]
+//   attentions                [layer][head][query][key] (our exports), PyTorch's
+//                             output_attentions: [layer][batch = 1][head][query][key],
+//                             or one map [query][key] (a hand-made example: one layer, one head)
 //   encoder_attentions, decoder_attentions, cross_attentions (encoder–decoder models;
 //                             cross: [layer][1][head][decoder token][encoder token])
-//   encoder_tokens, decoder_tokens
+//   encoder_tokens, decoder_tokens, target_tokens (optional: cross-attention rows
+//                             labelled by the token each wrote, as the playground exports)
 //   head_labels               [layer][head] of a label or a list of labels
 //                             (for encoder–decoder: { encoder, decoder, cross } of those)
 //   causal, model, model_type
@@ -19,6 +21,7 @@
 // { dtype: 'float32', shape, base64 } (the raw little-endian bytes, as the
 // one-file export and the notebook recipe write it).
 // Not here: DOM, drawing, the engine (data mode needs no model and no WASM).
+import { crossResult } from './encoder-decoder.js';
 
 /** Most values one attention tensor may hold: 2^26 float32 (256 MB), e.g. 12 layers × 12 heads × 682². */
 export const MAX_VALUES = 2 ** 26;
@@ -153,15 +156,16 @@ export function readTensor(value, where) {
   throw new AttentionDataError(`${where} must be nested lists, { data, shape }, { dtype, shape, base64 } or .npy bytes`);
 }
 
-/** [L, H, T, K] or PyTorch's [L, 1, H, T, K] -> [L, H, T, K]. */
+/** [L, H, T, K], PyTorch's [L, 1, H, T, K], or one map [T, K] (a hand-made example) -> [L, H, T, K]. */
 function layerHeadShape(tensor, where) {
   const { shape } = tensor;
+  if (shape.length === 2) return layerHeadShape({ data: tensor.data, shape: [1, 1, ...shape] }, where);
   if (shape.length === 5) {
     if (shape[1] !== 1) throw new AttentionDataError(`${where} has a batch of ${shape[1]} (shape [${shape.join(', ')}]); give one example, e.g. [a[i:i+1] for a in outputs.attentions]`);
     return { data: tensor.data, shape: [shape[0], shape[2], shape[3], shape[4]] };
   }
   if (shape.length !== 4) {
-    throw new AttentionDataError(`${where} has ${shape.length} dimensions (shape [${shape.join(', ')}]); expected [layer][head][query][key], or PyTorch's [layer][batch][head][query][key]`);
+    throw new AttentionDataError(`${where} has ${shape.length} dimensions (shape [${shape.join(', ')}]); expected [layer][head][query][key], PyTorch's [layer][batch][head][query][key], or one map [query][key]`);
   }
   if (shape.some((n) => n === 0)) throw new AttentionDataError(`${where} is empty (shape [${shape.join(', ')}])`);
   return tensor;
@@ -273,33 +277,30 @@ function selfPart(raw, key, tokensKey, modelType) {
   return { result: { tokens, attentions: tensor, texts: [text], causal, modelType }, layers, heads, warning };
 }
 
-/** Cross-attention drawn as the decoder → encoder block of a map over [encoder tokens, decoder tokens] (the B → A pair filter). */
+/** Cross-attention drawn as the decoder → encoder block of a map over [encoder tokens, decoder tokens] (encoder-decoder.js). */
 function crossPart(raw, modelType) {
   const where = 'cross_attentions';
   const tensor = layerHeadShape(readTensor(raw.cross_attentions, where), where);
   const [layers, heads, queries, keys] = tensor.shape;
   for (const name of ['encoder_tokens', 'decoder_tokens']) if (raw[name] === undefined) throw new AttentionDataError(`${name} is missing: cross_attentions needs both token lists`);
   const encoder = readTokens(raw.encoder_tokens, 'encoder_tokens', 0);
-  const decoder = readTokens(raw.decoder_tokens, 'decoder_tokens', 1);
+  // Rows labelled by the token each one wrote (target_tokens), when given, else by the decoder's input tokens.
+  const rowsKey = raw.target_tokens !== undefined ? 'target_tokens' : 'decoder_tokens';
+  const decoder = readTokens(raw[rowsKey], rowsKey, 1);
   if (decoder.tokens.length !== queries || encoder.tokens.length !== keys) {
-    throw new AttentionDataError(`shapes disagree: cross_attentions is [${tensor.shape.join(', ')}] but there are ${decoder.tokens.length} decoder tokens (queries) and ${encoder.tokens.length} encoder tokens (keys)`);
+    throw new AttentionDataError(`shapes disagree: cross_attentions is [${tensor.shape.join(', ')}] but there are ${decoder.tokens.length} ${rowsKey === 'decoder_tokens' ? 'decoder' : 'target'} tokens (queries) and ${encoder.tokens.length} encoder tokens (keys)`);
   }
   const warning = checkWeights(tensor, where);
   const t = keys + queries;
   checkSize(layers * heads * t * t, [layers, heads, t, t], where);
-  const data = new Float32Array(layers * heads * t * t); // [L, H, S + T, S + T], only rows S.. × cols ..S set
-  for (let m = 0; m < layers * heads; m += 1) {
-    for (let q = 0; q < queries; q += 1) data.set(tensor.data.subarray((m * queries + q) * keys, (m * queries + q + 1) * keys), (m * t + keys + q) * t);
-  }
-  const tokens = [...encoder.tokens, ...decoder.tokens];
-  return { result: { tokens, attentions: { data, shape: [layers, heads, t, t] }, texts: [encoder.text, decoder.text], causal: false, modelType, filter: 'b-a', cross: true }, layers, heads, warning };
+  return { result: crossResult(encoder, decoder, tensor, modelType), layers, heads, warning };
 }
 
 /**
  * Author's data (a parsed object) -> { parts: { self | encoder | decoder | cross:
  * { result, layers, heads, warning, headScores } }, order: [part names] }.
  * result is what the views take ({ tokens, attentions [L, H, T, T], texts,
- * causal, modelType }, plus filter 'b-a' and cross: true for cross-attention).
+ * causal, modelType }, plus filter 'b-a' and cross: { attentions [L, H, T, S] } for cross-attention).
  */
 export function readAttentionData(raw) {
   if (!isAttentionData(raw)) {

@@ -36,6 +36,28 @@ export interface AuthorMatrices {
   printedOutput?: number[][];
 }
 
+/** An author's alignment example for the scratch view's cross-attention step. */
+export interface AuthorCrossMatrices {
+  title?: string;
+  /** One label per row of xEncoder (the source words). */
+  source: string[];
+  /** One label per row of xDecoder (the target words). */
+  target: string[];
+  /** Encoder states: source × d_enc. */
+  xEncoder: number[][];
+  /** Decoder states: target × d_dec. */
+  xDecoder: number[][];
+  /** d_dec × d_k (queries from the decoder). */
+  wq: number[][];
+  /** d_enc × d_k (keys from the encoder). */
+  wk: number[][];
+  /** d_enc × d_v (values from the encoder). */
+  wv: number[][];
+  /** Names of the d_enc and d_dec axes (default d0, d1, ...). */
+  sourceAxes?: string[];
+  targetAxes?: string[];
+}
+
 /** A tensor: nested lists, { data, shape }, .npy bytes, or base64 little-endian float32. */
 export type AttentionTensor =
   | number[][][][]
@@ -70,7 +92,7 @@ export interface AttentionData {
   model_type?: string;
 }
 
-export type AttentionViewName = 'head' | 'model' | 'matrix' | 'rollout' | 'neuron' | 'scratch';
+export type AttentionViewName = 'head' | 'model' | 'matrix' | 'rollout' | 'neuron' | 'scratch' | 'cross';
 export type AttentionTheme = 'auto' | 'light' | 'dark';
 
 export interface TokenSelectDetail { token: number | null; display: string | null; layer: number }
@@ -84,6 +106,8 @@ export class AttentionView extends HTMLElement {
   hub: string;
   text: string;
   textB: string;
+  /** An encoder–decoder model's target text (the `target` attribute); '' = the model's own translation. */
+  target: string;
   view: AttentionViewName;
   /** Layer index from 0. */
   layer: number;
@@ -98,8 +122,8 @@ export class AttentionView extends HTMLElement {
   height: string | null;
   /** The rollout view's method (the `rollout-method` attribute): rollout (Ā_L · … · Ā_1) or attention flow (max flow). */
   rolloutMethod: 'rollout' | 'flow';
-  /** The author's example of the scratch view, or null. */
-  matrices: AuthorMatrices | null;
+  /** The author's example of the scratch view, or null (a cross-attention example is read from a child JSON script; setting one throws). */
+  matrices: AuthorMatrices | AuthorCrossMatrices | null;
   /** Attention to draw instead of running a model (data mode), or null. Also: the src attribute, a child JSON script. */
   data: AttentionData | null;
   /** The last run, or null before the first. */

@@ -3,7 +3,8 @@
 // <attention-view model="austen-gpt" text="..." view="head"></attention-view>
 // (or model="hf:ORG/NAME" for a model on the Hugging Face hub, hub.js).
 // It runs the model on the text in the page's shared engine worker and shows
-// one of the playground's views (head, model, matrix, rollout, neuron, scratch) inside
+// one of the playground's views (head, model, matrix, rollout, neuron, scratch,
+// cross: the decoding view of an encoder–decoder model's cross-attention) inside
 // a shadow root, with its own styles (views.css, attention-view.css) so the
 // host page's CSS does not reach in and the widget's does not leak out.
 // Everything (worker, WASM, shipped models, styles) is found relative to this
@@ -16,12 +17,16 @@
 import { h } from './dom.js';
 import { getEngineClient } from './engine-client.js';
 import { RunLoop, isPair, loadingText, runText, traceHead } from './run-loop.js';
-import { checkPreset, ScratchView } from './scratch-view.js';
+import { ScratchView } from './scratch-view.js';
+import { checkPreset } from './scratch-examples.js';
 import { DEFAULT_STATE, Store, decodeState } from './state.js';
 import { DataMode } from './attention-data-mode.js';
+import { PartPicker } from './attention-parts.js';
+import { runTranslation } from './translation-run.js';
 import { ROLLOUT_METHODS } from './rollout.js';
 import { isHubReference, parseModelId } from './hub.js';
 import { widgetStyles } from './widget-styles.js';
+import './decoding-view.js';
 import './head-view.js';
 import './matrix-view.js';
 import './model-view.js';
@@ -30,8 +35,8 @@ import './rollout-view.js';
 import './view-controls.js';
 
 const MODULE_URL = import.meta.url;
-const VIEW_ELEMENTS = { head: 'head-view', model: 'model-view', matrix: 'matrix-view', rollout: 'rollout-view', neuron: 'neuron-view', scratch: 'scratch-view' };
-const STATE_ATTRIBUTES = { model: 'model', hub: 'hub', text: 'text', 'text-b': 'textB', view: 'view', layer: 'layer', heads: 'heads', token: 'token', threshold: 'threshold', theme: 'theme' };
+const VIEW_ELEMENTS = { head: 'head-view', model: 'model-view', matrix: 'matrix-view', rollout: 'rollout-view', neuron: 'neuron-view', scratch: 'scratch-view', cross: 'decoding-view' };
+const STATE_ATTRIBUTES = { model: 'model', hub: 'hub', text: 'text', 'text-b': 'textB', target: 'target', view: 'view', layer: 'layer', heads: 'heads', token: 'token', threshold: 'threshold', theme: 'theme' };
 const MATRIX_ATTRIBUTES = ['tokens', 'x', 'wq', 'wk', 'wv'];
 
 /**
@@ -116,6 +121,8 @@ export class AttentionView extends HTMLElement {
   #lastPreset = null;
   #matrixError = null;
   #data = new DataMode(this); // attention given by the author instead of a model
+  #translated = null; // an encoder–decoder model's last run (translation-run.js)
+  #partPicker = new PartPicker((name) => this.setAttribute('attention', name));
 
   constructor() {
     super();
@@ -165,7 +172,10 @@ export class AttentionView extends HTMLElement {
     if (!this.isConnected) return;
     if (name in STATE_ATTRIBUTES) this.#applyAttributes([name]);
     else if (MATRIX_ATTRIBUTES.includes(name)) this.#applyMatrices();
-    else if (DataMode.attributes.includes(name)) { if (this.#data.changed()) this.#scheduleRun(0); }
+    else if (DataMode.attributes.includes(name)) {
+      if (this.#data.changed()) this.#scheduleRun(0);
+      else if (name === 'attention' && this.#translated) this.#showPart();
+    }
     else this.#applyLayout();
     if (name === 'step') this.#showStep();
     if (name === 'rollout-method') this.#applyRolloutMethod();
@@ -181,6 +191,9 @@ export class AttentionView extends HTMLElement {
   set text(value) { this.setAttribute('text', value); }
   get textB() { return this.#store.state.textB; }
   set textB(value) { this.setAttribute('text-b', value); }
+  /** An encoder–decoder model's target text ('' = the model's own translation of `text`). */
+  get target() { return this.#store.state.target; }
+  set target(value) { this.setAttribute('target', value); }
   get view() { return this.#store.state.view; }
   set view(value) { this.setAttribute('view', value); }
   get layer() { return this.#store.state.layer; }
@@ -208,9 +221,10 @@ export class AttentionView extends HTMLElement {
   /** The rollout view's method: 'rollout' (the default) or 'flow'. */
   get rolloutMethod() { return this.#views.get('rollout')?.method ?? this.#rolloutMethodAttribute(); }
   set rolloutMethod(value) { this.setAttribute('rollout-method', value); }
-  /** The author's example for the scratch view ({ tokens, x, wq, wk, wv }), or null. */
+  /** The author's example for the scratch view ({ tokens, x, wq, wk, wv }, or { source, target, xEncoder, xDecoder, wq, wk, wv }), or null. */
   get matrices() { return this.#lastPreset; }
   set matrices(value) {
+    if (value?.xEncoder !== undefined) throw new TypeError('a cross-attention example (xEncoder, xDecoder, ...) is given as a child <script type="application/json">; the matrices property takes { tokens, x, wq, wk, wv }');
     for (const name of MATRIX_ATTRIBUTES) {
       if (value?.[name] === undefined) this.removeAttribute(name);
       else this.setAttribute(name, JSON.stringify(value[name]));
@@ -256,7 +270,7 @@ export class AttentionView extends HTMLElement {
   #applyLayout() {
     const editable = this.hasAttribute('editable') && !this.#data.active;
     this.#textA.closest('.texts').hidden = !editable;
-    this.#textB.hidden = !this.#model || this.#model.config.causal;
+    this.#textB.hidden = !this.#model || this.#model.config.causal || Boolean(this.#model.config.encoderDecoder);
     this.#controls.hidden = !this.hasAttribute('controls') || this.#store.state.view === 'scratch';
     const height = this.getAttribute('height');
     const length = height && /^\d+(\.\d+)?$/.test(height) ? `${height}px` : height;
@@ -271,13 +285,16 @@ export class AttentionView extends HTMLElement {
     if (changed.includes('textB') && this.#textB.value !== state.textB) this.#textB.value = state.textB;
     if (changed.includes('view')) {
       this.#applyLayout();
-      this.#showView();
+      if (this.#translated) this.#showPart();
+      else this.#showView();
     }
     if (changed.includes('model') || changed.includes('hub')) {
       this.#model = null;
       this.#result = null;
+      this.#translated = null;
+      this.#partPicker.element.remove();
     }
-    if (changed.some((key) => ['model', 'hub', 'text', 'textB'].includes(key))) this.#scheduleRun(this.#quiet ? 0 : undefined);
+    if (changed.some((key) => ['model', 'hub', 'text', 'textB', 'target'].includes(key))) this.#scheduleRun(this.#quiet ? 0 : undefined);
     if (this.#quiet) return;
     // Reader's choices: the documented events.
     if (changed.includes('token')) {
@@ -329,7 +346,7 @@ export class AttentionView extends HTMLElement {
     }
     if (this.#result) element.result = this.#result;
     if (view === 'model' && this.#data.active) element.headScores = this.#data.headScores;
-    else if (view === 'model' && this.#model) sharedHeadScores(this.#model.key).then((scores) => { element.headScores = scores; }, () => {});
+    else if (view === 'model' && this.#model && !this.#model.config.encoderDecoder) sharedHeadScores(this.#model.key).then((scores) => { element.headScores = scores; }, () => {});
     if (!this.#model && !this.#data.active) this.#scheduleRun(0);
   }
 
@@ -349,7 +366,8 @@ export class AttentionView extends HTMLElement {
     if (!scratch?.isConnected) return;
     const step = this.getAttribute('step');
     const index = ScratchView.stepIds.indexOf(step);
-    const fallback = this.#lastPreset ? ScratchView.stepIds.indexOf('scaling') : 0;
+    // An author's example opens where it is used: the scaling step, or cross-attention for an alignment example.
+    const fallback = this.#lastPreset ? ScratchView.stepIds.indexOf(this.#lastPreset.xEncoder ? 'cross-attention' : 'scaling') : 0;
     scratch.showStep(index >= 0 ? index : fallback);
   }
 
@@ -443,6 +461,10 @@ export class AttentionView extends HTMLElement {
       this.#applyLayout();
     }
     const { config } = this.#model;
+    if (config.encoderDecoder) {
+      await this.#translate();
+      return;
+    }
     const { raw: r, result, note } = await runText(getEngineClient(), this.#model.key, config, { text, textB });
     this.#result = result;
     this.#runs += 1;
@@ -452,6 +474,44 @@ export class AttentionView extends HTMLElement {
     this.#showView();
     this.#setStatus(note, 'ready');
     this.dispatchEvent(new CustomEvent('attention-ready', { bubbles: true, composed: true, detail: { tokens: r.tokens.map((t) => t.display), layers: config.layers, heads: config.heads } }));
+  }
+
+  // An encoder–decoder model: its own translation of the text, each token
+  // drawn as it is written when the decoding view is shown, or the `target`
+  // attribute's text; then the part the `attention` attribute names.
+  async #translate() {
+    const { key, config } = this.#model;
+    const { text, target } = this.#store.state;
+    const run = await runTranslation(getEngineClient(), key, config, { text, target }, {
+      onStep: (partial) => {
+        if (this.#store.state.view !== 'cross') return;
+        this.#result = partial;
+        this.#showView();
+      },
+    });
+    this.#translated = run;
+    this.#runs += 1;
+    this.dataset.runs = String(this.#runs);
+    this.#showPart();
+    this.#setStatus(run.note, 'ready');
+    this.dispatchEvent(new CustomEvent('attention-ready', { bubbles: true, composed: true, detail: { tokens: run.parts.cross.result.tokens.map((t) => t.display), translation: run.translation, layers: config.decoderLayers, heads: config.decoderHeads } }));
+  }
+
+  // The part of the last translation to show: cross-attention in the decoding view, else the `attention` attribute's (cross by default).
+  #showPart() {
+    const run = this.#translated;
+    const asked = this.getAttribute('attention');
+    const name = this.#store.state.view !== 'cross' && run.order.includes(asked) ? asked : 'cross';
+    const part = run.parts[name];
+    this.#result = part.result;
+    this.#controls.configure({ layers: part.layers, pairs: false });
+    const patch = { filter: part.result.filter ?? 'all' };
+    if (this.#store.state.layer >= part.layers) patch.layer = 0;
+    this.#quietly(() => this.#store.set(patch));
+    this.#partPicker.show(run.order, name);
+    if (this.#partPicker.element.nextSibling !== this.#controls) this.#controls.before(this.#partPicker.element);
+    this.#partPicker.element.hidden = ['cross', 'scratch'].includes(this.#store.state.view);
+    this.#showView();
   }
 
   // Data mode: the author's attention in place of a run (no worker, no WASM).

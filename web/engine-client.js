@@ -54,6 +54,8 @@ export class EngineClient {
   positionalEncoding(positions, d) { return this.call('positionalEncoding', positions, d); }
   layerNorm(spec) { return this.call('layerNorm', spec); }
   gelu(spec) { return this.call('gelu', spec); }
+  /** { a [m,k], b [k,n], transposeB?, bias? } -> A·B (Engine.matmul). */
+  matmul(spec) { return this.call('matmul', spec); }
 
   /**
    * Loads a model into the worker under `key`. source: base URL of a model
@@ -71,6 +73,23 @@ export class EngineClient {
    * display, probability }] }] and ms (time of the forward pass in the worker).
    */
   run(key, options) { return this.call('run', key, options); }
+
+  /**
+   * Encoder-decoders (config.encoderDecoder): runs both sides on options
+   * { text, target? }. Resolves to Seq2SeqModel.run's result (encoderAttentions,
+   * decoderAttentions, crossAttentions, sourceTokens, decoderTokens, ...) plus ms.
+   */
+  runSeq2Seq(key, options) { return this.call('runSeq2Seq', key, options); }
+
+  /**
+   * Encoder-decoders: translates options { text | sourceIds, beams = 1, maxNewTokens }.
+   * onStep({ index, token, display, special, crossAttention: { data, shape:
+   * [decoderLayers, decoderHeads, S] } }) runs as each greedy token arrives
+   * from the worker. Resolves to Seq2SeqModel.translate's result plus ms.
+   */
+  translate(key, options, onStep) {
+    return this.#request('translate', [key, options], onStep && (({ step }) => onStep(step)));
+  }
 
   /** Head-pattern scores of every head of the model. */
   analyzeHeads(key) { return this.call('analyzeHeads', key); }

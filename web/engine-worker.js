@@ -1,6 +1,7 @@
 // Web Worker that owns the engine and the loaded models, so computation never
 // blocks the page. Protocol: { id, method, args } -> { id, result } |
-// { id, error: { name, message } }, plus { id, progress } while a model loads.
+// { id, error: { name, message } }, plus { id, progress } while a model loads
+// and after each token of a translation.
 // { cancel: id } aborts every download of that loadModel request. Typed arrays
 // in results are transferred, not copied. Not here: any UI.
 import { cachingFetch, DownloadProgress } from './download.js';
@@ -50,6 +51,7 @@ const METHODS = {
   positionalEncoding: (engine, positions, d) => engine.positionalEncoding(positions, d),
   layerNorm: (engine, spec) => engine.layerNorm(spec),
   gelu: (engine, spec) => engine.gelu(spec),
+  matmul: (engine, spec) => engine.matmul(spec),
 
   /**
    * source: a base URL string, an array of Files, or a hub model { hub, id,
@@ -105,6 +107,31 @@ const METHODS = {
   },
 
   analyzeHeads: (engine, key) => loaded(key).analyzeHeads(),
+
+  /**
+   * Encoder-decoders: { text, target } -> Seq2SeqModel.run's result + ms.
+   */
+  runSeq2Seq(engine, key, options) {
+    const model = loaded(key);
+    if (!model.config.encoderDecoder) throw new Error(`model "${key}" is not an encoder-decoder`);
+    const started = performance.now();
+    const result = model.run(options.text, { target: options.target });
+    return { ...result, ms: performance.now() - started };
+  },
+
+  /**
+   * Encoder-decoders: { text | sourceIds, beams, maxNewTokens } -> Seq2SeqModel.translate's
+   * result + ms; each greedy step is reported as progress { step } (the
+   * onStep object) as soon as it is decoded.
+   */
+  translate(engine, key, options, report) {
+    const model = loaded(key);
+    if (!model.config.encoderDecoder) throw new Error(`model "${key}" is not an encoder-decoder`);
+    const started = performance.now();
+    const result = model.translate(options.sourceIds ?? options.text, { beams: options.beams ?? 1, maxNewTokens: options.maxNewTokens },
+      (step) => { report({ step }); });
+    return { ...result, ms: performance.now() - started };
+  },
 
   disposeModel(engine, key) {
     models.get(key)?.dispose();

@@ -160,8 +160,9 @@ export class Engine {
   }
 
   /**
-   * Loads a GPT-2 or BERT model (Hugging Face layout: config.json,
-   * model.safetensors, optional tokenizer.json) and returns a Model.
+   * Loads a model (Hugging Face layout: config.json, model.safetensors,
+   * optional tokenizer.json) and returns a Model, or a Seq2SeqModel when
+   * config.json describes an encoder-decoder (model_type marian or bart).
    * source:
    *   - a base URL (string or URL) of the model folder, e.g. 'models/gpt2/'
    *     (model.safetensors, or when that is not found a sharded checkpoint:
@@ -200,6 +201,7 @@ export class Engine {
     }
     // loadModel owns the buffers from here on, and frees them.
     const { handle, config: modelConfig } = unwrap(this.#module.loadModel(config, buffers, files.index, files.tokenizer));
+    if (modelConfig.encoderDecoder) return new Seq2SeqModel(this.#module, handle, modelConfig, files.tokenizer);
     return new Model(this.#module, handle, modelConfig, files.tokenizer);
   }
 
@@ -356,6 +358,114 @@ export class Model {
   get disposed() {
     return this.#handle === null;
   }
+}
+
+/**
+ * A loaded encoder-decoder (Marian / opus-mt, BART), what Engine.loadModel
+ * returns when config.json's model_type is marian or bart. Holds WASM memory
+ * until dispose().
+ * config: { modelType, encoderDecoder: true, encoderLayers, decoderLayers, encoderHeads,
+ *           decoderHeads, width, positions, vocabSize, decoderStartTokenId,
+ *           eosTokenIds: Int32Array, numBeams, parameters }
+ * Attention tensors are { data: Float32Array, shape }, row-major, rows sum to 1:
+ *   encoderAttentions [encoderLayers, encoderHeads, S, S] (source over source),
+ *   decoderAttentions [decoderLayers, decoderHeads, T, T] (causal, decoder input over itself),
+ *   crossAttentions   [decoderLayers, decoderHeads, T, S] (each decoder input position over the source).
+ * Decoder inputs start with the start token (config.decoderStartTokenId), so
+ * row t of the decoder's tensors is the position that predicts target token t.
+ * tokenizerFile, tokenizerJson: as Model's.
+ */
+export class Seq2SeqModel {
+  #module;
+  #handle;
+
+  constructor(module, handle, config, tokenizerFile) {
+    this.#module = module;
+    this.#handle = handle;
+    this.config = Object.freeze(config);
+    this.tokenizerFile = tokenizerFile;
+    this.tokenizerJson = tokenizerFile && isJsonBytes(tokenizerFile) ? utf8Decoder.decode(tokenizerFile) : null;
+  }
+
+  #live() {
+    if (this.#handle === null) throw new AttnplayError('this model was disposed');
+    return this.#handle;
+  }
+
+  /**
+   * Encoder over sourceIds [S] and decoder over decoderIds [T] (default: the
+   * start token alone) -> { encoderAttentions, decoderAttentions, crossAttentions,
+   * logits? ([T, vocab], with options.logits) }.
+   */
+  forward(sourceIds, decoderIds = [], options = {}) {
+    const handle = this.#live();
+    return unwrap(this.#module.seq2seqForward(handle, {
+      sourceIds: int32Array(sourceIds, 'sourceIds'), decoderIds: int32Array(decoderIds, 'decoderIds'), logits: Boolean(options.logits),
+    }));
+  }
+
+  /**
+   * Tokenizes the source text (with the tokenizer's closing </s>) and an
+   * optional target text (after the start token), and runs both sides. Returns
+   * forward()'s tensors plus
+   *   sourceTokens: [{ id, piece, display, start, end, byteStart, byteEnd, special, ... }] (as Model.run's tokens),
+   *   decoderTokens: [{ id, display, special }] (the start token first),
+   *   truncated, inputTokens: whether the source had more tokens than the model's positions.
+   */
+  run(text, { target } = {}) {
+    const handle = this.#live();
+    if (typeof text !== 'string') throw new AttnplayError('run: text must be a string');
+    const spec = { text };
+    if (target != null) spec.target = String(target);
+    const result = unwrap(this.#module.seq2seqRun(handle, spec));
+    return { ...result, sourceTokens: tokenObjects(result.sourceTokens), decoderTokens: idTokens(result.decoderTokens) };
+  }
+
+  /**
+   * Translates a source: a text (tokenized with the closing </s>) or an array
+   * of source ids; greedy (beams = 1, the default) or beam search (beams = N),
+   * at most maxNewTokens tokens (default: config.json's max_length or the positions).
+   * onStep({ index, token, display, special, crossAttention: { data, shape: [decoderLayers, decoderHeads, S] } })
+   * runs after each greedy token, with the cross-attention row of the position
+   * that produced it, so a page can show tokens as they appear; returning false
+   * stops there (beam search calls it not at all: its tokens are known at the end).
+   * Returns { text (null without a tokenizer), sourceTokens, decoderTokens (start token,
+   *   target tokens, </s> when produced), score, logProbability, truncated, inputTokens }
+   *   plus forward()'s tensors over the decoder input = decoderTokens without the
+   *   last, so that row i of crossAttentions is the step that produced target
+   *   token i (decoderTokens[i + 1]).
+   */
+  translate(source, { beams = 1, maxNewTokens } = {}, onStep = () => {}) {
+    const handle = this.#live();
+    if (typeof onStep !== 'function') throw new AttnplayError('translate: onStep must be a function');
+    if (!Number.isInteger(beams)) throw new AttnplayError('translate: beams must be an integer');
+    const spec = { beams };
+    if (typeof source === 'string') spec.text = source;
+    else spec.sourceIds = int32Array(source, 'translate: source (a text or an array of ids)');
+    if (maxNewTokens != null) {
+      if (!Number.isInteger(maxNewTokens)) throw new AttnplayError('translate: maxNewTokens must be an integer');
+      spec.maxNewTokens = maxNewTokens;
+    }
+    const { textBytes, ...result } = unwrap(this.#module.seq2seqTranslate(handle, spec, onStep));
+    const sourceTokens = spec.text !== undefined ? tokenObjects(result.sourceTokens) : idTokens(result.sourceTokens);
+    const text = textBytes === null ? null : utf8Decoder.decode(textBytes);  // invalid UTF-8 as U+FFFD
+    return { ...result, text, sourceTokens, decoderTokens: idTokens(result.decoderTokens) };
+  }
+
+  /** Frees the model's WASM memory. The model cannot be used afterwards. */
+  dispose() {
+    if (this.#handle !== null) this.#module.disposeSeq2SeqModel(this.#handle);
+    this.#handle = null;
+  }
+
+  get disposed() {
+    return this.#handle === null;
+  }
+}
+
+// { ids, displays, special } of the bindings -> [{ id, display, special }].
+function idTokens(t) {
+  return Array.from(t.ids, (id, i) => ({ id, display: t.displays[i], special: Boolean(t.special[i]) }));
 }
 
 /**

@@ -26,9 +26,6 @@ export function toNpy({ data, shape }) {
  * [layer][head][query][key] }. texts: the text (and B) that was run.
  */
 export function attentionJson({ modelName, modelType, tokens, texts, attentions }) {
-  const [layers, heads, t] = attentions.shape;
-  const nested = Array.from({ length: layers }, (_, l) => Array.from({ length: heads }, (__, h) =>
-    Array.from({ length: t }, (___, q) => Array.from(attentions.data.subarray(((l * heads + h) * t + q) * t, ((l * heads + h) * t + q + 1) * t)))));
   return JSON.stringify({
     model: modelName,
     model_type: modelType,
@@ -36,8 +33,39 @@ export function attentionJson({ modelName, modelType, tokens, texts, attentions 
     tokens: tokens.map((token) => token.display),
     token_text: tokens.map((token) => (token.segment >= 0 ? texts[token.segment].slice(token.start, token.end) : '')),
     ids: tokens.map((token) => token.id),
-    attentions: nested,
+    attentions: nestedTensor(attentions),
   });
+}
+
+/** A [L, H, R, C] tensor as nested lists [layer][head][row][column]. */
+function nestedTensor({ data, shape: [layers, heads, rows, cols] }) {
+  return Array.from({ length: layers }, (_, l) => Array.from({ length: heads }, (__, h) =>
+    Array.from({ length: rows }, (___, r) => Array.from(data.subarray(((l * heads + h) * rows + r) * cols, ((l * heads + h) * rows + r + 1) * cols)))));
+}
+
+/**
+ * An encoder–decoder run (translation-run.js) as JSON data, in the widget's
+ * data-mode form with Hugging Face's names: { model, model_type, source,
+ * translation, encoder_tokens, decoder_tokens (the decoder's inputs, the
+ * start token first), target_tokens (the token each decoder row wrote),
+ * encoder_attentions, decoder_attentions, cross_attentions } (nested
+ * [layer][head][query][key]; tensor(a) may give each another form).
+ */
+export function encoderDecoderJson({ modelName, modelType, run }, tensor = nestedTensor) {
+  const displays = (tokens) => tokens.map((token) => token.display);
+  const { raw, parts } = run;
+  return {
+    model: modelName,
+    model_type: modelType,
+    source: run.source.text,
+    translation: run.translation,
+    encoder_tokens: displays(raw.sourceTokens),
+    decoder_tokens: displays(raw.decoderTokens.slice(0, -1)),
+    target_tokens: displays(raw.decoderTokens.slice(1)),
+    encoder_attentions: tensor(parts.encoder.result.attentions),
+    decoder_attentions: tensor(parts.decoder.result.attentions),
+    cross_attentions: tensor(parts.cross.result.cross.attentions),
+  };
 }
 
 /** Offers `data` (Blob, string or bytes) as a file download. */

@@ -29,6 +29,9 @@ const SQUARE = 7;
 const MIN_OPACITY = 0.1; // fainter lines are left out of the full drawing (not of a focused token's)
 const TOP_KEYS = 8; // the full drawing keeps at most this many keys per query and head (ties aside)
 const FOCUS_MIN_OPACITY = 0.06; // a focused token's weakest lines stay faintly visible
+const LEGEND = `One colour per head. A line’s opacity is its weight relative to the strongest weight of its query in that head, so each query’s strongest line is solid. Shown: each query’s ${TOP_KEYS} strongest keys per head, down to a tenth of the strongest; hover or lock a token to see all its lines.`;
+// bertviz's encoder–decoder form: which side is which, for cross-attention.
+const CROSS_LEGEND = 'Cross-attention: target tokens (the decoder’s queries, left) read source tokens (the encoder’s keys, right). ';
 
 /**
  * Per row of a map: the strongest weight (max) and the weakest weight the
@@ -66,8 +69,7 @@ export class HeadView extends StoreBound {
   #scroller = h('div', { class: 'head-view-scroller' });
   #spacer = h('div');
   #chips = h('div', { class: 'head-chips', role: 'group', 'aria-label': 'Heads' });
-  #legend = h('p', { class: 'head-view-legend' },
-    `One colour per head. A line’s opacity is its weight relative to the strongest weight of its query in that head, so each query’s strongest line is solid. Shown: each query’s ${TOP_KEYS} strongest keys per head, down to a tenth of the strongest; hover or lock a token to see all its lines.`);
+  #legend = h('p', { class: 'head-view-legend' }, LEGEND);
   #layout = null;
   #fitted = new Map(); // label -> its text shortened to fit the label column, for the current layout
   #baseTop = null; // scroll position #base was drawn for
@@ -191,6 +193,7 @@ export class HeadView extends StoreBound {
     if (state.layer >= layers) return;
     this.#heads = this.#activeHeads();
     this.#renderChips();
+    this.#legend.textContent = this.#result.cross ? CROSS_LEGEND + LEGEND : LEGEND;
     this.#prepared = this.#heads.length ? prepareMaps(this.#result, state, this.#heads) : null;
     this.#rowScales = this.#prepared ? this.#prepared.maps.map(({ map }) => rowScales(map)) : [];
     const rows = this.#prepared ? Math.max(this.#prepared.rowLabels.length, this.#prepared.colLabels.length) : 0;

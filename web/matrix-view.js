@@ -165,6 +165,11 @@ export class MatrixView extends StoreBound {
       this.#selected = null;
       problem = error.message;
     }
+    if (this.#selected && this.#selected.map.shape.includes(0)) {
+      // A filter that keeps no query or no key token (e.g. B → A of a text without B): nothing to paint.
+      this.#selected = null;
+      problem = 'No tokens to show: the sentence filter keeps no query or no key token.';
+    }
     this.#hover = null;
     this.#cursor = null;
     this.#tooltip.hidden = true;
@@ -178,7 +183,8 @@ export class MatrixView extends StoreBound {
       this.#canvas.height = 0;
       return;
     }
-    const { map, title, caption = 'attention weights, query tokens (rows) × key tokens (columns)' } = this.#selected;
+    const fallback = this.#result.cross ? 'cross-attention, the alignment matrix: target tokens (rows) × source tokens (columns)' : 'attention weights, query tokens (rows) × key tokens (columns)';
+    const { map, title, caption = fallback } = this.#selected;
     const [rows, cols] = map.shape;
     this.#masked = new Uint8Array(rows * cols);
     let max = 0;

@@ -6,7 +6,11 @@
 // threshold, theme, rollout-method) and the attention as data-mode JSON (tokens and the
 // tensor as base64 float32). The CLI's `attention --format html` fills the
 // same template the same way (cpp/cli/html_page.cpp).
+// An encoder–decoder model's run embeds its three parts (the widget's
+// encoder–decoder data) and opens on the part shown.
 // Not here: the widget (attention-view.js), downloads (export.js).
+import { encoderDecoderJson } from './export.js';
+
 const TEMPLATE_URL = new URL('attention-page.html', import.meta.url);
 const SCRIPT = '<script type="module">';
 const escapeHtml = (text) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
@@ -29,7 +33,7 @@ export function fillPageTemplate(template, { title, attributes, data }) {
 
 /** The widget attributes that reproduce the playground's view of `state` (and the rollout view's method). */
 export function viewAttributes(state, rolloutMethod = 'rollout') {
-  const attributes = { view: ['head', 'model', 'matrix', 'rollout'].includes(state.view) ? state.view : 'head', layer: state.layer, controls: '' };
+  const attributes = { view: ['head', 'model', 'matrix', 'rollout', 'cross'].includes(state.view) ? state.view : 'head', layer: state.layer, controls: '' };
   if (state.view === 'rollout' && rolloutMethod !== 'rollout') attributes['rollout-method'] = rolloutMethod;
   if (state.heads !== null) attributes.heads = state.heads.join(',');
   if (state.token !== null) attributes.token = state.token;
@@ -43,20 +47,36 @@ export function viewAttributes(state, rolloutMethod = 'rollout') {
  * (exact, and about a third of the size of nested JSON lists).
  */
 function embeddedData({ tokens, attentions, model, modelType, causal }) {
-  const bytes = new Uint8Array(attentions.data.buffer, attentions.data.byteOffset, attentions.data.byteLength);
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return {
     model, model_type: modelType, causal,
     tokens: tokens.map((t) => ({ token: t.display, id: t.id, special: Boolean(t.special), type_id: t.typeId ?? 0 })),
-    attentions: { dtype: 'float32', shape: [...attentions.shape], base64: btoa(binary) },
+    attentions: base64Tensor(attentions),
   };
 }
 
-/** The page (HTML text) for a run's result shown with `state` (and the rollout view's method). */
-export async function attentionPage({ result, state, modelName, rolloutMethod = 'rollout' }) {
+/** A float32 tensor as { dtype, shape, base64 } (its little-endian bytes). */
+function base64Tensor({ data, shape }) {
+  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return { dtype: 'float32', shape: [...shape], base64: btoa(binary) };
+}
+
+/**
+ * The page (HTML text) for a run's result shown with `state` (and the rollout
+ * view's method); `run`: an encoder–decoder model's run (translation-run.js),
+ * whose three parts it embeds.
+ */
+export async function attentionPage({ result, state, modelName, rolloutMethod = 'rollout', run = null }) {
   const response = await fetch(TEMPLATE_URL);
   if (!response.ok) throw new Error(`the page template ${TEMPLATE_URL.pathname} could not be loaded (HTTP ${response.status})`);
+  if (run) {
+    return fillPageTemplate(await response.text(), {
+      title: `Attention of ${modelName}: “${run.source.text}” → “${run.translation}”`,
+      attributes: { ...viewAttributes(state, rolloutMethod), attention: state.part },
+      data: encoderDecoderJson({ modelName, modelType: result.modelType, run }, base64Tensor),
+    });
+  }
   const [layers, heads, tokens] = result.attentions.shape;
   return fillPageTemplate(await response.text(), {
     title: `Attention of ${modelName}: ${layers} layers × ${heads} heads, ${tokens} tokens`,

@@ -52,3 +52,27 @@ export const multiHeadExample = {
   wv: [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]],
   wo: [[0.5, 0.5, 0, 0], [0, 0.5, 0.5, 0], [0, 0, 0.5, 0.5], [0.5, 0, 0, 0.5]],
 };
+
+/**
+ * Seed 004's alignment matrix of a translation model: "European Economic
+ * Area" becomes "zone économique européenne", so the word order flips and
+ * the cross-attention runs against the diagonal ("zone" reads "Area",
+ * jumping over "European" and "Economic", then each word looks one word
+ * back). Queries come from the decoder's states (one per French word, on the
+ * axes place, economy, Europe), keys and values from the encoder's (one per
+ * English word, on the axes Europe, economy, place); W_Q turns the decoder's
+ * axes into the encoder's. The vectors are ours; `aligned` is what the
+ * tutorial's figure shows: the source word each target word reads most.
+ */
+export const seedAlignmentExample = {
+  source: ['European', 'Economic', 'Area'],
+  target: ['zone', 'économique', 'européenne'],
+  sourceAxes: ['Europe', 'economy', 'place'],
+  targetAxes: ['place', 'economy', 'Europe'],
+  xEncoder: [[1, 0, 0.2], [0.1, 1, 0], [0, 0.3, 1]],
+  xDecoder: [[1, 0.2, 0], [0, 1, 0.1], [0.2, 0.1, 1]],
+  wq: [[0, 0, 2], [0, 2, 0], [2, 0, 0]],
+  wk: [[2, 0, 0], [0, 2, 0], [0, 0, 2]],
+  wv: [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+  aligned: { zone: 'Area', économique: 'Economic', européenne: 'European' },
+};

@@ -5,48 +5,22 @@
 // "river bank"); then W_Q, W_K, W_V, scores, the √d_k scaling and the x100
 // saturation experiment (its own step only, undone by a second click), the
 // causal mask (its own step's tables), multi-head split and concat,
-// sinusoidal positional encoding and permutation equivariance.
+// sinusoidal positional encoding and permutation equivariance; last,
+// cross-attention (queries from a decoder, keys and values from an encoder)
+// on the tutorial's alignment example, "European Economic Area" ↔ "zone
+// économique européenne".
 // Matrices are editable; the NumPy preset reproduces the tutorial's printout,
-// and an author's own example (`preset`) replaces it in the projection steps.
+// and an author's own example (`preset`) replaces it in the projection steps
+// (or, with xEncoder and xDecoder, the alignment example of the last step).
 // Not here: model attention views (head/matrix/neuron views).
 import { h } from './dom.js';
 import { getEngineClient } from './engine-client.js';
 import './heat-map.js';
 import './matrix-table.js';
-import { multiHeadExample, numpySeedExample, staticEmbeddings } from './presets.js';
+import { multiHeadExample, numpySeedExample, seedAlignmentExample, staticEmbeddings } from './presets.js';
+import { checkPreset } from './scratch-examples.js';
 
 const clone = (value) => JSON.parse(JSON.stringify(value));
-
-/**
- * Checks an author's example { tokens, x, wq, wk, wv, printedOutput? }: token
- * labels, X as one row of d numbers per token, W_Q and W_K as d x d_k, W_V as
- * d x d_v. Returns a clean copy; throws an Error naming what does not fit.
- */
-export function checkPreset(preset) {
-  if (!preset || typeof preset !== 'object') throw new Error('the example must be an object { tokens, x, wq, wk, wv }');
-  const matrix = (name, rows, cols) => {
-    const m = preset[name];
-    if (!Array.isArray(m) || m.length === 0 || !m.every((row) => Array.isArray(row))) throw new Error(`${name} must be a non-empty array of rows`);
-    const width = cols ?? m[0].length;
-    if (width === 0) throw new Error(`${name} has empty rows`);
-    if (rows !== undefined && m.length !== rows) throw new Error(`${name} has ${m.length} rows, expected ${rows}`);
-    m.forEach((row, i) => {
-      if (row.length !== width) throw new Error(`row ${i + 1} of ${name} has ${row.length} numbers, expected ${width}`);
-      if (!row.every((v) => typeof v === 'number' && Number.isFinite(v))) throw new Error(`row ${i + 1} of ${name} holds something that is not a finite number`);
-    });
-    return m.map((row) => row.slice());
-  };
-  const { tokens } = preset;
-  if (!Array.isArray(tokens) || tokens.length === 0 || tokens.length > 64) throw new Error('tokens must be a list of 1 to 64 labels');
-  const x = matrix('x', tokens.length);
-  const d = x[0].length;
-  const wq = matrix('wq', d);
-  const wk = matrix('wk', d, wq[0].length);
-  const wv = matrix('wv', d);
-  const checked = { title: String(preset.title ?? ''), tokens: tokens.map(String), x, wq, wk, wv };
-  if (preset.printedOutput !== undefined) checked.printedOutput = matrix('printedOutput', tokens.length, wv[0].length);
-  return checked;
-}
 
 function initialState() {
   return {
@@ -63,6 +37,7 @@ function initialState() {
     peDims: 64,
     permutation: [0, 1, 2, 3],
     withPositions: false,
+    cross: clone(seedAlignmentExample),
   };
 }
 
@@ -78,7 +53,10 @@ const STEPS = [
   { id: 'multi-head', title: 'Multi-head attention' },
   { id: 'positions', title: 'Positional encoding' },
   { id: 'permutation', title: 'Why positions are needed' },
+  { id: 'cross-attention', title: 'Cross-attention: the decoder reads the encoder' },
 ];
+// The cross-attention step's editable tables -> the example's matrices.
+const CROSS_INPUTS = { 'cross-x-encoder': 'xEncoder', 'cross-x-decoder': 'xDecoder', 'cross-wq': 'wq', 'cross-wk': 'wk', 'cross-wv': 'wv' };
 
 function rowsOf(matrix) {
   const [r, c] = matrix.shape;
@@ -98,6 +76,7 @@ export class ScratchView extends HTMLElement {
   #tables = new Map();
   #step = 0;
   #preset = numpySeedExample;
+  #crossPreset = seedAlignmentExample;
 
   connectedCallback() {
     if (this.#client) return;
@@ -114,10 +93,19 @@ export class ScratchView extends HTMLElement {
   /**
    * Replaces the NumPy example of the projection steps (Q, K, V, scores,
    * scaling, causal mask, permutation) with an author's own: { tokens, x, wq,
-   * wk, wv, printedOutput? } (checkPreset; throws on a bad example).
+   * wk, wv, printedOutput? }; or, given { source, target, xEncoder, xDecoder,
+   * wq, wk, wv }, the alignment example of the cross-attention step
+   * (checkPreset; throws on a bad example).
    */
   set preset(preset) {
-    this.#preset = checkPreset(preset);
+    const checked = checkPreset(preset);
+    if (checked.xEncoder) {
+      this.#crossPreset = checked;
+      this.#state.cross = clone(checked);
+      if (this.#client) this.update();
+      return;
+    }
+    this.#preset = checked;
     this.#resetProjection();
   }
 
@@ -219,6 +207,25 @@ export class ScratchView extends HTMLElement {
           h('label', {}, h('input', { type: 'checkbox', id: 'scratch-with-pe', checked: s.withPositions, onchange: (e) => this.#set({ withPositions: e.target.checked }) }), ' add positional encoding')),
         h('div', { class: 'matrix-row' }, this.#table('perm-original', 'Output for the original order'), this.#table('perm-shuffled', 'Output for the shuffled order')),
         h('p', { class: 'check', id: 'scratch-perm-check', role: 'status' })),
+      section('cross-attention',
+        h('p', {}, 'A translation model has two parts. The encoder reads the whole source sentence with self-attention; the decoder writes the translation one word at a time. Between them sits cross-attention: the queries come from the decoder (the French word being written), the keys and values from the encoder (the English words). Q = X_dec·W_Q, K = X_enc·W_K, V = X_enc·W_V, and the weights softmax(Q·Kᵀ / √d_k) form a matrix with one row per target word and one column per source word: the alignment matrix of the tutorial. There is no causal mask here: the whole source sentence is there before the first French word is written.'),
+        h('p', {}, 'The tutorial\'s example: "European Economic Area" becomes "zone économique européenne". The order flips, so "zone" reads "Area", jumping over "European" and "Economic", and each later word looks one word back. The decoder\'s states here list their axes in another order (place, economy, Europe) than the encoder\'s (Europe, economy, place): W_Q turns them around so that queries and keys meet. Edit any number and watch the alignment follow.'),
+        h('div', { class: 'controls' }, h('button', { type: 'button', id: 'scratch-reset-cross', onclick: () => this.#set({ cross: clone(this.#crossPreset) }) }, 'Reset the example')),
+        h('div', { class: 'matrix-row' },
+          this.#table('cross-x-encoder', 'X_enc (encoder states, source words)', { editable: true }),
+          this.#table('cross-x-decoder', 'X_dec (decoder states, target words)', { editable: true })),
+        h('div', { class: 'matrix-row' },
+          this.#table('cross-wq', 'W_Q (decoder → query)', { editable: true }),
+          this.#table('cross-wk', 'W_K (encoder → key)', { editable: true }),
+          this.#table('cross-wv', 'W_V (encoder → value)', { editable: true })),
+        h('div', { class: 'matrix-row' },
+          this.#table('cross-q', 'Q = X_dec·W_Q (from the decoder)'),
+          this.#table('cross-k', 'K = X_enc·W_K (from the encoder)'),
+          this.#table('cross-v', 'V = X_enc·W_V (from the encoder)')),
+        this.#table('cross-scores', 'Scores Q·Kᵀ: target words (rows) × source words (columns)', { heat: 'signed' }),
+        this.#table('cross-weights', 'The alignment matrix softmax(Q·Kᵀ / √d_k): what each target word reads in the source', { heat: 'rows' }),
+        this.#table('cross-output', 'Output = weights · V: what each target word takes from the source'),
+        h('p', { class: 'check', id: 'scratch-cross-check', role: 'status' })),
     ];
     this.replaceChildren(nav, h('div', { class: 'steps' }, steps));
   }
@@ -261,6 +268,8 @@ export class ScratchView extends HTMLElement {
       Object.keys(this.#state.embeddings).forEach((word, i) => { this.#state.embeddings[word] = rows[i]; });
     } else if (['x', 'wq', 'wk', 'wv'].includes(key)) {
       this.#state.projection[key] = rows;
+    } else if (key in CROSS_INPUTS) {
+      this.#state.cross[CROSS_INPUTS[key]] = rows;
     }
     this.update();
   }
@@ -296,14 +305,27 @@ export class ScratchView extends HTMLElement {
       ]);
       // The tutorial's experiment: the raw scores multiplied by 100 (no √d_k).
       const times100 = await client.attend({ q: main.q, k: main.k, v: main.v, scale: false, temperature: 0.01 });
+      const cross = await this.#crossAttention();
       if (generation !== this.#generation) return;
-      this.#render({ words, sentenceA, sentenceB, a, b, main, times100, masked, multi, peMatrix, original, shuffled });
+      this.#render({ words, sentenceA, sentenceB, a, b, main, times100, masked, multi, peMatrix, original, shuffled, cross });
       this.dataset.state = 'ready';
     } catch (error) {
       if (generation !== this.#generation) return;
       this.dataset.state = 'error';
       this.querySelector('#scratch-printed-check').textContent = `Cannot compute: ${error.message}`;
     }
+  }
+
+  // Cross-attention in the core: Q from the decoder's states, K and V from the encoder's.
+  async #crossAttention() {
+    const c = this.#state.cross;
+    const client = this.#client;
+    const [q, k, v] = await Promise.all([
+      client.matmul({ a: c.xDecoder, b: c.wq }),
+      client.matmul({ a: c.xEncoder, b: c.wk }),
+      client.matmul({ a: c.xEncoder, b: c.wv }),
+    ]);
+    return client.attend({ q, k, v });
   }
 
   #render(r) {
@@ -365,6 +387,8 @@ export class ScratchView extends HTMLElement {
 
     this.querySelector('#scratch-pe').show(r.peMatrix, { rowName: 'position', colName: 'dimension', description: `sinusoidal positional encoding, ${s.pePositions} positions by ${s.peDims} dimensions` });
 
+    this.#renderCross(r.cross);
+
     const permutedTokens = s.permutation.map((i) => tokens[i]);
     t('perm-original').show(r.original.output, { rowLabels: tokens });
     t('perm-shuffled').show(r.shuffled.output, { rowLabels: permutedTokens });
@@ -373,6 +397,37 @@ export class ScratchView extends HTMLElement {
     this.querySelector('#scratch-perm-check').textContent = difference < 1e-5
       ? `Each word's output is the same in both orders (largest difference ${difference.toExponential(1)}): attention alone ignores order.`
       : `With positions, the same word gets a different output in another place (largest difference ${difference.toFixed(4)}).`;
+  }
+
+  #renderCross(result) {
+    const c = this.#state.cross;
+    const t = (key) => this.#tables.get(key);
+    const fromRows = (rows) => ({ data: Float32Array.from(rows.flat()), shape: [rows.length, rows[0].length] });
+    const axes = (prefix, n) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+    const edit = (key, rows, options) => { if (!t(key).matches(':focus-within')) t(key).show(fromRows(rows), options); };
+    edit('cross-x-encoder', c.xEncoder, { rowLabels: c.source, colLabels: c.sourceAxes });
+    edit('cross-x-decoder', c.xDecoder, { rowLabels: c.target, colLabels: c.targetAxes });
+    edit('cross-wq', c.wq, { rowLabels: c.targetAxes, colLabels: axes('k', c.wq[0].length) });
+    edit('cross-wk', c.wk, { rowLabels: c.sourceAxes, colLabels: axes('k', c.wk[0].length) });
+    edit('cross-wv', c.wv, { rowLabels: c.sourceAxes, colLabels: axes('v', c.wv[0].length) });
+    t('cross-q').show(result.q, { rowLabels: c.target });
+    t('cross-k').show(result.k, { rowLabels: c.source });
+    t('cross-v').show(result.v, { rowLabels: c.source });
+    t('cross-scores').show(result.scores, { rowLabels: c.target, colLabels: c.source });
+    t('cross-weights').show(result.weights, { rowLabels: c.target, colLabels: c.source });
+    t('cross-output').show(result.output, { rowLabels: c.target });
+    // Which source word each target word reads most, against the tutorial's figure.
+    const weights = rowsOf(result.weights);
+    const read = c.target.map((word, i) => ({ word, source: c.source[weights[i].indexOf(Math.max(...weights[i]))], weight: Math.max(...weights[i]) }));
+    const reads = read.map(({ word, source, weight }) => `"${word}" reads "${source}" (${weight.toFixed(2)})`).join(', ');
+    const { aligned } = this.#crossPreset; // the tutorial's alignment, for its own example
+    let verdict = 'the source word each target word reads most.';
+    if (aligned) {
+      verdict = read.every(({ word, source }) => aligned[word] === source)
+        ? 'the word order flips, as in the tutorial\'s alignment matrix.'
+        : `not the tutorial's alignment (${Object.entries(aligned).map(([word, source]) => `${word} ↔ ${source}`).join(', ')}).`;
+    }
+    this.querySelector('#scratch-cross-check').textContent = `${reads}: ${verdict}`;
   }
 
   #renderBars(tokens, head, times100) {

@@ -1,5 +1,6 @@
 // The page's selection state, one object that every view reads and writes:
-// model, text(s), view, layer, heads, locked token, threshold, pruning, pair
+// model, text(s) (and an encoder–decoder model's target text), view, the
+// encoder–decoder part shown, layer, heads, locked token, threshold, pruning, pair
 // filter, special-token hiding, word aggregation, theme, from-scratch step.
 // Includes its URL form (the hash), so a link restores the state exactly:
 // encodeState/decodeState (plain parameters) and encodeLink/decodeLink (the
@@ -8,16 +9,20 @@
 // Not here: DOM, drawing or computation.
 import { DEFAULT_HUB } from './hub.js';
 
-export const VIEWS = ['head', 'model', 'matrix', 'rollout', 'neuron', 'scratch'];
+export const VIEWS = ['head', 'model', 'matrix', 'rollout', 'neuron', 'scratch', 'cross'];
 export const FILTERS = ['all', 'a-a', 'b-b', 'a-b', 'b-a'];
 export const THEMES = ['auto', 'light', 'dark'];
+/** The attention parts of an encoder–decoder model the views can show. */
+export const PARTS = ['encoder', 'decoder', 'cross'];
 
 export const DEFAULT_STATE = Object.freeze({
   model: 'austen-gpt', // a shipped model's name, hf:ORG/NAME[@revision] (hub.js) or a model folder's URL
   hub: DEFAULT_HUB, // where hf: models come from (a mirror, or the tests' imitation of the hub)
   text: 'It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in want of a wife.',
   textB: '',
+  target: '', // an encoder–decoder model's target text; '' = its own translation
   view: 'head',
+  part: 'cross', // encoder–decoder models: which attention the views show
   layer: 0,
   heads: null, // null = all heads of the layer
   token: null, // locked token index, or null
@@ -68,7 +73,9 @@ export function decodeState(hash) {
     hub: httpUrl(get('hub'), d.hub),
     text: get('text') ?? d.text,
     textB: get('textB') ?? d.textB,
+    target: get('target') ?? d.target,
     view: oneOf(get('view'), VIEWS, d.view),
+    part: oneOf(get('part'), PARTS, d.part),
     layer: int(get('layer'), d.layer),
     heads: heads === null ? d.heads : heads.split(',').filter((h) => h !== '').map((h) => int(h, -1)).filter((h) => h >= 0),
     token: get('token') === null ? d.token : int(get('token'), d.token),
@@ -84,7 +91,7 @@ export function decodeState(hash) {
 
 // A text longer than this (in URL-encoded characters) travels deflated as z<key>=.
 const DEFLATE_OVER = 100;
-const LINK_TEXTS = ['text', 'textB'];
+const LINK_TEXTS = ['text', 'textB', 'target'];
 
 async function streamBytes(bytes, transform) {
   return new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(transform)).arrayBuffer());
@@ -113,7 +120,7 @@ async function deflated(text) {
 
 /** State -> URL hash (without '#'), as encodeState but with long texts deflated (raw DEFLATE, base64url). */
 export async function encodeLink(state) {
-  const params = new URLSearchParams(encodeState({ ...state, text: DEFAULT_STATE.text, textB: DEFAULT_STATE.textB }));
+  const params = new URLSearchParams(encodeState({ ...state, ...Object.fromEntries(LINK_TEXTS.map((key) => [key, DEFAULT_STATE[key]])) }));
   for (const key of LINK_TEXTS) {
     const text = state[key];
     if (text === undefined || text === DEFAULT_STATE[key]) continue;
@@ -139,7 +146,7 @@ export async function decodeLink(hash) {
       const bytes = await streamBytes(fromBase64url(packed), new DecompressionStream('deflate-raw'));
       params.set(key, new TextDecoder('utf-8', { fatal: true }).decode(bytes));
     } catch {
-      throw new Error(`the link's ${key === 'text' ? 'text' : 'second sentence'} is damaged (cut short or edited?) and cannot be read`);
+      throw new Error(`the link's ${{ text: 'text', textB: 'second sentence', target: 'target text' }[key]} is damaged (cut short or edited?) and cannot be read`);
     }
   }
   return decodeState(params.toString());

@@ -55,6 +55,11 @@ export class ViewControls extends StoreBound {
       field('layer').value = String(Math.min(s.layer, Math.max(0, this.#layers - 1)));
       field('layer').closest('label').hidden = s.view === 'model' || s.view === 'rollout'; // the model and rollout views show every layer
     }
+    // The decoding view draws the weights as given: only the layer applies there.
+    for (const name of ['threshold', 'prune', 'filter', 'hideSpecial', 'words']) {
+      const label = field(name)?.closest('label');
+      if (label) label.hidden = s.view === 'cross';
+    }
     field('threshold').value = String(s.threshold);
     field('threshold-value').textContent = s.threshold.toFixed(2);
     field('prune').value = String(s.prune);

@@ -22,6 +22,18 @@ export function headsTitle(heads, count) {
   return `mean of heads ${heads.map((head) => head + 1).join(', ')} (${heads.length} of ${count})`;
 }
 
+/** One head's [R, C] plane of a [L, H, R, C] tensor, or the element-wise mean of several heads' (heads: non-empty). */
+export function headMean({ data, shape: [, count, rows, cols] }, layer, heads) {
+  const plane = rows * cols;
+  const mean = new Float32Array(plane);
+  for (const head of heads) {
+    const start = (layer * count + head) * plane;
+    for (let i = 0; i < plane; i += 1) mean[i] += data[start + i];
+  }
+  if (heads.length > 1) for (let i = 0; i < plane; i += 1) mean[i] /= heads.length;
+  return mean;
+}
+
 /**
  * The map of the selected heads of state.layer: one head's map, or the
  * element-wise mean of the selected heads' raw maps, then the page's
@@ -34,13 +46,7 @@ export function selectedMap(result, state) {
   if (state.layer < 0 || state.layer >= layers) return null;
   const heads = activeHeads(result, state);
   if (heads.length === 0) return null;
-  const plane = t * t;
-  const data = new Float32Array(plane);
-  for (const head of heads) {
-    const start = (state.layer * count + head) * plane;
-    for (let i = 0; i < plane; i += 1) data[i] += result.attentions.data[start + i];
-  }
-  if (heads.length > 1) for (let i = 0; i < plane; i += 1) data[i] /= heads.length;
+  const data = headMean(result.attentions, state.layer, heads);
   // prepareMaps on a one-layer, one-head tensor holding the mean.
   const single = { ...result, attentions: { data, shape: [1, 1, t, t] } };
   const { maps, rowLabels, colLabels } = prepareMaps(single, { ...state, layer: 0 }, [0]);

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <map>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -19,6 +21,28 @@
 namespace attnplay::bindings {
 
 using emscripten::val;
+
+// Loaded models behind integer handles (JS holds the handle, C++ the model).
+template <class T>
+class HandleTable {
+ public:
+  int add(std::unique_ptr<T> item) {
+    const int handle = next_++;
+    items_[handle] = std::move(item);
+    return handle;
+  }
+  const T& get(int handle) const {
+    const auto it = items_.find(handle);
+    if (it == items_.end()) throw std::invalid_argument("model " + std::to_string(handle) + " is not loaded (disposed?)");
+    return *it->second;
+  }
+  void erase(int handle) { items_.erase(handle); }
+  std::size_t size() const { return items_.size(); }
+
+ private:
+  std::map<int, std::unique_ptr<T>> items_;
+  int next_ = 1;
+};
 
 inline bool has(const val& object, const char* key) {
   return !object.isUndefined() && !object.isNull() && !object[key].isUndefined() && !object[key].isNull();
@@ -54,6 +78,11 @@ inline RowVector vector_from_js(const val& v, const std::string& name) {
 
 inline std::vector<std::uint8_t> bytes_from_js(const val& v) {
   return emscripten::convertJSArrayToNumberVector<std::uint8_t>(v);
+}
+
+// Copies the bytes of a string (any bytes, not necessarily UTF-8) into a Uint8Array.
+inline val bytes_to_js(const std::string& s) {
+  return val::global("Uint8Array").new_(emscripten::typed_memory_view(s.size(), reinterpret_cast<const std::uint8_t*>(s.data())));
 }
 
 // Copies a matrix into { data: Float32Array, shape: [rows, cols] }.

@@ -8,12 +8,12 @@
 #include <emscripten/bind.h>
 
 #include <cstdlib>
-#include <map>
 #include <memory>
 
 #include "analysis/head_analysis.h"
 #include "bindings/encoding_js.h"
 #include "bindings/marshal.h"
+#include "bindings/seq2seq_bindings.h"
 #include "model/generate.h"
 #include "pipeline/text_model.h"
 #include "safetensors/checkpoint.h"
@@ -21,16 +21,12 @@
 namespace attnplay::bindings {
 namespace {
 
-std::map<int, std::unique_ptr<TextModel>>& models() {
-  static std::map<int, std::unique_ptr<TextModel>> table;
+HandleTable<TextModel>& models() {
+  static HandleTable<TextModel> table;
   return table;
 }
 
-const TextModel& model_of(int handle) {
-  const auto it = models().find(handle);
-  if (it == models().end()) throw std::invalid_argument("model " + std::to_string(handle) + " is not loaded (disposed?)");
-  return *it->second;
-}
+const TextModel& model_of(int handle) { return models().get(handle); }
 
 // -> { address } of `size` fresh bytes in the WASM heap, for the caller to fill.
 val allocate_bytes(double size) {
@@ -79,6 +75,7 @@ val shard_files(const std::string& index_json) {
 // failure); index: model.safetensors.index.json text when files are shards,
 // else null (then files is one model.safetensors); tokenizer.json text, or the
 // bytes of tokenizer.json or tokenizer.model (Uint8Array), or null -> { handle, config }
+// (encoder-decoders: seq2seq_bindings.h's, config.encoderDecoder true)
 val load_model(const std::string& config_json, const val& files, const val& index_json, const val& tokenizer_file) {
   std::vector<CheckpointFile> buffers;
   const int count = files["length"].as<int>();
@@ -101,14 +98,12 @@ val load_model(const std::string& config_json, const val& files, const val& inde
     if (!sharded && buffers.size() != 1) throw std::invalid_argument("loadModel: one weights file without an index");
     const Checkpoint checkpoint = sharded ? Checkpoint::sharded(index_json.as<std::string>(), std::move(buffers))
                                           : Checkpoint::single(std::move(buffers.front()));
+    if (is_encoder_decoder_config(config_json)) return load_seq2seq_model(config_json, checkpoint, tokenizer);
     auto model = std::make_unique<TextModel>(TextModel::from_checkpoint(config_json, checkpoint, tokenizer));
-    static int next_handle = 1;
-    const int handle = next_handle++;
     val out = val::object();
-    out.set("handle", handle);
     out.set("hasTokenizer", model->tokenizer().has_value());
     out.set("config", config_to_js(model->model()));
-    models()[handle] = std::move(model);
+    out.set("handle", models().add(std::move(model)));
     return out;
   });
 }
@@ -270,7 +265,7 @@ val analyze(int handle) {
 
 std::string pickle_message(const std::string& file) { return pickle_checkpoint_message(file); }
 
-double loaded_models() { return static_cast<double>(models().size()); }
+double loaded_models() { return static_cast<double>(models().size()) + loaded_seq2seq_models(); }
 
 }  // namespace
 }  // namespace attnplay::bindings

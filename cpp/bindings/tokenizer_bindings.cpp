@@ -22,10 +22,6 @@ std::string string_from_bytes(const val& bytes) {
   return std::string(v.begin(), v.end());
 }
 
-val bytes_to_js(const std::string& s) {
-  return val::global("Uint8Array").new_(emscripten::typed_memory_view(s.size(), reinterpret_cast<const std::uint8_t*>(s.data())));
-}
-
 val wrap(Tokenizer t) {
   val out = val::object();
   out.set("tokenizer", val(std::make_shared<Tokenizer>(std::move(t))));

@@ -28,6 +28,9 @@ int run_attention(const Args& args);
 //                   [--greedy | --temperature T --top-k K --top-p P --seed S]
 int run_generate(const Args& args);
 
+// attnplay translate --model DIR (--text TEXT | --file PATH) [--beams N] [--max-new-tokens N] [--all-layers]
+int run_translate(const Args& args);
+
 // attnplay heads --model DIR [--sequences N] [--seed S]
 int run_heads(const Args& args);
 

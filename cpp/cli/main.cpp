@@ -20,6 +20,10 @@ void print_usage(std::ostream& out) {
       << "  attnplay attention --model DIR --ids 1,2,3 [--type-ids 0,0,1] [--format json|npy|html] [--out FILE]\n"
       << "                                   attention weights of every layer and head (html: a one-file page\n"
       << "                                   showing them, --view head|model|matrix)\n"
+      << "  attnplay attention --model ENCODER_DECODER_DIR (--text TEXT | --ids 1,2,3) [--target TEXT | --decoder-ids 4,5,6]\n"
+      << "                                   encoder, decoder and cross attentions (marian, bart) as JSON\n"
+      << "  attnplay translate --model DIR (--text TEXT | --file PATH) [--beams N] [--max-new-tokens N] [--all-layers]\n"
+      << "                                   translate each line; JSON with tokens and cross-attention\n"
       << "  attnplay heads --model DIR        head-pattern scores and labels of every head\n"
       << "  attnplay generate --model DIR (--text TEXT | --ids 1,2,3) [--max-new-tokens N]\n"
       << "                    [--greedy | --temperature T --top-k K --top-p P --seed S]\n"
@@ -47,6 +51,7 @@ int main(int argc, char** argv) {
     if (args[0] == "attention") return attnplay::cli::run_attention(rest);
     if (args[0] == "heads") return attnplay::cli::run_heads(rest);
     if (args[0] == "generate") return attnplay::cli::run_generate(rest);
+    if (args[0] == "translate") return attnplay::cli::run_translate(rest);
   } catch (const std::exception& e) {
     std::cerr << "attnplay " << args[0] << ": " << e.what() << "\n";
     return 1;

@@ -8,6 +8,9 @@
 // in the <attention-view> widget (html_page.h; --view head|model|matrix).
 // Text longer than the model's
 // positions is truncated and the JSON says so ("truncated", "input_tokens").
+// Encoder-decoder folders (marian, bart) take the source as --text/--file or
+// --ids and the decoder's input as --target TEXT or --decoder-ids, and print
+// their three kinds of attention (cli/seq2seq.h; JSON only).
 #include <climits>
 #include <filesystem>
 #include <cstdint>
@@ -21,6 +24,7 @@
 #include "cli/html_page.h"
 #include "cli/ids.h"
 #include "cli/npy.h"
+#include "cli/seq2seq.h"
 #include "model/directory.h"
 #include "pipeline/text_model.h"
 
@@ -29,7 +33,9 @@ namespace {
 
 const char* const kUsage =
     "usage: attnplay attention --model DIR (--text TEXT | --file PATH) [--pair TEXT] [--format json|npy|html] [--view head|model|matrix] [--out FILE]\n"
-    "       attnplay attention --model DIR --ids 1,2,3 [--type-ids 0,0,1] [--format json|npy|html] [--view head|model|matrix] [--out FILE]\n";
+    "       attnplay attention --model DIR --ids 1,2,3 [--type-ids 0,0,1] [--format json|npy|html] [--view head|model|matrix] [--out FILE]\n"
+    "       attnplay attention --model ENCODER_DECODER_DIR (--text TEXT | --file PATH | --ids 1,2,3)\n"
+    "                          [--target TEXT | --decoder-ids 4,5,6] [--out FILE]\n";
 
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -41,7 +47,8 @@ std::string read_text_file(const std::string& path) {
 
 int run_attention(const Args& args) {
   std::string dir, format = "json", out_path, view = "head";
-  std::optional<std::string> text, pair;
+  std::optional<std::string> text, pair, target;
+  std::vector<std::int32_t> decoder_ids;
   ForwardRequest request;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const bool has_value = i + 1 < args.size();
@@ -53,6 +60,10 @@ int run_attention(const Args& args) {
       text = args[++i];
     } else if (args[i] == "--file" && has_value) {
       text = read_text_file(args[++i]);
+    } else if (args[i] == "--target" && has_value) {
+      target = args[++i];
+    } else if (args[i] == "--decoder-ids" && has_value) {
+      decoder_ids = parse_ids(args[++i], "--decoder-ids");
     } else if (args[i] == "--pair" && has_value) {
       pair = args[++i];
     } else if (args[i] == "--type-ids" && has_value) {
@@ -76,6 +87,23 @@ int run_attention(const Args& args) {
   }
 
   const ModelFiles files = read_model_directory(dir);
+  if (is_encoder_decoder_config(files.config_json)) {
+    if (format != "json" || pair || !request.type_ids.empty() || (target && !decoder_ids.empty())) {
+      std::cerr << kUsage << "(an encoder-decoder takes --format json only, no --pair or --type-ids, and one of --target or --decoder-ids)\n";
+      return 2;
+    }
+    std::ofstream file;
+    if (!out_path.empty()) {
+      file.open(out_path);
+      if (!file) throw std::runtime_error("cannot write " + out_path);
+    }
+    return seq2seq_attention(files, {request.ids, decoder_ids, text, target}, out_path.empty() ? std::cout : file);
+  }
+  if (target || !decoder_ids.empty()) {
+    std::cerr << "attnplay attention: --target and --decoder-ids are for encoder-decoder models; " << dir
+              << " is a " << parse_config(files.config_json).model_type << " model\n";
+    return 2;
+  }
   const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer.value_or(""));
   std::optional<RunResult> run;
   if (text) {

@@ -2,14 +2,42 @@
 // (from config.json), its parameter count and every tensor of its checkpoint
 // (model.safetensors or the shards of a sharded one, each tensor's file named).
 // The model is fully loaded, so anything wrong with the folder is reported.
+// Encoder-decoders (marian, bart) list both sides.
 #include <iomanip>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "model/directory.h"
 #include "model/model.h"
+#include "model/seq2seq.h"
 
 namespace attnplay::cli {
+namespace {
+
+void print_model(const Model& model) {
+  const ModelConfig& c = model.config();
+  std::cout << "model_type: " << c.model_type << (c.causal() ? " (causal)" : " (bidirectional)") << "\n"
+            << "layers: " << c.layers << "\nheads: " << c.heads << "\nwidth: " << c.width
+            << "\nhead width: " << c.head_width() << "\nMLP width: " << c.inner << "\npositions: " << c.positions
+            << "\nvocabulary: " << c.vocab_size << "\n";
+  if (c.architecture == Architecture::bert) {
+    std::cout << "token types: " << c.type_vocab_size << "\nmasked-LM head: " << (model.has_mlm_head() ? "yes" : "no")
+              << "\n";
+  }
+  std::cout << "parameters: " << model.parameter_count() << "\n";
+}
+
+void print_seq2seq(const Seq2SeqModel& model) {
+  const Seq2SeqConfig& c = model.config();
+  std::cout << "model_type: " << c.model_type << " (encoder-decoder)\n"
+            << "encoder layers: " << c.encoder_layers << "\nencoder heads: " << c.encoder_heads
+            << "\ndecoder layers: " << c.decoder_layers << "\ndecoder heads: " << c.decoder_heads
+            << "\nwidth: " << c.width << "\nfeed-forward width: " << c.encoder_inner << " (encoder), " << c.decoder_inner
+            << " (decoder)\npositions: " << c.positions << "\nvocabulary: " << c.vocab_size
+            << "\ndecoder start token: " << c.decoder_start_token_id << "\nparameters: " << model.parameter_count() << "\n";
+}
+
+}  // namespace
 
 int run_info(const Args& args) {
   std::string dir;
@@ -26,18 +54,12 @@ int run_info(const Args& args) {
     return 2;
   }
   const ModelFiles files = read_model_directory(dir);
-  const Model model = Model::from_checkpoint(files.config_json, files.checkpoint);
-  const ModelConfig& c = model.config();
-  std::cout << "model_type: " << c.model_type << (c.causal() ? " (causal)" : " (bidirectional)") << "\n"
-            << "layers: " << c.layers << "\nheads: " << c.heads << "\nwidth: " << c.width
-            << "\nhead width: " << c.head_width() << "\nMLP width: " << c.inner << "\npositions: " << c.positions
-            << "\nvocabulary: " << c.vocab_size << "\n";
-  if (c.architecture == Architecture::bert) {
-    std::cout << "token types: " << c.type_vocab_size << "\nmasked-LM head: " << (model.has_mlm_head() ? "yes" : "no")
-              << "\n";
+  if (is_encoder_decoder_config(files.config_json)) {
+    print_seq2seq(Seq2SeqModel::from_checkpoint(files.config_json, files.checkpoint));
+  } else {
+    print_model(Model::from_checkpoint(files.config_json, files.checkpoint));
   }
-  std::cout << "parameters: " << model.parameter_count() << "\n"
-            << "tokenizer: " << (files.tokenizer ? files.tokenizer_file : "absent") << "\n";
+  std::cout << "tokenizer: " << (files.tokenizer ? files.tokenizer_file : "absent") << "\n";
   const Checkpoint& checkpoint = files.checkpoint;
   std::cout << "tensors: " << checkpoint.tensors().size();
   if (checkpoint.file_count() > 1) std::cout << " in " << checkpoint.file_count() << " shards";

@@ -218,9 +218,7 @@ ModelConfig parse_gpt_neox(const nlohmann::json& j) {
   return c;
 }
 
-}  // namespace
-
-ModelConfig parse_config(std::string_view config_json) {
+nlohmann::json parse_object(std::string_view config_json) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(config_json.begin(), config_json.end());
@@ -228,7 +226,26 @@ ModelConfig parse_config(std::string_view config_json) {
     fail(std::string("not valid JSON (") + e.what() + ")");
   }
   if (!j.is_object()) fail("not a JSON object");
+  return j;
+}
+
+bool encoder_decoder_type(const std::string& type) { return type == "marian" || type == "bart" || type == "t5"; }
+
+// One token id (not a list) in [0, vocab), or `missing` when absent or null.
+int single_token_id(const nlohmann::json& j, const char* key, int vocab, int missing) {
+  const std::vector<int> ids = token_ids(j, key, vocab);
+  if (ids.size() > 1) fail(std::string("\"") + key + "\" must be one token id, got " + j[key].dump());
+  return ids.empty() ? missing : ids.front();
+}
+
+}  // namespace
+
+ModelConfig parse_config(std::string_view config_json) {
+  const nlohmann::json j = parse_object(config_json);
   const std::string type = text(j, "model_type", "");
+  if (encoder_decoder_type(type)) {
+    fail("model_type \"" + type + "\" is an encoder-decoder; it loads as a sequence-to-sequence model, not here");
+  }
   ModelConfig c;
   if (type == "gpt2") {
     c = parse_gpt2(j);
@@ -241,7 +258,8 @@ ModelConfig parse_config(std::string_view config_json) {
   } else {
     fail(type.empty() ? "\"model_type\" is missing"
                       : "model_type \"" + type +
-                            "\" is not supported (supported: gpt2, bert, llama, mistral, qwen2, qwen3, gpt_neox)");
+                            "\" is not supported (supported: gpt2, bert, llama, mistral, qwen2, qwen3, gpt_neox; "
+                            "encoder-decoders: marian, bart)");
   }
   c.model_type = type;
   c.eos_token_ids = token_ids(j, "eos_token_id", c.vocab_size);
@@ -261,6 +279,68 @@ ModelConfig parse_config(std::string_view config_json) {
     if (c.rotary_dims == 0 && c.architecture == Architecture::llama) c.rotary_dims = c.head_dim / 2 * 2;
     if (c.rotary_dims == 0) fail("no dimension of a head rotates (head width " + std::to_string(c.head_dim) + ")");
   }
+  return c;
+}
+
+bool is_encoder_decoder_config(std::string_view config_json) {
+  return encoder_decoder_type(text(parse_object(config_json), "model_type", ""));
+}
+
+Seq2SeqConfig parse_seq2seq_config(std::string_view config_json) {
+  const nlohmann::json j = parse_object(config_json);
+  const std::string type = text(j, "model_type", "");
+  Seq2SeqConfig c;
+  if (type == "marian") {
+    c.family = Seq2SeqFamily::marian;
+  } else if (type == "bart") {
+    c.family = Seq2SeqFamily::bart;
+  } else if (type == "t5") {
+    fail("model_type \"t5\" is not supported: T5's relative position buckets, RMS-style norm and gated GELU "
+         "are not implemented (supported encoder-decoders: marian, bart)");
+  } else {
+    fail("model_type \"" + type + "\" is not an encoder-decoder this runtime supports (marian, bart)");
+  }
+  c.model_type = type;
+  c.encoder_layers = integer(j, "encoder_layers", kMaxLayers);
+  c.decoder_layers = integer(j, "decoder_layers", kMaxLayers);
+  c.encoder_heads = integer(j, "encoder_attention_heads", kMaxHeads);
+  c.decoder_heads = integer(j, "decoder_attention_heads", kMaxHeads);
+  c.width = integer(j, "d_model", kMaxWidth);
+  c.encoder_inner = integer(j, "encoder_ffn_dim", 16 * kMaxWidth);
+  c.decoder_inner = integer(j, "decoder_ffn_dim", 16 * kMaxWidth);
+  c.positions = integer(j, "max_position_embeddings", kMaxPositions);
+  c.vocab_size = integer(j, "vocab_size", kMaxVocab);
+  for (const auto& [heads, side] : {std::pair{c.encoder_heads, "encoder"}, std::pair{c.decoder_heads, "decoder"}}) {
+    if (c.width % heads != 0) {
+      fail("d_model (" + std::to_string(c.width) + ") is not divisible by the " + side + "'s " + std::to_string(heads) +
+           " attention heads");
+    }
+  }
+  c.activation = activation(text(j, "activation_function", c.family == Seq2SeqFamily::marian ? "swish" : "gelu"),
+                            "activation_function");
+  c.scale_embedding = flag(j, "scale_embedding", false);
+  c.shared_embeddings = flag(j, "share_encoder_decoder_embeddings", true);
+  // Variants that compute something else (mBART-style pre-LN, extra final norms) are refused by name.
+  require_flag(j, "normalize_before", false);
+  require_flag(j, "add_final_layer_norm", false);
+  require_flag(j, "add_bias_logits", false);
+  require_flag(j, "normalize_embedding", c.family == Seq2SeqFamily::bart);
+  require_flag(j, "static_position_embeddings", c.family == Seq2SeqFamily::marian);
+  const bool tied = flag(j, "tie_word_embeddings", true);
+  if (!tied) fail("\"tie_word_embeddings\": false is not supported (the output layer is the token embedding)");
+  c.pad_token_id = single_token_id(j, "pad_token_id", c.vocab_size, -1);
+  c.decoder_start_token_id = single_token_id(j, "decoder_start_token_id", c.vocab_size, -1);
+  if (c.decoder_start_token_id < 0) {
+    fail("\"decoder_start_token_id\" is missing: the decoder's first input token must be given");
+  }
+  c.eos_token_ids = token_ids(j, "eos_token_id", c.vocab_size);
+  c.forced_bos_token_id = single_token_id(j, "forced_bos_token_id", c.vocab_size, -1);
+  if (j.contains("num_beams") && !j["num_beams"].is_null()) c.num_beams = integer(j, "num_beams", 64);
+  c.length_penalty = j.contains("length_penalty") && !j["length_penalty"].is_null() && j["length_penalty"].is_number()
+                         ? j["length_penalty"].get<double>()
+                         : 1.0;
+  if (!std::isfinite(c.length_penalty)) fail("\"length_penalty\" must be a finite number");
+  if (j.contains("max_length") && !j["max_length"].is_null()) c.max_length = integer(j, "max_length", kMaxPositions);
   return c;
 }
 

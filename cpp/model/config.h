@@ -59,6 +59,49 @@ struct ModelConfig {
 };
 
 // Parses config.json. Throws std::invalid_argument ("config.json: ...").
+// Encoder-decoders (marian, bart) are refused here: see parse_seq2seq_config.
 ModelConfig parse_config(std::string_view config_json);
+
+// ---------------------------------------------------------------- encoder-decoders
+
+enum class Seq2SeqFamily {
+  marian,  // Helsinki-NLP opus-mt: sinusoidal positions, scaled embeddings, swish, post-LN
+  bart,    // learned positions (offset 2), layernorm_embedding, GELU, post-LN
+};
+
+// Hyper-parameters of an encoder-decoder ("model_type" marian or bart).
+struct Seq2SeqConfig {
+  Seq2SeqFamily family = Seq2SeqFamily::marian;
+  std::string model_type;
+  int encoder_layers = 0, decoder_layers = 0;  // L_enc, L_dec
+  int encoder_heads = 0, decoder_heads = 0;    // H of each side (decoder self- and cross-attention share it)
+  int width = 0;                               // d_model
+  int encoder_inner = 0, decoder_inner = 0;    // encoder_ffn_dim, decoder_ffn_dim
+  int positions = 0;                           // max_position_embeddings (source and target each)
+  int vocab_size = 0;
+  Activation activation = Activation::silu;    // activation_function
+  bool scale_embedding = false;                // embeddings · √d_model
+  bool shared_embeddings = true;               // one token table for encoder and decoder (Marian's share_encoder_decoder_embeddings)
+  float norm_eps = 1e-5f;
+  int pad_token_id = -1;
+  int decoder_start_token_id = 0;              // the decoder's first input
+  std::vector<int> eos_token_ids;              // generation stops after one
+  int forced_bos_token_id = -1;                // BART: the first generated token; -1 = none
+  int num_beams = 1;                           // generation default (config "num_beams")
+  double length_penalty = 1.0;                 // beam scores are log-probability / length^length_penalty
+  int max_length = 0;                          // generation default ("max_length"); 0 = positions
+
+  int encoder_head_dim() const { return width / encoder_heads; }
+  int decoder_head_dim() const { return width / decoder_heads; }
+};
+
+// Whether config.json names an encoder-decoder family (marian, bart, or one
+// refused by name such as t5): such folders load as Seq2SeqModel.
+bool is_encoder_decoder_config(std::string_view config_json);
+
+// Parses an encoder-decoder's config.json. Throws std::invalid_argument
+// ("config.json: ...") for anything malformed or unsupported (T5 by name,
+// pre-LN mBART variants, a missing decoder_start_token_id).
+Seq2SeqConfig parse_seq2seq_config(std::string_view config_json);
 
 }  // namespace attnplay

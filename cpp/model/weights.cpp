@@ -2,118 +2,13 @@
 #include "model/weights.h"
 
 #include <regex>
-#include <set>
 #include <stdexcept>
 #include <string>
 
+#include "model/weight_reader.h"
+
 namespace attnplay {
 namespace {
-
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
-// Takes tensors by name (prefix added), checks dtype and shape, remembers what
-// was used. Uses only the checkpoint's lookup methods.
-class Reader {
- public:
-  Reader(const Checkpoint& st, std::string prefix) : st_(st), prefix_(std::move(prefix)) {}
-
-  bool has(const std::string& name) const { return st_.contains(full_name(name)); }
-
-  // Tensor `name` with exactly `shape` ([rows, cols] or [n]), as stored.
-  WeightMatrix take(const std::string& name, std::int64_t rows, std::int64_t cols, bool vector, WeightLayout layout) {
-    const std::string full = resolve(name);
-    const TensorInfo& info = st_.info(full);
-    const std::vector<std::int64_t> shape = vector ? std::vector<std::int64_t>{cols} : std::vector<std::int64_t>{rows, cols};
-    if (info.shape != shape) {
-      throw std::invalid_argument("tensor '" + full + "' has shape " + shape_text(info.shape) +
-                                  " but config.json implies " + shape_text(shape));
-    }
-    DType dtype = DType::f32;
-    if (info.dtype == "F16") {
-      dtype = DType::f16;
-    } else if (info.dtype == "BF16") {
-      dtype = DType::bf16;
-    } else if (info.dtype != "F32") {
-      throw std::invalid_argument("safetensors: tensor '" + full + "' has dtype " + info.dtype +
-                                  "; only F32, F16 and BF16 weights are supported");
-    }
-    used_.insert(full);
-    // Matrices view the checkpoint's bytes in place when it owns them.
-    return vector ? WeightMatrix::copy_of(dtype, st_.bytes(full).data(), rows, cols, layout) : st_.weight(full, layout);
-  }
-
-  // [rows, cols] as stored, y = x·W (Conv1D).
-  WeightMatrix in_by_out(const std::string& name, std::int64_t in, std::int64_t out) {
-    return take(name, in, out, false, WeightLayout::in_by_out);
-  }
-  // [rows, cols] as stored, y = x·Wᵀ (nn.Linear, embedding tables).
-  WeightMatrix out_by_in(const std::string& name, std::int64_t out, std::int64_t in) {
-    return take(name, out, in, false, WeightLayout::out_by_in);
-  }
-
-  RowVector vector(const std::string& name, std::int64_t n) {
-    return take(name, 1, n, true, WeightLayout::out_by_in).to_matrix();
-  }
-
-  // nn.Linear `base`.weight [out, in] and, if `bias`, `base`.bias [out].
-  LinearWeights linear(const std::string& base, std::int64_t in, std::int64_t out, bool bias) {
-    return {out_by_in(base + ".weight", out, in), bias ? vector(base + ".bias", out) : RowVector()};
-  }
-
-  // LayerNorm as weight/bias, or gamma/beta in older BERT checkpoints.
-  NormWeights layer_norm(const std::string& base, std::int64_t d) {
-    const bool old_names = !has(base + ".weight") && has(base + ".gamma");
-    return {vector(base + (old_names ? ".gamma" : ".weight"), d), vector(base + (old_names ? ".beta" : ".bias"), d)};
-  }
-
-  NormWeights rms_norm(const std::string& base, std::int64_t d) { return {vector(base + ".weight", d), RowVector()}; }
-
-  // Refuses tensors that were not used and are not known-harmless extras.
-  void reject_unused(const std::regex& ignorable) const {
-    std::vector<std::string> unexpected;
-    for (const auto& entry : st_.tensors()) {
-      if (used_.count(entry.first) == 0 && !std::regex_match(entry.first, ignorable)) {
-        unexpected.push_back(entry.first);
-      }
-    }
-    if (unexpected.empty()) return;
-    std::string list;
-    for (std::size_t i = 0; i < unexpected.size() && i < 5; ++i) list += (i ? "', '" : "'") + unexpected[i];
-    throw std::invalid_argument(std::to_string(unexpected.size()) + " unexpected tensor(s) for this " +
-                                "architecture: " + list + "'" + (unexpected.size() > 5 ? ", ..." : "") +
-                                " (does config.json describe this checkpoint?)");
-  }
-
- private:
-  // The heads (lm_head, embed_out, cls.) sit outside the base model's prefix.
-  std::string full_name(const std::string& name) const {
-    const bool head = name.rfind("lm_head.", 0) == 0 || name.rfind("cls.", 0) == 0 || name.rfind("embed_out.", 0) == 0;
-    return head ? name : prefix_ + name;
-  }
-
-  std::string resolve(const std::string& name) const {
-    const std::string full = full_name(name);
-    if (!st_.contains(full)) throw std::invalid_argument("tensor '" + full + "' is missing from model.safetensors");
-    return full;
-  }
-
-  const Checkpoint& st_;
-  std::string prefix_;
-  std::set<std::string> used_;
-};
-
-void require_vocabulary(const ModelConfig& c, const Checkpoint& st, const std::string& name) {
-  const TensorInfo& info = st.info(name);
-  if (info.shape.size() == 2 && info.shape[0] < c.vocab_size) {
-    throw std::invalid_argument("the vocabulary (vocab_size " + std::to_string(c.vocab_size) +
-                                " in config.json) is larger than the embedding matrix '" + name + "' (" +
-                                std::to_string(info.shape[0]) + " rows)");
-  }
-}
 
 // The prefix under which the base model's tensors sit: `prefix` + `embedding`
 // or `embedding` alone (a bare base-model export).
@@ -128,7 +23,7 @@ std::string base_prefix(const Checkpoint& st, const std::string& prefix, const s
 ModelWeights load_gpt2(const ModelConfig& c, const Checkpoint& st) {
   const std::string prefix = base_prefix(st, "transformer.", "wte.weight", "GPT-2");
   Reader r(st, prefix);
-  require_vocabulary(c, st, prefix + "wte.weight");
+  require_vocabulary_size(c.vocab_size, st, prefix + "wte.weight");
   const std::int64_t d = c.width, V = c.vocab_size;
   ModelWeights w;
   w.qkv_layout = QkvLayout::fused_blocks;
@@ -155,7 +50,7 @@ ModelWeights load_gpt2(const ModelConfig& c, const Checkpoint& st) {
 ModelWeights load_bert(const ModelConfig& c, const Checkpoint& st) {
   const std::string prefix = base_prefix(st, "bert.", "embeddings.word_embeddings.weight", "BERT");
   Reader r(st, prefix);
-  require_vocabulary(c, st, prefix + "embeddings.word_embeddings.weight");
+  require_vocabulary_size(c.vocab_size, st, prefix + "embeddings.word_embeddings.weight");
   const std::int64_t d = c.width, V = c.vocab_size;
   ModelWeights w;
   w.qkv_layout = QkvLayout::separate;
@@ -200,7 +95,7 @@ void output_embedding(const ModelConfig& c, const Checkpoint& st, Reader& r, Mod
     throw std::invalid_argument("tensor '" + name + "' is missing from model.safetensors (config.json has "
                                 "\"tie_word_embeddings\": false)");
   }
-  require_vocabulary(c, st, name);
+  require_vocabulary_size(c.vocab_size, st, name);
   w.output_embedding = r.out_by_in(name, c.vocab_size, c.width);
 }
 
@@ -208,7 +103,7 @@ void output_embedding(const ModelConfig& c, const Checkpoint& st, Reader& r, Mod
 ModelWeights load_llama(const ModelConfig& c, const Checkpoint& st) {
   const std::string prefix = base_prefix(st, "model.", "embed_tokens.weight", c.model_type);
   Reader r(st, prefix);
-  require_vocabulary(c, st, prefix + "embed_tokens.weight");
+  require_vocabulary_size(c.vocab_size, st, prefix + "embed_tokens.weight");
   const std::int64_t d = c.width, dk = c.head_dim, q_width = c.heads * dk, kv_width = c.kv_heads * dk;
   ModelWeights w;
   w.qkv_layout = QkvLayout::separate;
@@ -243,7 +138,7 @@ ModelWeights load_llama(const ModelConfig& c, const Checkpoint& st) {
 ModelWeights load_gpt_neox(const ModelConfig& c, const Checkpoint& st) {
   const std::string prefix = base_prefix(st, "gpt_neox.", "embed_in.weight", "GPT-NeoX");
   Reader r(st, prefix);
-  require_vocabulary(c, st, prefix + "embed_in.weight");
+  require_vocabulary_size(c.vocab_size, st, prefix + "embed_in.weight");
   const std::int64_t d = c.width;
   ModelWeights w;
   w.qkv_layout = QkvLayout::fused_per_head;

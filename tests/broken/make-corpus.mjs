@@ -37,6 +37,8 @@ function config(change, model = GPT2) {
 function family(model, { configChange = () => {}, weightsChange = () => {} }) {
   return { 'config.json': config(configChange, model), 'model.safetensors': weights(weightsChange, model) };
 }
+const MARIAN = 'marian-l2-h4-f32'; // encoder-decoder: 2 + 2 layers, 4 heads, width 32, 40 positions, computed sinusoids
+const BART = 'bart-l2-h4-bf16';     // learned positions [42, 32], layernorm_embedding
 const LLAMA = 'llama-gqa-llama3-bf16'; // 4 heads, 2 kv heads, width 32, tied embeddings
 const LLAMA_UNTIED = 'llama-mqa-bias-linear-f32';
 function weights(change, model = GPT2) {
@@ -115,7 +117,7 @@ export function brokenCases() {
       message: /17 tokens are more than the model's 16 positions/ },
     { name: 'config-invalid-json', files: gpt2({ 'config.json': Buffer.from('{"model_type": "gpt2", ') }), message: /config.json: not valid JSON/ },
     { name: 'config-unknown-model-type', files: gpt2({ 'config.json': config((c) => { c.model_type = 'mamba'; }) }),
-      message: /model_type "mamba" is not supported \(supported: gpt2, bert, llama, mistral, qwen2, qwen3, gpt_neox\)/ },
+      message: /model_type "mamba" is not supported \(supported: gpt2, bert, llama, mistral, qwen2, qwen3, gpt_neox; encoder-decoders: marian, bart\)/ },
     { name: 'rope-scaling-unknown-type', files: family(LLAMA, { configChange: (c) => { c.rope_scaling = { rope_type: 'yarn', factor: 4 }; } }),
       message: /config.json: rope_scaling type "yarn" is not supported \(supported: linear, llama3\)/ },
     { name: 'rope-scaling-llama3-incomplete', files: family(LLAMA, { configChange: (c) => { delete c.rope_scaling.low_freq_factor; } }),
@@ -157,6 +159,26 @@ export function brokenCases() {
       message: /model-00001-of-00002.safetensors: safetensors: / },
     { name: 'index-invalid-json', files: sharded((p) => { p.index = '{"weight_map": {"wte.weight": '; }),
       message: /model.safetensors.index.json: not valid JSON/ },
+    { name: 'seq2seq-missing-decoder-tensor', files: family(MARIAN, { weightsChange: (st) => { delete st.header['model.decoder.layers.1.encoder_attn.k_proj.weight']; } }),
+      message: /tensor 'model.decoder.layers.1.encoder_attn.k_proj.weight' is missing from model.safetensors/ },
+    { name: 'seq2seq-heads-not-dividing-width', files: family(MARIAN, { configChange: (c) => { c.decoder_attention_heads = 5; } }),
+      message: /d_model \(32\) is not divisible by the decoder's 5 attention heads/ },
+    { name: 'seq2seq-no-decoder-start', files: family(MARIAN, { configChange: (c) => { delete c.decoder_start_token_id; } }),
+      message: /"decoder_start_token_id" is missing: the decoder's first input token must be given/ },
+    { name: 'seq2seq-decoder-start-outside-vocabulary', files: family(MARIAN, { configChange: (c) => { c.decoder_start_token_id = 4000; } }),
+      message: /"decoder_start_token_id" must be a token id or a list of them in 0..256, got 4000/ },
+    { name: 'seq2seq-t5', files: family(MARIAN, { configChange: (c) => { c.model_type = 't5'; } }),
+      message: /model_type "t5" is not supported: T5's relative position buckets/ },
+    { name: 'seq2seq-pre-ln', files: family(MARIAN, { configChange: (c) => { c.normalize_before = true; } }),
+      message: /"normalize_before": true is not supported/ },
+    { name: 'seq2seq-extra-encoder-layer', files: family(MARIAN, { configChange: (c) => { c.encoder_layers = 1; } }),
+      message: /unexpected tensor\(s\) for this architecture: 'model.encoder.layers.1/ },
+    { name: 'bart-no-layernorm-embedding', files: family(BART, { weightsChange: (st) => { delete st.header['model.decoder.layernorm_embedding.bias']; } }),
+      message: /tensor 'model.decoder.layernorm_embedding.bias' is missing/ },
+    { name: 'bart-positions-disagree', files: family(BART, { configChange: (c) => { c.max_position_embeddings = 50; } }),
+      message: /tensor 'model.encoder.embed_positions.weight' has shape \[42, 32\] but config.json implies \[52, 32\]/ },
+    { name: 'seq2seq-more-source-tokens-than-positions', files: family(MARIAN, {}), ids: Array.from({ length: 41 }, (_, i) => i),
+      message: /41 source tokens are more than the model's 40 positions/ },
     { name: 'index-without-weight-map', files: sharded((p) => { p.index = { metadata: { total_size: 1 } }; }),
       message: /model.safetensors.index.json: no "weight_map" object/ },
     { name: 'index-shard-with-path', files: sharded((p) => { p.index.weight_map['wte.weight'] = '../model.safetensors'; }),

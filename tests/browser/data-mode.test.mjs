@@ -202,7 +202,7 @@ test('every source and format draws exactly the given weights; no worker, no WAS
   assertMap(await heatOf('cross-rollout'), refRollout({ data: Float32Array.from(encDec.decoder_attentions.flat(4)), shape: [2, 2, T, T] }), 'decoder rollout');
 
   // Views that need the model say so; a missing file says which.
-  assert.match(await page.evaluate(() => document.getElementById('neuron').shadowRoot.querySelector('[data-unavailable]').textContent), /neuron view needs the model’s queries and keys.*not available here; the head, model, matrix and rollout views are/);
+  assert.match(await page.evaluate(() => document.getElementById('neuron').shadowRoot.querySelector('[data-unavailable]').textContent), /neuron view needs the model’s queries and keys.*not available here; the head, model, matrix, rollout and \(for cross-attention\) decoding views are/);
   assert.match(await status(page, 'missing'), /^Cannot draw this attention data: could not fetch the attention data \/data\/nothing\.json: HTTP 404$/);
 
   // Bad data through the property: each message shown; a good value afterwards draws again.

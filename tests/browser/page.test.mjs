@@ -39,7 +39,7 @@ test('the engine loads in a worker and the from-scratch mode reproduces the seed
   output.forEach((row, i) => row.forEach((v, j) => assert.ok(Math.abs(v - golden.expected_output[i][j]) < 1e-6, `[${i}][${j}] = ${v}`)));
   assert.match(await page.textContent('#scratch-printed-check'), /Matches the tutorial's printed output/);
 
-  for (let step = 0; step < 11; step += 1) {
+  for (let step = 0; step < 12; step += 1) {
     await page.click(`.step-list li:nth-child(${step + 1}) button`);
     await page.screenshot({ path: `${resultsDir}scratch-step-${String(step + 1).padStart(2, '0')}.png`, fullPage: true });
   }

@@ -601,6 +601,13 @@ def build_neox(name, dtype, H, d, rotary_pct, base, parallel, texts, seed):
 
 
 def save(name, cfg, ck, tokenizer, cases):
+    write_folder(name, cfg, ck, tokenizer, cases)
+    spread = [float(torch.tensor(c["attentions"]).max(dim=-1).values.mean()) for c in cases]
+    print(f"{name}: {len(cases)} case(s), mean row max of attention {spread}")
+
+
+def write_folder(name, cfg, ck, tokenizer, cases):
+    """OUT/name/: config.json, tokenizer.json, model.safetensors and golden.json."""
     folder = os.path.join(OUT, name)
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "config.json"), "w") as f:
@@ -610,8 +617,6 @@ def save(name, cfg, ck, tokenizer, cases):
     ck.write(folder)
     with open(os.path.join(folder, "golden.json"), "w") as f:
         json.dump({"model": name, "cases": cases}, f, separators=(",", ":"))
-    spread = [float(torch.tensor(c["attentions"]).max(dim=-1).values.mean()) for c in cases]
-    print(f"{name}: {len(cases)} case(s), mean row max of attention {spread}")
 
 
 def main():

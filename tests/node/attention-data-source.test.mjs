@@ -1,8 +1,10 @@
 // The widget's data mode, reading side (web/attention-data-source.js): every
 // accepted format gives back exactly the weights our CLI computed (its JSON,
 // its .npy, PyTorch's per-layer [batch, heads, T, T] shape, base64 float32,
-// the playground's JSON export), encoder–decoder parts with cross-attention,
-// head labels, word structure of Hugging Face pieces, and each validation
+// the playground's JSON export), encoder–decoder parts with cross-attention
+// (and the decoding view's head mean, web/encoder-decoder.js), one-map data,
+// target_tokens labelling cross rows, head labels, word structure of Hugging
+// Face pieces, and each validation
 // message: shapes that disagree, rows that do not sum to 1 (a warning), NaN,
 // negative weights, a batch larger than 1, too large, missing tokens.
 import assert from 'node:assert/strict';
@@ -17,6 +19,7 @@ import {
   AttentionDataError, MAX_VALUES, parseJsonText, parseNpy, readAttentionData, readTensor,
 } from '../../web/attention-data-source.js';
 import { wordGroups } from '../../web/attention-data.js';
+import { crossMap } from '../../web/encoder-decoder.js';
 import { attentionJson } from '../../web/export.js';
 
 const cli = fileURLToPath(new URL('../../build/native/attnplay', import.meta.url));
@@ -151,6 +154,33 @@ test('encoder–decoder data: encoder, decoder and cross parts; cross-attention 
   assert.deepEqual(parts.cross.headScores.map((s) => s.labels), [['align'], [], ['copy', 'align'], ['other']]);
   throwsData(() => readAttentionData({ ...data, decoder_tokens: ['a', 'b'] }), /shapes disagree: decoder_tokens has 2 tokens/);
   throwsData(() => readAttentionData({ ...data, encoder_tokens: undefined }), /encoder_tokens is missing/);
+  // The decoding view's map: the mean of the selected heads' [T, S] weights, against a float64 mean.
+  assert.deepEqual(cross.cross.attentions.shape, [2, 2, T, S]);
+  const mean = crossMap(cross, { layer: 1, heads: [0, 1] });
+  assert.deepEqual([mean.shape, mean.heads], [[T, S], [0, 1]]);
+  mean.data.forEach((w, i) => {
+    const [q, k] = [Math.floor(i / S), i % S];
+    const want = (data.cross_attentions[1][0][0][q][k] + data.cross_attentions[1][0][1][q][k]) / 2;
+    assert.ok(Math.abs(w - want) < 1e-7, `mean [${q}][${k}]: ${w} vs ${want}`);
+  });
+  assert.deepEqual(Array.from(crossMap(cross, { layer: 0, heads: [1] }).data), data.cross_attentions[0][0][1].flat().map(Math.fround));
+  assert.equal(crossMap(cross, { layer: 2, heads: null }), null);
+  assert.equal(crossMap(cross, { layer: 0, heads: [] }), null);
+});
+
+test('a hand-made alignment: one map [target][source] is one layer and one head', () => {
+  const alignment = [[0.05, 0.1, 0.85], [0.1, 0.8, 0.1], [0.85, 0.1, 0.05]];
+  const { parts } = readAttentionData({ encoder_tokens: ['European', 'Economic', 'Area'], decoder_tokens: ['zone', 'économique', 'européenne'], cross_attentions: alignment });
+  assert.deepEqual([parts.cross.layers, parts.cross.heads, parts.cross.warning], [1, 1, null]);
+  assert.deepEqual(parts.cross.result.cross.attentions.shape, [1, 1, 3, 3]);
+  assert.deepEqual(Array.from(parts.cross.result.cross.attentions.data), alignment.flat().map(Math.fround));
+  const { self } = readAttentionData({ tokens: ['a', 'b'], attentions: [[1, 0], [0.5, 0.5]] }).parts;
+  assert.deepEqual(self.result.attentions.shape, [1, 1, 2, 2]);
+  throwsData(() => readAttentionData({ encoder_tokens: ['a'], decoder_tokens: ['b'], cross_attentions: [[0.5, 0.5]] }), /shapes disagree: cross_attentions is \[1, 1, 1, 2\]/);
+  // target_tokens (the playground's export): cross-attention rows labelled by the token each wrote.
+  const written = readAttentionData({ encoder_tokens: ['European', 'Economic', 'Area'], decoder_tokens: ['<pad>', 'zone', 'économique'], target_tokens: ['zone', 'économique', 'européenne'], cross_attentions: alignment });
+  assert.deepEqual(written.parts.cross.result.tokens.filter((t) => t.typeId === 1).map((t) => t.display), ['zone', 'économique', 'européenne']);
+  throwsData(() => readAttentionData({ encoder_tokens: ['a', 'b'], decoder_tokens: ['<pad>'], target_tokens: ['x', 'y'], cross_attentions: [[0.5, 0.5]] }), /there are 2 target tokens \(queries\)/);
 });
 
 test('word structure of Hugging Face pieces: "Ġ"/"▁" start a word, "##" continues one', () => {

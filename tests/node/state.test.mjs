@@ -11,7 +11,7 @@ import { DEFAULT_STATE, Store, decodeLink, decodeState, encodeLink, encodeState 
 test('every field survives the URL round trip', () => {
   const state = {
     model: 'hf:EleutherAI/pythia-160m@step1000', hub: 'http://mirror.test/hf', text: 'Emma was handsome, clever & rich? #1 100%', textB: 'She was <b>not</b> amused.',
-    view: 'neuron', layer: 3, heads: [0, 5, 7], token: 12, threshold: 0.05, prune: 0.9,
+    target: 'la zone économique <b>européenne</b> & 100%', view: 'neuron', part: 'decoder', layer: 3, heads: [0, 5, 7], token: 12, threshold: 0.05, prune: 0.9,
     filter: 'a-b', hideSpecial: true, words: true, theme: 'dark', step: 6,
   };
   assert.deepEqual(decodeState(`#${encodeState(state)}`), state);
@@ -61,4 +61,10 @@ test('links: long texts travel deflated (zlib reads them back), short ones and o
   assert.deepEqual(await decodeLink(`#${encodeState(state)}`), state);
   assert.equal(await encodeLink(DEFAULT_STATE), '');
   await assert.rejects(decodeLink(`#${hash.replace(/ztext=[^&]{40}/, 'ztext=')}`), /the link's text is damaged/);
+  // An encoder–decoder model's long target text travels deflated too.
+  const translated = { ...DEFAULT_STATE, model: 'gettext-en-fr', view: 'cross', text: 'Short.', target: text };
+  const targetHash = await encodeLink(translated);
+  assert.equal(inflateRawSync(Buffer.from(new URLSearchParams(targetHash).get('ztarget'), 'base64url')).toString('utf8'), text);
+  assert.deepEqual(await decodeLink(`#${targetHash}`), translated);
+  await assert.rejects(decodeLink(`#${targetHash.replace(/ztarget=[^&]{40}/, 'ztarget=')}`), /the link's target text is damaged/);
 });

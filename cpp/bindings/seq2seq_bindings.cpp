@@ -1,0 +1,183 @@
+// Embind bindings of the encoder-decoder runtime (Marian, BART). Thin: convert
+// JS <-> C++ and keep loaded models in a table of integer handles; no math
+// here. Every entry point returns its result or { error: message }
+// (marshal.h); web/engine.js (Seq2SeqModel) is the only caller.
+#include "bindings/seq2seq_bindings.h"
+
+#include <emscripten/bind.h>
+
+#include <memory>
+
+#include "bindings/encoding_js.h"
+#include "bindings/marshal.h"
+#include "pipeline/translation_model.h"
+
+namespace attnplay::bindings {
+namespace {
+
+HandleTable<TranslationModel>& models() {
+  static HandleTable<TranslationModel> table;
+  return table;
+}
+
+const TranslationModel& model_of(int handle) { return models().get(handle); }
+
+val config_to_js(const TranslationModel& m) {
+  const Seq2SeqConfig& c = m.model().config();
+  val out = val::object();
+  out.set("modelType", c.model_type);
+  out.set("encoderDecoder", true);
+  out.set("encoderLayers", c.encoder_layers);
+  out.set("decoderLayers", c.decoder_layers);
+  out.set("encoderHeads", c.encoder_heads);
+  out.set("decoderHeads", c.decoder_heads);
+  out.set("width", c.width);
+  out.set("positions", c.positions);
+  out.set("vocabSize", c.vocab_size);
+  out.set("decoderStartTokenId", c.decoder_start_token_id);
+  out.set("eosTokenIds", typed_array("Int32Array", std::vector<std::int32_t>(c.eos_token_ids.begin(), c.eos_token_ids.end())));
+  out.set("numBeams", c.num_beams);
+  out.set("parameters", static_cast<double>(m.model().parameter_count()));
+  return out;
+}
+
+template <class T>
+std::vector<T> numbers(const val& spec, const char* key) {
+  return has(spec, key) ? emscripten::convertJSArrayToNumberVector<T>(spec[key]) : std::vector<T>();
+}
+
+// { encoderAttentions [Le, H, S, S], decoderAttentions [Ld, H, T, T], crossAttentions [Ld, H, T, S], logits? [T, V] }
+val attentions_to_js(const Seq2SeqConfig& c, const EncoderOutput& e, const DecoderOutput& d, bool logits) {
+  const int S = e.tokens, T = d.tokens;
+  val out = val::object();
+  out.set("encoderAttentions", tensor_to_js(e.attentions.data(), e.attentions.size(), {c.encoder_layers, c.encoder_heads, S, S}));
+  out.set("decoderAttentions",
+          tensor_to_js(d.self_attentions.data(), d.self_attentions.size(), {c.decoder_layers, c.decoder_heads, T, T}));
+  out.set("crossAttentions",
+          tensor_to_js(d.cross_attentions.data(), d.cross_attentions.size(), {c.decoder_layers, c.decoder_heads, T, S}));
+  if (logits) out.set("logits", matrix_to_js(d.logits));
+  return out;
+}
+
+// { ids: Int32Array, displays: string[], special: boolean[] } (decoder side: no offsets).
+val ids_to_js(const TranslationModel& m, const std::vector<std::int32_t>& ids) {
+  val out = val::object();
+  out.set("ids", typed_array("Int32Array", ids));
+  val list = val::array();
+  val flags = val::array();
+  for (const std::int32_t id : ids) {
+    list.call<void>("push", m.tokenizer() ? m.tokenizer()->display(id) : std::to_string(id));
+    flags.call<void>("push", m.tokenizer() ? m.tokenizer()->is_special(id) : false);
+  }
+  out.set("displays", list);
+  out.set("special", flags);
+  return out;
+}
+
+// spec: { sourceIds: Int32Array, decoderIds: Int32Array, logits? } -> attentions_to_js
+val forward(int handle, const val& spec) {
+  return guarded([&] {
+    const TranslationModel& m = model_of(handle);
+    std::vector<std::int32_t> decoder_ids = numbers<std::int32_t>(spec, "decoderIds");
+    if (decoder_ids.empty()) decoder_ids = {m.model().config().decoder_start_token_id};
+    const EncoderOutput e = m.model().encode(numbers<std::int32_t>(spec, "sourceIds"));
+    const DecoderOutput d = m.model().decode(e, decoder_ids);
+    return attentions_to_js(m.model().config(), e, d, has(spec, "logits") && spec["logits"].as<bool>());
+  });
+}
+
+// spec: { text, target? } -> attentions_to_js + { sourceTokens: encoding_to_js, decoderTokens: ids_to_js,
+// truncated, inputTokens }
+val run(int handle, const val& spec) {
+  return guarded([&] {
+    const TranslationModel& m = model_of(handle);
+    const std::string text = has(spec, "text") ? spec["text"].as<std::string>() : std::string();
+    std::optional<std::string> target;
+    if (has(spec, "target")) target = spec["target"].as<std::string>();
+    const Seq2SeqRun r = m.run(text, target ? std::optional<std::string_view>(*target) : std::nullopt);
+    val out = attentions_to_js(m.model().config(), r.encoder, r.decoder, false);
+    out.set("sourceTokens", encoding_to_js(r.source));
+    out.set("decoderTokens", ids_to_js(m, r.decoder_ids));
+    out.set("truncated", r.truncated);
+    out.set("inputTokens", r.input_tokens);
+    return out;
+  });
+}
+
+// spec: { text | sourceIds: Int32Array, beams?, maxNewTokens? }; on_step({ index, token, display, special,
+// crossAttention: { data, shape [Ld, H, S] } }) after each greedy token, a false return stops. -> { sourceTokens
+// (encoding_to_js for text, ids_to_js for ids), decoderTokens, textBytes (Uint8Array; null without a
+// tokenizer), score, logProbability, truncated, inputTokens } + attentions_to_js of the final target (decoder
+// input = decoder ids without the last, so that row i is the step that produced target token i)
+val translate_source(int handle, const val& spec, const val& on_step) {
+  return guarded([&] {
+    const TranslationModel& m = model_of(handle);
+    const Seq2SeqConfig& c = m.model().config();
+    TranslateOptions options;
+    if (has(spec, "beams")) options.beams = spec["beams"].as<int>();
+    if (has(spec, "maxNewTokens")) options.max_new_tokens = spec["maxNewTokens"].as<int>();
+    auto step_to_js = [&](const TranslationStep& step) {
+      val js = val::object();
+      js.set("index", step.index);
+      js.set("token", step.token);
+      js.set("display", m.tokenizer() ? m.tokenizer()->display(step.token) : std::to_string(step.token));
+      js.set("special", m.tokenizer() ? m.tokenizer()->is_special(step.token) : false);
+      const int S = static_cast<int>(step.cross_attention.size()) / (c.decoder_layers * c.decoder_heads);
+      js.set("crossAttention", tensor_to_js(step.cross_attention.data(), step.cross_attention.size(),
+                                            {c.decoder_layers, c.decoder_heads, S}));
+      return !on_step.call<val>("call", val::undefined(), js).strictlyEquals(val(false));
+    };
+    TranslationRun r;
+    std::vector<std::int32_t> source_ids;
+    if (has(spec, "sourceIds")) {
+      source_ids = numbers<std::int32_t>(spec, "sourceIds");
+      r.translation = translate(m.model(), source_ids, options, step_to_js);
+      r.input_tokens = static_cast<int>(source_ids.size());
+    } else {
+      r = m.translate(has(spec, "text") ? spec["text"].as<std::string>() : std::string(), options, step_to_js);
+      source_ids = r.source.ids();
+    }
+    const std::vector<std::int32_t>& ids = r.translation.decoder_ids;
+    const std::vector<std::int32_t> inputs(ids.begin(), ids.size() > 1 ? ids.end() - 1 : ids.end());
+    const EncoderOutput e = m.model().encode(source_ids);
+    const DecoderOutput d = m.model().decode(e, inputs);
+    val out = attentions_to_js(c, e, d, false);
+    out.set("sourceTokens", has(spec, "sourceIds") ? ids_to_js(m, source_ids) : encoding_to_js(r.source));
+    out.set("decoderTokens", ids_to_js(m, ids));
+    if (m.tokenizer()) {  // bytes: engine.js decodes them (invalid UTF-8 as U+FFFD, as the CLI prints it)
+      out.set("textBytes", bytes_to_js(m.tokenizer()->decode(std::vector<std::int32_t>(ids.begin() + 1, ids.end()), true)));
+    } else {
+      out.set("textBytes", val::null());
+    }
+    out.set("score", r.translation.score);
+    out.set("logProbability", r.translation.log_probability);
+    out.set("truncated", r.truncated);
+    out.set("inputTokens", r.input_tokens);
+    return out;
+  });
+}
+
+void dispose(int handle) { models().erase(handle); }
+
+}  // namespace
+
+val load_seq2seq_model(const std::string& config_json, const Checkpoint& checkpoint, const std::string& tokenizer_file) {
+  auto model = std::make_unique<TranslationModel>(TranslationModel::from_checkpoint(config_json, checkpoint, tokenizer_file));
+  val out = val::object();
+  out.set("hasTokenizer", model->tokenizer().has_value());
+  out.set("config", config_to_js(*model));
+  out.set("handle", models().add(std::move(model)));
+  return out;
+}
+
+double loaded_seq2seq_models() { return static_cast<double>(models().size()); }
+
+}  // namespace attnplay::bindings
+
+EMSCRIPTEN_BINDINGS(attnplay_seq2seq) {
+  using namespace attnplay::bindings;
+  emscripten::function("seq2seqForward", &forward);
+  emscripten::function("seq2seqRun", &run);
+  emscripten::function("seq2seqTranslate", &translate_source);
+  emscripten::function("disposeSeq2SeqModel", &dispose);
+}

@@ -1,0 +1,175 @@
+// The encoder-decoder commands of the CLI:
+// `attnplay translate --model DIR (--text TEXT | --file PATH) [--beams N] [--max-new-tokens N] [--all-layers]`
+// translates each input line (--file: one source per line, empty lines
+// skipped) and prints one JSON object per line: {"source", "translation",
+// "source_tokens", "target_tokens", "cross_attentions"}; target_tokens are the
+// generated tokens (the closing </s> included when produced), and
+// cross_attentions[i] is the cross-attention row of the step that produced
+// target_tokens[i] over the source tokens, averaged over the last decoder
+// layer's heads ([T][S]), or with --all-layers every layer and head
+// ([layer][head][T][S]).
+// And the encoder-decoder form of `attnplay attention` (seq2seq_attention,
+// called by model_attention.cpp): JSON {"model_type", "encoder_tokens",
+// "decoder_tokens", "encoder_attentions", "decoder_attentions",
+// "cross_attentions"}, nested [layer][head][query][key] as Hugging Face names
+// them; tokens are {"id", "token", "special"}, so the output is the widget's
+// data format (web/attention-data-source.js) as it is.
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/seq2seq.h"
+#include "model/directory.h"
+
+namespace attnplay::cli {
+namespace {
+
+const char* const kUsage =
+    "usage: attnplay translate --model DIR (--text TEXT | --file PATH) [--beams N] [--max-new-tokens N] [--all-layers]\n";
+
+// [layers][heads][rows][cols] from a row-major [L, H, R, C] array.
+nlohmann::ordered_json nested(const std::vector<float>& data, int layers, int heads, int rows, int cols) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  const float* w = data.data();
+  for (int l = 0; l < layers; ++l) {
+    nlohmann::ordered_json layer = nlohmann::ordered_json::array();
+    for (int h = 0; h < heads; ++h) {
+      nlohmann::ordered_json head = nlohmann::ordered_json::array();
+      for (int r = 0; r < rows; ++r, w += cols) head.push_back(std::vector<float>(w, w + cols));
+      layer.push_back(std::move(head));
+    }
+    out.push_back(std::move(layer));
+  }
+  return out;
+}
+
+nlohmann::ordered_json token_list(const Tokenizer* tokenizer, const std::vector<std::int32_t>& ids) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const std::int32_t id : ids) {
+    nlohmann::ordered_json token = {{"id", id}};
+    token["token"] = tokenizer ? tokenizer->display(id) : std::to_string(id);  // no tokenizer: the id is the label
+    if (tokenizer) token["special"] = tokenizer->is_special(id);
+    out.push_back(std::move(token));
+  }
+  return out;
+}
+
+std::string dump(const nlohmann::ordered_json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+nlohmann::ordered_json translate_line(const TranslationModel& model, const std::string& line,
+                                      const TranslateOptions& options, bool all_layers) {
+  const TranslationRun run = model.translate(line, options);
+  const std::vector<std::int32_t>& ids = run.translation.decoder_ids;  // start, target...
+  // The cross-attention of the chosen target, rerun whole: row i predicted ids[i + 1].
+  const EncoderOutput encoded = model.model().encode(run.source.ids());
+  const std::vector<std::int32_t> inputs(ids.begin(), ids.end() - 1);
+  const DecoderOutput decoded = model.model().decode(encoded, inputs.empty() ? ids : inputs);
+  const Seq2SeqConfig& c = model.model().config();
+  const int T = static_cast<int>(ids.size()) - 1, S = encoded.tokens, H = c.decoder_heads;
+  nlohmann::ordered_json cross;
+  if (all_layers) {
+    cross = nested(decoded.cross_attentions, c.decoder_layers, H, T, S);
+  } else {  // mean over the last layer's heads: [T][S]
+    cross = nlohmann::ordered_json::array();
+    const std::size_t last = static_cast<std::size_t>(c.decoder_layers - 1) * H * T * S;
+    for (int t = 0; t < T; ++t) {
+      std::vector<float> row(static_cast<std::size_t>(S), 0.0f);
+      for (int h = 0; h < H; ++h) {
+        for (int s = 0; s < S; ++s) row[static_cast<std::size_t>(s)] += decoded.cross_attentions[last + (static_cast<std::size_t>(h) * T + t) * S + s] / H;
+      }
+      cross.push_back(std::move(row));
+    }
+  }
+  const Tokenizer& tokenizer = *model.tokenizer();
+  nlohmann::ordered_json source_tokens = nlohmann::ordered_json::array();
+  for (const Token& t : run.source.tokens) source_tokens.push_back(t.display);
+  nlohmann::ordered_json target_tokens = nlohmann::ordered_json::array();
+  for (std::size_t i = 1; i < ids.size(); ++i) target_tokens.push_back(tokenizer.display(ids[i]));
+  nlohmann::ordered_json out = {{"source", line}, {"translation", run.text}, {"source_tokens", source_tokens},
+                                {"target_tokens", target_tokens}, {"cross_attentions", cross}};
+  if (run.truncated) out["truncated_source_tokens"] = run.input_tokens;
+  return out;
+}
+
+}  // namespace
+
+int run_translate(const Args& args) {
+  std::string dir;
+  std::optional<std::string> text, file;
+  TranslateOptions options;
+  bool all_layers = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const bool has_value = i + 1 < args.size();
+    if (args[i] == "--model" && has_value) {
+      dir = args[++i];
+    } else if (args[i] == "--text" && has_value) {
+      text = args[++i];
+    } else if (args[i] == "--file" && has_value) {
+      file = args[++i];
+    } else if (args[i] == "--beams" && has_value) {
+      options.beams = std::stoi(args[++i]);
+    } else if (args[i] == "--max-new-tokens" && has_value) {
+      options.max_new_tokens = std::stoi(args[++i]);
+    } else if (args[i] == "--all-layers") {
+      all_layers = true;
+    } else {
+      std::cerr << "attnplay translate: unknown or incomplete argument '" << args[i] << "'\n" << kUsage;
+      return 2;
+    }
+  }
+  if (dir.empty() || text.has_value() == file.has_value()) {
+    std::cerr << kUsage << "(--model and one of --text or --file are required)\n";
+    return 2;
+  }
+  const ModelFiles files = read_model_directory(dir);
+  const TranslationModel model = load_translation_model(files);
+  if (!model.tokenizer()) throw std::invalid_argument("this model has no tokenizer.json, so it cannot read text");
+  std::string input = text.value_or("");
+  if (file) {
+    std::ifstream in(*file, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot open " + *file);
+    input.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  std::istringstream lines(input);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    std::cout << dump(translate_line(model, line, options, all_layers)) << "\n";
+  }
+  return 0;
+}
+
+TranslationModel load_translation_model(const ModelFiles& files) {
+  return TranslationModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer.value_or(""));
+}
+
+int seq2seq_attention(const ModelFiles& files, const Seq2SeqAttentionRequest& request, std::ostream& out) {
+  const TranslationModel model = load_translation_model(files);
+  const Seq2SeqConfig& c = model.model().config();
+  std::vector<std::int32_t> source_ids = request.source_ids, decoder_ids = request.decoder_ids;
+  std::optional<Encoding> source;
+  if (request.text) {
+    source = model.encode_source(*request.text);
+    source_ids = source->ids();
+  }
+  if (request.target) decoder_ids = model.decoder_ids(*request.target);
+  if (decoder_ids.empty()) decoder_ids = {c.decoder_start_token_id};
+  const EncoderOutput encoded = model.model().encode(source_ids);
+  const DecoderOutput decoded = model.model().decode(encoded, decoder_ids);
+  const Tokenizer* tokenizer = model.tokenizer() ? &*model.tokenizer() : nullptr;
+  const int S = encoded.tokens, T = decoded.tokens;
+  nlohmann::ordered_json j = {
+      {"model_type", c.model_type},
+      {"encoder_tokens", token_list(tokenizer, source_ids)},
+      {"decoder_tokens", token_list(tokenizer, decoder_ids)},
+      {"encoder_attentions", nested(encoded.attentions, c.encoder_layers, c.encoder_heads, S, S)},
+      {"decoder_attentions", nested(decoded.self_attentions, c.decoder_layers, c.decoder_heads, T, T)},
+      {"cross_attentions", nested(decoded.cross_attentions, c.decoder_layers, c.decoder_heads, T, S)}};
+  out << dump(j) << "\n";
+  return 0;
+}
+
+}  // namespace attnplay::cli

@@ -1,0 +1,298 @@
+// Implementation of model/seq2seq.h: loading Marian and BART checkpoints by
+// Hugging Face tensor name, and the encoder and decoder recipes (flat lists
+// of named ops in the spirit of llm.c's gpt2_forward, shapes in comments).
+// Attention of every kind goes through attend_heads (attention/attention.h):
+// self-attention with queries and keys from the same tokens, cross-attention
+// with queries [T] from the decoder and keys/values [S] from the encoder.
+#include "model/seq2seq.h"
+
+#include <cmath>
+#include <regex>
+#include <stdexcept>
+#include <string>
+
+#include "attention/attention.h"
+#include "model/weight_reader.h"
+#include "nn/layers.h"
+
+namespace attnplay {
+namespace {
+
+[[noreturn]] void bad_request(const std::string& message) { throw std::invalid_argument(message); }
+
+// BART's learned position tables have two extra rows: position p reads row p + 2
+// (a quirk of fairseq's padding-aware positions, kept by Hugging Face).
+constexpr int kBartPositionOffset = 2;
+
+int position_offset(const Seq2SeqConfig& c) { return c.family == Seq2SeqFamily::bart ? kBartPositionOffset : 0; }
+
+// Marian's fixed positions [P, d]: angle(p, j) = p / 10000^(2·floor(j/2)/d);
+// the sines of the even-j angles fill the first half of each row, the cosines
+// of the odd-j angles the second (Hugging Face's MarianSinusoidalPositionalEmbedding,
+// computed in double, then rounded to float32 as it does).
+Matrix marian_sinusoids(int positions, int d) {
+  Matrix table(positions, d);  // [P, d]
+  const int half = d / 2 + d % 2;  // sines: ceil(d/2) columns
+  for (int p = 0; p < positions; ++p) {
+    for (int j = 0; j < d; ++j) {
+      const double angle = p / std::pow(10000.0, 2.0 * (j / 2) / d);
+      if (j % 2 == 0) {
+        table(p, j / 2) = static_cast<float>(std::sin(angle));
+      } else {
+        table(p, half + j / 2) = static_cast<float>(std::cos(angle));
+      }
+    }
+  }
+  return table;
+}
+
+AttentionWeights attention_weights(Reader& r, const std::string& base, std::int64_t d) {
+  return {r.linear(base + ".q_proj", d, d, true), r.linear(base + ".k_proj", d, d, true),
+          r.linear(base + ".v_proj", d, d, true), r.linear(base + ".out_proj", d, d, true)};
+}
+
+Seq2SeqLayerWeights layer_weights(Reader& r, const std::string& base, std::int64_t d, std::int64_t inner,
+                                  bool cross) {
+  Seq2SeqLayerWeights l;
+  l.self_attn = attention_weights(r, base + "self_attn", d);
+  l.self_attn_norm = r.layer_norm(base + "self_attn_layer_norm", d);
+  if (cross) {
+    l.cross_attn = attention_weights(r, base + "encoder_attn", d);
+    l.cross_attn_norm = r.layer_norm(base + "encoder_attn_layer_norm", d);
+  }
+  l.fc1 = r.linear(base + "fc1", d, inner, true);
+  l.fc2 = r.linear(base + "fc2", inner, d, true);
+  l.final_norm = r.layer_norm(base + "final_layer_norm", d);
+  return l;
+}
+
+// model.{shared, encoder.*, decoder.*}, final_logits_bias; the tied copies
+// (encoder/decoder embed_tokens when shared, lm_head) are ignored as Hugging
+// Face ties them.
+Seq2SeqWeights load_seq2seq_weights(const Seq2SeqConfig& c, const Checkpoint& st) {
+  std::string prefix = "model.";
+  if (!st.contains("model.shared.weight") && !st.contains("model.encoder.embed_tokens.weight")) {
+    if (st.contains("shared.weight") || st.contains("encoder.embed_tokens.weight")) {
+      prefix = "";  // a bare base-model export
+    } else {
+      throw std::invalid_argument("tensor 'model.shared.weight' (or 'model.encoder.embed_tokens.weight') is missing: "
+                                  "not a " + c.model_type + " checkpoint");
+    }
+  }
+  Reader r(st, prefix);
+  const std::int64_t d = c.width, V = c.vocab_size;
+  Seq2SeqWeights w;
+  if (c.shared_embeddings) {
+    const std::string name = r.has("shared.weight") ? "shared.weight" : "encoder.embed_tokens.weight";
+    require_vocabulary_size(c.vocab_size, st, prefix + name);
+    w.encoder_embedding = r.out_by_in(name, V, d);
+    w.decoder_embedding = w.encoder_embedding;
+  } else {
+    require_vocabulary_size(c.vocab_size, st, prefix + "encoder.embed_tokens.weight");
+    w.encoder_embedding = r.out_by_in("encoder.embed_tokens.weight", V, d);
+    w.decoder_embedding = r.out_by_in("decoder.embed_tokens.weight", V, d);
+  }
+  const std::int64_t P = c.positions + position_offset(c);
+  for (const auto& [side, table] : {std::pair{"encoder", &w.encoder_positions}, std::pair{"decoder", &w.decoder_positions}}) {
+    const std::string name = std::string(side) + ".embed_positions.weight";
+    if (c.family == Seq2SeqFamily::bart || r.has(name)) {
+      *table = r.out_by_in(name, P, d);
+    } else {  // Marian: static sinusoids, computed when the checkpoint does not store them
+      *table = WeightMatrix::from_matrix(marian_sinusoids(c.positions, c.width), WeightLayout::out_by_in);
+    }
+  }
+  if (c.family == Seq2SeqFamily::bart) {
+    w.encoder_embedding_norm = r.layer_norm("encoder.layernorm_embedding", d);
+    w.decoder_embedding_norm = r.layer_norm("decoder.layernorm_embedding", d);
+  }
+  for (int l = 0; l < c.encoder_layers; ++l) {
+    w.encoder.push_back(layer_weights(r, "encoder.layers." + std::to_string(l) + ".", d, c.encoder_inner, false));
+  }
+  for (int l = 0; l < c.decoder_layers; ++l) {
+    w.decoder.push_back(layer_weights(r, "decoder.layers." + std::to_string(l) + ".", d, c.decoder_inner, true));
+  }
+  // final_logits_bias is [1, V]; a checkpoint without it adds nothing.
+  if (st.contains("final_logits_bias")) w.final_logits_bias = r.take("final_logits_bias", 1, V, false, WeightLayout::out_by_in).to_matrix();
+  std::string tied = "lm_head\\.weight";
+  if (c.shared_embeddings) tied += "|(model\\.)?(encoder|decoder)\\.embed_tokens\\.weight";
+  r.reject_unused(std::regex(tied));
+  return w;
+}
+
+void check_ids(const Seq2SeqConfig& c, const std::vector<std::int32_t>& ids, const char* side) {
+  if (ids.empty()) bad_request(std::string("no ") + side + " tokens to run");
+  if (static_cast<int>(ids.size()) > c.positions) {
+    bad_request(std::to_string(ids.size()) + " " + side + " tokens are more than the model's " +
+                std::to_string(c.positions) + " positions");
+  }
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] < 0 || ids[i] >= c.vocab_size) {
+      bad_request(std::string(side) + " token id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
+                  " is outside the vocabulary (0.." + std::to_string(c.vocab_size - 1) + ")");
+    }
+  }
+}
+
+void activate(MatrixRef x, Activation activation) {
+  switch (activation) {
+    case Activation::gelu_erf: gelu_erf(x); return;
+    case Activation::gelu_tanh: gelu_tanh(x); return;
+    case Activation::silu: silu(x); return;
+  }
+}
+
+// One side's ops (encoder or decoder): embedding, norms, attention, feed-forward.
+class Side {
+ public:
+  Side(const Seq2SeqConfig& c, int heads) : c_(c), heads_(heads) {}
+
+  // Token embeddings · scale + positions, then BART's layernorm_embedding: [T, d].
+  Matrix embed(const std::vector<std::int32_t>& ids, const WeightMatrix& tokens, const WeightMatrix& positions,
+               const NormWeights& embedding_norm) const {
+    const int T = static_cast<int>(ids.size());
+    const float scale = c_.scale_embedding ? std::sqrt(static_cast<float>(c_.width)) : 1.0f;
+    Matrix h(T, c_.width);       // [T, d]
+    RowVector position(c_.width);  // [d]
+    for (int i = 0; i < T; ++i) {
+      tokens.row_to_float(ids[static_cast<std::size_t>(i)], h.row(i).data());
+      positions.row_to_float(i + position_offset(c_), position.data());
+      h.row(i) = h.row(i) * scale + position;
+    }
+    return embedding_norm.gamma.size() ? norm(h, embedding_norm) : h;
+  }
+
+  Matrix norm(const ConstMatrixRef& x, const NormWeights& n) const { return layer_norm(x, n.gamma, n.beta, c_.norm_eps); }
+
+  // Attention of queries from x [T, d] over keys k and values v [Tk, d] (already
+  // projected); the heads' weights [H, T, Tk] go to `weights` at layer `layer`.
+  // -> out_proj(concat) [T, d].
+  Matrix attend(const ConstMatrixRef& x, Matrix k, Matrix v, const AttentionWeights& a, bool causal, int layer,
+                std::vector<float>& weights) const {
+    AttentionOptions options;
+    options.causal = causal;
+    MultiHeadTrace t = attend_heads(linear(x, a.q.w, a.q.b), std::move(k), std::move(v), heads_, heads_, options,
+                                    TraceLevel::weights_only);
+    for (int h = 0; h < heads_; ++h) {  // [T, Tk] of each head into [L, H, T, Tk]
+      const Matrix& w = t.heads[static_cast<std::size_t>(h)].weights;
+      std::copy(w.data(), w.data() + w.size(), weights.begin() + (static_cast<std::ptrdiff_t>(layer) * heads_ + h) * w.size());
+    }
+    return linear(t.concat, a.out.w, a.out.b);  // [T, d]
+  }
+
+  Matrix self_attention(const ConstMatrixRef& x, const AttentionWeights& a, bool causal, int layer,
+                        std::vector<float>& weights) const {
+    return attend(x, linear(x, a.k.w, a.k.b), linear(x, a.v.w, a.v.b), a, causal, layer, weights);
+  }
+
+  // fc2(act(fc1(x))): [T, d] -> [T, d].
+  Matrix feed_forward(const ConstMatrixRef& x, const Seq2SeqLayerWeights& l) const {
+    Matrix inner = linear(x, l.fc1.w, l.fc1.b);  // [T, inner]
+    activate(inner, c_.activation);
+    return linear(inner, l.fc2.w, l.fc2.b);      // [T, d]
+  }
+
+ private:
+  const Seq2SeqConfig& c_;
+  const int heads_;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------- recipes
+
+// Marian and BART encoders: embed (·√d, positions, BART's norm), then post-LN
+// layers: h = LN(h + self_attn(h)); h = LN(h + ffn(h)).
+EncoderOutput Seq2SeqModel::encode(const std::vector<std::int32_t>& source_ids) const {
+  check_ids(config_, source_ids, "source");
+  const Seq2SeqConfig& c = config_;
+  const Seq2SeqWeights& w = weights_;
+  const int S = static_cast<int>(source_ids.size()), H = c.encoder_heads;
+  const Side side(c, H);
+  EncoderOutput out;
+  out.tokens = S;
+  out.attentions.resize(static_cast<std::size_t>(c.encoder_layers) * H * S * S);
+  Matrix h = side.embed(source_ids, w.encoder_embedding, w.encoder_positions, w.encoder_embedding_norm);  // [S, d]
+  for (int l = 0; l < c.encoder_layers; ++l) {
+    const Seq2SeqLayerWeights& b = w.encoder[static_cast<std::size_t>(l)];
+    h = side.norm(h + side.self_attention(h, b.self_attn, false, l, out.attentions), b.self_attn_norm);  // [S, d]
+    h = side.norm(h + side.feed_forward(h, b), b.final_norm);                                           // [S, d]
+  }
+  for (const Seq2SeqLayerWeights& b : w.decoder) {  // every decoder layer's cross keys and values, once
+    out.cross_keys.push_back(linear(h, b.cross_attn.k.w, b.cross_attn.k.b));    // [S, d]
+    out.cross_values.push_back(linear(h, b.cross_attn.v.w, b.cross_attn.v.b));  // [S, d]
+  }
+  out.memory = std::move(h);
+  return out;
+}
+
+// Decoders: embed, then post-LN layers: h = LN(h + causal self_attn(h));
+// h = LN(h + cross_attn(h, memory)); h = LN(h + ffn(h)); logits = h·Eᵀ + final_logits_bias.
+DecoderOutput Seq2SeqModel::decode(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
+                                   bool last_logits_only) const {
+  check_ids(config_, decoder_ids, "decoder");
+  const Seq2SeqConfig& c = config_;
+  const Seq2SeqWeights& w = weights_;
+  if (static_cast<int>(encoded.cross_keys.size()) != c.decoder_layers) {
+    bad_request("the encoder output belongs to another model");
+  }
+  const int T = static_cast<int>(decoder_ids.size()), S = encoded.tokens, H = c.decoder_heads;
+  const Side side(c, H);
+  DecoderOutput out;
+  out.tokens = T;
+  out.self_attentions.resize(static_cast<std::size_t>(c.decoder_layers) * H * T * T);
+  out.cross_attentions.resize(static_cast<std::size_t>(c.decoder_layers) * H * T * S);
+  Matrix h = side.embed(decoder_ids, w.decoder_embedding, w.decoder_positions, w.decoder_embedding_norm);  // [T, d]
+  for (int l = 0; l < c.decoder_layers; ++l) {
+    const Seq2SeqLayerWeights& b = w.decoder[static_cast<std::size_t>(l)];
+    const std::size_t i = static_cast<std::size_t>(l);
+    h = side.norm(h + side.self_attention(h, b.self_attn, true, l, out.self_attentions), b.self_attn_norm);  // [T, d]
+    h = side.norm(h + side.attend(h, encoded.cross_keys[i], encoded.cross_values[i], b.cross_attn, false, l,
+                                  out.cross_attentions),
+                  b.cross_attn_norm);                                                                      // [T, d]
+    h = side.norm(h + side.feed_forward(h, b), b.final_norm);                                             // [T, d]
+  }
+  const Matrix last = last_logits_only ? Matrix(h.bottomRows(1)) : h;
+  out.logits = linear(last, w.decoder_embedding, w.final_logits_bias);  // [T or 1, V]
+  return out;
+}
+
+std::int64_t Seq2SeqWeights::parameter_count() const {
+  std::int64_t n = encoder_embedding.elements() + final_logits_bias.size();
+  if (decoder_embedding.data() != encoder_embedding.data()) n += decoder_embedding.elements();
+  n += encoder_positions.elements() + decoder_positions.elements();  // as Hugging Face counts them (Marian's are fixed)
+  auto linear = [&n](const LinearWeights& l) { n += l.w.elements() + l.b.size(); };
+  auto norm = [&n](const NormWeights& x) { n += x.gamma.size() + x.beta.size(); };
+  norm(encoder_embedding_norm);
+  norm(decoder_embedding_norm);
+  for (const auto* side : {&encoder, &decoder}) {
+    for (const Seq2SeqLayerWeights& l : *side) {
+      for (const AttentionWeights* a : {&l.self_attn, &l.cross_attn}) {
+        for (const LinearWeights* p : {&a->q, &a->k, &a->v, &a->out}) linear(*p);
+      }
+      linear(l.fc1);
+      linear(l.fc2);
+      for (const NormWeights* x : {&l.self_attn_norm, &l.cross_attn_norm, &l.final_norm}) norm(*x);
+    }
+  }
+  return n;
+}
+
+Seq2SeqModel Seq2SeqModel::from_buffers(std::string_view config_json, std::string_view safetensors) {
+  return from_checkpoint(config_json, Checkpoint::single({kSafetensorsFile, safetensors, nullptr}));
+}
+
+Seq2SeqModel Seq2SeqModel::from_checkpoint(std::string_view config_json, const Checkpoint& checkpoint) {
+  Seq2SeqConfig config = parse_seq2seq_config(config_json);
+  Seq2SeqWeights weights = load_seq2seq_weights(config, checkpoint);
+  return Seq2SeqModel(std::move(config), std::move(weights));
+}
+
+void Seq2SeqModel::check_vocabulary(std::int32_t tokenizer_vocab_size) const {
+  if (tokenizer_vocab_size > config_.vocab_size) {
+    throw std::invalid_argument("the tokenizer's vocabulary (" + std::to_string(tokenizer_vocab_size) +
+                                " tokens) is larger than the embedding matrix (" + std::to_string(config_.vocab_size) +
+                                " rows)");
+  }
+}
+
+}  // namespace attnplay

@@ -1,0 +1,95 @@
+// An encoder-decoder transformer loaded from a Hugging Face checkpoint
+// (Marian / opus-mt and BART, model/config.h's Seq2SeqConfig) and its traced
+// forward pass: the encoder reads the source ids once, the decoder reads the
+// target ids so far, attending to itself (causal) and, in every layer, to the
+// encoder's output (cross-attention). Kept: encoder self-attention
+// [L_enc, H, S, S], decoder self-attention [L_dec, H, T, T] and
+// cross-attention [L_dec, H, T, S], the very arrays the computation used, and
+// the logits. encode() and decode() are separate so that decoding step by step
+// encodes the source once (the cross-attention keys and values of every layer
+// are computed there, once).
+// Not here: tokenization, search (model/translate.h), reading files.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "model/config.h"
+#include "model/weights.h"
+#include "safetensors/checkpoint.h"
+
+namespace attnplay {
+
+// q, k, v and output projections of one attention sub-layer (nn.Linear, with biases).
+struct AttentionWeights {
+  LinearWeights q, k, v, out;
+};
+
+// One encoder or decoder layer (post-LN): self-attention, for the decoder
+// cross-attention, then the feed-forward fc1 → activation → fc2.
+struct Seq2SeqLayerWeights {
+  AttentionWeights self_attn;
+  NormWeights self_attn_norm;
+  AttentionWeights cross_attn;  // encoder_attn (decoder layers only)
+  NormWeights cross_attn_norm;
+  LinearWeights fc1, fc2;
+  NormWeights final_norm;
+};
+
+struct Seq2SeqWeights {
+  WeightMatrix encoder_embedding;   // [V, d] (the shared table when shared)
+  WeightMatrix decoder_embedding;   // [V, d]; the output layer is tied to it
+  WeightMatrix encoder_positions;   // [P, d] Marian: stored or computed sinusoids; BART: [P + 2, d] learned
+  WeightMatrix decoder_positions;
+  NormWeights encoder_embedding_norm, decoder_embedding_norm;  // BART layernorm_embedding; empty for Marian
+  std::vector<Seq2SeqLayerWeights> encoder, decoder;
+  RowVector final_logits_bias;      // [V]
+  std::int64_t parameter_count() const;
+};
+
+// The encoder's output and what the decoder needs from it.
+struct EncoderOutput {
+  int tokens = 0;                   // S
+  std::vector<float> attentions;    // [L_enc, H, S, S]
+  Matrix memory;                    // [S, d] the last layer's output
+  std::vector<Matrix> cross_keys, cross_values;  // per decoder layer: [S, d] k_proj(memory), v_proj(memory)
+};
+
+struct DecoderOutput {
+  int tokens = 0;                        // T
+  std::vector<float> self_attentions;    // [L_dec, H, T, T]
+  std::vector<float> cross_attentions;   // [L_dec, H, T, S]
+  Matrix logits;                         // [T, V], or [1, V] (the last position) when asked for the last only
+};
+
+class Seq2SeqModel {
+ public:
+  // From the bytes of config.json and model.safetensors (copied in their stored dtype).
+  static Seq2SeqModel from_buffers(std::string_view config_json, std::string_view safetensors);
+  // From config.json and a checkpoint; weights it owns may be viewed in place.
+  // Throws std::invalid_argument naming the tensor or config key at fault.
+  static Seq2SeqModel from_checkpoint(std::string_view config_json, const Checkpoint& checkpoint);
+
+  const Seq2SeqConfig& config() const { return config_; }
+  std::int64_t parameter_count() const { return weights_.parameter_count(); }
+  // Throws unless a tokenizer of this many entries fits the embedding matrix.
+  void check_vocabulary(std::int32_t tokenizer_vocab_size) const;
+
+  // The encoder over source ids [S] (usually ending in </s>). Throws
+  // std::invalid_argument for no ids, ids outside the vocabulary, more than
+  // the model's positions.
+  EncoderOutput encode(const std::vector<std::int32_t>& source_ids) const;
+  // The decoder over decoder ids [T] (the start token, then the target so
+  // far) against an encoding. last_logits_only: logits of the last position
+  // only (a decoding step). Same errors as encode().
+  DecoderOutput decode(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
+                       bool last_logits_only = false) const;
+
+ private:
+  Seq2SeqModel(Seq2SeqConfig config, Seq2SeqWeights weights) : config_(std::move(config)), weights_(std::move(weights)) {}
+  Seq2SeqConfig config_;
+  Seq2SeqWeights weights_;
+};
+
+}  // namespace attnplay

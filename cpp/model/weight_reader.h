@@ -1,0 +1,130 @@
+// Reading a model's weights by tensor name out of a checkpoint: the Reader
+// checks each tensor's shape against what config.json implies and its dtype
+// (F32, F16, BF16), views matrices in place, and refuses tensors no part of
+// the architecture used. Shared by the loaders of the decoder/encoder families
+// (weights.cpp) and the encoder-decoders (seq2seq.cpp).
+// Not here: which tensors a family has (the loaders), the file format (safetensors/).
+#pragma once
+
+#include <cstdint>
+#include <regex>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "model/config.h"
+#include "model/weights.h"
+#include "safetensors/checkpoint.h"
+
+namespace attnplay {
+
+inline std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// Takes tensors by name (prefix added), checks dtype and shape, remembers what
+// was used. Uses only the checkpoint's lookup methods.
+class Reader {
+ public:
+  Reader(const Checkpoint& st, std::string prefix) : st_(st), prefix_(std::move(prefix)) {}
+
+  bool has(const std::string& name) const { return st_.contains(full_name(name)); }
+
+  // Tensor `name` with exactly `shape` ([rows, cols] or [n]), as stored.
+  WeightMatrix take(const std::string& name, std::int64_t rows, std::int64_t cols, bool vector, WeightLayout layout) {
+    const std::string full = resolve(name);
+    const TensorInfo& info = st_.info(full);
+    const std::vector<std::int64_t> shape = vector ? std::vector<std::int64_t>{cols} : std::vector<std::int64_t>{rows, cols};
+    if (info.shape != shape) {
+      throw std::invalid_argument("tensor '" + full + "' has shape " + shape_text(info.shape) +
+                                  " but config.json implies " + shape_text(shape));
+    }
+    DType dtype = DType::f32;
+    if (info.dtype == "F16") {
+      dtype = DType::f16;
+    } else if (info.dtype == "BF16") {
+      dtype = DType::bf16;
+    } else if (info.dtype != "F32") {
+      throw std::invalid_argument("safetensors: tensor '" + full + "' has dtype " + info.dtype +
+                                  "; only F32, F16 and BF16 weights are supported");
+    }
+    used_.insert(full);
+    // Matrices view the checkpoint's bytes in place when it owns them.
+    return vector ? WeightMatrix::copy_of(dtype, st_.bytes(full).data(), rows, cols, layout) : st_.weight(full, layout);
+  }
+
+  // [rows, cols] as stored, y = x·W (Conv1D).
+  WeightMatrix in_by_out(const std::string& name, std::int64_t in, std::int64_t out) {
+    return take(name, in, out, false, WeightLayout::in_by_out);
+  }
+  // [rows, cols] as stored, y = x·Wᵀ (nn.Linear, embedding tables).
+  WeightMatrix out_by_in(const std::string& name, std::int64_t out, std::int64_t in) {
+    return take(name, out, in, false, WeightLayout::out_by_in);
+  }
+
+  RowVector vector(const std::string& name, std::int64_t n) {
+    return take(name, 1, n, true, WeightLayout::out_by_in).to_matrix();
+  }
+
+  // nn.Linear `base`.weight [out, in] and, if `bias`, `base`.bias [out].
+  LinearWeights linear(const std::string& base, std::int64_t in, std::int64_t out, bool bias) {
+    return {out_by_in(base + ".weight", out, in), bias ? vector(base + ".bias", out) : RowVector()};
+  }
+
+  // LayerNorm as weight/bias, or gamma/beta in older BERT checkpoints.
+  NormWeights layer_norm(const std::string& base, std::int64_t d) {
+    const bool old_names = !has(base + ".weight") && has(base + ".gamma");
+    return {vector(base + (old_names ? ".gamma" : ".weight"), d), vector(base + (old_names ? ".beta" : ".bias"), d)};
+  }
+
+  NormWeights rms_norm(const std::string& base, std::int64_t d) { return {vector(base + ".weight", d), RowVector()}; }
+
+  // Refuses tensors that were not used and are not known-harmless extras.
+  void reject_unused(const std::regex& ignorable) const {
+    std::vector<std::string> unexpected;
+    for (const auto& entry : st_.tensors()) {
+      if (used_.count(entry.first) == 0 && !std::regex_match(entry.first, ignorable)) {
+        unexpected.push_back(entry.first);
+      }
+    }
+    if (unexpected.empty()) return;
+    std::string list;
+    for (std::size_t i = 0; i < unexpected.size() && i < 5; ++i) list += (i ? "', '" : "'") + unexpected[i];
+    throw std::invalid_argument(std::to_string(unexpected.size()) + " unexpected tensor(s) for this " +
+                                "architecture: " + list + "'" + (unexpected.size() > 5 ? ", ..." : "") +
+                                " (does config.json describe this checkpoint?)");
+  }
+
+ private:
+  // The heads (lm_head, embed_out, cls., final_logits_bias) sit outside the base model's prefix.
+  std::string full_name(const std::string& name) const {
+    const bool head = name.rfind("lm_head.", 0) == 0 || name.rfind("cls.", 0) == 0 || name.rfind("embed_out.", 0) == 0 ||
+                      name == "final_logits_bias";
+    return head ? name : prefix_ + name;
+  }
+
+  std::string resolve(const std::string& name) const {
+    const std::string full = full_name(name);
+    if (!st_.contains(full)) throw std::invalid_argument("tensor '" + full + "' is missing from model.safetensors");
+    return full;
+  }
+
+  const Checkpoint& st_;
+  std::string prefix_;
+  std::set<std::string> used_;
+};
+
+// Throws when the embedding matrix `name` has fewer rows than config.json's vocab_size.
+inline void require_vocabulary_size(int vocab_size, const Checkpoint& st, const std::string& name) {
+  const TensorInfo& info = st.info(name);
+  if (info.shape.size() == 2 && info.shape[0] < vocab_size) {
+    throw std::invalid_argument("the vocabulary (vocab_size " + std::to_string(vocab_size) +
+                                " in config.json) is larger than the embedding matrix '" + name + "' (" +
+                                std::to_string(info.shape[0]) + " rows)");
+  }
+}
+
+}  // namespace attnplay

@@ -1,0 +1,71 @@
+// An encoder-decoder with its tokenizers: source text in, the three kinds of
+// attention and translations out. The source is tokenized with the
+// tokenizer's post-processor (Marian: pieces + </s>; BART: <s> pieces </s>)
+// and truncated explicitly to the model's positions (the closing special
+// token kept); a target text is tokenized without special tokens and
+// follows the decoder's start token. One tokenizer.json serves both sides
+// (the shared vocabulary of Marian and BART checkpoints).
+// Not here: the tokenizer (tokenizer/), the forward pass (model/seq2seq.h),
+// the search (model/translate.h), bindings.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/seq2seq.h"
+#include "model/translate.h"
+#include "tokenizer/tokenizer.h"
+
+namespace attnplay {
+
+struct Seq2SeqRun {
+  Encoding source;                          // the source tokens the encoder saw (after truncation)
+  std::vector<std::int32_t> decoder_ids;    // the decoder's input: start token + target
+  int input_tokens = 0;                     // source tokens before truncation
+  bool truncated = false;
+  EncoderOutput encoder;                    // encoder attentions [L_enc, H, S, S]
+  DecoderOutput decoder;                    // decoder [L_dec, H, T, T] and cross [L_dec, H, T, S] attentions, logits
+};
+
+struct TranslationRun {
+  Encoding source;
+  int input_tokens = 0;
+  bool truncated = false;
+  Translation translation;   // decoder ids: start, target tokens, </s> when produced
+  std::string text;          // the target tokens decoded to text (special tokens skipped)
+};
+
+class TranslationModel {
+ public:
+  // tokenizer_file: the bytes of tokenizer.json or a SentencePiece .model; may
+  // be empty: then only ids work.
+  static TranslationModel from_checkpoint(std::string_view config_json, const Checkpoint& checkpoint,
+                                          std::string_view tokenizer_file);
+  TranslationModel(Seq2SeqModel model, std::optional<Tokenizer> tokenizer);
+
+  const Seq2SeqModel& model() const { return model_; }
+  const std::optional<Tokenizer>& tokenizer() const { return tokenizer_; }
+
+  // Source tokens of a text (post-processor applied, truncated to the positions).
+  // Throws std::invalid_argument without a tokenizer or for an empty text.
+  Encoding encode_source(std::string_view text, int* input_tokens = nullptr, bool* truncated = nullptr) const;
+  // The decoder's input for a target text: start token + the target's tokens.
+  std::vector<std::int32_t> decoder_ids(std::string_view target) const;
+
+  // Encoder and decoder over source text and an optional target text (absent:
+  // the decoder reads its start token only).
+  Seq2SeqRun run(std::string_view source, std::optional<std::string_view> target) const;
+  // Translates a source text (greedy or beam search); on_step as in translate().
+  TranslationRun translate(std::string_view source, const TranslateOptions& options,
+                           const std::function<bool(const TranslationStep&)>& on_step = {}) const;
+
+ private:
+  const Tokenizer& require_tokenizer() const;
+  Seq2SeqModel model_;
+  std::optional<Tokenizer> tokenizer_;
+};
+
+}  // namespace attnplay

@@ -1,0 +1,213 @@
+// The playground with an encoder–decoder (Marian) model, in headless
+// Chromium: a small random Marian checkpoint of the golden tests
+// (tests/golden/models/marian-l2-h4-f32, whose runtime tests/node/seq2seq.test.mjs
+// checks against PyTorch) loaded by URL. Typed text is translated with the
+// target tokens appearing one by one (the decoding view redrawn after each),
+// the engine's greedy tokens and rows; with a target text the decoding and
+// matrix views draw the engine's cross-attention (run in Node on the same
+// text, 1e-6), the part picker shows the encoder's and the decoder's
+// self-attention, and the JSON export and the one-file page carry all three
+// parts (the page opened offline). The widget
+// does the same with the model: view="cross" with a `target`, and its own
+// translation. The shipped gettext-en-fr, picked from the model menu,
+// translates typed English with the engine's text, tokens and cross-attention.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { after, before, test } from 'node:test';
+
+import { downloadOf, newPage, openBrowser, settledHash } from './browser.mjs';
+import { createEngine } from '../../dist/engine.js';
+import { modelFiles } from '../node/model-golden.mjs';
+
+const MODEL = 'marian-l2-h4-f32';
+const modelDir = fileURLToPath(new URL(`../golden/models/${MODEL}/`, import.meta.url));
+const SOURCE = 'The cat sat.';
+const TARGET = 'Le chat';
+// The engine in Node on the same texts: what the page must draw.
+const engine = await createEngine();
+const reference = await engine.loadModel(modelFiles(MODEL));
+const FORCED = reference.run(SOURCE, { target: TARGET }); // tensors over the start token and the target
+const TRANSLATED = reference.translate(SOURCE); // tensors over the decoder's inputs: row i wrote decoderTokens[i + 1]
+const TYPED = 'Zoë, 42?';
+const RETRANSLATED = reference.translate(TYPED);
+reference.dispose();
+/** Weight [layer][head][row][column] of a { data, shape: [L, H, R, C] } tensor. */
+const at = ({ data, shape: [, H, R, C] }, l, h, r, c) => data[((l * H + h) * R + r) * C + c];
+const pageDir = mkdtempSync(join(tmpdir(), 'attnplay-translation-'));
+// The shipped English → French model, and what the engine in Node makes of the tutorial-style adjective–noun phrase.
+const shippedDir = fileURLToPath(new URL('../../models/gettext-en-fr/', import.meta.url));
+const PHRASE = 'incorrect binary data format';
+const shipped = await engine.loadModel({ config: readFileSync(`${shippedDir}config.json`, 'utf8'), weights: readFileSync(`${shippedDir}model.safetensors`), tokenizer: readFileSync(`${shippedDir}tokenizer.json`, 'utf8') });
+const FRENCH = shipped.translate(PHRASE);
+shipped.dispose();
+let session;
+
+before(async () => {
+  writeFileSync(join(pageDir, 'widgets.html'), `<!doctype html><meta charset="utf-8"><title>translation widgets</title><link rel="icon" href="/favicon.svg">
+<script type="module" src="/attention-view.js"></script>
+<attention-view id="forced" model="/marian/" view="cross" layer="1" heads="2"></attention-view>
+<attention-view id="own" model="/marian/" view="cross" controls></attention-view>`);
+  session = await openBrowser({ mounts: { '/marian/': modelDir, '/w/': pageDir } });
+});
+after(async () => {
+  await session?.close();
+  rmSync(pageDir, { recursive: true, force: true });
+});
+
+async function openModel(hash, beforeLoad = async () => {}) {
+  const { page, errors } = await newPage(session.browser);
+  await page.goto(`${session.url}#model=__own__&${hash}`);
+  await page.waitForSelector('#engine-status[data-state="ready"]', { timeout: 30000 });
+  await beforeLoad(page);
+  await page.fill('#model-url', `${session.url}marian/`);
+  await page.click('#model-url-form button');
+  return { page, errors };
+}
+const runs = (page) => page.evaluate(() => Number(document.body.dataset.run ?? 0));
+const close = (a, b, tolerance, what) => assert.ok(Math.abs(a - b) <= tolerance, `${what}: ${a} vs ${b}`);
+
+test('typed text is translated token by token, each token drawn with its cross-attention row', async () => {
+  // Record every result the decoding view is given, from before the model loads: the steps arrive one by one.
+  const { page, errors } = await openModel(`text=${encodeURIComponent(SOURCE)}&view=cross`, (p) => p.evaluate(() => {
+    const view = document.querySelector('decoding-view');
+    const { get, set } = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(view), 'result');
+    window.decodingRows = [];
+    Object.defineProperty(view, 'result', { get() { return get.call(this); }, set(value) { if (value) window.decodingRows.push(value.cross.attentions.shape[2]); set.call(this, value); } });
+  }));
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  const rows = await page.evaluate(() => window.decodingRows);
+  const steps = rows.length - 1; // the last result is the whole run's
+  assert.equal(steps, TRANSLATED.decoderTokens.length - 1);
+  assert.deepEqual(rows.slice(0, steps), Array.from({ length: steps }, (_, i) => i + 1), 'one more row per step');
+  assert.equal(rows[steps], steps, 'the final result has every step');
+
+  // The engine's greedy tokens, each step's row drawn in the decoding view against the source tokens.
+  const model = await page.evaluate(() => document.querySelector('decoding-view').decodingModel());
+  assert.equal(model.steps, steps);
+  assert.deepEqual(model.sourceLabels, TRANSLATED.sourceTokens.map((t) => t.display));
+  assert.deepEqual(model.targetLabels, TRANSLATED.decoderTokens.slice(1).map((t) => t.display));
+  // Layer 1, the mean of all 4 heads (float64 mean of the engine's rows).
+  const mean = (q, k) => [0, 1, 2, 3].reduce((sum, h) => sum + at(TRANSLATED.crossAttentions, 0, h, q, k), 0) / 4;
+  assert.deepEqual(model.heads, [0, 1, 2, 3]);
+  model.rows.forEach((row, q) => row.forEach((w, k) => close(w, mean(q, k), 1e-6, `step ${q} key ${k}`)));
+  const ids = await page.evaluate(() => document.querySelector('decoding-view').result.tokens.filter((t) => t.typeId === 1).map((t) => t.id));
+  assert.deepEqual(ids, TRANSLATED.decoderTokens.slice(1).map((t) => t.id));
+  assert.ok(!(await page.locator('#translation').isHidden()));
+  assert.ok(!(await page.locator('[role=tab][data-view="cross"]').isHidden()), 'the Decoding tab');
+  assert.ok(await page.locator('[role=tab][data-view="neuron"]').isHidden(), 'no neuron view for encoder–decoders');
+  assert.match(await page.textContent('#engine-status'), new RegExp(`${TRANSLATED.sourceTokens.length} source → ${steps} target tokens · encoder 2 × 4, decoder 2 × 4`));
+
+  // Typing other text translates it again.
+  await page.fill('#text-a', TYPED);
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 2, null, { timeout: 60000 });
+  const again = await page.evaluate(() => document.querySelector('decoding-view').decodingModel());
+  assert.deepEqual(again.sourceLabels, RETRANSLATED.sourceTokens.map((t) => t.display));
+  assert.deepEqual(again.targetLabels, RETRANSLATED.decoderTokens.slice(1).map((t) => t.display));
+  assert.equal(await page.locator('#translation output').textContent(), RETRANSLATED.text);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('with a target text every view draws the engine\'s attention; the part picker and the exports', async () => {
+  const { page, errors } = await openModel(`text=${encodeURIComponent(SOURCE)}&target=${encodeURIComponent(TARGET)}&view=cross&layer=1&heads=2`);
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  const T = FORCED.decoderTokens.length - 1; // rows: the steps that wrote the target tokens (the last position wrote nothing given)
+  const S = FORCED.sourceTokens.length;
+  const cross = (l, h, q, k) => at(FORCED.crossAttentions, l, h, q, k);
+
+  // The decoding view: layer 2, head 3, every step.
+  const drawn = await page.evaluate(() => document.querySelector('decoding-view').decodingModel());
+  assert.deepEqual([drawn.layer, drawn.heads, drawn.steps], [1, [2], T]);
+  drawn.rows.forEach((row, q) => row.forEach((w, k) => close(w, cross(1, 2, q, k), 1e-6, `cross [${q}][${k}]`)));
+  assert.deepEqual(drawn.targetLabels, FORCED.decoderTokens.slice(1).map((t) => t.display));
+  assert.equal(await page.locator('#translation output').textContent(), TARGET);
+
+  // The matrix view of the cross part: target rows × source columns, the same numbers.
+  await page.click('[role=tab][data-view="matrix"]');
+  const heat = await page.evaluate(() => document.querySelector('matrix-view').heatModel());
+  assert.equal(heat.values.length, T * S);
+  heat.values.forEach((w, i) => close(w, cross(1, 2, Math.floor(i / S), i % S), 1e-6, `matrix ${i}`));
+
+  // The part picker: the decoder's self-attention (causal) and the encoder's.
+  await page.selectOption('select[name="attention"]', 'decoder');
+  await page.waitForFunction((t) => document.querySelector('matrix-view').heatModel()?.values.length === t * t, T);
+  const decoder = await page.evaluate(() => document.querySelector('matrix-view').heatModel());
+  decoder.values.forEach((w, i) => close(w, at(FORCED.decoderAttentions, 1, 2, Math.floor(i / T), i % T), 1e-6, `decoder ${i}`));
+  assert.ok(decoder.masked[1] === 1 && decoder.masked[T] === 0, 'causal mask drawn');
+  await page.selectOption('select[name="attention"]', 'encoder');
+  await page.waitForFunction((s) => document.querySelector('matrix-view').heatModel()?.values.length === s * s, S);
+  const encoder = await page.evaluate(() => document.querySelector('matrix-view').heatModel());
+  encoder.values.forEach((w, i) => close(w, at(FORCED.encoderAttentions, 1, 2, Math.floor(i / S), i % S), 1e-6, `encoder ${i}`));
+  assert.match(await settledHash(page), /part=encoder/);
+
+  // The JSON export: all three parts, Hugging Face's names, the widget's data mode reads it.
+  const json = JSON.parse((await downloadOf(page, '#export-json')).bytes.toString('utf8'));
+  assert.deepEqual(Object.keys(json).filter((key) => key.endsWith('_attentions')), ['encoder_attentions', 'decoder_attentions', 'cross_attentions']);
+  assert.equal(json.target_tokens.length, T);
+  json.cross_attentions[1][2].forEach((row, q) => row.forEach((w, k) => close(w, cross(1, 2, q, k), 1e-6, `exported cross [${q}][${k}]`)));
+  assert.deepEqual(json.decoder_tokens, FORCED.decoderTokens.slice(0, -1).map((t) => t.display));
+
+  // "Download as a page": the three parts in one file, opened offline on the part shown (the encoder's).
+  const file = join(pageDir, 'translation.html');
+  writeFileSync(file, (await downloadOf(page, '#export-page')).bytes);
+  const offline = await session.browser.newContext({ offline: true });
+  await offline.route('**/*', (route) => (route.request().url().startsWith('file:') ? route.continue() : route.abort()));
+  const saved = await offline.newPage();
+  await saved.goto(pathToFileURL(file).href);
+  await saved.waitForFunction(() => document.querySelector('attention-view')?.dataset.state === 'ready', null, { timeout: 30000 });
+  const savedHeat = await saved.evaluate(() => document.querySelector('attention-view').viewElement.heatModel());
+  savedHeat.values.forEach((w, i) => close(w, at(FORCED.encoderAttentions, 1, 2, Math.floor(i / S), i % S), 1e-6, `saved encoder ${i}`));
+  await saved.locator('select[name="attention"]').selectOption('cross');
+  await saved.waitForFunction((n) => document.querySelector('attention-view').viewElement.heatModel()?.values.length === n, T * S);
+  const savedCross = await saved.evaluate(() => document.querySelector('attention-view').viewElement.heatModel());
+  assert.deepEqual(savedCross.rowLabels, FORCED.decoderTokens.slice(1).map((t) => t.display), 'rows: the token each wrote');
+  savedCross.values.forEach((w, i) => close(w, cross(1, 2, Math.floor(i / S), i % S), 1e-6, `saved cross ${i}`));
+  await offline.close();
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the widget: view="cross" with a target draws the engine\'s cross-attention; without one it translates', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await page.goto(`${session.url}w/widgets.html`);
+  await page.evaluate(([source, target]) => {
+    for (const id of ['forced', 'own']) document.getElementById(id).text = source;
+    document.getElementById('forced').target = target;
+  }, [SOURCE, TARGET]);
+  for (const id of ['forced', 'own']) {
+    await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+    await page.waitForFunction((i) => document.getElementById(i).runs >= 1 && document.getElementById(i).dataset.state === 'ready', id, { timeout: 60000 });
+  }
+  const forced = await page.evaluate(() => document.getElementById('forced').viewElement.decodingModel());
+  const T = FORCED.decoderTokens.length - 1;
+  assert.deepEqual([forced.layer, forced.heads, forced.steps], [1, [2], T]);
+  forced.rows.forEach((row, q) => row.forEach((w, k) => close(w, at(FORCED.crossAttentions, 1, 2, q, k), 1e-6, `widget cross [${q}][${k}]`)));
+  const own = await page.evaluate(() => ({ ids: document.getElementById('own').result.tokens.filter((t) => t.typeId === 1).map((t) => t.id), picker: document.getElementById('own').shadowRoot.querySelector('select[name="attention"]')?.closest('label').hidden }));
+  assert.deepEqual(own.ids, TRANSLATED.decoderTokens.slice(1).map((t) => t.id));
+  assert.equal(own.picker, true, 'the decoding view always shows cross-attention: no part picker there');
+  // Another view shows the part the `attention` attribute names.
+  await page.evaluate(() => { const w = document.getElementById('own'); w.view = 'matrix'; w.setAttribute('attention', 'encoder'); });
+  await page.waitForFunction((s) => document.getElementById('own').viewElement.heatModel()?.values.length === s * s, TRANSLATED.sourceTokens.length);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('gettext-en-fr in the page: typed English becomes French token by token, with the engine\'s cross-attention', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await page.goto(`${session.url}#view=cross&layer=2`);
+  await page.waitForFunction(() => [...document.querySelectorAll('#model-select option')].some((o) => o.value === 'gettext-en-fr'), null, { timeout: 30000 });
+  await page.selectOption('#model-select', 'gettext-en-fr');
+  await page.fill('#text-a', PHRASE);
+  await page.waitForFunction((text) => document.querySelector('#translation output').textContent === text, FRENCH.text, { timeout: 60000 });
+  const drawn = await page.evaluate(() => document.querySelector('decoding-view').decodingModel());
+  assert.deepEqual(drawn.targetLabels, FRENCH.decoderTokens.slice(1).map((t) => t.display));
+  assert.deepEqual(drawn.sourceLabels, FRENCH.sourceTokens.map((t) => t.display));
+  // The last layer, the mean of its 4 heads.
+  const mean = (q, k) => [0, 1, 2, 3].reduce((sum, h) => sum + at(FRENCH.crossAttentions, 2, h, q, k), 0) / 4;
+  drawn.rows.forEach((row, q) => row.forEach((w, k) => close(w, mean(q, k), 1e-6, `gettext-en-fr step ${q} key ${k}`)));
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -1,0 +1,152 @@
+// The encoder-decoder runtime (model/seq2seq.h, model/translate.h) against the
+// goldens of tests/golden/models/ made by tests/golden/make_seq2seq_goldens.py,
+// an independent float64 PyTorch implementation of Marian and BART: encoder
+// self-, decoder self- and cross-attention of every layer and head within
+// 1e-5 absolute, logits within 1e-4 relative, greedy and 3-beam translations
+// equal; plus the config and checkpoint errors.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "golden_models.h"
+#include "model/directory.h"
+#include "model/translate.h"
+
+using namespace attnplay;
+using nlohmann::json;
+using namespace golden_models;
+
+namespace {
+
+const char* const kSeq2SeqModels[] = {"marian-l2-h4-f32", "marian-stored-positions-unshared-f16", "bart-l2-h4-bf16",
+                                      "bart-scaled-l1-l3-f32"};
+
+Seq2SeqModel load(const std::string& name) {
+  const ModelFiles files = read_model_directory(model_dir(name));
+  return Seq2SeqModel::from_checkpoint(files.config_json, files.checkpoint);
+}
+
+double max_abs_diff(const std::vector<float>& ours, const json& ref_json) {
+  const std::vector<double> ref = flat(ref_json);
+  REQUIRE(ours.size() == ref.size());
+  double m = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) m = std::max(m, std::abs(ours[i] - ref[i]));
+  return m;
+}
+
+std::string with(const std::string& config, const std::string& key, const std::string& value) {
+  json j = json::parse(config);
+  if (value.empty()) {
+    j.erase(key);
+  } else {
+    j[key] = json::parse(value);
+  }
+  return j.dump();
+}
+
+}  // namespace
+
+TEST_CASE("encoder-decoder forward passes match the PyTorch goldens") {
+  for (const char* name : kSeq2SeqModels) {
+    CAPTURE(name);
+    const Seq2SeqModel model = load(name);
+    for (const json& c : golden(name)["cases"]) {
+      CAPTURE(c["source"].get<std::string>());
+      const EncoderOutput encoded = model.encode(c["ids"].get<std::vector<std::int32_t>>());
+      const DecoderOutput decoded = model.decode(encoded, c["decoder_ids"].get<std::vector<std::int32_t>>());
+      CHECK(max_abs_diff(encoded.attentions, c["encoder_attentions"]) < 1e-5);
+      CHECK(max_abs_diff(decoded.self_attentions, c["decoder_attentions"]) < 1e-5);
+      CHECK(max_abs_diff(decoded.cross_attentions, c["cross_attentions"]) < 1e-5);
+      const std::vector<float> logits(decoded.logits.data(), decoded.logits.data() + decoded.logits.size());
+      double scale = 0;
+      for (const double v : flat(c["logits"])) scale = std::max(scale, std::abs(v));
+      CHECK(max_abs_diff(logits, c["logits"]) / scale < 1e-4);
+      // The last row alone, as a decoding step computes it.
+      const DecoderOutput step = model.decode(encoded, c["decoder_ids"].get<std::vector<std::int32_t>>(), true);
+      REQUIRE(step.logits.rows() == 1);
+      CHECK((step.logits.row(0) - decoded.logits.bottomRows(1)).cwiseAbs().maxCoeff() < 1e-4 * scale);
+    }
+  }
+}
+
+TEST_CASE("greedy and beam-search translations match the reference search") {
+  for (const char* name : kSeq2SeqModels) {
+    CAPTURE(name);
+    const Seq2SeqModel model = load(name);
+    for (const json& c : golden(name)["cases"]) {
+      CAPTURE(c["source"].get<std::string>());
+      const std::vector<std::int32_t> source = c["ids"].get<std::vector<std::int32_t>>();
+      int steps = 0;
+      const Translation greedy = translate(model, source, {1, 6}, [&](const TranslationStep& s) {
+        CHECK(s.index == steps++);
+        CHECK(s.cross_attention.size() ==
+              static_cast<std::size_t>(model.config().decoder_layers * model.config().decoder_heads) * source.size());
+        return true;
+      });
+      CHECK(greedy.decoder_ids == c["greedy"].get<std::vector<std::int32_t>>());
+      CHECK(steps == static_cast<int>(greedy.decoder_ids.size()) - 1);
+      CHECK(translate(model, source, {3, 6}).decoder_ids == c["beam3"].get<std::vector<std::int32_t>>());
+    }
+  }
+}
+
+TEST_CASE("a greedy step's cross-attention row is the decoder's last row") {
+  const Seq2SeqModel model = load("marian-l2-h4-f32");
+  const std::vector<std::int32_t> source = golden("marian-l2-h4-f32")["cases"][0]["ids"].get<std::vector<std::int32_t>>();
+  std::vector<TranslationStep> steps;
+  const Translation t = translate(model, source, {1, 4}, [&](const TranslationStep& s) {
+    steps.push_back(s);
+    return true;
+  });
+  const std::vector<std::int32_t> inputs(t.decoder_ids.begin(), t.decoder_ids.end() - 1);
+  const DecoderOutput whole = model.decode(model.encode(source), inputs);
+  const int T = whole.tokens, S = static_cast<int>(source.size()), LH = 2 * 4;
+  for (int i = 0; i < T; ++i) {
+    for (int lh = 0; lh < LH; ++lh) {
+      for (int s = 0; s < S; ++s) {
+        CHECK(steps[static_cast<std::size_t>(i)].cross_attention[static_cast<std::size_t>(lh * S + s)] ==
+              doctest::Approx(whole.cross_attentions[(static_cast<std::size_t>(lh) * T + i) * S + s]).epsilon(1e-5));
+      }
+    }
+  }
+  int calls = 0;  // returning false stops after that token
+  const Translation stopped = translate(model, source, {1, 4}, [&](const TranslationStep&) { return ++calls < 2; });
+  CHECK(stopped.decoder_ids.size() == 3);
+}
+
+TEST_CASE("bad requests and broken configs get clear errors") {
+  const ModelFiles files = read_model_directory(model_dir("marian-l2-h4-f32"));
+  const Seq2SeqModel model = Seq2SeqModel::from_checkpoint(files.config_json, files.checkpoint);
+  CHECK_THROWS_WITH_AS(model.encode({}), "no source tokens to run", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(model.encode({1, 999}), doctest::Contains("source token id 999 at position 1 is outside"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(model.encode(std::vector<std::int32_t>(41, 3)), doctest::Contains("more than the model's 40 positions"),
+                       std::invalid_argument);
+  const EncoderOutput encoded = model.encode({3, 4, 0});
+  CHECK_THROWS_WITH_AS(model.decode(encoded, {-1}), doctest::Contains("decoder token id -1"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(translate(model, {3, 0}, {0, 4}), doctest::Contains("beams must be from 1 to 64"),
+                       std::invalid_argument);
+  const std::string& config = files.config_json;
+  auto load_with = [&](const std::string& key, const std::string& value) {
+    return Seq2SeqModel::from_checkpoint(with(config, key, value), files.checkpoint);
+  };
+  CHECK_THROWS_WITH_AS(load_with("decoder_start_token_id", ""), doctest::Contains("\"decoder_start_token_id\" is missing"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(load_with("decoder_attention_heads", "5"), doctest::Contains("not divisible by the decoder's 5"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(load_with("model_type", "\"t5\""), doctest::Contains("\"t5\" is not supported: T5's relative position"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(load_with("normalize_before", "true"), doctest::Contains("\"normalize_before\": true is not supported"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(load_with("decoder_layers", "3"),
+                       doctest::Contains("tensor 'model.decoder.layers.2.self_attn.q_proj.weight' is missing"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(load_with("encoder_layers", "1"), doctest::Contains("unexpected tensor(s)"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(parse_config(config), doctest::Contains("is an encoder-decoder"), std::invalid_argument);
+  CHECK(is_encoder_decoder_config(config));
+  CHECK_FALSE(is_encoder_decoder_config(read_model_directory(model_dir("gpt2-l1-h1-k64-f32")).config_json));
+}

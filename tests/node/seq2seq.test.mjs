@@ -1,0 +1,141 @@
+// Encoder-decoders (Marian, BART) in WASM through the JS engine and in the
+// native CLI, against the float64 PyTorch goldens of tests/golden/models/
+// (tests/golden/make_seq2seq_goldens.py): encoder self-, decoder self- and
+// cross-attention within 1e-5, logits within 1e-4 relative, greedy and 3-beam
+// translations equal to the reference search; the step callback's rows equal
+// the whole decoder's rows; `attnplay attention` and `attnplay translate`
+// print the same numbers; bad input gets readable errors.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { before, test } from 'node:test';
+
+import { AttnplayError, Seq2SeqModel, createEngine } from '../../dist/engine.js';
+import { flat, golden, maxAbsDiff, modelFiles, relativeError } from './model-golden.mjs';
+
+const SEQ2SEQ = ['marian-l2-h4-f32', 'marian-stored-positions-unshared-f16', 'bart-l2-h4-bf16', 'bart-scaled-l1-l3-f32'];
+const cli = fileURLToPath(new URL('../../build/native/attnplay', import.meta.url));
+const dirOf = (name) => fileURLToPath(new URL(`../golden/models/${name}`, import.meta.url));
+
+let engine;
+before(async () => {
+  engine = await createEngine();
+});
+
+function runCli(args) {
+  const r = spawnSync(cli, args, { encoding: 'utf8' });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+for (const name of SEQ2SEQ) {
+  test(`${name}: WASM attentions, logits and translations equal the PyTorch golden`, async () => {
+    const model = await engine.loadModel(modelFiles(name));
+    try {
+      assert.ok(model instanceof Seq2SeqModel);
+      assert.equal(model.config.encoderDecoder, true);
+      for (const c of golden(name).cases) {
+        const r = model.forward(c.ids, c.decoder_ids, { logits: true });
+        const S = c.ids.length;
+        const T = c.decoder_ids.length;
+        assert.deepEqual(r.encoderAttentions.shape, [model.config.encoderLayers, model.config.encoderHeads, S, S]);
+        assert.deepEqual(r.crossAttentions.shape, [model.config.decoderLayers, model.config.decoderHeads, T, S]);
+        assert.ok(maxAbsDiff(r.encoderAttentions.data, flat(c.encoder_attentions)) < 1e-5, c.source);
+        assert.ok(maxAbsDiff(r.decoderAttentions.data, flat(c.decoder_attentions)) < 1e-5, c.source);
+        assert.ok(maxAbsDiff(r.crossAttentions.data, flat(c.cross_attentions)) < 1e-5, c.source);
+        assert.ok(relativeError(r.logits.data, flat(c.logits)) < 1e-4, c.source);
+
+        const steps = [];
+        const greedy = model.translate(c.ids, { maxNewTokens: 6 }, (step) => { steps.push(step); });
+        assert.deepEqual(greedy.decoderTokens.map((t) => t.id), c.greedy);
+        assert.equal(steps.length, c.greedy.length - 1);
+        const [L, H, rows, keys] = greedy.crossAttentions.shape;
+        assert.deepEqual([rows, keys], [c.greedy.length - 1, S]);
+        steps.forEach((step, i) => {  // each step's row is row i of the whole decoder's cross-attention
+          assert.equal(step.index, i);
+          assert.equal(step.token, c.greedy[i + 1]);
+          assert.deepEqual(step.crossAttention.shape, [L, H, S]);
+          const whole = [];
+          for (let lh = 0; lh < L * H; lh += 1) whole.push(...greedy.crossAttentions.data.subarray((lh * rows + i) * S, (lh * rows + i + 1) * S));
+          assert.ok(maxAbsDiff(step.crossAttention.data, whole) < 1e-5);
+        });
+        const beam = model.translate(c.ids, { beams: 3, maxNewTokens: 6 }, () => assert.fail('beam search reports no steps'));
+        assert.deepEqual(beam.decoderTokens.map((t) => t.id), c.beam3);
+      }
+    } finally {
+      model.dispose();
+    }
+  });
+}
+
+test('translate: a false return from onStep stops after that token', async () => {
+  const model = await engine.loadModel(modelFiles('marian-l2-h4-f32'));
+  try {
+    let calls = 0;
+    const r = model.translate([40, 41, 0], { maxNewTokens: 6 }, () => { calls += 1; return calls < 2; });
+    assert.equal(calls, 2);
+    assert.equal(r.decoderTokens.length, 3);
+  } finally {
+    model.dispose();
+  }
+});
+
+test('encoder-decoder errors are readable, never a crash', async () => {
+  const model = await engine.loadModel(modelFiles('bart-l2-h4-bf16'));
+  try {
+    assert.throws(() => model.forward([], [256]), (e) => e instanceof AttnplayError && /no source tokens/.test(e.message));
+    assert.throws(() => model.forward([1, 99999]), /source token id 99999 at position 1 is outside the vocabulary/);
+    assert.throws(() => model.translate([1, 0], { beams: 0 }), /beams must be from 1 to 64/);
+    assert.throws(() => model.run(''), /the source text is empty/);
+  } finally {
+    model.dispose();
+  }
+  assert.equal(engine.loadedModels(), 0);
+  const files = modelFiles('marian-l2-h4-f32');
+  const config = JSON.parse(files.config);
+  delete config.decoder_start_token_id;
+  await assert.rejects(engine.loadModel({ ...files, config: JSON.stringify(config) }), /"decoder_start_token_id" is missing/);
+  await assert.rejects(engine.loadModel({ ...files, config: JSON.stringify({ ...JSON.parse(files.config), model_type: 't5' }) }),
+    /"t5" is not supported: T5's relative position buckets/);
+});
+
+test('CLI: attention and translate print the engine\'s numbers', async () => {
+  const name = 'bart-l2-h4-bf16';
+  const c = golden(name).cases[0];
+  const r = runCli(['attention', '--model', dirOf(name), '--ids', c.ids.join(','), '--decoder-ids', c.decoder_ids.join(',')]);
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.model_type, 'bart');
+  assert.deepEqual(out.encoder_tokens.map((t) => t.id), c.ids);
+  assert.deepEqual(out.decoder_tokens.map((t) => t.id), c.decoder_ids);
+  for (const key of ['encoder_attentions', 'decoder_attentions', 'cross_attentions']) {
+    assert.ok(maxAbsDiff(flat(out[key]), flat(c[key])) < 1e-5, key);
+  }
+  const text = runCli(['attention', '--model', dirOf(name), '--text', c.source, '--target', c.target]);
+  assert.equal(text.status, 0, text.stderr);
+  const fromText = JSON.parse(text.stdout);
+  assert.deepEqual(fromText.decoder_tokens.map((t) => t.id), c.decoder_ids);
+  assert.equal(fromText.cross_attentions[0][0].length, c.decoder_ids.length);
+
+  const model = await engine.loadModel(modelFiles(name));
+  try {
+    for (const beams of [1, 3]) {
+      const t = runCli(['translate', '--model', dirOf(name), '--text', c.source, '--beams', String(beams), '--max-new-tokens', '5', '--all-layers']);
+      assert.equal(t.status, 0, t.stderr);
+      const line = JSON.parse(t.stdout.trim());
+      const ours = model.translate(c.source, { beams, maxNewTokens: 5 });
+      assert.equal(line.source, c.source);
+      assert.equal(line.translation, ours.text);
+      assert.deepEqual(line.source_tokens, ours.sourceTokens.map((tok) => tok.display));
+      assert.deepEqual(line.target_tokens, ours.decoderTokens.slice(1).map((tok) => tok.display));
+      assert.ok(maxAbsDiff(flat(line.cross_attentions), ours.crossAttentions.data) < 1e-5);
+    }
+  } finally {
+    model.dispose();
+  }
+  const usage = runCli(['attention', '--model', dirOf(name), '--ids', '1,2', '--format', 'npy', '--out', '/dev/null']);
+  assert.equal(usage.status, 2);
+  assert.match(usage.stderr, /encoder-decoder takes --format json only/);
+  const notSeq2Seq = runCli(['attention', '--model', dirOf('gpt2-l1-h1-k64-f32'), '--ids', '1,2', '--decoder-ids', '3']);
+  assert.equal(notSeq2Seq.status, 2);
+  assert.match(notSeq2Seq.stderr, /--target and --decoder-ids are for encoder-decoder models/);
+});

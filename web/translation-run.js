@@ -1,0 +1,113 @@
+// How the page and the widget run an encoder–decoder model (config.encoderDecoder:
+// Marian, BART) on the reader's text: the model's own translation, decoded
+// greedily in the engine worker with each target token reported as it is
+// written (with its cross-attention row), or a target text the reader gives
+// (teacher-forced); then the views' results of the three attention parts.
+// Rows of the decoder's attention are the steps of decoding: row i is the
+// decoder at its input token i (the start token first), which wrote target
+// token i; cross-attention rows are labelled by the token they wrote, as in
+// the tutorials' alignment matrix, decoder self-attention rows by the input.
+// Not here: loading models, DOM, drawing.
+import { readTokens } from './attention-data-source.js';
+import { crossResult } from './encoder-decoder.js';
+import { truncationText } from './run-loop.js';
+
+/** Layers × heads of a decoder step's rows: [L, H, S] each -> one tensor [L, H, t, S] (t = rows.length). */
+export function stackRows(rows) {
+  const [layers, heads, keys] = rows[0].shape;
+  const t = rows.length;
+  const data = new Float32Array(layers * heads * t * keys);
+  rows.forEach((row, q) => {
+    for (let m = 0; m < layers * heads; m += 1) data.set(row.data.subarray(m * keys, (m + 1) * keys), (m * t + q) * keys);
+  });
+  return { data, shape: [layers, heads, t, keys] };
+}
+
+/** The first `n` rows and columns of each [T, T] map of a [L, H, T, T] tensor. */
+function leadingSquare({ data, shape: [layers, heads, t] }, n) {
+  const out = new Float32Array(layers * heads * n * n);
+  for (let m = 0; m < layers * heads; m += 1) {
+    for (let q = 0; q < n; q += 1) out.set(data.subarray((m * t + q) * t, (m * t + q) * t + n), (m * n + q) * n);
+  }
+  return { data: out, shape: [layers, heads, n, n] };
+}
+
+/** The first `n` query rows of each [T, S] map of a [L, H, T, S] tensor. */
+function leadingRows({ data, shape: [layers, heads, t, keys] }, n) {
+  const out = new Float32Array(layers * heads * n * keys);
+  for (let m = 0; m < layers * heads; m += 1) out.set(data.subarray(m * t * keys, (m * t + n) * keys), m * n * keys);
+  return { data: out, shape: [layers, heads, n, keys] };
+}
+
+// Engine tokens { id, display, special } -> the views' tokens and a text they cover (segment 0).
+const viewTokens = (tokens, where) => readTokens(tokens.map(({ id, display, special }) => ({ token: display, id, special })), where);
+
+/**
+ * The source as the views take it: { tokens, text } (the engine's tokens
+ * carry their offsets into the text).
+ */
+const sourceOf = (tokens, text) => ({ tokens: tokens.map((token) => ({ ...token, segment: 0, typeId: 0 })), text });
+
+/**
+ * The cross part while decoding: source tokens, the tokens written so far
+ * and their rows ([{ display, id, special, crossAttention [L, H, S] }]).
+ */
+export function partialCross(source, steps, modelType) {
+  return crossResult(source, viewTokens(steps, 'the translation'), stackRows(steps.map((step) => step.crossAttention)), modelType);
+}
+
+/**
+ * The three parts of an encoder–decoder run:
+ * { parts: { encoder, decoder, cross: { result, layers, heads } }, order }.
+ * raw: the engine's answer (sourceTokens, decoderTokens = start token,
+ * target tokens; encoder [L, H, S, S], decoder [L, H, T, T] and cross
+ * [L, H, T, S] attention over decoderTokens less the last), config: the model's.
+ */
+export function translationParts(raw, source, config) {
+  const { modelType } = config;
+  const inputs = raw.decoderTokens.slice(0, -1);
+  const written = raw.decoderTokens.slice(1);
+  const decoder = viewTokens(inputs, 'the decoder input');
+  const encoderPart = { tokens: source.tokens, attentions: raw.encoderAttentions, texts: [source.text], causal: false, modelType };
+  const decoderPart = { tokens: decoder.tokens, attentions: raw.decoderAttentions, texts: [decoder.text], causal: true, modelType };
+  const parts = {
+    encoder: { result: encoderPart, layers: config.encoderLayers, heads: config.encoderHeads },
+    decoder: { result: decoderPart, layers: config.decoderLayers, heads: config.decoderHeads },
+    cross: { result: crossResult(source, viewTokens(written, 'the translation'), raw.crossAttentions, modelType), layers: config.decoderLayers, heads: config.decoderHeads },
+  };
+  return { parts, order: ['encoder', 'decoder', 'cross'] };
+}
+
+/**
+ * Runs the encoder–decoder held in the worker under `key` on { text, target }.
+ * Without a target the model translates: onSource(source) runs once the
+ * source tokens are known, onStep(partial cross result, steps so far) after
+ * each target token. Returns { parts, order, translation (text), source,
+ * raw, ms, note }. Throws an Error that says what went wrong, also for an
+ * empty text.
+ */
+export async function runTranslation(client, key, config, { text, target = '' }, { onSource = () => {}, onStep = () => {} } = {}) {
+  if (text.trim() === '') throw new Error('Write some text to translate.');
+  try {
+    if (target.trim() !== '') {
+      // The reader's target: one teacher-forced pass over the start token and the target; the last position wrote nothing shown.
+      const raw = await client.runSeq2Seq(key, { text, target });
+      const source = sourceOf(raw.sourceTokens, text);
+      const rows = raw.decoderTokens.length - 1;
+      const forced = { ...raw, decoderAttentions: leadingSquare(raw.decoderAttentions, rows), crossAttentions: leadingRows(raw.crossAttentions, rows) };
+      return { ...translationParts(forced, source, config), translation: target, source, raw, ms: raw.ms, note: truncationText(raw, config) };
+    }
+    // The source's tokens first (one cheap pass), so the steps can be drawn against them as they come.
+    const first = await client.runSeq2Seq(key, { text });
+    const source = sourceOf(first.sourceTokens, text);
+    onSource(source);
+    const steps = [];
+    const raw = await client.translate(key, { text }, (step) => {
+      steps.push(step);
+      onStep(partialCross(source, steps, config.modelType), steps);
+    });
+    return { ...translationParts(raw, source, config), translation: raw.text, source, raw, ms: raw.ms, note: truncationText(raw, config) };
+  } catch (error) {
+    throw new Error(`Cannot run the model on this text: ${error.message}`);
+  }
+}
