@@ -118,7 +118,7 @@ class Bert(nn.Module):
         if predict_at is not None:
             x = x[predict_at]  # [N, d]
         t = self.cls["predictions"]["transform"]
-        h = t["LayerNorm"](F.gelu(t["dense"](x)).float())  # .float(): under bfloat16 autocast (training) this torch's layer_norm wants float32 input
+        h = t["LayerNorm"](F.gelu(t["dense"](x)))
         return h @ e["word_embeddings"].weight.T + self.decoder_bias, all_weights
 
     def hf_state_dict(self) -> dict[str, torch.Tensor]:

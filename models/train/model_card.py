@@ -53,7 +53,7 @@ def measurements(log: dict) -> list[str]:
     if "measurements" not in log:
         return []
     now, before = log["measurements"], log.get("measurements_previous")
-    columns = [("version 4", before), ("this version", now)] if before else [("", now)]
+    columns = [(log["previous_version"], before), ("this version", now)] if before else [("", now)]
     pct = lambda value: f"{100 * value:.1f}%"
     rows = [("↵ as the top prediction, validation split", lambda m: pct(m["validation"]["newline_top1_rate"])),
             (f"↵ as the top prediction, held-out sample (validation paragraphs {now['sample']['paragraphs']}, {now['sample']['tokens']:,} tokens)",
@@ -61,7 +61,7 @@ def measurements(log: dict) -> list[str]:
             ("↵ as the true next token, validation split", lambda m: pct(m["validation"]["newline_true_rate"])),
             ("loss on the paragraphs' validation split (nats/token)", lambda m: f"{m['validation']['loss']:.3f}"),
             ("rank of \" wife\" after the opening sentence", lambda m: f"{m['wife_rank']} (p = {m['wife_probability']:.3f})")]
-    lines = ["What a reader meets first (`models/train/measure_gpt.py models/austen-gpt" + (" --previous <version 4 folder>" if before else "") + "`),",
+    lines = ["What a reader meets first (`models/train/measure_gpt.py models/austen-gpt" + (f" --previous <{log['previous_version']} folder>" if before else "") + "`),",
              "in non-overlapping windows of 256 tokens as the page runs a long text:", "",
              "| | " + " | ".join(name for name, _ in columns) + " |", "|---|" + "---:|" * len(columns)]
     lines += [f"| {label} | " + " | ".join(value(m) for _, m in columns) + " |" for label, value in rows]
@@ -98,12 +98,15 @@ def main() -> None:
              f"{100 * VALIDATION_FRACTION:.0f}% the validation split (the end of Persuasion).")
     if log.get("corpus") == "austen-paragraphs.txt":
         text += [f"`../shared/corpus/austen-paragraphs.txt`: {NOVELS},",
-                 "one paragraph per line: the text of `austen.txt` without its hard wrap every ~70 characters.", split,
-                 "The model reads the file as it is: paragraph after paragraph, each ending in one line break, so ↵",
-                 "marks the end of a paragraph and nothing else."]
+                 "one paragraph per line: the text of `austen.txt` without its hard wrap every ~70 characters.", split]
+        if gpt:
+            text += ["The model reads the file as it is: paragraph after paragraph, each ending in one line break, so ↵",
+                     "marks the end of a paragraph and nothing else."]
+        else:
+            text += ["The text is cut into sentences after . ! ? (whitespace and line breaks are only separators to BERT's",
+                     "pre-tokenizer)."]
         if log.get("init"):
-            text += ["This version continued version 4, which was trained on the hard-wrapped `../shared/corpus/austen.txt`",
-                     "(see Training)."]
+            text += [log["lineage"]]  # which earlier versions this one continues (see Training)
     else:
         text += [f"`../shared/corpus/austen.txt`: {NOVELS}. The first", split[len("The first "):]]
     text += ["The text is public domain.", "", "## Tokenizer", ""]
@@ -124,7 +127,8 @@ def main() -> None:
         f"{log['parameters']:,} parameters, stored in F16: {size / 1e6:.1f} MB for config.json + model.safetensors + tokenizer.json.", "",
         "## Training", "",
         "```sh", "npm run build:native",
-        *([f"/usr/bin/python3 {log['init_command']}   # version 4", f"/usr/bin/python3 {log['command']}   # this version, from version 4"]
+        *([f"/usr/bin/python3 {command}   # {comment}" for command, comment in log["init_commands"]]
+          + [f"/usr/bin/python3 {log['command']}   # this version, from {log['previous_version']}"]
           if log.get("init") else [f"/usr/bin/python3 {log['command']}"]),
         "```", "",
         ("(the script's defaults are version 4's settings but for the corpus; `--threads` only changes the speed)" if log.get("init")

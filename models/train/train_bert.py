@@ -2,17 +2,15 @@
 
 Reproducible (seeded, fixed step count) masked-language-model training with
 sentence pairs (token type ids) on the first 95% of a corpus (default
-../shared/corpus/austen-paragraphs.txt), validation on the last 5%, with a
-WordPiece vocabulary made by attnplay's own trainer (`attnplay train-tokenizer
---model wordpiece`). Each training example is a run of consecutive sentences
-filling up to 128 tokens, as one segment ([CLS] A [SEP]) or, half of the
-time, split at a sentence boundary into two ([CLS] A [SEP] B [SEP], B with
-type id 1); validation examples are one sentence, or a sentence and the next.
-15% of the other tokens are chosen for prediction: 80% become [MASK], 10% a
-random token, 10% stay. Matrix products run in bfloat16 (autocast), weights
-and evaluation in float32. Writes the Hugging Face layout (config.json,
-model.safetensors in F16, tokenizer.json), training-log.json, and the
-fidelity golden tests/golden/models/austen-bert.*.
+../shared/corpus/austen-paragraphs.txt; the shipped model was trained on
+austen.txt, see its card), validation on the last 5%, with a WordPiece
+vocabulary made by attnplay's own trainer (`attnplay train-tokenizer --model
+wordpiece`). Each example is one
+sentence ([CLS] A [SEP]) or, half of the time, a sentence and the next one
+([CLS] A [SEP] B [SEP], B with type id 1). 15% of the other tokens are chosen
+for prediction: 80% become [MASK], 10% a random token, 10% stay. Writes the
+Hugging Face layout (config.json, model.safetensors in F16, tokenizer.json),
+training-log.json, and the fidelity golden tests/golden/models/austen-bert.*.
 
 Usage (after `npm run build:native`):
     /usr/bin/python3 models/train/train_bert.py
@@ -87,24 +85,6 @@ def example(sentences: list[list[int]], index: int, with_pair: bool) -> tuple[li
     return ids, types
 
 
-def packed_example(sentences: list[list[int]], index: int, with_pair: bool) -> tuple[list[int], list[int]]:
-    """Consecutive sentences from `index` filling up to MAX_LENGTH tokens (no padding
-    to waste), as one segment ([CLS] A [SEP]) or, with_pair, split at a sentence
-    boundary into two ([CLS] A [SEP] B [SEP], B the sentences that follow A).
-    A first sentence longer than the budget is cut. -> (ids, type_ids)."""
-    budget = MAX_LENGTH - 3
-    taken, used = [], 0
-    for s in sentences[index:]:
-        if taken and used + len(s) > budget:
-            break
-        taken.append(s[:budget])
-        used += len(taken[-1])
-    if not with_pair or len(taken) < 2:
-        return example([[t for s in taken for t in s]], 0, False)
-    cut = max(1, len(taken) // 2)
-    return example([[t for s in taken[:cut] for t in s], [t for s in taken[cut:] for t in s]], 0, True)
-
-
 def mask_tokens(ids: list[int], rng: random.Random) -> tuple[list[int], list[int]]:
     """-> (inputs, labels) with labels -100 where nothing is predicted (BERT's 80/10/10)."""
     inputs, labels = list(ids), [-100] * len(ids)
@@ -128,10 +108,9 @@ def collate(rows: list[tuple[list[int], list[int], list[int]]]) -> tuple[torch.T
 
 
 def make_batch(sentences, rng: random.Random):
-    """BATCH packed examples, masked -> collate()."""
     rows = []
     for _ in range(BATCH):
-        ids, types = packed_example(sentences, rng.randrange(len(sentences) - 1), rng.random() < 0.5)
+        ids, types = example(sentences, rng.randrange(len(sentences) - 1), rng.random() < 0.5)
         inputs, labels = mask_tokens(ids, rng)
         rows.append((inputs, types, labels))
     return collate(rows)
@@ -196,18 +175,12 @@ def main() -> None:
     optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}],
                                   lr=args.lr, betas=(0.9, 0.98))
     rng = random.Random(SEED)
-    tokens_seen = 0
 
     def loss_at(_step: int) -> torch.Tensor:
-        nonlocal tokens_seen
         ids, types, mask, labels = make_batch(train, rng)
-        tokens_seen += int(mask.sum())
         chosen = labels != -100  # [B, T]
-        # bfloat16 matrix products (AVX-512 BF16, as austen-gpt): about twice the
-        # steps an hour on this CPU. Weights, evaluation and goldens stay float32.
-        with torch.autocast("cpu", dtype=torch.bfloat16):
-            logits, _ = model(ids, types, mask, predict_at=chosen)  # [N, V]
-        return F.cross_entropy(logits.float(), labels[chosen])
+        logits, _ = model(ids, types, mask, predict_at=chosen)  # [N, V]
+        return F.cross_entropy(logits, labels[chosen])
 
     log = {"machine": machine_description()}
     log["steps"] = optimise(model, optimizer, args.steps, args.lr, args.warmup, loss_at, clock)
@@ -225,7 +198,6 @@ def main() -> None:
     log.update({
         "config": cfg.hf_config(), "parameters": sum(p.numel() for p in model.parameters()),
         "train_sentences": len(train), "validation_sentences": len(val), "examples_seen": args.steps * BATCH,
-        "train_tokens": sum(map(len, train)), "tokens_seen": tokens_seen,
         "final_train_mlm_loss": train_loss, "final_train_mlm_accuracy": train_accuracy,
         "validation_mlm_loss": val_loss, "validation_perplexity": math.exp(val_loss), "validation_mlm_accuracy": val_accuracy,
         "minutes": clock.minutes(), "mask_fills": fills, "seed": SEED, "command": " ".join(sys.argv),
