@@ -22,7 +22,7 @@ const DEFAULT_REVISION = 'main';
  * The model_type values the core runs (cpp/model/config.cpp, parse_config;
  * tests/node/hub.test.mjs checks this list against the core's own message).
  */
-export const SUPPORTED_MODEL_TYPES = ['gpt2', 'bert', 'llama', 'mistral', 'qwen2', 'qwen3', 'gpt_neox'];
+export const SUPPORTED_MODEL_TYPES = ['gpt2', 'bert', 'llama', 'mistral', 'qwen2', 'qwen3', 'gpt_neox', 'marian', 'bart'];
 
 /** A WebAssembly (wasm32) memory holds at most 4 GiB. */
 export const WASM_MEMORY_LIMIT = 4 * 2 ** 30;

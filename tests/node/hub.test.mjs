@@ -51,7 +51,7 @@ test('the architectures the loader accepts are the ones the core runs', async ()
   const config = JSON.stringify({ model_type: 'not-a-model' });
   const weights = fake.repos['tiny/gpt2'].files['model.safetensors'];
   await assert.rejects(engine.loadModel({ config, weights }), (error) => {
-    const listed = /\(supported: ([^)]+)\)/.exec(error.message)?.[1].split(', ');
+    const listed = /\(supported: ([^)]+)\)/.exec(error.message)?.[1].split(/, |; encoder-decoders: /);
     assert.deepEqual(listed, SUPPORTED_MODEL_TYPES, error.message);
     return true;
   });
