@@ -203,8 +203,7 @@ export class Engine {
       throw error;
     }
     // loadModel owns the buffers from here on, and frees them.
-    const loaded = unwrap(this.#module.loadModel(config, buffers, files.index, files.tokenizer ?? files.marian));
-    const { handle, config: modelConfig, hasTokenizer } = loaded;
+    const { handle, config: modelConfig, hasTokenizer } = unwrap(this.#module.loadModel(config, buffers, files.index, files.tokenizer ?? files.marian));
     if (modelConfig.encoderDecoder) return new Seq2SeqModel(this.#module, handle, modelConfig, files.tokenizer, hasTokenizer);
     return new Model(this.#module, handle, modelConfig, files.tokenizer, hasTokenizer);
   }

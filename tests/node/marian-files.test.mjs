@@ -47,13 +47,16 @@ after(() => shipped.dispose());
 function checkModel(model) {
   assert.equal(model.hasTokenizer, true);
   assert.equal(model.tokenizerFile, null);
-  for (const c of golden.cases.slice(0, 60).concat(golden.cases.slice(-8))) {
+  // Validation texts, then the edge cases (runs of spaces, unknown characters,
+  // written specials, language codes), where only MarianTokenizer's ids are the reference.
+  golden.cases.slice(0, 60).concat(golden.cases.slice(-8)).forEach((c, i) => {
     const ours = model.run(c.text, { target: c.text });
     assert.deepEqual(ours.sourceTokens.map((t) => t.id), c.shipped.source_ids, c.text);
     assert.deepEqual(ours.decoderTokens.map((t) => t.id).slice(1), c.shipped.target_ids, c.text);
+    if (i >= 60) return;
     const reference = shipped.run(c.text, { target: c.text });
     assert.deepEqual(ours.sourceTokens.map((t) => t.display), reference.sourceTokens.map((t) => t.display), c.text);
-  }
+  });
   for (const text of SENTENCES) {
     const a = model.translate(text);
     const b = shipped.translate(text);
