@@ -14,7 +14,7 @@ import { after, before, test } from 'node:test';
 import { createEngine } from '../../dist/engine.js';
 import { DownloadProgress, cachingFetch } from '../../dist/download.js';
 import {
-  DEFAULT_HUB, MAX_MODEL_BYTES, SUPPORTED_MODEL_TYPES, hubReference, openHubModel, parseModelId, resolveUrl,
+  DEFAULT_HUB, ENCODER_DECODER_TYPES, MAX_MODEL_BYTES, SUPPORTED_MODEL_TYPES, hubReference, openHubModel, parseModelId, resolveUrl,
 } from '../../dist/hub.js';
 import { FAMILY_MODELS, HELD, MARIAN, SENTENCEPIECE, SHARDED, startFakeHub } from '../hub/fake-hub.mjs';
 import { flat, golden, maxAbsDiff } from './model-golden.mjs';
@@ -52,8 +52,9 @@ test('the architectures the loader accepts are the ones the core runs', async ()
   const config = JSON.stringify({ model_type: 'not-a-model' });
   const weights = fake.repos['tiny/gpt2'].files['model.safetensors'];
   await assert.rejects(engine.loadModel({ config, weights }), (error) => {
-    const listed = /\(supported: ([^)]+)\)/.exec(error.message)?.[1].split(', ');
-    assert.deepEqual(listed, SUPPORTED_MODEL_TYPES, error.message);
+    const [, listed, encoderDecoders] = /\(supported: ([^;)]+); encoder-decoders: ([^)]+)\)/.exec(error.message) ?? [];
+    assert.deepEqual(listed?.split(', '), SUPPORTED_MODEL_TYPES, error.message);
+    assert.deepEqual(encoderDecoders?.split(', '), ENCODER_DECODER_TYPES, error.message);
     return true;
   });
 });
