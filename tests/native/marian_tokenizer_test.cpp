@@ -175,4 +175,12 @@ TEST_CASE("broken Marian files are named") {
   } catch (const std::runtime_error& e) {
     CHECK(std::string(e.what()).find("target.spm") != std::string::npos);
   }
+  const MarianFolder separate("marian-separate", {"source.spm", "target.spm", "vocab.json"});
+  std::filesystem::copy_file(kModel + "vocab.json", separate.dir / "target_vocab.json");
+  try {
+    read_model_directory(separate.path());
+    FAIL("a folder with target_vocab.json was read");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()).find("target_vocab.json: separate source and target vocabularies are not supported") != std::string::npos);
+  }
 }
