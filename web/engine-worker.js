@@ -94,7 +94,7 @@ const METHODS = {
     METHODS.disposeModel(engine, key);
     models.set(key, model);
     const kept = await fetchImpl.stored().then(() => true, () => false);
-    return { config: model.config, hasTokenizer: model.tokenizerFile !== null, fromCache: hub && fetchImpl.fetched.length === 0, kept };
+    return { config: model.config, hasTokenizer: model.hasTokenizer, fromCache: hub && fetchImpl.fetched.length === 0, kept };
   },
 
   /** { text, textB, topK, trace } -> run result + predictions + milliseconds */

@@ -167,7 +167,9 @@ export class Engine {
    *   - a base URL (string or URL) of the model folder, e.g. 'models/gpt2/'
    *     (model.safetensors, or when that is not found a sharded checkpoint:
    *     model.safetensors.index.json and the shards it names);
-   *   - { config, weights, tokenizer?, index? }, each an ArrayBuffer, typed
+   *   - { config, weights, tokenizer?, sentencepiece?, index? } (sentencepiece:
+   *     tokenizer.model; a Marian model without tokenizer.json: sourceSpm,
+   *     targetSpm and vocab for source.spm, target.spm, vocab.json), each an ArrayBuffer, typed
    *     array, Blob/File, URL (fetched), a successful fetch Response whose
    *     body is not read yet (hub.js) or, for the JSON files, a string of
    *     JSON; with index (model.safetensors.index.json), weights is the array
@@ -192,6 +194,7 @@ export class Engine {
     progress(MODEL_FILES.config)(files.config.length);
     const config = utf8Decoder.decode(files.config);
     if (files.tokenizer) progress(files.tokenizerName)(files.tokenizer.length);
+    for (const [key, bytes] of Object.entries(files.marian ?? {})) progress(MODEL_FILES[key])(bytes.length);
     const buffers = [];
     try {
       for (const shard of files.shards) buffers.push({ name: shard.name, ...await this.#readIntoHeap(shard, progress(shard.name)) });
@@ -200,9 +203,9 @@ export class Engine {
       throw error;
     }
     // loadModel owns the buffers from here on, and frees them.
-    const { handle, config: modelConfig } = unwrap(this.#module.loadModel(config, buffers, files.index, files.tokenizer));
-    if (modelConfig.encoderDecoder) return new Seq2SeqModel(this.#module, handle, modelConfig, files.tokenizer);
-    return new Model(this.#module, handle, modelConfig, files.tokenizer);
+    const { handle, config: modelConfig, hasTokenizer } = unwrap(this.#module.loadModel(config, buffers, files.index, files.tokenizer ?? files.marian));
+    if (modelConfig.encoderDecoder) return new Seq2SeqModel(this.#module, handle, modelConfig, files.tokenizer, hasTokenizer);
+    return new Model(this.#module, handle, modelConfig, files.tokenizer, hasTokenizer);
   }
 
   /** Number of models loaded and not yet disposed. */
@@ -250,18 +253,21 @@ export class Engine {
  *           vocabSize, typeVocabSize, causal, hasMlmHead, parameters }
  * tokenizerFile: the bytes of its tokenizer.json or tokenizer.model (for
  *   engine.loadTokenizer), or null when there was none;
- * tokenizerJson: the text of tokenizer.json, or null when there was none.
+ * tokenizerJson: the text of tokenizer.json, or null when there was none;
+ * hasTokenizer: whether it reads text (a Marian model may have source.spm,
+ *   target.spm and vocab.json instead of a tokenizer file).
  */
 export class Model {
   #module;
   #handle;
 
-  constructor(module, handle, config, tokenizerFile) {
+  constructor(module, handle, config, tokenizerFile, hasTokenizer) {
     this.#module = module;
     this.#handle = handle;
     this.config = Object.freeze(config);
     this.tokenizerFile = tokenizerFile;
     this.tokenizerJson = tokenizerFile && isJsonBytes(tokenizerFile) ? utf8Decoder.decode(tokenizerFile) : null;
+    this.hasTokenizer = hasTokenizer;
   }
 
   /**
@@ -373,18 +379,19 @@ export class Model {
  *   crossAttentions   [decoderLayers, decoderHeads, T, S] (each decoder input position over the source).
  * Decoder inputs start with the start token (config.decoderStartTokenId), so
  * row t of the decoder's tensors is the position that predicts target token t.
- * tokenizerFile, tokenizerJson: as Model's.
+ * tokenizerFile, tokenizerJson, hasTokenizer: as Model's.
  */
 export class Seq2SeqModel {
   #module;
   #handle;
 
-  constructor(module, handle, config, tokenizerFile) {
+  constructor(module, handle, config, tokenizerFile, hasTokenizer) {
     this.#module = module;
     this.#handle = handle;
     this.config = Object.freeze(config);
     this.tokenizerFile = tokenizerFile;
     this.tokenizerJson = tokenizerFile && isJsonBytes(tokenizerFile) ? utf8Decoder.decode(tokenizerFile) : null;
+    this.hasTokenizer = hasTokenizer;
   }
 
   #live() {

@@ -3,7 +3,8 @@
 // file URLs ({hub}/{id}/resolve/{revision}/{file}) and opens a model there
 // for Engine.loadModel: config.json first (an architecture attnplay cannot
 // run is refused before any weight is requested), then model.safetensors or
-// the sharded index and its shards (never a pickle), and tokenizer.json; the
+// the sharded index and its shards (never a pickle), and tokenizer.json (else
+// tokenizer.model, or a Marian model's source.spm, target.spm and vocab.json); the
 // size is checked against the WebAssembly memory before a weight byte is read.
 // HTTP and network failures become messages that name the cause (gated or
 // private model, not found, CORS, network).
@@ -22,7 +23,9 @@ const DEFAULT_REVISION = 'main';
  * The model_type values the core runs (cpp/model/config.cpp, parse_config;
  * tests/node/hub.test.mjs checks this list against the core's own message).
  */
-export const SUPPORTED_MODEL_TYPES = ['gpt2', 'bert', 'llama', 'mistral', 'qwen2', 'qwen3', 'gpt_neox', 'marian', 'bart'];
+export const SUPPORTED_MODEL_TYPES = ['gpt2', 'bert', 'llama', 'mistral', 'qwen2', 'qwen3', 'gpt_neox'];
+/** The encoder-decoder model_type values the core runs (cpp/model/seq2seq.cpp). */
+export const ENCODER_DECODER_TYPES = ['marian', 'bart'];
 
 /** A WebAssembly (wasm32) memory holds at most 4 GiB. */
 export const WASM_MEMORY_LIMIT = 4 * 2 ** 30;
@@ -111,7 +114,7 @@ export function formatBytes(bytes) {
 
 const FILES = {
   config: 'config.json', weights: 'model.safetensors', index: 'model.safetensors.index.json', tokenizer: 'tokenizer.json',
-  sentencepiece: 'tokenizer.model',
+  sentencepiece: 'tokenizer.model', sourceSpm: 'source.spm', targetSpm: 'target.spm', vocab: 'vocab.json',
 };
 
 /**
@@ -119,8 +122,9 @@ const FILES = {
  * ref: { hub, id, revision }; options.fetch: the fetch to use (download.js's
  * caching fetch, with the load's AbortSignal); options.maxBytes (default
  * MAX_MODEL_BYTES). Resolves to { source, files: [{ name, size }], total,
- * config }: source is { config, weights, index?, tokenizer or sentencepiece } for
- * Engine.loadModel, with each weights file and tokenizer.json an open
+ * config }: source is { config, weights, index?, tokenizer or sentencepiece or
+ * (Marian without tokenizer.json) sourceSpm, targetSpm and vocab } for
+ * Engine.loadModel, with each weights file and tokenizer file an open
  * Response whose body is not read yet; files and total: what is to be read
  * (size null when the server did not say). On failure every response opened
  * so far is cancelled and a HubError says why.
@@ -137,16 +141,13 @@ export async function openHubModel(ref, { fetch: fetchImpl = globalThis.fetch, m
     const config = checkConfig(configText, ref);
     // The weights and the tokenizer are asked for together; neither body is read yet.
     const [weights, json] = await Promise.all([get(FILES.weights, true), get(FILES.tokenizer, true)]);
-    // Without tokenizer.json, SentencePiece's tokenizer.model (Llama 2, Mistral v0.1).
-    const tokenizerKey = json ? 'tokenizer' : 'sentencepiece';
-    const tokenizer = json ?? await get(FILES.sentencepiece, true);
-    if (!tokenizer) {
-      throw new HubError(`${ref.id} has neither tokenizer.json nor tokenizer.model, and attnplay needs one of them to read text`, 'files');
-    }
+    // Without tokenizer.json: a Marian model's source.spm, target.spm and
+    // vocab.json (opus-mt), else SentencePiece's tokenizer.model (Llama 2, Mistral v0.1).
+    const tokenizers = json ? { tokenizer: json } : await (config.model_type === 'marian' ? marianFiles(get, ref) : sentencepieceFile(get, ref));
     let source;
     let weightFiles;
     if (weights) {
-      source = { config: configText, weights, [tokenizerKey]: tokenizer };
+      source = { config: configText, weights, ...tokenizers };
       weightFiles = [{ name: FILES.weights, size: contentLength(weights) }];
     } else {
       const indexResponse = await get(FILES.index, true);
@@ -162,10 +163,11 @@ export async function openHubModel(ref, { fetch: fetchImpl = globalThis.fetch, m
       if (Number.isFinite(declared)) checkSize(ref, declared, null, maxBytes);
       const names = shardNames(index, ref.id);
       const shards = await Promise.all(names.map((name) => get(name)));
-      source = { config: configText, index: indexText, weights: shards, [tokenizerKey]: tokenizer };
+      source = { config: configText, index: indexText, weights: shards, ...tokenizers };
       weightFiles = names.map((name, i) => ({ name, size: contentLength(shards[i]) }));
     }
-    const files = [{ name: FILES[tokenizerKey], size: contentLength(tokenizer) }, ...weightFiles];
+    const tokenizerFiles = Object.entries(tokenizers).map(([key, response]) => ({ name: FILES[key], size: contentLength(response) }));
+    const files = [...tokenizerFiles, ...weightFiles];
     const total = files.every((f) => f.size !== null) ? files.reduce((sum, f) => sum + f.size, 0) : null;
     checkSize(ref, weightFiles.reduce((sum, f) => sum + (f.size ?? 0), 0), weightFiles.length, maxBytes);
     return { source, files, total, config };
@@ -173,6 +175,28 @@ export async function openHubModel(ref, { fetch: fetchImpl = globalThis.fetch, m
     await Promise.all(open.map((response) => (response.bodyUsed ? null : response.body?.cancel().catch(() => {}))));
     throw error;
   }
+}
+
+// { sentencepiece: the open response of tokenizer.model }, or a HubError when there is none.
+async function sentencepieceFile(get, ref) {
+  const sentencepiece = await get(FILES.sentencepiece, true);
+  if (!sentencepiece) {
+    throw new HubError(`${ref.id} has neither tokenizer.json nor tokenizer.model, and attnplay needs one of them to read text`, 'files');
+  }
+  return { sentencepiece };
+}
+
+// { sourceSpm, targetSpm, vocab }: the open responses of a Marian model's
+// tokenizer files, or a HubError naming the one that is missing.
+async function marianFiles(get, ref) {
+  const responses = await Promise.all(['sourceSpm', 'targetSpm', 'vocab'].map((key) => get(FILES[key], true)));
+  const missing = ['sourceSpm', 'targetSpm', 'vocab'].filter((key, i) => !responses[i]).map((key) => FILES[key]);
+  if (missing.length) {
+    throw new HubError(`${ref.id} has no tokenizer.json and no ${missing.join(', ')}: a Marian model needs tokenizer.json, ` +
+      'or source.spm, target.spm and vocab.json, to read text', 'files');
+  }
+  const [sourceSpm, targetSpm, vocab] = responses;
+  return { sourceSpm, targetSpm, vocab };
 }
 
 // A HubError when the weights (`bytes`, in `files` files when known) are more than the WASM memory can hold.
@@ -196,11 +220,11 @@ function parseJson(text, file, id) {
 function checkConfig(text, ref) {
   const config = parseJson(text, FILES.config, ref.id);
   const type = config?.model_type;
-  if (!SUPPORTED_MODEL_TYPES.includes(type)) {
+  if (!SUPPORTED_MODEL_TYPES.includes(type) && !ENCODER_DECODER_TYPES.includes(type)) {
     const named = type ? `model_type "${String(type).slice(0, 60)}"` : 'no model_type';
     const architecture = Array.isArray(config?.architectures) && config.architectures.length ? ` (${config.architectures.join(', ').slice(0, 100)})` : '';
     throw new HubError(`${ref.id} has ${named}${architecture}, which attnplay cannot run; it runs ` +
-      `${SUPPORTED_MODEL_TYPES.join(', ')} models. Nothing else was downloaded`, 'unsupported');
+      `${[...SUPPORTED_MODEL_TYPES, ...ENCODER_DECODER_TYPES].join(', ')} models. Nothing else was downloaded`, 'unsupported');
   }
   return config;
 }

@@ -1,6 +1,6 @@
 // Model files: where the files of a model come from (a folder URL, a dropped
-// folder, or { config, weights, tokenizer?, index? } of buffers, Blobs, URLs or
-// strings), opening them (fetch, with clear errors and sizes for progress),
+// folder, or { config, weights, tokenizer?, index?, ... } of buffers, Blobs,
+// URLs or strings), opening them (fetch, with clear errors and sizes for progress),
 // finding a sharded checkpoint's shards, and streaming a file's bytes to a
 // sink with its announced size checked. Plain JS: the engine (engine.js)
 // decides where the bytes go (WASM memory) and reads the index.
@@ -10,7 +10,11 @@ import { AttnplayError } from './errors.js';
 export const MODEL_FILES = {
   config: 'config.json', weights: 'model.safetensors', index: 'model.safetensors.index.json', tokenizer: 'tokenizer.json',
   sentencepiece: 'tokenizer.model',
+  // Marian (opus-mt) folders without tokenizer.json: SentencePiece models of
+  // each language and the joint vocabulary (the core's tokenizer/marian_tokenizer.h).
+  sourceSpm: 'source.spm', targetSpm: 'target.spm', vocab: 'vocab.json',
 };
+const MARIAN_KEYS = ['sourceSpm', 'targetSpm', 'vocab'];
 
 /**
  * Opens the files of a loadModel() source (see Engine.loadModel) and reads the
@@ -19,6 +23,8 @@ export const MODEL_FILES = {
  * names of a model.safetensors.index.json, in order }.
  * -> { config: Uint8Array, tokenizer: Uint8Array | null (tokenizer.json, or
  *      SentencePiece's tokenizer.model where there is none), tokenizerName,
+ *      marian: { sourceSpm, targetSpm, vocab } (Uint8Arrays of source.spm,
+ *      target.spm, vocab.json) where there is neither but source.spm, else null,
  *      index: string | null
  *      (sharded checkpoints), shards: opened files of the weights (one when not
  *      sharded), total: bytes of all files, or null while a size is unknown }
@@ -38,6 +44,13 @@ export async function openModelFiles(source, { fetch: fetchImpl, pickleMessage, 
   // A folder without tokenizer.json may have SentencePiece's tokenizer.model.
   opened.tokenizer ??= await openSource(files.sentencepiece, MODEL_FILES.sentencepiece, fetchImpl, true, pickleMessage);
   const tokenizer = opened.tokenizer ? await readAll(opened.tokenizer, () => {}) : null;
+  // Nor that: a Marian folder's source.spm, target.spm and vocab.json (all three).
+  const marianOpened = opened.tokenizer ? null : await openMarian(files, fetchImpl, pickleMessage);
+  let marian = null;
+  if (marianOpened) {
+    marian = {};
+    for (const key of MARIAN_KEYS) marian[key] = await readAll(marianOpened[key], () => {});
+  }
   // Sharded: the index names the shards.
   let index = null;
   let shards = [opened.weights];
@@ -56,9 +69,30 @@ export async function openModelFiles(source, { fetch: fetchImpl, pickleMessage, 
       return openSource(src, name, fetchImpl, false, pickleMessage);
     }));
   }
-  const sizes = [opened.config, opened.tokenizer, ...shards].filter(Boolean).map((o) => o.size);
+  const marianFiles = marianOpened ? MARIAN_KEYS.map((key) => marianOpened[key]) : [];
+  const sizes = [opened.config, opened.tokenizer, ...marianFiles, ...shards].filter(Boolean).map((o) => o.size);
   const total = sizes.every((n) => n != null) ? sizes.reduce((a, b) => a + b, 0) : null;
-  return { config, tokenizer, tokenizerName: opened.tokenizer?.name ?? null, index, shards, total };
+  return { config, tokenizer, tokenizerName: opened.tokenizer?.name ?? null, marian, index, shards, total };
+}
+
+// Marian's three files opened ({ sourceSpm, targetSpm, vocab }), or null when
+// there is no source.spm; with it, a missing target.spm or vocab.json is an error.
+async function openMarian(files, fetchImpl, pickleMessage) {
+  const sourceSpm = await openSource(files.sourceSpm, MODEL_FILES.sourceSpm, fetchImpl, true, pickleMessage);
+  if (!sourceSpm) return null;
+  const out = { sourceSpm };
+  for (const key of ['targetSpm', 'vocab']) {
+    if (files[key] == null) {
+      throw new AttnplayError(`${MODEL_FILES[key]} is missing (a Marian model without tokenizer.json needs source.spm, target.spm and vocab.json)`);
+    }
+    out[key] = await openSource(files[key], MODEL_FILES[key], fetchImpl, false, pickleMessage);
+  }
+  return out;
+}
+
+// Each key of MODEL_FILES -> that file's source in `pick(name)`, for the tokenizer files.
+function tokenizerSources(pick) {
+  return Object.fromEntries(['tokenizer', 'sentencepiece', ...MARIAN_KEYS].map((key) => [key, pick(key)]));
 }
 
 // The model files of a loadModel() source: { config, weights, tokenizer? }
@@ -73,8 +107,7 @@ function modelSources(source, pickleMessage) {
       config: new URL(MODEL_FILES.config, base),
       weights: new URL(MODEL_FILES.weights, base),
       index: new URL(MODEL_FILES.index, base),
-      tokenizer: new URL(MODEL_FILES.tokenizer, base),
-      sentencepiece: new URL(MODEL_FILES.sentencepiece, base),
+      ...tokenizerSources((key) => new URL(MODEL_FILES[key], base)),
     };
   }
   const isFileList = Array.isArray(source) || (typeof FileList !== 'undefined' && source instanceof FileList);
@@ -87,18 +120,19 @@ function modelSources(source, pickleMessage) {
     for (const key of ['config', sharded ? 'index' : 'weights']) {
       if (!byName.has(MODEL_FILES[key])) throw new AttnplayError(`${MODEL_FILES[key]} is missing from the given files`);
     }
-    const tokenizers = { tokenizer: byName.get(MODEL_FILES.tokenizer), sentencepiece: byName.get(MODEL_FILES.sentencepiece) };
+    const tokenizers = tokenizerSources((key) => byName.get(MODEL_FILES[key]));
     if (sharded) return { config: byName.get(MODEL_FILES.config), index: byName.get(MODEL_FILES.index), shards: byName, ...tokenizers };
     return { config: byName.get(MODEL_FILES.config), weights: byName.get(MODEL_FILES.weights), ...tokenizers };
   }
   if (source && source.config != null && source.weights != null && source.index != null) {
     if (!Array.isArray(source.weights)) throw new AttnplayError('loadModel: with an index, weights is the array of shards');
-    return { config: source.config, index: source.index, shards: source.weights, tokenizer: source.tokenizer, sentencepiece: source.sentencepiece };
+    return { config: source.config, index: source.index, shards: source.weights, ...tokenizerSources((key) => source[key]) };
   }
   if (source && source.config != null && source.weights != null) {
-    return { config: source.config, weights: source.weights, tokenizer: source.tokenizer, sentencepiece: source.sentencepiece };
+    return { config: source.config, weights: source.weights, ...tokenizerSources((key) => source[key]) };
   }
-  throw new AttnplayError('loadModel: expected a base URL, { config, weights, tokenizer?, sentencepiece? } or a list of files');
+  throw new AttnplayError('loadModel: expected a base URL, { config, weights, tokenizer?, sentencepiece?, sourceSpm?, targetSpm?, vocab? } ' +
+    'or a list of files');
 }
 
 // -> { name, size (bytes or null), and either bytes or stream (with the

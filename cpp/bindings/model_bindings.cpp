@@ -74,7 +74,8 @@ val shard_files(const std::string& index_json) {
 // allocateBytes, owned from here on (freed with the model, or at once on
 // failure); index: model.safetensors.index.json text when files are shards,
 // else null (then files is one model.safetensors); tokenizer.json text, or the
-// bytes of tokenizer.json or tokenizer.model (Uint8Array), or null -> { handle, config }
+// bytes of tokenizer.json or tokenizer.model (Uint8Array), or Marian's
+// { sourceSpm, targetSpm, vocab } (Uint8Arrays), or null -> { handle, config }
 // (encoder-decoders: seq2seq_bindings.h's, config.encoderDecoder true)
 val load_model(const std::string& config_json, const val& files, const val& index_json, const val& tokenizer_file) {
   std::vector<CheckpointFile> buffers;
@@ -88,8 +89,16 @@ val load_model(const std::string& config_json, const val& files, const val& inde
   }
   return guarded([&] {
     std::string tokenizer;
+    std::optional<MarianTokenizerFiles> marian;
+    auto bytes_of = [](const val& v) {
+      const std::vector<std::uint8_t> bytes = bytes_from_js(v);
+      return std::string(bytes.begin(), bytes.end());
+    };
     if (tokenizer_file.isString()) {
       tokenizer = tokenizer_file.as<std::string>();
+    } else if (has(tokenizer_file, "sourceSpm")) {
+      marian = MarianTokenizerFiles{bytes_of(tokenizer_file["sourceSpm"]), bytes_of(tokenizer_file["targetSpm"]),
+                                    bytes_of(tokenizer_file["vocab"])};
     } else if (!tokenizer_file.isNull() && !tokenizer_file.isUndefined()) {
       const std::vector<std::uint8_t> bytes = bytes_from_js(tokenizer_file);
       tokenizer.assign(bytes.begin(), bytes.end());
@@ -98,7 +107,8 @@ val load_model(const std::string& config_json, const val& files, const val& inde
     if (!sharded && buffers.size() != 1) throw std::invalid_argument("loadModel: one weights file without an index");
     const Checkpoint checkpoint = sharded ? Checkpoint::sharded(index_json.as<std::string>(), std::move(buffers))
                                           : Checkpoint::single(std::move(buffers.front()));
-    if (is_encoder_decoder_config(config_json)) return load_seq2seq_model(config_json, checkpoint, tokenizer);
+    if (is_encoder_decoder_config(config_json)) return load_seq2seq_model(config_json, checkpoint, tokenizer, marian);
+    if (marian) throw std::invalid_argument("source.spm, target.spm and vocab.json serve encoder-decoder (Marian) models only");
     auto model = std::make_unique<TextModel>(TextModel::from_checkpoint(config_json, checkpoint, tokenizer));
     val out = val::object();
     out.set("hasTokenizer", model->tokenizer().has_value());

@@ -66,8 +66,8 @@ val ids_to_js(const TranslationModel& m, const std::vector<std::int32_t>& ids) {
   val list = val::array();
   val flags = val::array();
   for (const std::int32_t id : ids) {
-    list.call<void>("push", m.tokenizer() ? m.tokenizer()->display(id) : std::to_string(id));
-    flags.call<void>("push", m.tokenizer() ? m.tokenizer()->is_special(id) : false);
+    list.call<void>("push", m.target_tokenizer() ? m.target_tokenizer()->display(id) : std::to_string(id));
+    flags.call<void>("push", m.target_tokenizer() ? m.target_tokenizer()->is_special(id) : false);
   }
   out.set("displays", list);
   out.set("special", flags);
@@ -120,8 +120,8 @@ val translate_source(int handle, const val& spec, const val& on_step) {
       val js = val::object();
       js.set("index", step.index);
       js.set("token", step.token);
-      js.set("display", m.tokenizer() ? m.tokenizer()->display(step.token) : std::to_string(step.token));
-      js.set("special", m.tokenizer() ? m.tokenizer()->is_special(step.token) : false);
+      js.set("display", m.target_tokenizer() ? m.target_tokenizer()->display(step.token) : std::to_string(step.token));
+      js.set("special", m.target_tokenizer() ? m.target_tokenizer()->is_special(step.token) : false);
       const int S = static_cast<int>(step.cross_attention.size()) / (c.decoder_layers * c.decoder_heads);
       js.set("crossAttention", tensor_to_js(step.cross_attention.data(), step.cross_attention.size(),
                                             {c.decoder_layers, c.decoder_heads, S}));
@@ -144,8 +144,8 @@ val translate_source(int handle, const val& spec, const val& on_step) {
     val out = attentions_to_js(c, e, d, false);
     out.set("sourceTokens", has(spec, "sourceIds") ? ids_to_js(m, source_ids) : encoding_to_js(r.source));
     out.set("decoderTokens", ids_to_js(m, ids));
-    if (m.tokenizer()) {  // bytes: engine.js decodes them (invalid UTF-8 as U+FFFD, as the CLI prints it)
-      out.set("textBytes", bytes_to_js(m.tokenizer()->decode(std::vector<std::int32_t>(ids.begin() + 1, ids.end()), true)));
+    if (m.target_tokenizer()) {  // bytes: engine.js decodes them (invalid UTF-8 as U+FFFD, as the CLI prints it)
+      out.set("textBytes", bytes_to_js(m.target_tokenizer()->decode(std::vector<std::int32_t>(ids.begin() + 1, ids.end()), true)));
     } else {
       out.set("textBytes", val::null());
     }
@@ -161,10 +161,13 @@ void dispose(int handle) { models().erase(handle); }
 
 }  // namespace
 
-val load_seq2seq_model(const std::string& config_json, const Checkpoint& checkpoint, const std::string& tokenizer_file) {
-  auto model = std::make_unique<TranslationModel>(TranslationModel::from_checkpoint(config_json, checkpoint, tokenizer_file));
+val load_seq2seq_model(const std::string& config_json, const Checkpoint& checkpoint, const std::string& tokenizer_file,
+                       const std::optional<MarianTokenizerFiles>& marian) {
+  auto model = std::make_unique<TranslationModel>(
+      marian ? TranslationModel::from_checkpoint(config_json, checkpoint, read_marian_tokenizers(*marian))
+             : TranslationModel::from_checkpoint(config_json, checkpoint, tokenizer_file));
   val out = val::object();
-  out.set("hasTokenizer", model->tokenizer().has_value());
+  out.set("hasTokenizer", model->has_tokenizer());
   out.set("config", config_to_js(*model));
   out.set("handle", models().add(std::move(model)));
   return out;

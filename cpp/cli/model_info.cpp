@@ -59,7 +59,11 @@ int run_info(const Args& args) {
   } else {
     print_model(Model::from_checkpoint(files.config_json, files.checkpoint));
   }
-  std::cout << "tokenizer: " << (files.tokenizer ? files.tokenizer_file : "absent") << "\n";
+  std::cout << "tokenizer: "
+            << (files.tokenizer           ? files.tokenizer_file
+                : files.marian_tokenizer ? "source.spm, target.spm, vocab.json (Marian)"
+                                         : "absent")
+            << "\n";
   const Checkpoint& checkpoint = files.checkpoint;
   std::cout << "tensors: " << checkpoint.tensors().size();
   if (checkpoint.file_count() > 1) std::cout << " in " << checkpoint.file_count() << " shards";

@@ -83,7 +83,7 @@ nlohmann::ordered_json translate_line(const TranslationModel& model, const std::
       cross.push_back(std::move(row));
     }
   }
-  const Tokenizer& tokenizer = *model.tokenizer();
+  const Tokenizer& tokenizer = *model.target_tokenizer();
   nlohmann::ordered_json source_tokens = nlohmann::ordered_json::array();
   for (const Token& t : run.source.tokens) source_tokens.push_back(t.display);
   nlohmann::ordered_json target_tokens = nlohmann::ordered_json::array();
@@ -126,7 +126,9 @@ int run_translate(const Args& args) {
   }
   const ModelFiles files = read_model_directory(dir);
   const TranslationModel model = load_translation_model(files);
-  if (!model.tokenizer()) throw std::invalid_argument("this model has no tokenizer.json, so it cannot read text");
+  if (!model.has_tokenizer()) {
+    throw std::invalid_argument("this model has no tokenizer (tokenizer.json, or source.spm, target.spm and vocab.json), so it cannot read text");
+  }
   std::string input = text.value_or("");
   if (file) {
     std::ifstream in(*file, std::ios::binary);
@@ -143,6 +145,9 @@ int run_translate(const Args& args) {
 }
 
 TranslationModel load_translation_model(const ModelFiles& files) {
+  if (files.marian_tokenizer) {
+    return TranslationModel::from_checkpoint(files.config_json, files.checkpoint, read_marian_tokenizers(*files.marian_tokenizer));
+  }
   return TranslationModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer.value_or(""));
 }
 
@@ -159,12 +164,13 @@ int seq2seq_attention(const ModelFiles& files, const Seq2SeqAttentionRequest& re
   if (decoder_ids.empty()) decoder_ids = {c.decoder_start_token_id};
   const EncoderOutput encoded = model.model().encode(source_ids);
   const DecoderOutput decoded = model.model().decode(encoded, decoder_ids);
-  const Tokenizer* tokenizer = model.tokenizer() ? &*model.tokenizer() : nullptr;
+  const Tokenizer* source_tokenizer = model.source_tokenizer() ? &*model.source_tokenizer() : nullptr;
+  const Tokenizer* target_tokenizer = model.target_tokenizer() ? &*model.target_tokenizer() : nullptr;
   const int S = encoded.tokens, T = decoded.tokens;
   nlohmann::ordered_json j = {
       {"model_type", c.model_type},
-      {"encoder_tokens", token_list(tokenizer, source_ids)},
-      {"decoder_tokens", token_list(tokenizer, decoder_ids)},
+      {"encoder_tokens", token_list(source_tokenizer, source_ids)},
+      {"decoder_tokens", token_list(target_tokenizer, decoder_ids)},
       {"encoder_attentions", nested(encoded.attentions, c.encoder_layers, c.encoder_heads, S, S)},
       {"decoder_attentions", nested(decoded.self_attentions, c.decoder_layers, c.decoder_heads, T, T)},
       {"cross_attentions", nested(decoded.cross_attentions, c.decoder_layers, c.decoder_heads, T, S)}};

@@ -50,7 +50,20 @@ ModelFiles read_model_directory(const std::string& directory) {
       return {std::move(*config), std::move(checkpoint), std::move(tokenizer), name};
     }
   }
-  return {std::move(*config), std::move(checkpoint), std::nullopt, ""};
+  std::optional<std::string> source = read_if_present(dir + "source.spm"), target = read_if_present(dir + "target.spm"),
+                             vocab = read_if_present(dir + "vocab.json");
+  if (!source && !target) return {std::move(*config), std::move(checkpoint), std::nullopt, "", std::nullopt};
+  for (const auto& [file, name] : {std::pair{&source, "source.spm"}, {&target, "target.spm"}, {&vocab, "vocab.json"}}) {
+    if (!*file) {
+      throw std::runtime_error("cannot open " + dir + name +
+                               " (a Marian folder without tokenizer.json needs source.spm, target.spm and vocab.json)");
+    }
+  }
+  if (std::ifstream(dir + "target_vocab.json").good()) {
+    throw std::runtime_error(dir + "target_vocab.json: separate source and target vocabularies are not supported");
+  }
+  return {std::move(*config), std::move(checkpoint), std::nullopt, "",
+          MarianTokenizerFiles{std::move(*source), std::move(*target), std::move(*vocab)}};
 }
 
 }  // namespace attnplay

@@ -2,7 +2,9 @@
 // build receives the same bytes from JavaScript): config.json, the weights
 // (model.safetensors, or when it is absent model.safetensors.index.json and
 // every shard its weight_map names) and, when present, tokenizer.json or else
-// SentencePiece's tokenizer.model (Llama 2 / Mistral-style folders). A
+// SentencePiece's tokenizer.model (Llama 2 / Mistral-style folders), or else
+// Marian's source.spm, target.spm and vocab.json (opus-mt folders: with a
+// .spm file all three are needed; a folder with target_vocab.json, separate vocabularies, is refused). A
 // folder with only a PyTorch pickle (pytorch_model.bin) is refused with how to
 // convert it.
 // Not here: parsing (model/model.h, safetensors/).
@@ -12,6 +14,7 @@
 #include <string>
 
 #include "safetensors/checkpoint.h"
+#include "tokenizer/marian_tokenizer.h"
 
 namespace attnplay {
 
@@ -20,6 +23,7 @@ struct ModelFiles {
   Checkpoint checkpoint;  // owns the bytes it was read from
   std::optional<std::string> tokenizer;  // bytes for Tokenizer::from_file_bytes
   std::string tokenizer_file;            // "tokenizer.json", "tokenizer.model" or "" (none)
+  std::optional<MarianTokenizerFiles> marian_tokenizer;  // only when there is no tokenizer
 };
 
 // Throws std::runtime_error naming the missing or unreadable file, and

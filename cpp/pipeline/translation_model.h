@@ -4,7 +4,9 @@
 // and truncated explicitly to the model's positions (the closing special
 // token kept); a target text is tokenized without special tokens and
 // follows the decoder's start token. One tokenizer.json serves both sides
-// (the shared vocabulary of Marian and BART checkpoints).
+// (the shared vocabulary of Marian and BART checkpoints), or Marian's
+// source.spm / target.spm with vocab.json (tokenizer/marian_tokenizer.h) give
+// the source's and the target's tokenizer.
 // Not here: the tokenizer (tokenizer/), the forward pass (model/seq2seq.h),
 // the search (model/translate.h), bindings.
 #pragma once
@@ -17,6 +19,7 @@
 
 #include "model/seq2seq.h"
 #include "model/translate.h"
+#include "tokenizer/marian_tokenizer.h"
 #include "tokenizer/tokenizer.h"
 
 namespace attnplay {
@@ -44,10 +47,17 @@ class TranslationModel {
   // be empty: then only ids work.
   static TranslationModel from_checkpoint(std::string_view config_json, const Checkpoint& checkpoint,
                                           std::string_view tokenizer_file);
-  TranslationModel(Seq2SeqModel model, std::optional<Tokenizer> tokenizer);
+  // Marian's source.spm, target.spm and vocab.json.
+  static TranslationModel from_checkpoint(std::string_view config_json, const Checkpoint& checkpoint,
+                                          const MarianTokenizers& tokenizers);
+  // source and target: both present or both absent (the same tokenizer for a tokenizer.json).
+  TranslationModel(Seq2SeqModel model, std::optional<Tokenizer> source, std::optional<Tokenizer> target);
 
   const Seq2SeqModel& model() const { return model_; }
-  const std::optional<Tokenizer>& tokenizer() const { return tokenizer_; }
+  bool has_tokenizer() const { return source_tokenizer_.has_value(); }
+  // Source text and encoder tokens; target text, decoder tokens and the translation's text.
+  const std::optional<Tokenizer>& source_tokenizer() const { return source_tokenizer_; }
+  const std::optional<Tokenizer>& target_tokenizer() const { return target_tokenizer_; }
 
   // Source tokens of a text (post-processor applied, truncated to the positions).
   // Throws std::invalid_argument without a tokenizer or for an empty text.
@@ -63,9 +73,9 @@ class TranslationModel {
                            const std::function<bool(const TranslationStep&)>& on_step = {}) const;
 
  private:
-  const Tokenizer& require_tokenizer() const;
+  const Tokenizer& require(const std::optional<Tokenizer>& tokenizer) const;
   Seq2SeqModel model_;
-  std::optional<Tokenizer> tokenizer_;
+  std::optional<Tokenizer> source_tokenizer_, target_tokenizer_;
 };
 
 }  // namespace attnplay

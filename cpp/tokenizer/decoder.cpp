@@ -97,6 +97,11 @@ void sentencepiece_decode(const SentencePieceDecoding& spm, std::vector<std::str
     text += decoded;
   }
   flush_bytes();
+  if (spm.strip_white_space) {  // as Python's str.strip() on ASCII white space
+    const char* space = " \t\n\r\f\v";
+    const std::size_t first = text.find_first_not_of(space);
+    text = first == std::string::npos ? std::string() : text.substr(first, text.find_last_not_of(space) + 1 - first);
+  }
   pieces.assign(1, std::move(text));
 }
 

@@ -34,6 +34,7 @@ struct SentencePieceDecoding {
   bool byte_pieces = false;        // byte_fallback: "<0xNN>" pieces are bytes
   bool strip_first_space = true;   // add_dummy_prefix or remove_extra_whitespaces
   bool strip_until_text = true;    // remove_extra_whitespaces
+  bool strip_white_space = false;  // MarianTokenizer: leading and trailing white space of the text removed
 };
 
 struct Decoder {

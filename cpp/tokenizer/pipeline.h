@@ -67,6 +67,10 @@ struct TokenizerData {
   // in SentencePiece never matched in the text.
   std::vector<std::int32_t> control_ids;
   bool from_sentencepiece = false;  // then there is no tokenizer.json form
+  // Marian (marian_tokenizer.h): a text (or the part between added tokens)
+  // that starts with ">>" and holds "<<" starts with a language code, one
+  // token: its id, or this unknown id when the vocabulary lacks it.
+  std::optional<std::int32_t> language_code_unk_id;
 
   // Filled by finish(): whether the model sees bytes (the pre-tokenizer ends
   // with ByteLevel), and whether the whole pipeline is GPT-2's shape (no

@@ -285,8 +285,11 @@ SentencePieceModelProto SentencePieceModelProto::parse(std::string_view bytes) {
   return m;
 }
 
-Tokenizer Tokenizer::from_sentencepiece(std::string_view model_proto) {
-  const SentencePieceModelProto m = SentencePieceModelProto::parse(model_proto);
+namespace detail {
+
+std::shared_ptr<TokenizerData> sentencepiece_pipeline(const SentencePieceModelProto& m,
+                                                      const std::unordered_map<std::string, std::int32_t>* vocabulary,
+                                                      std::int32_t vocabulary_unk_id) {
   if (m.pieces.empty()) fail("no pieces (is this a SentencePiece .model file?)");
   if (m.model_type == ModelType::Word || m.model_type == ModelType::Char) {
     fail(std::string("model_type ") + (m.model_type == ModelType::Word ? "WORD" : "CHAR") +
@@ -366,8 +369,14 @@ Tokenizer Tokenizer::from_sentencepiece(std::string_view model_proto) {
       const bool user = p.type == PieceType::UserDefined;
       pieces.emplace_back(p.piece, user ? static_cast<double>(static_cast<float>(p.piece.size()) * max_score) - 0.1 : p.score);
     }
-    d->unigram.emplace(UnigramModel::sentencepiece(std::move(pieces), unk_id, m.byte_fallback, match));
+    if (vocabulary) {
+      d->unigram.emplace(UnigramModel::sentencepiece(std::move(pieces), unk_id, m.byte_fallback, match, *vocabulary,
+                                                     vocabulary_unk_id));
+    } else {
+      d->unigram.emplace(UnigramModel::sentencepiece(std::move(pieces), unk_id, m.byte_fallback, match));
+    }
   } else {
+    if (vocabulary) fail("model_type BPE with an outside vocabulary (vocab.json) is not supported (UNIGRAM is)");
     std::vector<std::pair<std::string, std::string>> merges;
     std::vector<std::int32_t> ranks;
     sentencepiece_merges(m, mergeable, merges, ranks);
@@ -389,6 +398,16 @@ Tokenizer Tokenizer::from_sentencepiece(std::string_view model_proto) {
   d->decoder.emplace();
   d->decoder->kind = Decoder::Kind::SentencePiece;
   d->decoder->sentencepiece = std::move(decoding);
+  if (vocabulary) d->control_ids.clear();  // the model's ids: the outside vocabulary's specials replace them
+  d->from_sentencepiece = true;
+  return d;
+}
+
+}  // namespace detail
+
+Tokenizer Tokenizer::from_sentencepiece(std::string_view model_proto) {
+  const SentencePieceModelProto m = SentencePieceModelProto::parse(model_proto);
+  std::shared_ptr<detail::TokenizerData> d = detail::sentencepiece_pipeline(m, nullptr, -1);
 
   // "<s> $A" (and "<s> $A <s> $B") when there is a <s> control piece.
   const auto bos = std::find_if(d->control_ids.begin(), d->control_ids.end(),
@@ -400,7 +419,6 @@ Tokenizer Tokenizer::from_sentencepiece(std::string_view model_proto) {
     post.single = {{true, m.bos_piece, 0, 0}, {false, "", 0, 0}};
     post.pair = {{true, m.bos_piece, 0, 0}, {false, "", 0, 0}, {true, m.bos_piece, 0, 1}, {false, "", 1, 1}};
   }
-  d->from_sentencepiece = true;
   d->finish();
   return Tokenizer(std::move(d));
 }

@@ -10,8 +10,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace attnplay {
@@ -45,5 +47,17 @@ struct SentencePieceModelProto {
   // truncated input.
   static SentencePieceModelProto parse(std::string_view bytes);
 };
+
+namespace detail {
+struct TokenizerData;
+// The pipeline of a .model, not finished and without a post-processor:
+// normalizer, model, decoder, control pieces. With a vocabulary (Marian's
+// vocab.json; Unigram models only) the model's tokens take their ids there
+// (UnigramModel::sentencepiece) and the control pieces are left out (their
+// ids are the model's). Throws std::invalid_argument as from_sentencepiece.
+std::shared_ptr<TokenizerData> sentencepiece_pipeline(const SentencePieceModelProto& m,
+                                                      const std::unordered_map<std::string, std::int32_t>* vocabulary,
+                                                      std::int32_t vocabulary_unk_id);
+}  // namespace detail
 
 }  // namespace attnplay

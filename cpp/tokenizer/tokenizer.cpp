@@ -214,6 +214,18 @@ class SegmentEncoder {
  private:
   void encode_text(std::string_view text, std::uint32_t offset, std::vector<RawToken>& out) {
     if (text.empty()) return;
+    if (data_.language_code_unk_id && text.substr(0, 2) == ">>") {
+      const std::size_t close = text.find("<<");
+      if (close != std::string_view::npos) {
+        const auto end = static_cast<std::uint32_t>(close + 2);
+        const auto it = data_.piece_to_id.find(std::string(text.substr(0, end)));
+        out.push_back({it != data_.piece_to_id.end() ? it->second : *data_.language_code_unk_id, offset, offset + end,
+                       type_id_, segment_});
+        text.remove_prefix(end);
+        offset += end;
+        if (text.empty()) return;
+      }
+    }
     if (data_.plain_byte_level) {
       encode_byte_level(text, offset, out);
     } else {

@@ -19,6 +19,21 @@ UnigramModel UnigramModel::sentencepiece(std::vector<std::pair<std::string, doub
   return UnigramModel(std::move(pieces), unk_id, byte_fallback, &match);
 }
 
+UnigramModel UnigramModel::sentencepiece(std::vector<std::pair<std::string, double>> pieces, std::int32_t unk_id,
+                                         bool byte_fallback, const std::vector<Match>& match,
+                                         std::unordered_map<std::string, std::int32_t> vocabulary,
+                                         std::int32_t vocabulary_unk_id) {
+  UnigramModel model = sentencepiece(std::move(pieces), unk_id, byte_fallback, match);
+  model.output_id_.reserve(model.pieces_.size());
+  for (const auto& [piece, score] : model.pieces_) {
+    const auto it = vocabulary.find(piece);
+    model.output_id_.push_back(it != vocabulary.end() ? it->second : vocabulary_unk_id);
+  }
+  model.vocabulary_ = std::move(vocabulary);
+  model.vocabulary_unk_id_ = vocabulary_unk_id;
+  return model;
+}
+
 UnigramModel::UnigramModel(std::vector<std::pair<std::string, double>> pieces, std::int32_t unk_id, bool byte_fallback,
                            const std::vector<Match>* match)
     : pieces_(std::move(pieces)), unk_id_(unk_id), byte_fallback_(byte_fallback), sentencepiece_(match != nullptr) {
@@ -56,7 +71,9 @@ std::int32_t UnigramModel::child(std::int32_t node, unsigned char byte) const {
   return it != children.end() && it->first == byte ? it->second : -1;
 }
 
-std::unordered_map<std::string, std::int32_t> UnigramModel::vocab() const { return id_of_; }
+std::unordered_map<std::string, std::int32_t> UnigramModel::vocab() const {
+  return output_id_.empty() ? id_of_ : vocabulary_;
+}
 
 void UnigramModel::encode_word(std::string_view word, std::uint32_t offset, std::vector<PieceToken>& out) const {
   const std::size_t n = word.size();
@@ -109,6 +126,7 @@ void UnigramModel::encode_word(std::string_view word, std::uint32_t offset, std:
   }
   std::reverse(pieces.begin(), pieces.end());
   static const char* const kHex = "0123456789ABCDEF";
+  const bool outside = !output_id_.empty();
   for (const PieceToken& p : pieces) {
     if (p.id == unk_id_ && !sentencepiece_) {  // the text itself may be a piece ("<unk>" written out)
       const auto it = id_of_.find(std::string(word.substr(p.begin, p.end - p.begin)));
@@ -126,11 +144,16 @@ void UnigramModel::encode_word(std::string_view word, std::uint32_t offset, std:
         ids.push_back(it->second);
       }
       if (ids.size() == p.end - p.begin) {
-        for (const std::int32_t id : ids) out.push_back({id, offset + p.begin, offset + p.end});
+        for (const std::int32_t id : ids) out.push_back({outside ? output_id_[id] : id, offset + p.begin, offset + p.end});
         continue;
       }
     }
-    out.push_back({p.id, offset + p.begin, offset + p.end});
+    if (outside && p.id == unk_id_) {  // the unknown text itself, looked up in the outside vocabulary
+      const auto it = vocabulary_.find(std::string(word.substr(p.begin, p.end - p.begin)));
+      out.push_back({it != vocabulary_.end() ? it->second : vocabulary_unk_id_, offset + p.begin, offset + p.end});
+      continue;
+    }
+    out.push_back({outside ? output_id_[p.id] : p.id, offset + p.begin, offset + p.end});
   }
 }
 

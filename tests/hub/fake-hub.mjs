@@ -7,7 +7,8 @@
 // of tests/golden/models (one per supported family, with their tokenizer.json
 // and PyTorch outputs), one of them split into a sharded checkpoint, and
 // models that exercise the loader's refusals: a pickle-only model, an
-// unsupported architecture, no tokenizer.json, a model too big for WASM
+// unsupported architecture, no tokenizer.json, a Marian model with only
+// source.spm, target.spm and vocab.json (and one lacking vocab.json), a model too big for WASM
 // memory, one without CORS headers, and one whose weights stop halfway until
 // the test releases them (for Cancel). Every request is logged. Folders on
 // disk can be added as more models (the benchmark's 124M-parameter ones).
@@ -32,6 +33,8 @@ export const FAMILY_MODELS = {
   'tiny/qwen3': 'qwen3-qknorm-bf16',
   'tiny/pythia': 'pythia-parallel-f16',
 };
+/** The Marian model without tokenizer.json (models/gettext-en-fr less its tokenizer.json). */
+export const MARIAN = { id: 'tiny/opus-mt-en-fr' };
 /** The sharded model: this golden checkpoint in two shards with model.safetensors.index.json. */
 export const SHARDED = { id: 'tiny/llama-sharded', golden: 'llama-mqa-bias-linear-f32' };
 /** The model whose model.safetensors stops halfway until release() (for Cancel). */
@@ -90,6 +93,15 @@ function repositories() {
     'config.json': readFileSync(`${austen}config.json`), 'model.safetensors': readFileSync(`${austen}model.safetensors`),
     'tokenizer.model': readFileSync(fileURLToPath(new URL(`../tokenizer/sentencepiece/${SENTENCEPIECE.model}`, import.meta.url))),
   } };
+  // A Marian model laid out as Helsinki-NLP's opus-mt folders are: source.spm,
+  // target.spm and vocab.json, no tokenizer.json (gettext-en-fr's files);
+  // and one that lacks vocab.json.
+  const gettext = fileURLToPath(new URL('../../models/gettext-en-fr/', import.meta.url));
+  const opus = Object.fromEntries(['config.json', 'model.safetensors', 'source.spm', 'target.spm', 'vocab.json']
+    .map((file) => [file, readFileSync(`${gettext}${file}`)]));
+  repos[MARIAN.id] = { files: opus };
+  const { 'vocab.json': _, ...noVocab } = opus;
+  repos['tiny/opus-mt-no-vocab'] = { files: noVocab };
   repos['tiny/t5'] = { files: { 'config.json': Buffer.from(JSON.stringify({ model_type: 't5', architectures: ['T5ForConditionalGeneration'] })), 'model.safetensors': gpt2['model.safetensors'], 'tokenizer.json': gpt2['tokenizer.json'] } };
   // A 7B-sized sharded checkpoint: the index says 15.2 GB; its shards do not exist (they must never be asked for).
   const bigIndex = { metadata: { total_size: 15231233024 }, weight_map: Object.fromEntries([1, 2, 3, 4].map((i) => [`t${i}`, `model-0000${i}-of-00004.safetensors`])) };

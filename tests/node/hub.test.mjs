@@ -3,7 +3,8 @@
 // resolve URLs; every supported family (and a sharded checkpoint) opened from
 // the hub, through its redirect to a second origin, runs and gives PyTorch's
 // attention (golden.json); the refusals (unsupported architecture before any
-// weight request, pickles never requested, no tokenizer.json, too big for
+// weight request, pickles never requested, no tokenizer.json, a Marian model
+// with source.spm, target.spm and vocab.json instead, too big for
 // WASM memory with the download hung up, gated, unknown model, revision,
 // unreachable hub) and aborting a download midway.
 import assert from 'node:assert/strict';
@@ -13,9 +14,9 @@ import { after, before, test } from 'node:test';
 import { createEngine } from '../../dist/engine.js';
 import { DownloadProgress, cachingFetch } from '../../dist/download.js';
 import {
-  DEFAULT_HUB, MAX_MODEL_BYTES, SUPPORTED_MODEL_TYPES, hubReference, openHubModel, parseModelId, resolveUrl,
+  DEFAULT_HUB, ENCODER_DECODER_TYPES, MAX_MODEL_BYTES, SUPPORTED_MODEL_TYPES, hubReference, openHubModel, parseModelId, resolveUrl,
 } from '../../dist/hub.js';
-import { FAMILY_MODELS, HELD, SENTENCEPIECE, SHARDED, startFakeHub } from '../hub/fake-hub.mjs';
+import { FAMILY_MODELS, HELD, MARIAN, SENTENCEPIECE, SHARDED, startFakeHub } from '../hub/fake-hub.mjs';
 import { flat, golden, maxAbsDiff } from './model-golden.mjs';
 
 let engine;
@@ -51,8 +52,9 @@ test('the architectures the loader accepts are the ones the core runs', async ()
   const config = JSON.stringify({ model_type: 'not-a-model' });
   const weights = fake.repos['tiny/gpt2'].files['model.safetensors'];
   await assert.rejects(engine.loadModel({ config, weights }), (error) => {
-    const listed = /\(supported: ([^)]+)\)/.exec(error.message)?.[1].split(/, |; encoder-decoders: /);
-    assert.deepEqual(listed, SUPPORTED_MODEL_TYPES, error.message);
+    const [, listed, encoderDecoders] = /\(supported: ([^;)]+); encoder-decoders: ([^)]+)\)/.exec(error.message) ?? [];
+    assert.deepEqual(listed?.split(', '), SUPPORTED_MODEL_TYPES, error.message);
+    assert.deepEqual(encoderDecoders?.split(', '), ENCODER_DECODER_TYPES, error.message);
     return true;
   });
 });
@@ -126,6 +128,29 @@ test('a model with only SentencePiece\'s tokenizer.model opens and tokenizes as 
   } finally {
     model.dispose();
   }
+});
+
+test('a Marian model with source.spm, target.spm and vocab.json and no tokenizer.json opens and reads text as MarianTokenizer', async () => {
+  const opened = await openHubModel(ref(MARIAN.id), { fetch: cachingFetch() });
+  assert.deepEqual(opened.files.map((f) => f.name), ['source.spm', 'target.spm', 'vocab.json', 'model.safetensors']);
+  assert.equal(opened.total, opened.files.reduce((sum, f) => sum + f.size, 0));
+  const progress = new DownloadProgress(opened.files);
+  const model = await engine.loadModel(opened.source, { onProgress: (p) => progress.update(p) });
+  try {
+    for (const file of progress.snapshot().files) assert.equal(file.loaded, file.size, file.name);
+    const goldens = JSON.parse(readFileSync(new URL('../tokenizer/marian/goldens.json', import.meta.url), 'utf8'));
+    for (const c of goldens.cases.slice(0, 20)) { // python3-sentencepiece pieces looked up in vocab.json
+      const r = model.run(c.text, { target: c.text });
+      assert.deepEqual(r.sourceTokens.map((t) => t.id), c.shipped.source_ids, c.text);
+      assert.deepEqual(r.decoderTokens.map((t) => t.id).slice(1), c.shipped.target_ids, c.text);
+    }
+    assert.equal(model.translate('incorrect binary data format').text.length > 0, true);
+  } finally {
+    model.dispose();
+  }
+  assert.ok(!requestsFor(MARIAN.id).some((r) => r.path.endsWith('/tokenizer.model')), 'a Marian model is not asked for tokenizer.model');
+  await assert.rejects(openHubModel(ref('tiny/opus-mt-no-vocab')),
+    { code: 'files', message: /tiny\/opus-mt-no-vocab has no tokenizer\.json and no vocab\.json: a Marian model needs/ });
 });
 
 test('a model bigger than the WASM memory allows is refused by its size, and its download hung up', async () => {
