@@ -317,7 +317,7 @@ export class NeuronView extends StoreBound {
     const fixed = [];
     const rows = [];
     const title = (text, left, y, align = 'left') => fixed.push({ text, x: left, y, align, fill: colours.text });
-    title(this.#model.rotary ? 'key k after RoPE (q above, rotated too)' : 'key k (q above)', x.k, 12);
+    title(this.#model.rotary ? 'k after RoPE (q above, too)' : 'key k (q above)', x.k, 12);
     title('q × k (element-wise)', x.products, 12);
     title('q·k', x.dot + NUMBER_WIDTH / 2, 12, 'center');
     title(`÷ √${dk} = ${divisor.toFixed(2)}`, x.scaled + NUMBER_WIDTH / 2, 12, 'center');
