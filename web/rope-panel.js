@@ -83,9 +83,10 @@ function pairDrawing(pair) {
  */
 export function ropePanel(rotary, query, key, dot, dk) {
   const { rotated, pairs, unrotatedDims, unrotatedDot, dotBefore, dotAfter } = rotary;
-  const head = ['pair (dims)', 'θ', 'q before', 'angle q = pos × θ', 'q after', 'k before', 'angle k = pos × θ', 'k after', 'q·k part before', 'q·k part after', ''];
+  const head = ['pair (dims)', '', 'θ', 'q before', 'angle q = pos × θ', 'q after', 'k before', 'angle k = pos × θ', 'k after', 'q·k part before', 'q·k part after'];
   const rows = pairs.map((p) => h('tr', { dataset: { pair: String(p.index) } },
     h('td', {}, `${p.index + 1} (${p.dims[0] + 1}, ${p.dims[1] + 1})`),
+    h('td', {}, pairDrawing(p)),
     h('td', {}, p.theta.toExponential(3)),
     h('td', {}, vector(p.qBefore)),
     h('td', {}, `${fixed(p.qAngle)} rad`),
@@ -95,7 +96,6 @@ export function ropePanel(rotary, query, key, dot, dk) {
     h('td', {}, vector(p.kAfter)),
     h('td', {}, fixed(p.before, 4)),
     h('td', {}, fixed(p.after, 4)),
-    h('td', {}, pairDrawing(p)),
   ));
   const partial = unrotatedDims > 0
     ? ` Dimensions ${rotated + 1}–${dk} are not rotated (partial rotary): they add ${fixed(unrotatedDot, 4)} to both sums.`

@@ -103,9 +103,9 @@ for (const [name, partial] of [['pythia-parallel-f16', true], ['qwen3-qknorm-bf1
     });
     assert.equal(panel.rows.length, model.rotary.pairs.length);
     const p0 = model.rotary.pairs[0];
-    assert.equal(panel.rows[0][2], `(${p0.qBefore[0].toFixed(3)}, ${p0.qBefore[1].toFixed(3)})`);
-    assert.equal(panel.rows[0][4], `(${p0.qAfter[0].toFixed(3)}, ${p0.qAfter[1].toFixed(3)})`);
-    assert.equal(panel.rows[0][3], `${p0.qAngle.toFixed(3)} rad`);
+    assert.equal(panel.rows[0][3], `(${p0.qBefore[0].toFixed(3)}, ${p0.qBefore[1].toFixed(3)})`);
+    assert.equal(panel.rows[0][5], `(${p0.qAfter[0].toFixed(3)}, ${p0.qAfter[1].toFixed(3)})`);
+    assert.equal(panel.rows[0][4], `${p0.qAngle.toFixed(3)} rad`);
     assert.equal(panel.drawings, 4 * model.rotary.pairs.length, 'four arrows per pair');
     assert.match(panel.summary, /The q·k above uses the rotated vectors/);
     assert.ok(panel.summary.includes(`“${model.queryLabel}” (position ${T - 1})`), panel.summary);
