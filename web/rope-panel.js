@@ -17,7 +17,7 @@ const ARROW = 44; // px, side of one pair's drawing
  * positions of the query and the key. Pair i holds dims (i, i + r/2) (the
  * half-split form); dims r..d_k are not rotated. Returns { rotated: r,
  * pairs: [{ index, dims, theta, qBefore: [x, y], qAngle, qAfter, kBefore,
- * kAngle, kAfter, relativeAngle, before, after }], unrotatedDims, unrotatedDot,
+ * kAngle, kAfter, before, after }], unrotatedDims, unrotatedDot,
  * dotBefore, dotAfter } with before/after = the pair's part of q·k, computed
  * in double.
  */
@@ -34,7 +34,6 @@ export function rotaryPairs({ qBefore, kBefore, qAfter, kAfter, inverseFrequenci
       index: i, dims: [i, j], theta,
       qBefore: [qBefore[i], qBefore[j]], qAngle: queryPosition * theta, qAfter: [qAfter[i], qAfter[j]],
       kBefore: [kBefore[i], kBefore[j]], kAngle: keyPosition * theta, kAfter: [kAfter[i], kAfter[j]],
-      relativeAngle: (queryPosition - keyPosition) * theta,
     };
     pair.before = pair.qBefore[0] * pair.kBefore[0] + pair.qBefore[1] * pair.kBefore[1];
     pair.after = pair.qAfter[0] * pair.kAfter[0] + pair.qAfter[1] * pair.kAfter[1];
