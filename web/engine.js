@@ -275,6 +275,11 @@ export class Model {
    *   attentions: { data: Float32Array, shape: [layers, heads, T, T] }, rows sum to 1;
    *   trace (when options.trace = { layer, head }): that head's q, k, v [T, d_k],
    *     scores (Q·Kᵀ), scaled, masked (-Infinity where hidden), weights [T, T], divisor;
+   *     for RoPE models (llama, mistral, qwen2, qwen3, gpt_neox) also trace.rotary =
+   *     { q, k: [T, d_k] before the rotation (q and k above are after it),
+   *       inverseFrequencies: Float64Array [r/2], firstPosition }: pair i (dims i
+   *       and i + r/2) at position p turned by the angle p·inverseFrequencies[i];
+   *       dims r..d_k are not rotated (partial rotary);
    *   hiddenStates (options.hiddenStates): [layers + 1, T, width], as in Hugging Face;
    *   logits (options.logits): [T, vocab] (GPT-2) or [maskPositions, vocab] (BERT);
    *   topK (options.topK = k > 0): { ids: Int32Array, probabilities: Float32Array,

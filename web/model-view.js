@@ -95,7 +95,8 @@ export class ModelView extends StoreBound {
   /**
    * The grid as one picture (the PNG export): thumbnails in their head colours,
    * the heads the head view shows outlined in the accent colour, captions and
-   * head labels, in the page's theme colours.
+   * the line of facts under each caption (KV head, sink score) and head
+   * labels, in the page's theme colours.
    */
   exportCanvas() {
     this.flushDeferred();
@@ -158,8 +159,10 @@ export class ModelView extends StoreBound {
     const [layers, heads] = this.#result.attentions.shape;
     const { thumb, gap, frame, layerCaption, title, caption, badge } = EXPORT;
     const badgeLines = Math.max(0, ...this.#thumbs.map((t) => t.labels.length));
+    // The line under each caption on screen (key/value head with GQA, sink score), when any head has one.
+    const factsLines = this.#thumbs.some((t) => t.facts.textContent) ? 1 : 0;
     const cellWidth = thumb + 2 * frame + gap;
-    const cellHeight = thumb + 2 * frame + caption + badgeLines * badge + gap;
+    const cellHeight = thumb + 2 * frame + caption + (factsLines + badgeLines) * badge + gap;
     const { layer: currentLayer, heads: currentHeads } = this.store.state;
     const texts = [{ text: `All ${layers} layers × ${heads} heads`, x: gap, y: title / 2, size: 14, bold: true }];
     const thumbs = [];
@@ -168,7 +171,8 @@ export class ModelView extends StoreBound {
       const y = title + t.layer * cellHeight + frame;
       if (t.head === 0) texts.push({ text: `Layer ${t.layer + 1}`, x: gap, y: y + thumb / 2, size: 12, bold: true });
       texts.push({ text: `L${t.layer + 1} H${t.head + 1}`, x: x - frame, y: y + thumb + frame + caption / 2 + 1, size: 11 });
-      t.labels.forEach((label, i) => texts.push({ text: label, x: x - frame, y: y + thumb + frame + caption + (i + 0.5) * badge, size: 10 }));
+      if (t.facts.textContent) texts.push({ text: t.facts.textContent, x: x - frame, y: y + thumb + frame + caption + 0.5 * badge, size: 10 });
+      t.labels.forEach((label, i) => texts.push({ text: label, x: x - frame, y: y + thumb + frame + caption + (factsLines + i + 0.5) * badge, size: 10 }));
       thumbs.push({
         layer: t.layer, head: t.head, x, y, size: thumb, canvas: t.canvas, colour: headColour(t.head),
         current: t.layer === currentLayer && (currentHeads === null || currentHeads.includes(t.head)),

@@ -9,6 +9,11 @@
 // Query token: state.token, else the last token (causal) or the first; head:
 // the first of state.heads, else head 0. Q and K come from view.trace, which
 // the view asks for with a `trace-request` event.
+// RoPE models (the trace has `rotary`): q and k in the rows are the rotated
+// vectors the dot product uses, and a panel below (rope-panel.js) shows, for
+// the query and one key (the "Key" menu or a click on a key row; by default
+// the key with the largest weight), each dimension pair before and after the
+// rotation and the angle it turned by.
 // The header and the q row stay fixed; key rows scroll and only visible rows
 // are drawn, so 512 keys cost the same as 30.
 // Not here: computing Q and K (the model runtime), the other views.
@@ -16,6 +21,7 @@ import { StoreBound } from './store-bound.js';
 import { h } from './dom.js';
 import { SvgWriter } from './svg-writer.js';
 import { pageBackground, shorten, viewColours } from './view-support.js';
+import { ropePanel, rotaryPairs } from './rope-panel.js';
 
 const LABEL_WIDTH = 140;
 const NUMBER_WIDTH = 74;
@@ -40,6 +46,10 @@ export class NeuronView extends StoreBound {
   #controls = h('div', { class: 'controls' });
   #querySelect = h('select', { onchange: (e) => this.store.set({ token: Number(e.target.value) }) });
   #headSelect = h('select', { onchange: (e) => this.store.set({ heads: [Number(e.target.value)] }) });
+  #rotaryKey = null; // key position the rotary panel shows; null = the key with the largest weight
+  #keySelect = h('select', { onchange: (e) => { this.#rotaryKey = Number(e.target.value); this.#rebuild(); } });
+  #keyLabel = h('label', { hidden: true }, 'Key (rotary) ', this.#keySelect);
+  #ropeSlot = h('div', { class: 'rope-slot' });
   #note = h('p', { class: 'hint' });
   #canvas = h('canvas', { tabindex: '0', role: 'img' });
   #scroller = h('div', { class: 'neuron-view-scroller' });
@@ -52,13 +62,21 @@ export class NeuronView extends StoreBound {
       this.#controls.append(
         h('label', {}, 'Query token ', this.#querySelect),
         h('label', {}, 'Head ', this.#headSelect),
+        this.#keyLabel,
       );
       this.#scroller.append(this.#canvas, this.#spacer);
-      this.append(this.#title, this.#controls, this.#note, this.#scroller, this.#readout);
+      this.append(this.#title, this.#controls, this.#note, this.#scroller, this.#readout, this.#ropeSlot);
       this.#scroller.addEventListener('scroll', () => this.#paint());
       this.#canvas.addEventListener('pointermove', (e) => this.#setHover(this.#hit(e)));
       this.#canvas.addEventListener('pointerleave', () => this.#setHover(null));
       this.#canvas.addEventListener('keydown', (e) => this.#onKey(e));
+      this.#canvas.addEventListener('click', (e) => {
+        const hit = this.#hit(e);
+        if (hit && hit.row >= 0 && this.#model?.rotary) {
+          this.#rotaryKey = this.#model.keys[hit.row].key;
+          this.#rebuild();
+        }
+      });
       new ResizeObserver(() => {
         if (this.#layout && this.clientWidth !== this.#layout.hostWidth) this.#rebuild();
       }).observe(this);
@@ -76,11 +94,15 @@ export class NeuronView extends StoreBound {
   set result(result) {
     this.#result = result;
     this.#trace = null;
+    this.#rotaryKey = null;
     this.#requested = null;
     this.#rebuild();
   }
 
-  /** Q and K of one head: { layer, head, q: {data, shape: [T, d_k]}, k: {...}, scores? }. */
+  /**
+   * Q and K of one head: { layer, head, q: {data, shape: [T, d_k]}, k: {...}, scores?, rotary? }
+   * (rotary, RoPE models: { q, k before the rotation, inverseFrequencies [r/2], firstPosition }).
+   */
   set trace(trace) {
     this.#trace = trace ?? null;
     this.#requested = null;
@@ -112,7 +134,9 @@ export class NeuronView extends StoreBound {
   /**
    * The numbers shown, for tests and exports (null while waiting for Q and K):
    * { layer, head, query, queryLabel, defaultQuery, dk, divisor, q, keys:
-   * [{ key, label, k, products, dot, scaled, softmax, modelWeight }], layout }.
+   * [{ key, label, k, products, dot, scaled, softmax, modelWeight }], rotary,
+   * layout }. rotary (RoPE models, else null): rope-panel.js's rotaryPairs()
+   * for the query and the panel's key, plus key (its position in the text).
    * layout gives the cell geometry in CSS pixels: cellWidth, rowHeight, the
    * left edge of each section (x.k, x.products, x.dot, x.scaled, x.softmax),
    * qTop (the q row's top) and keysTop (first key row's top, unscrolled).
@@ -155,8 +179,11 @@ export class NeuronView extends StoreBound {
     const state = this.store.state;
     if (state.words || state.filter !== 'all' || state.hideSpecial) notes.push('This view shows the model’s own computation on tokens: word grouping, the pair filter and hidden special tokens do not apply here.');
     const trace = this.#trace;
-    const fresh = trace && trace.layer === layer && trace.head === head && trace.q?.shape[0] === t && trace.k?.shape[0] === t;
+    const fresh = trace && trace.layer === layer && trace.head === head && trace.q?.shape[0] === t && trace.k?.shape[0] === t &&
+      (!trace.rotary || (trace.rotary.q.shape[0] === t && trace.rotary.k.shape[0] === t));
+    this.#keyLabel.hidden = !(fresh && trace.rotary);
     if (!fresh) {
+      this.#ropeSlot.replaceChildren();
       this.#model = null;
       this.#layout = null;
       this.#note.textContent = notes.join(' ');
@@ -177,6 +204,7 @@ export class NeuronView extends StoreBound {
     const worst = this.#model.keys.reduce((m, key) => Math.max(m, Math.abs(key.softmax - key.modelWeight)), 0);
     if (worst > 1e-3) notes.push(`Note: the model’s attention weights differ from softmax(q·k ÷ √d_k) by up to ${worst.toFixed(4)}.`);
     this.#note.textContent = notes.join(' ');
+    this.#showRotary();
     this.dataset.state = 'ready';
     this.#cursor = null;
     this.#hover = null;
@@ -210,7 +238,37 @@ export class NeuronView extends StoreBound {
     let sum = 0;
     for (const key of keys) sum += Math.exp(key.scaled - max);
     for (const key of keys) key.softmax = Math.exp(key.scaled - max) / sum;
-    return { layer, head, query, queryLabel: this.#result.tokens[query].display, defaultQuery, dk, divisor, q: qv, keys };
+    return { layer, head, query, queryLabel: this.#result.tokens[query].display, defaultQuery, dk, divisor, q: qv, keys, rotary: this.#rotaryOf(query, keys) };
+  }
+
+  // The rotary panel's numbers (RoPE traces) for the query and the chosen key, else null.
+  #rotaryOf(query, keys) {
+    const { q, k, rotary } = this.#trace;
+    if (!rotary) return null;
+    const dk = q.shape[1];
+    const chosen = keys.find((key) => key.key === this.#rotaryKey) ??
+      keys.reduce((best, key) => (key.modelWeight > best.modelWeight ? key : best), keys[0]);
+    const row = (m, i) => m.data.subarray(i * dk, (i + 1) * dk);
+    return {
+      key: chosen.key,
+      ...rotaryPairs({
+        qBefore: row(rotary.q, query), kBefore: row(rotary.k, chosen.key), qAfter: row(q, query), kAfter: row(k, chosen.key),
+        inverseFrequencies: rotary.inverseFrequencies, queryPosition: rotary.firstPosition + query, keyPosition: rotary.firstPosition + chosen.key,
+      }),
+    };
+  }
+
+  #showRotary() {
+    const { rotary, keys, query, queryLabel, dk } = this.#model;
+    if (!rotary) {
+      this.#ropeSlot.replaceChildren();
+      return;
+    }
+    const key = keys.find((x) => x.key === rotary.key);
+    const first = this.#trace.rotary.firstPosition;
+    this.#keySelect.replaceChildren(...keys.map((x) => h('option', { value: String(x.key), selected: x.key === key.key }, `${x.key + 1}: ${x.label}`)));
+    this.#keySelect.value = String(key.key);
+    this.#ropeSlot.replaceChildren(ropePanel(rotary, { label: queryLabel, position: first + query }, { label: key.label, position: first + key.key }, key.dot, dk));
   }
 
   #layOut() {
@@ -259,7 +317,7 @@ export class NeuronView extends StoreBound {
     const fixed = [];
     const rows = [];
     const title = (text, left, y, align = 'left') => fixed.push({ text, x: left, y, align, fill: colours.text });
-    title('key k (q above)', x.k, 12);
+    title(this.#model.rotary ? 'k after RoPE (q above, too)' : 'key k (q above)', x.k, 12);
     title('q × k (element-wise)', x.products, 12);
     title('q·k', x.dot + NUMBER_WIDTH / 2, 12, 'center');
     title(`÷ √${dk} = ${divisor.toFixed(2)}`, x.scaled + NUMBER_WIDTH / 2, 12, 'center');

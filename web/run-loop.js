@@ -48,13 +48,15 @@ export async function runText(client, key, config, { text, textB = '' }, { topK 
 
 /**
  * Q and K of one head for the neuron view: { layer, head, q [T, d_k], k
- * [T, d_k], scores }. Throws an Error naming the head when the run fails.
+ * [T, d_k], scores, rotary } (rotary: RoPE models' q and k before the
+ * rotation and its frequencies, see engine.js; null otherwise). Throws an
+ * Error naming the head when the run fails.
  */
 export async function traceHead(client, key, config, { text, textB = '' }, { layer, head }) {
   const pair = isPair(config, textB);
   try {
     const r = await client.run(key, { text, textB: pair ? textB : undefined, trace: { layer, head } });
-    return { layer, head, q: r.trace.q, k: r.trace.k, scores: r.trace.scores };
+    return { layer, head, q: r.trace.q, k: r.trace.k, scores: r.trace.scores, rotary: r.trace.rotary ?? null };
   } catch (error) {
     throw new Error(`Cannot trace head ${head + 1} of layer ${layer + 1}: ${error.message}`);
   }

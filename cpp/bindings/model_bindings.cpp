@@ -126,7 +126,7 @@ std::vector<T> numbers(const val& spec, const char* key) {
 }
 
 // The parts of a forward result that JS asked for ->
-// { attentions [L, H, T, T], trace?, hiddenStates? [L+1, T, d], logits? [N, V], topK? }
+// { attentions [L, H, T, T], trace? (with rotary? for RoPE models), hiddenStates? [L+1, T, d], logits? [N, V], topK? }
 val forward_to_js(const Model& model, const ForwardRequest& req, const ForwardResult& r) {
   val out = val::object();
   out.set("attentions", tensor_to_js(r.attentions.data(), r.attentions.size(), {r.layers, r.heads, r.tokens, r.keys}));
@@ -142,6 +142,14 @@ val forward_to_js(const Model& model, const ForwardRequest& req, const ForwardRe
     t.set("masked", matrix_to_js(r.trace->masked));
     t.set("weights", matrix_to_js(r.trace->weights));
     t.set("divisor", r.trace->divisor);
+    if (r.rotary) {  // { q, k [T, d_k] before RoPE, inverseFrequencies [r/2], firstPosition }
+      val rotary = val::object();
+      rotary.set("q", matrix_to_js(r.rotary->q));
+      rotary.set("k", matrix_to_js(r.rotary->k));
+      rotary.set("inverseFrequencies", typed_array("Float64Array", r.rotary->inverse_frequencies));
+      rotary.set("firstPosition", r.rotary->first_position);
+      t.set("rotary", rotary);
+    }
     out.set("trace", t);
   }
   if (req.hidden_states) {

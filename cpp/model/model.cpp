@@ -179,7 +179,12 @@ class Pass {
       for (int h = 0; h < H; ++h) q.middleCols(h * dk, dk) = rms_norm(q.middleCols(h * dk, dk), b.q_norm.gamma, c_.norm_eps);
       for (int h = 0; h < KV; ++h) k.middleCols(h * dk, dk) = rms_norm(k.middleCols(h * dk, dk), b.k_norm.gamma, c_.norm_eps);
     }
+    const bool traced_layer = request_.trace && request_.trace->layer == layer;
     if (c_.rope) {
+      if (traced_layer) {  // the traced head's q and its key head's k, before the rotation
+        const int head = request_.trace->head, kv_head = head / (H / KV);
+        result_.rotary = RotaryTrace{q.middleCols(head * dk, dk), k.middleCols(kv_head * dk, dk), rope_inv_freq_, past_};
+      }
       apply_rope(q, dk, rope_inv_freq_, past_);
       apply_rope(k, dk, rope_inv_freq_, past_);
     }
@@ -189,7 +194,6 @@ class Pass {
       k = cache_->keys[static_cast<std::size_t>(layer)];
       v = cache_->values[static_cast<std::size_t>(layer)];
     }
-    const bool traced_layer = request_.trace && request_.trace->layer == layer;
     MultiHeadTrace t = attend_heads(std::move(q), std::move(k), std::move(v), H, KV, options_,
                                     TraceLevel::weights_only, traced_layer ? request_.trace->head : -1);
     for (int h = 0; h < H; ++h) {  // weights [T, Tk] of each head into attentions [L, H, T, Tk]

@@ -2,7 +2,8 @@
 // Mistral, Qwen2, Qwen3, GPT-NeoX; see model/config.h), and its traced
 // forward pass over token ids: attention weights of every layer and head,
 // taken from the arrays the computation itself used; on request one head's
-// full trace (q, k, v, pre-softmax scores), the hidden states, the logits;
+// full trace (q, k, v, pre-softmax scores; with RoPE also q and k before the
+// rotation and the rotation's frequencies), the hidden states, the logits;
 // the causal families' next-token distribution at every position, BERT's
 // predictions at masked positions.
 // Not here: tokenization (tokenizer/), reading files (model/directory.h, native
@@ -42,11 +43,24 @@ struct TopK {
   std::vector<float> probabilities;
 };
 
+// The traced head's queries and keys before the rotary embedding, and the
+// rotation that turned them into the trace's q and k (RoPE families only).
+// Pair i of a head, dims (i, i + r/2) for i < r/2 (half-split form), at
+// position p turns by the angle p·inverse_frequencies[i]; dims r..d_k pass
+// unchanged (partial rotary, GPT-NeoX).
+struct RotaryTrace {
+  Matrix q;  // [T, d_k] the head's queries before RoPE (after q norm, Qwen3)
+  Matrix k;  // [T, d_k] its key head's keys before RoPE (after k norm), the tokens run only (not cached keys)
+  std::vector<double> inverse_frequencies;  // [r/2] θ_i, frequency scaling applied
+  int first_position = 0;                   // position of row 0 (the tokens already in a KV cache)
+};
+
 struct ForwardResult {
   int layers = 0, heads = 0, tokens = 0;  // L, H, T (the tokens run)
   int keys = 0;                           // Tk: keys each row covers (T, or cached + T)
   std::vector<float> attentions;          // [L, H, T, Tk] row-major, rows sum to 1
   std::optional<HeadTrace> trace;         // full trace of the requested head (scores, scaled, masked, ...)
+  std::optional<RotaryTrace> rotary;      // RoPE families: that head's q and k before the rotation
   // L + 1 matrices [T, d] as in Hugging Face: the embeddings, then the output
   // of each layer (causal families: the last one after the final norm).
   std::vector<Matrix> hidden_states;

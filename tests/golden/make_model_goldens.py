@@ -11,8 +11,9 @@ Each checkpoint folder holds what a Hugging Face model folder holds
 input text, the token ids (computable here by hand because the tokenizers are
 tiny: GPT-2 byte-level BPE with the 256 byte symbols and no merges, a BERT
 WordPiece vocabulary of whole lowercase words), the attention weights of every
-layer and head, one head's q, k, v and raw scores, every hidden state and the
-logits. The forward passes below are written from the published architectures
+layer and head, one head's q, k, v and raw scores (RoPE families: also its q
+and k before the rotation and the inverse frequencies), every hidden state and
+the logits. The forward passes below are written from the published architectures
 (GPT-2: Radford et al. 2019 and the Hugging Face weight layout; BERT: Devlin et
 al. 2019; Llama: Touvron et al. 2023, RoPE as Su et al. 2021 in Hugging Face's
 half-split rotate_half form, Llama 3's frequency scaling, grouped-query
@@ -307,6 +308,12 @@ def grouped_attention(q, k, v, window=None):
     return out, weights, (q, k, v, scores)
 
 
+def before_rope(q, k, inv_freq):
+    """The trace's RoPE part: q [H, T, d_k] and k [H, T, d_k] (each query head's key head) before the
+    rotation, and the inverse frequencies [r/2]."""
+    return (q, k.repeat_interleave(q.shape[0] // k.shape[0], 0), inv_freq)
+
+
 def llama_forward(w, cfg, ids):
     """Llama / Mistral / Qwen2 / Qwen3 (cfg["model_type"] picks the details)."""
     p = lambda name: w["model." + name]
@@ -327,6 +334,7 @@ def llama_forward(w, cfg, ids):
         if cfg["model_type"] == "qwen3":
             q, k = rms_norm(q, p(s + "self_attn.q_norm.weight"), eps), rms_norm(k, p(s + "self_attn.k_norm.weight"), eps)
         out, weights, trace = grouped_attention(rotate(q, inv_freq), rotate(k, inv_freq), v, window)
+        trace = trace + before_rope(q, k, inv_freq)
         x = x + lin(out, s + "self_attn.o_proj")
         m = rms_norm(x, p(s + "post_attention_layernorm.weight"), eps)
         x = x + lin(F.silu(lin(m, s + "mlp.gate_proj")) * lin(m, s + "mlp.up_proj"), s + "mlp.down_proj")
@@ -354,6 +362,7 @@ def gpt_neox_forward(w, cfg, ids):
         qkv = lin(ln(x, s + "input_layernorm"), s + "attention.query_key_value").reshape(T, H, 3 * dk).transpose(0, 1)
         q, k, v = qkv[..., :dk], qkv[..., dk:2 * dk], qkv[..., 2 * dk:]  # each head's block: q | k | v
         out, weights, trace = grouped_attention(rotate(q, inv_freq), rotate(k, inv_freq), v)
+        trace = trace + before_rope(q, k, inv_freq)
         attn = lin(out, s + "attention.dense")
         mlp = lambda m: lin(F.gelu(lin(m, s + "mlp.dense_h_to_4h")), s + "mlp.dense_4h_to_h")
         if cfg["use_parallel_residual"]:
@@ -430,9 +439,15 @@ def rounded(t):
 
 
 def trace_json(traces, layer, head):
-    q, k, v, scores = traces[layer]
-    return {"layer": layer, "head": head, "q": rounded(q[head]), "k": rounded(k[head]), "v": rounded(v[head]),
-            "scores": rounded(scores[head])}
+    """One head's q, k, v, raw scores; with RoPE also q and k before the rotation and the inverse frequencies."""
+    q, k, v, scores = traces[layer][:4]
+    out = {"layer": layer, "head": head, "q": rounded(q[head]), "k": rounded(k[head]), "v": rounded(v[head]),
+           "scores": rounded(scores[head])}
+    if len(traces[layer]) > 4:
+        q_before, k_before, inv_freq = traces[layer][4:]
+        out["rotary"] = {"q": rounded(q_before[head]), "k": rounded(k_before[head]),
+                         "inverse_frequencies": rounded(inv_freq)}
+    return out
 
 
 def build_gpt2(name, L, H, dk, inner, P, dtype, prefix, untied, texts, seed):

@@ -2,7 +2,8 @@
 // (made by tests/golden/make_model_goldens.py, an independent float64
 // implementation): attention of every layer and head within 1e-5 absolute,
 // logits, hidden states and one head's q, k, v, scores within 1e-4 relative
-// (max |ours - torch| / max |torch|); plus request validation and config errors.
+// (max |ours - torch| / max |torch|), that head's q and k before RoPE within
+// 1e-5 relative; plus request validation and config errors.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -84,6 +85,17 @@ TEST_CASE("forward passes match the PyTorch goldens") {
       CHECK(relative_error(r.trace->k, c["trace"]["k"]) < 1e-4);
       CHECK(relative_error(r.trace->v, c["trace"]["v"]) < 1e-4);
       CHECK(relative_error(r.trace->scores, c["trace"]["scores"]) < 1e-4);
+      // RoPE families: the traced head's q and k before the rotation, and its frequencies.
+      CHECK(r.rotary.has_value() == c["trace"].contains("rotary"));
+      if (r.rotary && c["trace"].contains("rotary")) {
+        const json& rotary = c["trace"]["rotary"];
+        CHECK(relative_error(r.rotary->q, rotary["q"]) < 1e-5);
+        CHECK(relative_error(r.rotary->k, rotary["k"]) < 1e-5);
+        const std::vector<double> theta = flat(rotary["inverse_frequencies"]);
+        REQUIRE(r.rotary->inverse_frequencies.size() == theta.size());
+        for (std::size_t i = 0; i < theta.size(); ++i) CHECK(r.rotary->inverse_frequencies[i] == doctest::Approx(theta[i]).epsilon(1e-8));
+        CHECK(r.rotary->first_position == 0);
+      }
       // The traced head's weights are the very ones in the attention tensor.
       const int tl = req.trace->layer, th = req.trace->head;
       CHECK(std::equal(r.trace->weights.data(), r.trace->weights.data() + T * T,

@@ -1,6 +1,7 @@
 // The model runtime in WASM through the JS engine (dist/engine.js): every
 // golden checkpoint against PyTorch (attention within 1e-5 absolute; logits,
-// hidden states, q/k/v/scores within 1e-4 relative), loading from buffers,
+// hidden states, q/k/v/scores within 1e-4 relative; RoPE families: q and k
+// before the rotation within 1e-5 relative), loading from buffers,
 // from Files and from a base URL over HTTP with progress, and readable errors.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -46,6 +47,19 @@ for (const name of MODELS) {
         for (const key of ['q', 'k', 'v', 'scores']) {
           const e = relativeError(r.trace[key].data, flat(c.trace[key]));
           assert.ok(e < 1e-4, `trace ${key} differs by ${e}`);
+        }
+        // RoPE families: q and k before the rotation, and the rotation's frequencies.
+        assert.equal(r.trace.rotary !== undefined, c.trace.rotary !== undefined, 'rotary trace present exactly for RoPE models');
+        if (c.trace.rotary) {
+          const dk = r.trace.q.shape[1];
+          for (const key of ['q', 'k']) {
+            assert.deepEqual(r.trace.rotary[key].shape, [T, dk]);
+            const e = relativeError(r.trace.rotary[key].data, flat(c.trace.rotary[key]));
+            assert.ok(e < 1e-5, `${key} before RoPE differs by ${e}`);
+          }
+          assert.ok(r.trace.rotary.inverseFrequencies instanceof Float64Array);
+          assert.ok(maxAbsDiff(r.trace.rotary.inverseFrequencies, c.trace.rotary.inverse_frequencies) < 1e-9);
+          assert.equal(r.trace.rotary.firstPosition, 0);
         }
         assert.deepEqual(r.hiddenStates.shape, [model.config.layers + 1, T, model.config.width]);
         assert.ok(relativeError(r.hiddenStates.data, flat(c.hidden_states)) < 1e-4);
