@@ -27,6 +27,12 @@ function isJsonBytes(bytes) {
   return false;
 }
 
+// The tokenizer fields a Model and a Seq2SeqModel carry (see Model).
+function tokenizerFacts(tokenizerFile, hasTokenizer) {
+  const tokenizerJson = tokenizerFile && isJsonBytes(tokenizerFile) ? utf8Decoder.decode(tokenizerFile) : null;
+  return { tokenizerFile, tokenizerJson, hasTokenizer };
+}
+
 function byteView(source) {
   if (source instanceof ArrayBuffer) return new Uint8Array(source);
   return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
@@ -265,9 +271,7 @@ export class Model {
     this.#module = module;
     this.#handle = handle;
     this.config = Object.freeze(config);
-    this.tokenizerFile = tokenizerFile;
-    this.tokenizerJson = tokenizerFile && isJsonBytes(tokenizerFile) ? utf8Decoder.decode(tokenizerFile) : null;
-    this.hasTokenizer = hasTokenizer;
+    Object.assign(this, tokenizerFacts(tokenizerFile, hasTokenizer));
   }
 
   /**
@@ -394,9 +398,7 @@ export class Seq2SeqModel {
     this.#module = module;
     this.#handle = handle;
     this.config = Object.freeze(config);
-    this.tokenizerFile = tokenizerFile;
-    this.tokenizerJson = tokenizerFile && isJsonBytes(tokenizerFile) ? utf8Decoder.decode(tokenizerFile) : null;
-    this.hasTokenizer = hasTokenizer;
+    Object.assign(this, tokenizerFacts(tokenizerFile, hasTokenizer));
   }
 
   #live() {
