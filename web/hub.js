@@ -10,6 +10,7 @@
 // private model, not found, CORS, network).
 // Not here: the download itself, its progress and cache (download.js), the
 // WASM (engine.js), anything about the DOM.
+import { MODEL_FILES as FILES } from './model-files.js';
 
 /** The hub files come from unless a `hub` is given (the page's URL state, the widget's attribute). */
 export const DEFAULT_HUB = 'https://huggingface.co';
@@ -111,11 +112,6 @@ export function formatBytes(bytes) {
   if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(0)} kB`;
   return `${bytes} bytes`;
 }
-
-const FILES = {
-  config: 'config.json', weights: 'model.safetensors', index: 'model.safetensors.index.json', tokenizer: 'tokenizer.json',
-  sentencepiece: 'tokenizer.model', sourceSpm: 'source.spm', targetSpm: 'target.spm', vocab: 'vocab.json',
-};
 
 /**
  * Opens a hub model for Engine.loadModel, reading no weight byte:
