@@ -34,4 +34,10 @@ int run_translate(const Args& args);
 // attnplay heads --model DIR [--sequences N] [--seed S]
 int run_heads(const Args& args);
 
+// attnplay rollout --model DIR (--text TEXT | --ids 1,2,3) [--method rollout|flow]
+int run_rollout(const Args& args);
+
+// attnplay lens --model DIR (--text TEXT | --ids 1,2,3) [--top-k K]
+int run_lens(const Args& args);
+
 }  // namespace attnplay::cli

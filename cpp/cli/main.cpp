@@ -27,7 +27,11 @@ void print_usage(std::ostream& out) {
       << "  attnplay heads --model DIR        head-pattern scores and labels of every head\n"
       << "  attnplay generate --model DIR (--text TEXT | --ids 1,2,3) [--max-new-tokens N]\n"
       << "                    [--greedy | --temperature T --top-k K --top-p P --seed S]\n"
-      << "                                   continue a prompt (KV cache); JSON ids, text, tokens\n";
+      << "                                   continue a prompt (KV cache); JSON ids, text, tokens\n"
+      << "  attnplay rollout --model DIR (--text TEXT | --ids 1,2,3) [--method rollout|flow]\n"
+      << "                                   attention rollout or flow over all layers; JSON tokens and a T×T map\n"
+      << "  attnplay lens --model DIR (--text TEXT | --ids 1,2,3) [--top-k K]\n"
+      << "                                   logit lens: top-k tokens of every layer at every position as JSON\n";
 }
 
 }  // namespace
@@ -52,6 +56,8 @@ int main(int argc, char** argv) {
     if (args[0] == "heads") return attnplay::cli::run_heads(rest);
     if (args[0] == "generate") return attnplay::cli::run_generate(rest);
     if (args[0] == "translate") return attnplay::cli::run_translate(rest);
+    if (args[0] == "rollout") return attnplay::cli::run_rollout(rest);
+    if (args[0] == "lens") return attnplay::cli::run_lens(rest);
   } catch (const std::exception& e) {
     std::cerr << "attnplay " << args[0] << ": " << e.what() << "\n";
     return 1;

@@ -64,6 +64,14 @@ TopK top_k_of(const float* logits, int vocab, int k) {
   return top;
 }
 
+// BERT's masked-LM head: x [M, d] -> logits [M, V] (dense, activation, LayerNorm, tied or stored decoder, bias).
+Matrix masked_lm_logits(const ModelConfig& c, const ModelWeights& w, const ConstMatrixRef& x) {
+  Matrix t = linear(x, w.mlm.transform.w, w.mlm.transform.b);  // [M, d]
+  activate(t, c.activation);
+  t = layer_norm(t, w.mlm.norm.gamma, w.mlm.norm.beta, c.norm_eps);
+  return linear(t, w.unembedding(), w.mlm.bias);  // [M, V]
+}
+
 // `past`: tokens already in the KV cache.
 void validate(const ModelConfig& c, const ModelWeights& weights, const ForwardRequest& request, int past) {
   const int T = static_cast<int>(request.ids.size());
@@ -247,10 +255,7 @@ class Pass {
     const int M = static_cast<int>(request_.mask_positions.size());
     Matrix x(M, c_.width);  // [M, d]
     for (int m = 0; m < M; ++m) x.row(m) = h.row(request_.mask_positions[m]);
-    Matrix t = linear(x, w_.mlm.transform.w, w_.mlm.transform.b);  // [M, d]
-    activate(t, c_.activation);
-    t = norm(t, w_.mlm.norm);
-    Matrix logits = linear(t, w_.unembedding(), w_.mlm.bias);  // [M, V]
+    Matrix logits = masked_lm_logits(c_, w_, x);  // [M, V]
     for (int m = 0; request_.top_k > 0 && m < M; ++m) {
       result_.top_k.push_back(top_k_of(logits.row(m).data(), c_.vocab_size, request_.top_k));
     }
@@ -426,6 +431,38 @@ ForwardResult Model::run(const ForwardRequest& request, KvCache* cache) const {
     case Architecture::gpt_neox: gpt_neox_forward(pass, weights_, config_.parallel_residual); break;
   }
   return result;
+}
+
+std::vector<TopK> Model::read_out(const Matrix& x, bool final_norm_applied, int k) const {
+  if (k < 1) bad_request("top_k must be at least 1");
+  if (x.cols() != config_.width) {
+    bad_request("a residual stream of width " + std::to_string(x.cols()) + " for a model of width " +
+                std::to_string(config_.width));
+  }
+  if (!config_.causal() && !weights_.has_mlm_head) {
+    bad_request("this BERT checkpoint has no masked-LM head (cls.predictions.*) to read the residual stream with");
+  }
+  const int V = config_.vocab_size;
+  std::vector<TopK> out;
+  out.reserve(static_cast<std::size_t>(x.rows()));
+  constexpr Eigen::Index kChunk = 128;  // rows per product: bounds the [chunk, V] logits held at once
+  for (Eigen::Index start = 0; start < x.rows(); start += kChunk) {
+    const Eigen::Index n = std::min(kChunk, x.rows() - start);
+    Matrix logits;  // [n, V]
+    if (!config_.causal()) {
+      logits = masked_lm_logits(config_, weights_, x.middleRows(start, n));
+    } else if (final_norm_applied) {
+      logits = linear(x.middleRows(start, n), weights_.unembedding());
+    } else {
+      const NormWeights& f = weights_.final_norm;
+      const Matrix h = config_.norm == NormKind::rms_norm ? rms_norm(x.middleRows(start, n), f.gamma, config_.norm_eps)
+                                                          : layer_norm(x.middleRows(start, n), f.gamma, f.beta,
+                                                                       config_.norm_eps);  // [n, d]
+      logits = linear(h, weights_.unembedding());
+    }
+    for (Eigen::Index i = 0; i < n; ++i) out.push_back(top_k_of(logits.row(i).data(), V, k));
+  }
+  return out;
 }
 
 }  // namespace attnplay

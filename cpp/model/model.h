@@ -111,6 +111,13 @@ class Model {
   // mask positions. Attentions are [L, H, T, cache.length() + T].
   ForwardResult forward(const ForwardRequest& request, KvCache& cache) const;
 
+  // The output head applied to any residual stream x [N, d] (the logit lens):
+  // causal families the final norm (skipped when `final_norm_applied`, as for
+  // their last hidden state) and the unembedding; BERT the masked-LM head
+  // (dense, activation, LayerNorm, decoder; throws std::invalid_argument
+  // without it). The top-k of the softmax of each row, in row order.
+  std::vector<TopK> read_out(const Matrix& x, bool final_norm_applied, int k) const;
+
  private:
   ForwardResult run(const ForwardRequest& request, KvCache* cache) const;  // cache may be null
   Model(ModelConfig config, ModelWeights weights) : config_(std::move(config)), weights_(std::move(weights)) {}

@@ -1,0 +1,37 @@
+// Implementation of analysis/logit_lens.h: each hidden state read out by
+// Model::read_out.
+#include "analysis/logit_lens.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace attnplay {
+
+LogitLens logit_lens(const Model& model, const std::vector<Matrix>& hidden_states, int k) {
+  if (k < 1) throw std::invalid_argument("the logit lens needs top_k of at least 1");
+  const int layers = model.config().layers;
+  if (static_cast<int>(hidden_states.size()) != layers + 1) {
+    throw std::invalid_argument("the logit lens reads " + std::to_string(layers + 1) + " hidden states (the embeddings and " +
+                                std::to_string(layers) + " layers), not " + std::to_string(hidden_states.size()) +
+                                "; run the model with hidden_states");
+  }
+  if (!model.config().causal() && !model.has_mlm_head()) {
+    throw std::invalid_argument(
+        "this BERT checkpoint has no masked-LM head (cls.predictions.*), so its residual stream cannot be read as "
+        "predictions");
+  }
+  LogitLens lens;
+  lens.rows = layers + 1;
+  lens.tokens = static_cast<int>(hidden_states.front().rows());
+  lens.k = k;
+  lens.cells.reserve(static_cast<std::size_t>(lens.rows) * lens.tokens);
+  for (int r = 0; r < lens.rows; ++r) {
+    // Causal families report the last hidden state after the final norm already (BERT has none).
+    const bool final_norm_applied = r == layers;
+    std::vector<TopK> row = model.read_out(hidden_states[static_cast<std::size_t>(r)], final_norm_applied, k);
+    for (TopK& cell : row) lens.cells.push_back(std::move(cell));
+  }
+  return lens;
+}
+
+}  // namespace attnplay

@@ -1,0 +1,69 @@
+// `attnplay rollout --model DIR (--text TEXT | --ids 1,2,3) [--method rollout|flow]`
+// Runs a self-attention model folder and prints attention rollout or attention
+// flow (analysis/rollout.h) as JSON {"model_type", "method", "ids", "tokens",
+// "rollout": [T][T]}: row i is how much the last layer's token i draws on
+// input token j. Flow is printed under the same "rollout" key, "method" says
+// which map it is.
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "analysis/rollout.h"
+#include "cli/commands.h"
+#include "cli/ids.h"
+#include "cli/text_or_ids.h"
+#include "model/directory.h"
+
+namespace attnplay::cli {
+namespace {
+
+const char* const kUsage = "usage: attnplay rollout --model DIR (--text TEXT | --ids 1,2,3) [--method rollout|flow]\n";
+
+}  // namespace
+
+int run_rollout(const Args& args) {
+  std::string dir;
+  std::optional<std::string> text;
+  std::vector<std::int32_t> ids;
+  RolloutMethod method = RolloutMethod::rollout;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const bool has_value = i + 1 < args.size();
+    if (args[i] == "--model" && has_value) {
+      dir = args[++i];
+    } else if (args[i] == "--text" && has_value) {
+      text = args[++i];
+    } else if (args[i] == "--ids" && has_value) {
+      ids = parse_ids(args[++i], "--ids");
+    } else if (args[i] == "--method" && has_value) {
+      method = parse_rollout_method(args[++i]);
+    } else {
+      std::cerr << "attnplay rollout: unknown or incomplete argument '" << args[i] << "'\n" << kUsage;
+      return 2;
+    }
+  }
+  if (dir.empty() || ids.empty() == !text.has_value()) {
+    std::cerr << kUsage << "(--model and either --text or --ids are required)\n";
+    return 2;
+  }
+  const ModelFiles files = read_model_directory(dir);
+  const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer.value_or(""));
+  const TextOrIdsRun run = run_text_or_ids(model, text, ids, false);
+  const ForwardResult& f = run.forward;  // attentions [L, H, T, T]
+  const std::vector<double> map = rolled_out(f.attentions, f.layers, f.heads, f.tokens, method);  // [T, T]
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (int i = 0; i < f.tokens; ++i) {
+    rows.push_back(std::vector<double>(map.begin() + static_cast<std::ptrdiff_t>(i) * f.tokens,
+                                       map.begin() + static_cast<std::ptrdiff_t>(i + 1) * f.tokens));
+  }
+  const nlohmann::ordered_json out = {{"model_type", model.model().config().model_type},
+                                      {"method", rollout_method_name(method)},
+                                      {"truncated", run.truncated},
+                                      {"ids", run.ids},
+                                      {"tokens", run.tokens},
+                                      {"rollout", std::move(rows)}};
+  std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  return 0;
+}
+
+}  // namespace attnplay::cli

@@ -1,0 +1,142 @@
+#!/usr/bin/python3
+"""Builds the logit-lens goldens (lens.json) of the random checkpoints in
+tests/golden/models/, by a direct float64 implementation of the definition.
+
+Run with Debian's PyTorch (python3-torch, plus libopenblas0-pthread), after
+make_model_goldens.py:
+    /usr/bin/python3 tests/golden/make_lens_goldens.py
+
+The logit lens reads the residual stream after every layer (and the
+embeddings) at every position through the model's output head: causal
+families through the final norm (GPT-2 ln_f, Llama/Mistral/Qwen model.norm
+RMSNorm, GPT-NeoX final_layer_norm) and the unembedding (lm_head/embed_out, or
+the tied token embeddings); the last hidden state, which Hugging Face reports
+after the final norm already, only through the unembedding. BERT through its
+masked-LM head (dense, GELU, LayerNorm, decoder + bias) at every position.
+The hidden states are golden.json's (make_model_goldens.py's float64 PyTorch
+forward passes); the weights are read from each model.safetensors by the
+reader below. For every case, lens.json holds the top K ids and probabilities
+(softmax in float64, best first, ties by lower id) of every layer × position;
+the script checks that the last row equals the softmax of golden.json's
+logits. It shares no code with attnplay's C++ runtime; CI only uses its
+committed output.
+"""
+import json
+import os
+import struct
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
+K = 6  # the tests compare a top-5 and use the 6th to tell ties apart
+# Checkpoints with an output head (bert-l3-h6-k16-f16 has no masked-LM head: the tests expect an error).
+NAMES = ["gpt2-l2-h12-k8-f16", "gpt2-l1-h1-k64-f32", "gpt2-l4-h4-k8-bf16", "bert-l2-h2-k32-f32", "bert-l1-h3-k8-bf16",
+         "llama-gqa-llama3-bf16", "llama-mqa-bias-linear-f32", "mistral-window3-f16", "qwen2-bias-f32",
+         "qwen3-qknorm-bf16", "pythia-parallel-f16", "pythia-serial-f32"]
+
+
+def read_safetensors(path):
+    """name -> float64 tensor of the stored values (F32, F16, BF16)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n])
+    base = 8 + n
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = info["data_offsets"]
+        raw = data[base + begin:base + end]
+        if info["dtype"] == "F32":
+            values = np.frombuffer(raw, "<f4").astype(np.float64)
+        elif info["dtype"] == "F16":
+            values = np.frombuffer(raw, "<f2").astype(np.float64)
+        elif info["dtype"] == "BF16":
+            values = (np.frombuffer(raw, "<u2").astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+        else:
+            raise ValueError(info["dtype"])
+        out[name] = torch.tensor(values.reshape(info["shape"]))
+    return out
+
+
+def first(w, *names):
+    for name in names:
+        if name in w:
+            return w[name]
+    raise KeyError(names)
+
+
+def output_head(cfg, w):
+    """(read(h, last) -> logits [T, V]) for one checkpoint."""
+    kind = cfg["model_type"]
+    if kind == "bert":
+        eps = cfg["layer_norm_eps"]
+        ln_w = first(w, "cls.predictions.transform.LayerNorm.weight", "cls.predictions.transform.LayerNorm.gamma")
+        ln_b = first(w, "cls.predictions.transform.LayerNorm.bias", "cls.predictions.transform.LayerNorm.beta")
+        decoder = first(w, "cls.predictions.decoder.weight", "bert.embeddings.word_embeddings.weight",
+                        "embeddings.word_embeddings.weight")
+
+        def read(h, last):
+            t = F.gelu(h @ w["cls.predictions.transform.dense.weight"].T + w["cls.predictions.transform.dense.bias"])
+            t = F.layer_norm(t, (t.shape[-1],), ln_w, ln_b, eps)
+            return t @ decoder.T + w["cls.predictions.bias"]
+        return read
+    if kind == "gpt2":
+        eps = cfg["layer_norm_epsilon"]
+        g, b = first(w, "transformer.ln_f.weight", "ln_f.weight"), first(w, "transformer.ln_f.bias", "ln_f.bias")
+        norm = lambda h: F.layer_norm(h, (h.shape[-1],), g, b, eps)
+        unembedding = first(w, "lm_head.weight", "transformer.wte.weight", "wte.weight")
+    elif kind == "gpt_neox":
+        eps = cfg["layer_norm_eps"]
+        g, b = w["gpt_neox.final_layer_norm.weight"], w["gpt_neox.final_layer_norm.bias"]
+        norm = lambda h: F.layer_norm(h, (h.shape[-1],), g, b, eps)
+        unembedding = w["embed_out.weight"]
+    else:  # llama, mistral, qwen2, qwen3: RMSNorm
+        eps = cfg["rms_norm_eps"]
+        g = w["model.norm.weight"]
+        norm = lambda h: h / torch.sqrt((h * h).mean(-1, keepdim=True) + eps) * g
+        unembedding = first(w, "lm_head.weight", "model.embed_tokens.weight")
+
+    def read(h, last):
+        return (h if last else norm(h)) @ unembedding.T  # the last hidden state is after the final norm already
+    return read
+
+
+def top(probabilities, k):
+    """ids and probabilities of the k largest, best first, ties by lower id."""
+    order = sorted(range(len(probabilities)), key=lambda i: (-probabilities[i], i))[:k]
+    return {"ids": order, "probabilities": [float("%.12g" % probabilities[i]) for i in order]}
+
+
+def build(name):
+    folder = os.path.join(MODELS, name)
+    with open(os.path.join(folder, "config.json")) as f:
+        cfg = json.load(f)
+    with open(os.path.join(folder, "golden.json")) as f:
+        golden = json.load(f)
+    read = output_head(cfg, read_safetensors(os.path.join(folder, "model.safetensors")))
+    cases = []
+    for case in golden["cases"]:
+        hidden = [torch.tensor(h, dtype=torch.float64) for h in case["hidden_states"]]  # L + 1 of [T, d]
+        rows = []
+        for r, h in enumerate(hidden):
+            p = torch.softmax(read(h, r == len(hidden) - 1), dim=-1)  # [T, V]
+            rows.append([top(p[t].tolist(), K) for t in range(p.shape[0])])
+        final = torch.softmax(torch.tensor(case["logits"], dtype=torch.float64), dim=-1)
+        assert torch.allclose(p, final, atol=1e-6), f"{name}: the last lens row is not the model's prediction"
+        cases.append({"text": case["text"], "ids": case["ids"], "type_ids": case["type_ids"], "layers": rows})
+    with open(os.path.join(folder, "lens.json"), "w") as f:
+        json.dump({"model": name, "k": K, "cases": cases}, f, separators=(",", ":"))
+    print(f"{name}: {len(cases)} case(s), {len(hidden)} rows of {len(hidden[0])} positions")
+
+
+def main():
+    for name in NAMES:
+        build(name)
+
+
+if __name__ == "__main__":
+    main()
