@@ -56,6 +56,12 @@ export class EngineClient {
   gelu(spec) { return this.call('gelu', spec); }
   /** { a [m,k], b [k,n], transposeB?, bias? } -> A·B (Engine.matmul). */
   matmul(spec) { return this.call('matmul', spec); }
+  /**
+   * Attention rollout or flow computed in the worker (Engine.rollout): attentions
+   * { data, shape: [L, H, T, T] } (copied to the worker), method 'rollout' | 'flow'
+   * -> { data: Float64Array [T·T], shape: [T, T] }.
+   */
+  rollout(attentions, method) { return this.call('rollout', attentions, method); }
 
   /**
    * Loads a model into the worker under `key`. source: base URL of a model
@@ -68,9 +74,10 @@ export class EngineClient {
   loadModel(key, source, onProgress, signal) { return this.#request('loadModel', [key, source], onProgress, signal); }
 
   /**
-   * Runs the model on text: options { text, textB, topK, trace: { layer, head } }.
-   * Resolves to Model.run's result plus predictions [{ position, top: [{ id,
-   * display, probability }] }] and ms (time of the forward pass in the worker).
+   * Runs the model on text: options { text, textB, topK, trace: { layer, head }, lens }.
+   * Resolves to Model.run's result (with lens: the logit lens, see engine.js)
+   * plus predictions [{ position, top: [{ id, display, probability }] }] and
+   * ms (time of the forward pass in the worker).
    */
   run(key, options) { return this.call('run', key, options); }
 

@@ -52,6 +52,7 @@ const METHODS = {
   layerNorm: (engine, spec) => engine.layerNorm(spec),
   gelu: (engine, spec) => engine.gelu(spec),
   matmul: (engine, spec) => engine.matmul(spec),
+  rollout: (engine, attentions, method) => engine.rollout(attentions, method),
 
   /**
    * source: a base URL string, an array of Files, or a hub model { hub, id,
@@ -97,7 +98,7 @@ const METHODS = {
     return { config: model.config, hasTokenizer: model.hasTokenizer, fromCache: hub && fetchImpl.fetched.length === 0, kept };
   },
 
-  /** { text, textB, topK, trace } -> run result + predictions + milliseconds */
+  /** { text, textB, topK, trace, lens } -> run result + predictions + milliseconds */
   run(engine, key, options) {
     const model = loaded(key);
     const started = performance.now();

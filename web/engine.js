@@ -38,6 +38,12 @@ function byteView(source) {
   return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
 }
 
+// The logit lens's k (options.lens), checked: a positive integer.
+function lensK(k) {
+  if (!Number.isInteger(k) || k < 1) throw new AttnplayError(`lens: expected the number of predictions per cell (an integer ≥ 1), not ${k}`);
+  return k;
+}
+
 export class Engine {
   #module;
 
@@ -99,6 +105,20 @@ export class Engine {
     const spec = { a: toMatrix(a, 'a'), b: rightOperand(b), transposeB };
     if (bias !== undefined) spec.bias = Float32Array.from(bias);
     return unwrap(this.#module.matmul(spec));
+  }
+
+  /**
+   * Attention rollout or attention flow (cpp/analysis/rollout.h, the same
+   * definitions as rollout.js, computed in the core): attentions { data:
+   * Float32Array, shape: [layers, heads, T, T] }, method 'rollout' | 'flow'
+   * -> { data: Float64Array [T·T], shape: [T, T] }.
+   */
+  rollout(attentions, method = 'rollout') {
+    if (!attentions || !ArrayBuffer.isView(attentions.data) || !Array.isArray(attentions.shape)) {
+      throw new AttnplayError('rollout: attentions must be { data: Float32Array, shape: [layers, heads, T, T] }');
+    }
+    const data = attentions.data instanceof Float32Array ? attentions.data : Float32Array.from(attentions.data);
+    return unwrap(this.#module.rollout({ data, shape: attentions.shape }, String(method)));
   }
 
   /**
@@ -288,7 +308,13 @@ export class Model {
    *   logits (options.logits): [T, vocab] (GPT-2) or [maskPositions, vocab] (BERT);
    *   topK (options.topK = k > 0): { ids: Int32Array, probabilities: Float32Array,
    *     shape: [N, k] }, the next token at every position (GPT-2) or the
-   *     predictions at options.maskPositions (BERT), best first.
+   *     predictions at options.maskPositions (BERT), best first;
+   *   lens (options.lens = k > 0): the logit lens (cpp/analysis/logit_lens.h),
+   *     { ids: Int32Array, probabilities: Float32Array, shape: [layers + 1, T, k],
+   *     displays: [(layers + 1)·T·k] strings (with a tokenizer) }: row 0 reads the
+   *     embeddings, row l the output of layer l through the final norm and the
+   *     unembedding (BERT: the masked-LM head), best first; the last row is the
+   *     model's own prediction at every position.
    * options.typeIds: BERT segment ids [T]; options.attentionMask: [T], 0 = padding key.
    */
   forward(ids, options = {}) {
@@ -302,6 +328,7 @@ export class Model {
       if (!Number.isInteger(options.topK)) throw new AttnplayError('topK: expected an integer');
       spec.topK = options.topK;
     }
+    if (options.lens != null) spec.lens = lensK(options.lens);
     spec.hiddenStates = Boolean(options.hiddenStates);
     spec.logits = Boolean(options.logits);
     return unwrap(this.#module.modelForward(this.#handle, spec));
@@ -316,7 +343,7 @@ export class Model {
    *   topK.displays (with options.topK): the display string of each top-k id, row by
    *     row [N * k], named by the model's tokenizer as the tokens are;
    *   truncated, inputTokens: whether the text had more tokens than the model's positions.
-   * options: { textB, trace: { layer, head }, topK, hiddenStates }.
+   * options: { textB, trace: { layer, head }, topK, hiddenStates, lens }.
    */
   run(text, options = {}) {
     if (this.#handle === null) throw new AttnplayError('this model was disposed');
@@ -325,6 +352,7 @@ export class Model {
     if (options.textB != null && options.textB !== '') spec.textB = String(options.textB);
     if (options.trace != null) spec.trace = traceSpec(options.trace);
     if (options.topK != null) spec.topK = options.topK;
+    if (options.lens != null) spec.lens = lensK(options.lens);
     spec.hiddenStates = Boolean(options.hiddenStates);
     const result = unwrap(this.#module.modelRun(this.#handle, spec));
     return { ...result, tokens: tokenObjects(result.tokens) };

@@ -7,8 +7,10 @@
 
 #include <utility>
 
+#include "analysis/rollout.h"
 #include "attention/attention.h"
 #include "attention/positional.h"
+#include "bindings/encoding_js.h"
 #include "bindings/marshal.h"
 #include "nn/layers.h"
 #include "tensor/ops.h"
@@ -176,6 +178,23 @@ val resident_product(const val& spec) {
   });
 }
 
+// { data: Float32Array [L·H·T·T], shape: [L, H, T, T] }, method "rollout" | "flow"
+// -> { data: Float64Array [T·T], shape: [T, T] } (analysis/rollout.h)
+val rollout_js(const val& attentions, const std::string& method) {
+  return guarded([&] {
+    const std::vector<int> shape = emscripten::convertJSArrayToNumberVector<int>(attentions["shape"]);
+    if (shape.size() != 4 || shape[2] != shape[3]) {
+      throw std::invalid_argument("rollout needs self-attention of shape [layers, heads, T, T]");
+    }
+    const std::vector<double> map = rolled_out(emscripten::convertJSArrayToNumberVector<float>(attentions["data"]),
+                                               shape[0], shape[1], shape[2], parse_rollout_method(method));
+    val out = val::object();
+    out.set("data", typed_array("Float64Array", map));
+    out.set("shape", shape_to_js({shape[2], shape[2]}));
+    return out;
+  });
+}
+
 int thread_count() { return threads::concurrency(); }
 int set_thread_count(int n) { return threads::set_concurrency(n); }
 
@@ -204,6 +223,7 @@ EMSCRIPTEN_BINDINGS(attnplay) {
   emscripten::function("layerNorm", &layer_norm_js);
   emscripten::function("gelu", &gelu_js);
   emscripten::function("matmul", &matmul_js);
+  emscripten::function("rollout", &rollout_js);
   emscripten::function("widenWeights", &widen_weights);
   emscripten::class_<ResidentProduct>("ResidentProduct")
       .function("run", &ResidentProduct::run)

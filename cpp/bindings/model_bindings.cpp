@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "analysis/head_analysis.h"
+#include "analysis/logit_lens.h"
 #include "bindings/encoding_js.h"
 #include "bindings/marshal.h"
 #include "bindings/seq2seq_bindings.h"
@@ -177,16 +178,42 @@ val forward_to_js(const Model& model, const ForwardRequest& req, const ForwardRe
   return out;
 }
 
+// The logit lens of a run's hidden states -> { ids: Int32Array, probabilities: Float32Array,
+// shape: [L + 1, T, k], displays?: [(L + 1)·T·k] strings (when the model has a tokenizer) }.
+val lens_to_js(const TextModel& model, const std::vector<Matrix>& hidden_states, int k) {
+  const LogitLens lens = logit_lens(model.model(), hidden_states, k);
+  std::vector<std::int32_t> ids;
+  std::vector<float> probabilities;
+  val displays = val::array();
+  for (const TopK& cell : lens.cells) {
+    ids.insert(ids.end(), cell.ids.begin(), cell.ids.end());
+    probabilities.insert(probabilities.end(), cell.probabilities.begin(), cell.probabilities.end());
+    if (model.tokenizer()) {
+      for (const std::int32_t id : cell.ids) displays.call<void>("push", model.tokenizer()->display(id));
+    }
+  }
+  val out = val::object();
+  out.set("ids", typed_array("Int32Array", ids));
+  out.set("probabilities", typed_array("Float32Array", probabilities));
+  out.set("shape", shape_to_js({lens.rows, lens.tokens, lens.k}));
+  if (model.tokenizer()) out.set("displays", displays);
+  return out;
+}
+
+// spec.lens: k of the logit lens (0 or absent: none).
+int lens_k_from_js(const val& spec) { return has(spec, "lens") ? spec["lens"].as<int>() : 0; }
+
 std::optional<ForwardRequest::Head> trace_from_js(const val& spec) {
   if (!has(spec, "trace")) return std::nullopt;
   return ForwardRequest::Head{spec["trace"]["layer"].as<int>(), spec["trace"]["head"].as<int>()};
 }
 
 // spec: { ids: Int32Array, typeIds?, attentionMask?: Uint8Array, trace?: { layer, head },
-//         hiddenStates?, logits?, topK?, maskPositions?: Int32Array } -> forward_to_js
+//         hiddenStates?, logits?, topK?, maskPositions?: Int32Array, lens?: k } -> forward_to_js (+ lens)
 val forward(int handle, const val& spec) {
   return guarded([&] {
-    const Model& model = model_of(handle).model();
+    const TextModel& text_model = model_of(handle);
+    const Model& model = text_model.model();
     ForwardRequest req;
     req.ids = numbers<std::int32_t>(spec, "ids");
     req.type_ids = numbers<std::int32_t>(spec, "typeIds");
@@ -196,12 +223,19 @@ val forward(int handle, const val& spec) {
     req.hidden_states = has(spec, "hiddenStates") && spec["hiddenStates"].as<bool>();
     req.logits = has(spec, "logits") && spec["logits"].as<bool>();
     req.top_k = has(spec, "topK") ? spec["topK"].as<int>() : 0;
-    return forward_to_js(model, req, model.forward(req));
+    const int lens_k = lens_k_from_js(spec);
+    ForwardRequest run = req;
+    run.hidden_states = req.hidden_states || lens_k > 0;
+    const ForwardResult result = model.forward(run);
+    val out = forward_to_js(model, req, result);
+    if (lens_k > 0) out.set("lens", lens_to_js(text_model, result.hidden_states, lens_k));
+    return out;
   });
 }
 
-// spec: { text, textB?, trace?: { layer, head }, hiddenStates?, topK? }
-// -> forward_to_js (topK with displays: [rows * k] strings) + { tokens: encoding_to_js, maskPositions, truncated, inputTokens }
+// spec: { text, textB?, trace?: { layer, head }, hiddenStates?, topK?, lens?: k }
+// -> forward_to_js (topK with displays: [rows * k] strings) + { tokens: encoding_to_js, maskPositions, truncated,
+//    inputTokens, lens? (lens_to_js) }
 val run(int handle, const val& spec) {
   return guarded([&] {
     const TextModel& model = model_of(handle);
@@ -212,11 +246,14 @@ val run(int handle, const val& spec) {
     options.trace = trace_from_js(spec);
     options.hidden_states = has(spec, "hiddenStates") && spec["hiddenStates"].as<bool>();
     options.top_k = has(spec, "topK") ? spec["topK"].as<int>() : 0;
-    const RunResult r = model.run(text, text_b ? std::optional<std::string_view>(*text_b) : std::nullopt, options);
+    const int lens_k = lens_k_from_js(spec);
     ForwardRequest asked;
     asked.trace = options.trace;
     asked.hidden_states = options.hidden_states;
+    options.hidden_states = options.hidden_states || lens_k > 0;  // the lens reads them; JS gets them only when asked
+    const RunResult r = model.run(text, text_b ? std::optional<std::string_view>(*text_b) : std::nullopt, options);
     val out = forward_to_js(model.model(), asked, r.forward);
+    if (lens_k > 0) out.set("lens", lens_to_js(model, r.forward.hidden_states, lens_k));
     if (!r.top_k_displays.empty()) {
       val displays = val::array();
       for (const std::string& d : r.top_k_displays) displays.call<void>("push", d);
