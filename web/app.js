@@ -17,7 +17,7 @@ import { exportCaption, framedCanvas, framedSvg } from './export-frame.js';
 import { attentionPage } from './page-export.js';
 import { headColour } from './palette.js';
 import { marksNote } from './token-marks.js';
-import { RunLoop, isPair, loadingText, runText, traceHead } from './run-loop.js';
+import { LENS_TOP_K, RunLoop, isPair, loadingText, runText, traceHead } from './run-loop.js';
 import { PartPicker } from './attention-parts.js';
 import { runTranslation } from './translation-run.js';
 import { Store, decodeLink, decodeState, encodeLink } from './state.js';
@@ -27,6 +27,7 @@ import './decoding-view.js';
 import './head-view.js';
 import './matrix-view.js';
 import './model-view.js';
+import './lens-view.js';
 import './neuron-view.js';
 import './rollout-view.js';
 import './scratch-view.js';
@@ -44,7 +45,7 @@ async function stateOfLink(hash) {
   }
 }
 const store = new Store(await stateOfLink(location.hash));
-const views = ['head-view', 'model-view', 'matrix-view', 'rollout-view', 'neuron-view', 'attention-table'].map((name) => $(name));
+const views = ['head-view', 'model-view', 'matrix-view', 'rollout-view', 'lens-view', 'neuron-view', 'attention-table'].map((name) => $(name));
 const scratch = $('scratch-view');
 const decoding = $('decoding-view'); // always the cross-attention of an encoder–decoder model
 const controls = $('#controls');
@@ -116,6 +117,8 @@ function showModelNote(message) {
 
 // ---- views -----------------------------------------------------------------
 for (const view of views) view.store = store;
+// The rollout and flow maps are computed in the worker (the C++ core), never on the page's thread.
+$('rollout-view').compute = (attentions, method) => client.rollout(attentions, method);
 decoding.store = store;
 controls.store = store;
 const partPicker = new PartPicker((part) => store.set({ part, token: null }));
@@ -132,20 +135,21 @@ function showView() {
   const modelViews = view !== 'scratch';
   const encoderDecoder = Boolean(model?.config.encoderDecoder);
   // Without a result (no model yet, or no text) the model views show nothing rather than stale drawings.
-  controls.hidden = !modelViews || !result;
+  controls.hidden = !modelViews || !result || view === 'lens'; // the lens reads no layer, head or weight choice
   for (const element of views) element.hidden = !result;
   decoding.hidden = !translated && !decoding.result;
   // Encoder–decoder models: the Decoding tab and the part picker; no neuron view or predictions (nor for the others a Decoding tab).
   $('[role=tab][data-view="cross"]').hidden = !encoderDecoder;
   $('[role=tab][data-view="neuron"]').hidden = encoderDecoder;
+  $('[role=tab][data-view="lens"]').hidden = encoderDecoder;
   partPicker.element.hidden = !encoderDecoder || !translated || !modelViews || view === 'cross';
   // The table lists one layer's weights: not what the model view (all layers), the rollout view (layers combined) or the decoding view (its own table) shows.
-  $('.table-alt').hidden = !modelViews || ['model', 'rollout', 'cross'].includes(view) || !result;
+  $('.table-alt').hidden = !modelViews || ['model', 'rollout', 'lens', 'cross'].includes(view) || !result;
   // The from-scratch mode has no model output: no predictions, images or attention files.
   for (const selector of ['.predictions', '#export-svg', '#export-png', '#export-json', '#export-npy']) $(selector).hidden = !modelViews;
   if (encoderDecoder) $('.predictions').hidden = true;
-  // The decoding view is a page of its own (HTML, not a picture): no PNG or SVG of it.
-  if (view === 'cross') for (const selector of ['#export-svg', '#export-png']) $(selector).hidden = true;
+  // The decoding view and the lens grid are pages of their own (HTML, not pictures): no PNG or SVG of them.
+  if (view === 'cross' || view === 'lens') for (const selector of ['#export-svg', '#export-png']) $(selector).hidden = true;
 }
 
 document.querySelector('.view-tabs').addEventListener('click', (event) => {
@@ -172,6 +176,8 @@ $('#theme').addEventListener('change', (event) => store.set({ theme: event.targe
 
 store.subscribe((state, changed) => {
   if (changed.includes('view')) showView();
+  // The logit lens is computed only while its tab is shown: a run brings it.
+  if (changed.includes('view') && state.view === 'lens' && result && !result.lens && !model?.config.encoderDecoder) runs.runNow();
   if (changed.includes('theme')) applyTheme();
   if (changed.includes('text') || changed.includes('textB') || changed.includes('target')) runs.schedule();
   if (changed.includes('part') && translated) showPart();
@@ -252,7 +258,8 @@ const runs = new RunLoop(async () => {
       return true;
     }
     translated = null;
-    const { raw, result: shown, note } = await runText(client, 'model', model.config, store.state, { topK: 5 });
+    const lens = store.state.view === 'lens' ? LENS_TOP_K : 0;
+    const { raw, result: shown, note } = await runText(client, 'model', model.config, store.state, { topK: 5, lens });
     result = shown;
     for (const view of views) view.result = result;
     showView();
@@ -333,7 +340,7 @@ async function loadModel(key, name, source) {
     if (!encoderDecoder) $('#translation').hidden = true;
     translated = null;
     decoding.result = null;
-    if (encoderDecoder && store.state.view === 'neuron') store.set({ view: 'head' });
+    if (encoderDecoder && ['neuron', 'lens'].includes(store.state.view)) store.set({ view: 'head' });
     const kept = !hub ? '' : loaded.fromCache ? ' · opened from this browser\'s copy, nothing downloaded'
       : loaded.kept && canKeepDownloads() ? ' · kept in this browser' : ' · not kept (this browser refused to store it)';
     $('#load-label').textContent = `${name}: ${loaded.config.modelType}, ${(loaded.config.parameters / 1e6).toFixed(1)}M parameters${kept}`;

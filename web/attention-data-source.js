@@ -32,6 +32,7 @@ const PART_KEYS = { self: 'attentions', encoder: 'encoder_attentions', decoder: 
 export const MODEL_VIEWS = {
   neuron: 'The neuron view needs the model’s queries and keys, which attention weights alone do not contain.',
   predictions: 'Predictions need the model’s output layer, which attention weights alone do not contain.',
+  lens: 'The logit lens reads the model’s hidden states through its output layer, which attention weights alone do not contain.',
   ablation: 'Ablation needs the model itself to run again with heads switched off.',
 };
 

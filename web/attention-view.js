@@ -3,7 +3,7 @@
 // <attention-view model="austen-gpt" text="..." view="head"></attention-view>
 // (or model="hf:ORG/NAME" for a model on the Hugging Face hub, hub.js).
 // It runs the model on the text in the page's shared engine worker and shows
-// one of the playground's views (head, model, matrix, rollout, neuron, scratch,
+// one of the playground's views (head, model, matrix, rollout, lens, neuron, scratch,
 // cross: the decoding view of an encoder–decoder model's cross-attention) inside
 // a shadow root, with its own styles (views.css, attention-view.css) so the
 // host page's CSS does not reach in and the widget's does not leak out.
@@ -16,7 +16,7 @@
 // Not here: the views themselves (*-view.js), the engine (engine-worker.js).
 import { h } from './dom.js';
 import { getEngineClient } from './engine-client.js';
-import { RunLoop, isPair, loadingText, runText, traceHead } from './run-loop.js';
+import { LENS_TOP_K, RunLoop, isPair, loadingText, runText, traceHead } from './run-loop.js';
 import { ScratchView } from './scratch-view.js';
 import { checkPreset } from './scratch-examples.js';
 import { DEFAULT_STATE, Store, decodeState } from './state.js';
@@ -28,6 +28,7 @@ import { isHubReference, parseModelId } from './hub.js';
 import { widgetStyles } from './widget-styles.js';
 import './decoding-view.js';
 import './head-view.js';
+import './lens-view.js';
 import './matrix-view.js';
 import './model-view.js';
 import './neuron-view.js';
@@ -35,7 +36,7 @@ import './rollout-view.js';
 import './view-controls.js';
 
 const MODULE_URL = import.meta.url;
-const VIEW_ELEMENTS = { head: 'head-view', model: 'model-view', matrix: 'matrix-view', rollout: 'rollout-view', neuron: 'neuron-view', scratch: 'scratch-view', cross: 'decoding-view' };
+const VIEW_ELEMENTS = { head: 'head-view', model: 'model-view', matrix: 'matrix-view', rollout: 'rollout-view', lens: 'lens-view', neuron: 'neuron-view', scratch: 'scratch-view', cross: 'decoding-view' };
 const STATE_ATTRIBUTES = { model: 'model', hub: 'hub', text: 'text', 'text-b': 'textB', target: 'target', view: 'view', layer: 'layer', heads: 'heads', token: 'token', threshold: 'threshold', theme: 'theme' };
 const MATRIX_ATTRIBUTES = ['tokens', 'x', 'wq', 'wk', 'wv'];
 
@@ -271,7 +272,7 @@ export class AttentionView extends HTMLElement {
     const editable = this.hasAttribute('editable') && !this.#data.active;
     this.#textA.closest('.texts').hidden = !editable;
     this.#textB.hidden = !this.#model || this.#model.config.causal || Boolean(this.#model.config.encoderDecoder);
-    this.#controls.hidden = !this.hasAttribute('controls') || this.#store.state.view === 'scratch';
+    this.#controls.hidden = !this.hasAttribute('controls') || ['scratch', 'lens'].includes(this.#store.state.view);
     const height = this.getAttribute('height');
     const length = height && /^\d+(\.\d+)?$/.test(height) ? `${height}px` : height;
     if (length && CSS.supports('height', length)) this.#slot.style.setProperty('max-height', length);
@@ -287,6 +288,8 @@ export class AttentionView extends HTMLElement {
       this.#applyLayout();
       if (this.#translated) this.#showPart();
       else this.#showView();
+      // The logit lens is computed only while it is shown: a run brings it.
+      if (state.view === 'lens' && this.#result && !this.#result.lens && !this.#data.active) this.#scheduleRun(0);
     }
     if (changed.includes('model') || changed.includes('hub')) {
       this.#model = null;
@@ -339,6 +342,8 @@ export class AttentionView extends HTMLElement {
     }
     const element = this.#viewElement(view);
     if (element.parentNode !== this.#slot) this.#slot.replaceChildren(element);
+    // With a model, rollout and flow are computed in the engine worker; attention data alone is rolled out here.
+    if (view === 'rollout') element.compute = this.#data.active ? null : (attentions, method) => getEngineClient().rollout(attentions, method);
     if (view === 'scratch') {
       this.#applyMatrices();
       this.#showStep();
@@ -465,7 +470,8 @@ export class AttentionView extends HTMLElement {
       await this.#translate();
       return;
     }
-    const { raw: r, result, note } = await runText(getEngineClient(), this.#model.key, config, { text, textB });
+    const lens = this.#store.state.view === 'lens' ? LENS_TOP_K : 0;
+    const { raw: r, result, note } = await runText(getEngineClient(), this.#model.key, config, { text, textB }, { lens });
     this.#result = result;
     this.#runs += 1;
     this.dataset.runs = String(this.#runs);

@@ -144,7 +144,8 @@ export class MatrixView extends StoreBound {
    * The map to draw for a result and state: { heads, title, map, rowLabels,
    * colLabels, caption? }, or null (no head selected); a subclass that draws
    * another T x T map (rollout-view.js) overrides it, and may throw an Error
-   * whose message is then shown instead of the map.
+   * whose message is then shown instead of the map (as a problem, unless the
+   * Error's `pending` is true: the map is on its way).
    */
   mapOf(result, state) {
     return selectedMap(result, state);
@@ -159,11 +160,13 @@ export class MatrixView extends StoreBound {
     if (!this.store || !this.#result || !this.isConnected || this.deferWhileHidden()) return;
     this.#width = this.clientWidth;
     let problem = null;
+    let pending = false;
     try {
       this.#selected = this.mapOf(this.#result, this.store.state);
     } catch (error) {
       this.#selected = null;
       problem = error.message;
+      pending = error.pending === true;
     }
     if (this.#selected && this.#selected.map.shape.includes(0)) {
       // A filter that keeps no query or no key token (e.g. B → A of a text without B): nothing to paint.
@@ -173,7 +176,7 @@ export class MatrixView extends StoreBound {
     this.#hover = null;
     this.#cursor = null;
     this.#tooltip.hidden = true;
-    this.#title.toggleAttribute('data-error', problem !== null);
+    this.#title.toggleAttribute('data-error', problem !== null && !pending);
     if (!this.#selected) {
       this.#layout = null;
       this.#title.textContent = problem ?? 'No head selected.';

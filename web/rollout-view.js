@@ -7,7 +7,11 @@
 // threshold) apply to the rolled-out map as to a head's; layer and head
 // selection do not (every layer and head goes in). Cross-attention is
 // refused: rollout chains self-attention from layer to layer.
-// Not here: the computation (rollout.js), the heatmap drawing (matrix-view.js).
+// The map is computed here by rollout.js (data mode, the one-file page), or,
+// when `compute` is set (the page and the widget with a model: the engine
+// worker's C++ rollout), off the main thread: the view says it is computing
+// and draws the map when it arrives, so a long text never freezes the page.
+// Not here: the computation (rollout.js, cpp/analysis/rollout.*), the heatmap drawing (matrix-view.js).
 import { prepareMaps } from './attention-data.js';
 import { h } from './dom.js';
 import { MatrixView } from './matrix-view.js';
@@ -17,7 +21,14 @@ const METHOD_LABELS = { rollout: 'Rollout', flow: 'Flow (max-flow)' };
 
 export class RolloutView extends MatrixView {
   #method = 'rollout';
-  #computed = { attentions: null, method: null, data: null }; // the last rolled-out map, Float32Array [T * T]
+  #computed = { attentions: null, method: null, data: null, error: null }; // the last rolled-out map, Float32Array [T * T]
+  #pending = null; // { attentions, method } being computed by `compute`
+
+  /**
+   * null (compute here, with rollout.js) or async (attentions, method) =>
+   * { data: [T·T] } computing the map elsewhere (EngineClient.rollout).
+   */
+  compute = null;
   #picker = h('label', { class: 'rollout-method' }, 'Method ', h('select', {
     name: 'rollout-method', onchange: (event) => { this.method = event.target.value; },
   }, ROLLOUT_METHODS.map((method) => h('option', { value: method }, METHOD_LABELS[method]))));
@@ -45,8 +56,10 @@ export class RolloutView extends MatrixView {
     const [layers, heads, t] = attentions.shape;
     const computed = this.#computed;
     if (computed.attentions !== attentions || computed.method !== this.#method) {
-      this.#computed = { attentions, method: this.#method, data: Float32Array.from(rolledOut(attentions, this.#method).data) };
+      if (this.compute) throw this.#computeElsewhere(attentions, this.#method);
+      this.#computed = { attentions, method: this.#method, data: Float32Array.from(rolledOut(attentions, this.#method).data), error: null };
     }
+    if (this.#computed.error) throw new Error(this.#computed.error);
     // prepareMaps on a one-layer, one-head tensor holding the rolled-out map: the page's transforms, labels.
     const single = { ...result, attentions: { data: this.#computed.data, shape: [1, 1, t, t] } };
     const { maps, rowLabels, colLabels } = prepareMaps(single, { ...state, layer: 0 }, [0]);
@@ -57,6 +70,23 @@ export class RolloutView extends MatrixView {
       caption: 'how much each token after the last layer (rows) draws on each input token (columns)',
       map: maps[0].map, rowLabels, colLabels,
     };
+  }
+
+  // Starts computing (once per attentions and method) with `compute`, redraws when the map
+  // arrives; returns the Error the view shows meanwhile (pending: not a failure).
+  #computeElsewhere(attentions, method) {
+    if (this.#pending?.attentions !== attentions || this.#pending.method !== method) {
+      const pending = { attentions, method };
+      this.#pending = pending;
+      const settle = (data, error) => {
+        if (this.#pending !== pending) return; // a newer map was asked for meanwhile
+        this.#pending = null;
+        this.#computed = { attentions, method, data, error };
+        this.redraw();
+      };
+      this.compute(attentions, method).then((map) => settle(Float32Array.from(map.data), null), (error) => settle(null, error.message));
+    }
+    return Object.assign(new Error(`Computing the attention ${method === 'rollout' ? 'rollout' : 'flow'} of ${attentions.shape[0]} layers…`), { pending: true });
   }
 }
 

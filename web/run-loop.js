@@ -12,6 +12,9 @@ export const TYPING_DEBOUNCE = 150;
 /** Whether the model reads textB as a second sentence: bidirectional models with a non-empty B. */
 export const isPair = (config, textB) => !config.causal && textB.trim() !== '';
 
+/** Predictions kept per cell of the logit lens (the lens view's hover list). */
+export const LENS_TOP_K = 5;
+
 /** The loading line for a download's progress ({ loaded, total? } in bytes): "Loading gpt2: 120.0 of 548.1 MB (21%)". */
 export function loadingText(name, { loaded, total }) {
   return `Loading ${name}: ${(loaded / 1e6).toFixed(1)}${total ? ` of ${(total / 1e6).toFixed(1)}` : ''} MB${total ? ` (${Math.floor((100 * loaded) / total)}%)` : ''}`;
@@ -24,24 +27,26 @@ export function truncationText(raw, config) {
 
 /**
  * Runs the model held in the worker under `key` on a text (and B).
- * config: the model's config from loadModel; options: { topK? } (predictions).
+ * config: the model's config from loadModel; options: { topK? (predictions),
+ * lens? (k of the logit lens; 0 or absent: none) }.
  * Returns { raw (the engine's answer: tokens, attentions, predictions, ...),
  * result (what the views take: { tokens, attentions [L, H, T, T], texts,
- * causal, modelType, kvHeads (key/value heads: fewer than heads with GQA) }), note (truncationText) }. Throws an Error that says
+ * causal, modelType, kvHeads (key/value heads: fewer than heads with GQA),
+ * lens (the logit lens, engine.js; null unless asked) }), note (truncationText) }. Throws an Error that says
  * what went wrong, also for an empty text.
  */
-export async function runText(client, key, config, { text, textB = '' }, { topK } = {}) {
+export async function runText(client, key, config, { text, textB = '' }, { topK, lens } = {}) {
   if (text.trim() === '') throw new Error('Write some text to see its attention.');
   const pair = isPair(config, textB);
   let raw;
   try {
-    raw = await client.run(key, { text, textB: pair ? textB : undefined, ...(topK ? { topK } : {}) });
+    raw = await client.run(key, { text, textB: pair ? textB : undefined, ...(topK ? { topK } : {}), ...(lens ? { lens } : {}) });
   } catch (error) {
     throw new Error(`Cannot run the model on this text: ${error.message}`);
   }
   return {
     raw,
-    result: { tokens: raw.tokens, attentions: raw.attentions, texts: pair ? [text, textB] : [text], causal: config.causal, modelType: config.modelType, kvHeads: config.kvHeads },
+    result: { tokens: raw.tokens, attentions: raw.attentions, texts: pair ? [text, textB] : [text], causal: config.causal, modelType: config.modelType, kvHeads: config.kvHeads, lens: raw.lens ?? null },
     note: truncationText(raw, config),
   };
 }

@@ -9,7 +9,7 @@
 // Not here: DOM, drawing or computation.
 import { DEFAULT_HUB } from './hub.js';
 
-export const VIEWS = ['head', 'model', 'matrix', 'rollout', 'neuron', 'scratch', 'cross'];
+export const VIEWS = ['head', 'model', 'matrix', 'rollout', 'lens', 'neuron', 'scratch', 'cross'];
 export const FILTERS = ['all', 'a-a', 'b-b', 'a-b', 'b-a'];
 export const THEMES = ['auto', 'light', 'dark'];
 /** The attention parts of an encoder–decoder model the views can show. */

@@ -97,7 +97,8 @@ test('load a model by URL, type, and the head view draws the model\'s attention'
     await page.click(`[role=tab][data-view="${view}"]`);
     if (view === 'neuron') await page.waitForSelector('neuron-view[data-state="ready"]', { timeout: 20000 });
     if (view === 'rollout') {
-      // The Rollout tab: both layers rolled out, equal to the float64 reference.
+      // The Rollout tab: both layers rolled out (in the worker, by the C++ core), equal to the float64 reference.
+      await page.waitForFunction(() => document.querySelector('rollout-view').heatModel() !== null);
       const heat = await page.evaluate(() => document.querySelector('rollout-view').heatModel());
       assert.match(heat.title, /^Attention rollout over layers 1–2 /);
       refRollout(want.attentions).forEach((row, q) => row.forEach((v, k) => assert.ok(Math.abs(heat.values[q * T + k] - v) < 1e-6, `rollout [${q}][${k}]`)));

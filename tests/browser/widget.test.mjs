@@ -166,10 +166,13 @@ test('attribute and property changes update the view; reader clicks fire token-s
   const truth = models[GPT].run('A truth, universally.');
   const assertRolled = (heat, expected, what) => expected.forEach((row, q) => row.forEach((v, k) => assert.ok(Math.abs(heat.values[q * row.length + k] - v) < 1e-6, `${what} [${q}][${k}]`)));
   await page.evaluate(() => { document.getElementById('hostile').view = 'rollout'; });
+  // Computed in the engine worker (the C++ core): the map arrives after the switch.
+  await page.waitForFunction(() => document.getElementById('hostile').viewElement.heatModel() !== null);
   const rolled = await page.evaluate(() => document.getElementById('hostile').viewElement.heatModel());
   assert.equal(rolled.title, 'Attention rollout over layers 1–2 (mean of all 12 heads, plus the residual)');
   assertRolled(rolled, refRollout(truth.attentions), 'rollout');
   await page.evaluate(() => document.getElementById('hostile').setAttribute('rollout-method', 'flow'));
+  await page.waitForFunction(() => document.getElementById('hostile').viewElement.heatModel()?.title.startsWith('Attention flow'));
   const flowed = await page.evaluate(() => document.getElementById('hostile').viewElement.heatModel());
   assert.match(flowed.title, /^Attention flow over layers 1–2 /);
   assertRolled(flowed, refFlow(truth.attentions), 'flow');
@@ -258,13 +261,13 @@ test('the embedding guide: every widget loads and draws, with no console error, 
     const { page, errors } = await newPage(gallery.browser);
     await page.goto(`${gallery.url}embed/`);
     const ids = await page.$$eval('attention-view', (widgets) => widgets.map((w) => w.id));
-    assert.deepEqual(ids, ['demo-head', 'demo-model', 'demo-matrix', 'demo-rollout', 'demo-cross', 'demo-neuron', 'demo-scratch', 'demo-data']);
+    assert.deepEqual(ids, ['demo-head', 'demo-model', 'demo-matrix', 'demo-rollout', 'demo-cross', 'demo-lens', 'demo-neuron', 'demo-scratch', 'demo-data']);
     for (const id of ids) {
       await page.locator(`#${id}`).scrollIntoViewIfNeeded();
       await page.waitForFunction((i) => document.getElementById(i).dataset.state === 'ready', id, { timeout: 30000 });
     }
     const drawn = await page.evaluate(() => [...document.querySelectorAll('attention-view')].map((w) => w.viewElement?.localName));
-    assert.deepEqual(drawn, ['head-view', 'model-view', 'matrix-view', 'rollout-view', 'decoding-view', 'neuron-view', 'scratch-view', 'head-view']);
+    assert.deepEqual(drawn, ['head-view', 'model-view', 'matrix-view', 'rollout-view', 'decoding-view', 'lens-view', 'neuron-view', 'scratch-view', 'head-view']);
     await page.waitForFunction(() => /Matches the tutorial's printed output/.test(document.getElementById('demo-scratch').shadowRoot.querySelector('#scratch-printed-check')?.textContent));
     await page.waitForFunction(() => document.getElementById('demo-neuron').viewElement.dataset.state === 'ready', null, { timeout: 20000 });
     await page.screenshot({ path: `${resultsDir}widget-gallery.png`, fullPage: true });
