@@ -1,19 +1,16 @@
 // `attnplay lens --model DIR (--text TEXT | --ids 1,2,3) [--top-k K]`
 // The logit lens of a model folder (analysis/logit_lens.h) as JSON
-// {"model_type", "ids", "tokens", "top_k", "layers": [L + 1][T] of
+// {"model_type", "truncated", "ids", "tokens", "top_k", "layers": [L + 1][T] of
 // {"ids": [k], "tokens": [k], "probabilities": [k]}}: row 0 reads the
 // embeddings, row l the output of layer l; the last row is the model's own
 // predictions (causal: the next token; BERT: the masked-LM head at every position).
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 
 #include "analysis/logit_lens.h"
 #include "cli/commands.h"
-#include "cli/ids.h"
 #include "cli/text_or_ids.h"
-#include "model/directory.h"
 
 namespace attnplay::cli {
 namespace {
@@ -23,32 +20,23 @@ const char* const kUsage = "usage: attnplay lens --model DIR (--text TEXT | --id
 }  // namespace
 
 int run_lens(const Args& args) {
-  std::string dir;
-  std::optional<std::string> text;
-  std::vector<std::int32_t> ids;
+  TextOrIds input;
   int top_k = 5;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    const bool has_value = i + 1 < args.size();
-    if (args[i] == "--model" && has_value) {
-      dir = args[++i];
-    } else if (args[i] == "--text" && has_value) {
-      text = args[++i];
-    } else if (args[i] == "--ids" && has_value) {
-      ids = parse_ids(args[++i], "--ids");
-    } else if (args[i] == "--top-k" && has_value) {
+    if (input.take(args, i)) continue;
+    if (args[i] == "--top-k" && i + 1 < args.size()) {
       top_k = std::stoi(args[++i]);
     } else {
       std::cerr << "attnplay lens: unknown or incomplete argument '" << args[i] << "'\n" << kUsage;
       return 2;
     }
   }
-  if (dir.empty() || ids.empty() == !text.has_value() || top_k < 1) {
+  if (!input.complete() || top_k < 1) {
     std::cerr << kUsage << "(--model and either --text or --ids are required; --top-k is at least 1)\n";
     return 2;
   }
-  const ModelFiles files = read_model_directory(dir);
-  const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer.value_or(""));
-  const TextOrIdsRun run = run_text_or_ids(model, text, ids, true);
+  const TextModel model = load_text_model(input.dir);
+  const TextOrIdsRun run = run_text_or_ids(model, input, true);
   const LogitLens lens = logit_lens(model.model(), run.forward.hidden_states, top_k);
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();  // [L + 1][T]
   for (int r = 0; r < lens.rows; ++r) {

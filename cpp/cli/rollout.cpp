@@ -1,19 +1,16 @@
 // `attnplay rollout --model DIR (--text TEXT | --ids 1,2,3) [--method rollout|flow]`
 // Runs a self-attention model folder and prints attention rollout or attention
-// flow (analysis/rollout.h) as JSON {"model_type", "method", "ids", "tokens",
+// flow (analysis/rollout.h) as JSON {"model_type", "method", "truncated", "ids", "tokens",
 // "rollout": [T][T]}: row i is how much the last layer's token i draws on
 // input token j. Flow is printed under the same "rollout" key, "method" says
 // which map it is.
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 
 #include "analysis/rollout.h"
 #include "cli/commands.h"
-#include "cli/ids.h"
 #include "cli/text_or_ids.h"
-#include "model/directory.h"
 
 namespace attnplay::cli {
 namespace {
@@ -23,32 +20,23 @@ const char* const kUsage = "usage: attnplay rollout --model DIR (--text TEXT | -
 }  // namespace
 
 int run_rollout(const Args& args) {
-  std::string dir;
-  std::optional<std::string> text;
-  std::vector<std::int32_t> ids;
+  TextOrIds input;
   RolloutMethod method = RolloutMethod::rollout;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    const bool has_value = i + 1 < args.size();
-    if (args[i] == "--model" && has_value) {
-      dir = args[++i];
-    } else if (args[i] == "--text" && has_value) {
-      text = args[++i];
-    } else if (args[i] == "--ids" && has_value) {
-      ids = parse_ids(args[++i], "--ids");
-    } else if (args[i] == "--method" && has_value) {
+    if (input.take(args, i)) continue;
+    if (args[i] == "--method" && i + 1 < args.size()) {
       method = parse_rollout_method(args[++i]);
     } else {
       std::cerr << "attnplay rollout: unknown or incomplete argument '" << args[i] << "'\n" << kUsage;
       return 2;
     }
   }
-  if (dir.empty() || ids.empty() == !text.has_value()) {
+  if (!input.complete()) {
     std::cerr << kUsage << "(--model and either --text or --ids are required)\n";
     return 2;
   }
-  const ModelFiles files = read_model_directory(dir);
-  const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer.value_or(""));
-  const TextOrIdsRun run = run_text_or_ids(model, text, ids, false);
+  const TextModel model = load_text_model(input.dir);
+  const TextOrIdsRun run = run_text_or_ids(model, input, false);
   const ForwardResult& f = run.forward;  // attentions [L, H, T, T]
   const std::vector<double> map = rolled_out(f.attentions, f.layers, f.heads, f.tokens, method);  // [T, T]
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();

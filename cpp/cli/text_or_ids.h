@@ -1,17 +1,43 @@
-// One forward pass of a model folder over text or token ids, for the model
-// commands that print per-token analyses (rollout, lens): the ids run, their
-// display strings, and the ForwardResult.
+// The input of the model commands that print per-token analyses (rollout,
+// lens): --model DIR and either --text TEXT or --ids 1,2,3, and one forward
+// pass over it: the ids run, their display strings, and the ForwardResult.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "cli/commands.h"
+#include "cli/ids.h"
+#include "model/directory.h"
 #include "pipeline/text_model.h"
 
 namespace attnplay::cli {
+
+struct TextOrIds {
+  std::string dir;                  // --model
+  std::optional<std::string> text;  // --text
+  std::vector<std::int32_t> ids;    // --ids
+
+  // Takes args[i] and its value when it is --model, --text or --ids (i then
+  // points at the value); false for any other argument.
+  bool take(const Args& args, std::size_t& i) {
+    if (i + 1 >= args.size()) return false;
+    if (args[i] == "--model") {
+      dir = args[++i];
+    } else if (args[i] == "--text") {
+      text = args[++i];
+    } else if (args[i] == "--ids") {
+      ids = parse_ids(args[++i], "--ids");
+    } else {
+      return false;
+    }
+    return true;
+  }
+  // A model folder and exactly one of text and ids.
+  bool complete() const { return !dir.empty() && ids.empty() == text.has_value(); }
+};
 
 struct TextOrIdsRun {
   std::vector<std::int32_t> ids;   // [T] the tokens run (text: after truncation to the model's positions)
@@ -20,15 +46,19 @@ struct TextOrIdsRun {
   bool truncated = false;          // the text had more tokens than the model's positions
 };
 
+inline TextModel load_text_model(const std::string& dir) {
+  const ModelFiles files = read_model_directory(dir);
+  return TextModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer.value_or(""));
+}
+
 // Text is tokenized as the model was trained (BERT: [CLS] ... [SEP]); ids run as given.
-inline TextOrIdsRun run_text_or_ids(const TextModel& model, const std::optional<std::string>& text,
-                                    const std::vector<std::int32_t>& ids, bool hidden_states) {
+inline TextOrIdsRun run_text_or_ids(const TextModel& model, const TextOrIds& input, bool hidden_states) {
   TextOrIdsRun out;
   out.tokens = nlohmann::ordered_json::array();
-  if (text) {
+  if (input.text) {
     RunOptions options;
     options.hidden_states = hidden_states;
-    RunResult run = model.run(*text, std::nullopt, options);
+    RunResult run = model.run(*input.text, std::nullopt, options);
     out.ids = run.encoding.ids();
     for (const Token& t : run.encoding.tokens) out.tokens.push_back(t.display);
     out.forward = std::move(run.forward);
@@ -36,10 +66,10 @@ inline TextOrIdsRun run_text_or_ids(const TextModel& model, const std::optional<
     return out;
   }
   ForwardRequest request;
-  request.ids = ids;
+  request.ids = input.ids;
   request.hidden_states = hidden_states;
-  out.ids = ids;
-  for (const std::int32_t id : ids) {
+  out.ids = input.ids;
+  for (const std::int32_t id : input.ids) {
     out.tokens.push_back(model.tokenizer() ? model.tokenizer()->display(id) : std::to_string(id));
   }
   out.forward = model.model().forward(request);

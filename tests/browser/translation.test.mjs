@@ -98,6 +98,7 @@ test('typed text is translated token by token, each token drawn with its cross-a
   assert.ok(!(await page.locator('#translation').isHidden()));
   assert.ok(!(await page.locator('[role=tab][data-view="cross"]').isHidden()), 'the Decoding tab');
   assert.ok(await page.locator('[role=tab][data-view="neuron"]').isHidden(), 'no neuron view for encoder–decoders');
+  assert.ok(await page.locator('[role=tab][data-view="lens"]').isHidden(), 'no logit lens for encoder–decoders');
   assert.match(await page.textContent('#engine-status'), new RegExp(`${TRANSLATED.sourceTokens.length} source → ${steps} target tokens · encoder 2 × 4, decoder 2 × 4`));
 
   // Typing other text translates it again.
