@@ -289,7 +289,7 @@ export class AttentionView extends HTMLElement {
       if (this.#translated) this.#showPart();
       else this.#showView();
       // The logit lens is computed only while it is shown: a run brings it.
-      if (state.view === 'lens' && this.#result && !this.#result.lens && !this.#data.active) this.#scheduleRun(0);
+      if (state.view === 'lens' && this.#result && !this.#result.lens && !this.#data.active && !this.#translated) this.#scheduleRun(0);
     }
     if (changed.includes('model') || changed.includes('hub')) {
       this.#model = null;
