@@ -92,7 +92,7 @@ export interface AttentionData {
   model_type?: string;
 }
 
-export type AttentionViewName = 'head' | 'model' | 'matrix' | 'rollout' | 'neuron' | 'scratch' | 'cross';
+export type AttentionViewName = 'head' | 'model' | 'matrix' | 'rollout' | 'neuron' | 'scratch' | 'cross' | 'generate' | 'compare';
 export type AttentionTheme = 'auto' | 'light' | 'dark';
 
 export interface TokenSelectDetail { token: number | null; display: string | null; layer: number }
