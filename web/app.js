@@ -23,6 +23,7 @@ import { marksNote } from './token-marks.js';
 import { RunLoop, isPair, loadingText, runText, traceHead } from './run-loop.js';
 import { PartPicker } from './attention-parts.js';
 import { runTranslation } from './translation-run.js';
+import { traceStep } from './generation-run.js';
 import { Store, decodeLink, decodeState, encodeLink } from './state.js';
 import { pageBackground, viewColours } from './view-support.js';
 import './attention-table.js';
@@ -286,7 +287,8 @@ const runs = new RunLoop(async () => {
 
 $('neuron-view').addEventListener('trace-request', async (event) => {
   try {
-    $('neuron-view').trace = await traceHead(client, 'model', model.config, store.state, event.detail);
+    const ids = generationPanel.stepIds; // a generation step: the text shown is the prompt and the tokens before the step's
+    $('neuron-view').trace = ids ? await traceStep(client, 'model', ids, event.detail) : await traceHead(client, 'model', model.config, store.state, event.detail);
   } catch (error) {
     $('#run-note').textContent = error.message;
   }

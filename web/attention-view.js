@@ -194,6 +194,13 @@ export class AttentionView extends HTMLElement {
     }
     else this.#applyLayout();
     if (name === 'step') this.#showStep();
+    // The generate attribute asks for a generation of the text: a new text or new settings generate again.
+    if ((name === 'text' || name === 'generate') && this.hasAttribute('generate')) {
+      queueMicrotask(() => { // after the panel has ended the generation of the old text
+        this.#applyAttributes(['generate']);
+        this.#views.get('generate')?.run();
+      });
+    }
     if (name === 'rollout-method') this.#applyRolloutMethod();
   }
 
@@ -210,6 +217,15 @@ export class AttentionView extends HTMLElement {
   /** An encoder–decoder model's target text ('' = the model's own translation of `text`). */
   get target() { return this.#store.state.target; }
   set target(value) { this.setAttribute('target', value); }
+  /** The compare view's text B (the `compare-text` attribute). */
+  get compareText() { return this.#store.state.compareText; }
+  set compareText(value) { this.setAttribute('compare-text', value); }
+  /** Settings of the generate view's generation (the `generate` attribute: "20" or "20:t0.8:k40:p0.95:s7"), or null. */
+  get generate() { return this.#store.state.gen; }
+  set generate(value) {
+    if (value === null || value === undefined) this.removeAttribute('generate');
+    else this.setAttribute('generate', value);
+  }
   get view() { return this.#store.state.view; }
   set view(value) { this.setAttribute('view', value); }
   get layer() { return this.#store.state.layer; }

@@ -55,12 +55,13 @@ export class CompareView extends StoreBound {
   #textB = h('textarea', { name: 'compareText', rows: '2', spellcheck: 'false', placeholder: COMPARE_EXAMPLE.compareText,
     oninput: (event) => this.store.set({ compareText: event.target.value }) });
   #body = h('div', { class: 'compare-body' });
+  #textA = h('q', { class: 'compare-text-a' });
 
   connectedCallback() {
     super.connectedCallback();
     if (this.#body.isConnected) return;
     this.append(
-      h('label', { class: 'text-input compare-text' }, 'Text B (text A is the text above)', this.#textB),
+      h('label', { class: 'text-input compare-text' }, 'Text B, compared with text A: ', this.#textA, this.#textB),
       h('p', {}, h('button', { type: 'button', name: 'example', onclick: () => this.store.set({ ...COMPARE_EXAMPLE, token: null }) },
         'Try: “… too tired” against “… too wide”')),
       this.#body);
@@ -107,6 +108,7 @@ export class CompareView extends StoreBound {
     if (!this.store) return;
     const state = this.store.state;
     if (this.#textB.value !== state.compareText) this.#textB.value = state.compareText;
+    this.#textA.textContent = state.text;
     const parts = [];
     if (this.#error || !this.#results) {
       parts.push(h('p', { class: 'hint', role: 'status' }, this.#error ?? (this.#runner ? 'Running both texts…' : 'The comparison appears once a model is loaded.')));

@@ -102,6 +102,9 @@ export class EngineClient {
     return this.#request('generate', [key, options], ({ prompt, step }) => (prompt ? onPrompt(prompt) : onStep(step)), signal);
   }
 
+  /** Runs the model on token ids: Model.forward(ids, options) (e.g. options.trace = { layer, head }). */
+  forward(key, ids, options) { return this.call('forward', key, ids, options); }
+
   /** Head-pattern scores of every head of the model. */
   analyzeHeads(key) { return this.call('analyzeHeads', key); }
 

@@ -110,6 +110,9 @@ const METHODS = {
 
   analyzeHeads: (engine, key) => loaded(key).analyzeHeads(),
 
+  /** Token ids (and Model.forward's options: trace, topK, ...) -> Model.forward's result. */
+  forward: (engine, key, ids, options) => loaded(key).forward(ids, options),
+
   /**
    * Encoder-decoders: { text, target } -> Seq2SeqModel.run's result + ms.
    */

@@ -16,7 +16,7 @@
 // Not here: the views, running the plain text (run-loop.js), the engine.
 import { h } from './dom.js';
 import { StoreBound } from './store-bound.js';
-import { DEFAULT_SETTINGS, MAX_NEW_TOKENS, checkSettings, formatSettings, parseSettings, runGeneration, stepResult, stepToken } from './generation-run.js';
+import { DEFAULT_SETTINGS, MAX_NEW_TOKENS, checkSettings, formatSettings, parseSettings, runGeneration, stepIds, stepResult, stepToken } from './generation-run.js';
 
 const percent = (p) => `${(p * 100).toFixed(1)}%`;
 
@@ -77,6 +77,12 @@ export class GenerationPanel extends StoreBound {
   /** The generation shown: { prompt, steps, running, stopped }, or null. */
   get generation() { return this.#run; }
 
+  /** The token ids of the text the views show at the current step, or null without a generation. */
+  get stepIds() {
+    if (!this.#run?.prompt || this.#run.steps.length === 0) return null;
+    return stepIds(this.#run.prompt, this.#run.steps, this.#index());
+  }
+
   storeChanged(state, changed) {
     if (changed === null || changed.includes('gen')) this.#fillForm(state.gen);
     if (changed === null) {
@@ -100,6 +106,11 @@ export class GenerationPanel extends StoreBound {
       return;
     }
     this.store.set({ gen: formatSettings(settings), genStep: null });
+    this.#start();
+  }
+
+  /** Generates with the state's settings (`gen`), as a link does once the model is there. */
+  run() {
     this.#start();
   }
 

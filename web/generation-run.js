@@ -81,12 +81,28 @@ export function stepResult(prompt, steps, index, config) {
       data.set(row.data.subarray(m * keys, (m + 1) * keys), (m * n + tp - 1 + j) * n);
     }
   }
-  const shown = [...prompt.tokens, ...steps.slice(0, index).map(stepToken)];
+  const shown = [...prompt.tokens, ...steps.slice(0, index).map(stepToken)]; // the tokens of stepIds
   const { tokens, text } = readTokens(shown.map(({ id, display, special }) => ({ token: display, id, special })), 'the generated text');
   return {
     result: { tokens, attentions: { data, shape: [layers, heads, n, n] }, texts: [text], causal: true, modelType: config.modelType, kvHeads: config.kvHeads },
     query: n - 1,
   };
+}
+
+/** The ids of the text shown at step `index` (stepResult's tokens): the prompt and the tokens before the step's. */
+export const stepIds = (prompt, steps, index) => [...prompt.tokens.map((token) => token.id), ...steps.slice(0, index).map((step) => step.token)];
+
+/**
+ * Q and K of one head over the text shown at a step, for the neuron view (as
+ * run-loop.js's traceHead gives them for a text). Throws an Error naming the head.
+ */
+export async function traceStep(client, key, ids, { layer, head }) {
+  try {
+    const r = await client.forward(key, ids, { trace: { layer, head } });
+    return { layer, head, q: r.trace.q, k: r.trace.k, scores: r.trace.scores, rotary: r.trace.rotary ?? null };
+  } catch (error) {
+    throw new Error(`Cannot trace head ${head + 1} of layer ${layer + 1}: ${error.message}`);
+  }
 }
 
 /** A generation step's token as the views name tokens. */

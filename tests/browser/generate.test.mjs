@@ -140,6 +140,13 @@ test('page: stepping back on the timeline shows that step\'s attention row, equa
     for (let head = 0; head < 12; head += 1) mean += weight(1, head, query, k) / 12;
     assert.ok(Math.abs(heat.values[query * (query + 1) + k] - mean) < 1e-5, `matrix view ${query},${k}`);
   }
+  // The neuron view traces the step's text too: softmax(q·k/√d_k) of the query gives the uncached pass's weights.
+  await page.click('[role=tab][data-view=neuron]');
+  await page.waitForFunction(() => document.querySelector('neuron-view').dataset.state === 'ready', null, { timeout: 30000 });
+  const neuron = await page.evaluate(() => document.querySelector('neuron-view').neuronModel());
+  assert.equal(neuron.query, query);
+  assert.equal(neuron.keys.length, query + 1);
+  for (const key of neuron.keys) assert.ok(Math.abs(key.softmax - weight(1, neuron.head, query, key.key)) < 1e-5, `neuron view key ${key.key}`);
   assert.deepEqual(errors, []);
 });
 
@@ -206,6 +213,20 @@ test('widget: view="generate" writes the seeded tokens of Node\'s engine and sho
     const weight = forwardWeight([...prompt, ...tokens.slice(0, -1)], austen);
     const keys = Array.from({ length: query + 1 }, (_, i) => i);
     assertHeadLines(shown.lines, headViewLines((head, q, k) => weight(0, head, q, k), [...Array(austen.config.heads).keys()], keys, keys, query), 1e-5);
+
+    // New settings by property (and a new text by attribute) generate again.
+    await widgetPage.evaluate(() => {
+      const widget = document.getElementById('generate');
+      widget.setAttribute('text', 'She was');
+      widget.generate = '4';
+    });
+    const greedy = nodeGeneration('She was', { maxNewTokens: 4 }, austen).tokens;
+    await widgetPage.waitForFunction((n) => {
+      const generation = document.getElementById('generate').shadowRoot.querySelector('generation-panel').generation;
+      return generation && !generation.running && generation.steps.length === n;
+    }, greedy.length, { timeout: 60000 });
+    assert.deepEqual((await panelSteps(widgetPage, 'generate')).map((step) => step.token), greedy);
+    await widgetPage.screenshot({ path: `${resultsDir}generate-widget.png`, fullPage: true });
 
     await widgetPage.locator('#compare').scrollIntoViewIfNeeded();
     await widgetPage.waitForFunction(() => document.getElementById('compare').shadowRoot.querySelector('compare-view matrix-table[data-map=difference]'), null, { timeout: 60000 });
