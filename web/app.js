@@ -24,10 +24,10 @@ import { RunLoop, isPair, loadingText, runText, traceHead } from './run-loop.js'
 import { PartPicker } from './attention-parts.js';
 import { runTranslation } from './translation-run.js';
 import { traceStep } from './generation-run.js';
+import { modelRunner } from './compare-view.js';
 import { Store, decodeLink, decodeState, encodeLink } from './state.js';
 import { pageBackground, viewColours } from './view-support.js';
 import './attention-table.js';
-import './compare-view.js';
 import './generation-panel.js';
 import './decoding-view.js';
 import './head-view.js';
@@ -371,8 +371,7 @@ async function loadModel(key, name, source) {
     decoding.result = null;
     if (encoderDecoder && store.state.view === 'neuron') store.set({ view: 'head' });
     generationPanel.engine = { client, key: 'model', config: loaded.config };
-    compareView.runner = encoderDecoder ? async () => { throw new Error('The compare view reads one text per model run: translation models are compared in the Decoding view.'); }
-      : async (text) => (await runText(client, 'model', loaded.config, { text })).result;
+    compareView.runner = modelRunner(client, 'model', loaded.config);
     const kept = !hub ? '' : loaded.fromCache ? ' · opened from this browser\'s copy, nothing downloaded'
       : loaded.kept && canKeepDownloads() ? ' · kept in this browser' : ' · not kept (this browser refused to store it)';
     $('#load-label').textContent = `${name}: ${loaded.config.modelType}, ${(loaded.config.parameters / 1e6).toFixed(1)}M parameters${kept}`;

@@ -28,8 +28,7 @@ import { runTranslation } from './translation-run.js';
 import { ROLLOUT_METHODS } from './rollout.js';
 import { isHubReference, parseModelId } from './hub.js';
 import { widgetStyles } from './widget-styles.js';
-import { stepToken } from './generation-run.js';
-import './compare-view.js';
+import { modelRunner } from './compare-view.js';
 import './decoding-view.js';
 import './generation-panel.js';
 import './head-view.js';
@@ -374,9 +373,7 @@ export class AttentionView extends HTMLElement {
     if (generate && (only === null || only === 'generate')) generate.engine = usable ? { client: getEngineClient(), key: model.key, config: model.config } : null;
     const compare = this.#views.get('compare');
     if (compare && (only === null || only === 'compare')) {
-      compare.runner = !usable ? null : model.config.encoderDecoder
-        ? async () => { throw new Error('The compare view reads one text per model run: translation models are compared in the decoding view.'); }
-        : async (text) => (await runText(getEngineClient(), model.key, model.config, { text })).result;
+      compare.runner = usable ? modelRunner(getEngineClient(), model.key, model.config) : null;
     }
   }
 

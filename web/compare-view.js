@@ -8,11 +8,12 @@
 // same length it covers every cell, and the cells whose tokens differ are
 // named; where they differ in length it covers the positions both texts have
 // (the first min(T_A, T_B) rows and columns), and says so.
-// The host sets `runner` = async (text) => the views' result of a text.
-// Not here: running the model (the host's runner), the transforms (view-support.js).
+// The host sets `runner` = async (text) => the views' result of a text
+// (modelRunner: a model held in the engine worker).
+// Not here: the engine worker (run-loop.js runs the texts), the transforms (view-support.js).
 import { h } from './dom.js';
 import { headsTitle, selectedMap } from './view-support.js';
-import { RunLoop } from './run-loop.js';
+import { RunLoop, runText } from './run-loop.js';
 import { StoreBound } from './store-bound.js';
 import './matrix-table.js';
 
@@ -45,6 +46,14 @@ export function mapDifference(a, b) {
   };
 }
 
+/** The runner of a model held in the engine worker under `key` (config: its config from loadModel). */
+export function modelRunner(client, key, config) {
+  if (config.encoderDecoder) {
+    return async () => { throw new Error('The compare view reads one text per model run: translation models are compared in the decoding view.'); };
+  }
+  return async (text) => (await runText(client, key, config, { text })).result;
+}
+
 const REDRAW_KEYS = ['layer', 'heads', 'prune', 'hideSpecial', 'words'];
 
 export class CompareView extends StoreBound {
@@ -52,6 +61,7 @@ export class CompareView extends StoreBound {
   #results = null; // { a, b }: the views' results of text A and text B
   #error = null;
   #runs = new RunLoop(() => this.#runBoth());
+  #outdated = false; // a run skipped while hidden: it runs when the view is shown
   #textB = h('textarea', { name: 'compareText', rows: '2', spellcheck: 'false', placeholder: COMPARE_EXAMPLE.compareText,
     oninput: (event) => this.store.set({ compareText: event.target.value }) });
   #body = h('div', { class: 'compare-body' });
@@ -80,6 +90,7 @@ export class CompareView extends StoreBound {
 
   storeChanged(state, changed) {
     if (changed === null) {
+      if (this.#outdated) this.#runs.runNow();
       this.#draw();
       return;
     }
@@ -89,6 +100,9 @@ export class CompareView extends StoreBound {
 
   async #runBoth() {
     if (!this.#runner || !this.store) return false;
+    // Another tab: no model runs until the view is shown (StoreBound redraws it then).
+    this.#outdated = this.deferWhileHidden();
+    if (this.#outdated) return false;
     const { text, compareText } = this.store.state;
     try {
       if (text.trim() === '' || compareText.trim() === '') throw new Error('Write text A above and text B here to compare them.');

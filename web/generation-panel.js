@@ -143,7 +143,10 @@ export class GenerationPanel extends StoreBound {
   #syncDisabled() {
     const fields = this.#form.elements;
     const sampling = fields.decoding.value === 'sample';
-    for (const name of ['temperature', 'topK', 'topP', 'seed']) fields[name].disabled = !sampling;
+    for (const name of ['temperature', 'topK', 'topP', 'seed']) { // shown for sampling only: greedy settings fit one line
+      fields[name].disabled = !sampling;
+      fields[name].closest('label').hidden = !sampling;
+    }
     const usable = Boolean(this.#engine?.config.causal);
     fields.generate.disabled = !usable || Boolean(this.#run?.running);
     fields.stop.disabled = !this.#run?.running;

@@ -241,6 +241,12 @@ std::map<int, Generation>& generations() {
 }
 int next_generation = 1;
 
+Generation& generation_of(int id) {
+  const auto it = generations().find(id);
+  if (it == generations().end()) throw std::invalid_argument("this generation was disposed (or its model was)");
+  return it->second;
+}
+
 // spec: { ids: Int32Array, maxNewTokens?, greedy?, temperature?, topK?, topP?, seed?, rivals? } -> { handle }
 val start_generation(int handle, const val& spec) {
   return guarded([&] {
@@ -268,10 +274,9 @@ val start_generation(int handle, const val& spec) {
 //    (display strings: null without a tokenizer)
 val generation_step(int id) {
   return guarded([&] {
-    const auto it = generations().find(id);
-    if (it == generations().end()) throw std::invalid_argument("this generation was disposed (or its model was)");
-    const TextModel& text_model = model_of(it->second.model);
-    const std::optional<GenerationStep> step = it->second.generator->step();
+    Generation& generation = generation_of(id);
+    const TextModel& text_model = model_of(generation.model);
+    const std::optional<GenerationStep> step = generation.generator->step();
     if (!step) return val::null();
     const ModelConfig& c = text_model.model().config();
     const auto display = [&](std::int32_t token) { return text_model.tokenizer() ? val(text_model.tokenizer()->display(token)) : val::null(); };
@@ -296,9 +301,7 @@ val generation_step(int id) {
 // The prompt and generated ids so far (Int32Array).
 val generation_ids(int id) {
   return guarded([&] {
-    const auto it = generations().find(id);
-    if (it == generations().end()) throw std::invalid_argument("this generation was disposed (or its model was)");
-    return typed_array("Int32Array", it->second.generator->ids());
+    return typed_array("Int32Array", generation_of(id).generator->ids());
   });
 }
 

@@ -29,6 +29,14 @@ Model load(const std::string& name) {
 
 bool causal(const std::string& name) { return name.rfind("bert", 0) != 0; }
 
+// Exactly `max_new_tokens` steps: no stop at EOS.
+GenerationOptions without_eos(int max_new_tokens) {
+  GenerationOptions options;
+  options.max_new_tokens = max_new_tokens;
+  options.stop_at_eos = false;
+  return options;
+}
+
 }  // namespace
 
 TEST_CASE("cached steps give the uncached logits and attention rows") {
@@ -79,9 +87,7 @@ TEST_CASE("greedy generation equals an uncached argmax loop, and steps report th
     CAPTURE(name);
     const Model model = load(name);
     const std::vector<std::int32_t> prompt = {40, 50, 60, 70};
-    GenerationOptions options;
-    options.max_new_tokens = 10;
-    options.stop_at_eos = false;
+    const GenerationOptions options = without_eos(10);
     std::vector<GenerationStep> steps;
     const std::vector<std::int32_t> ids = generate(model, prompt, options, [&](const GenerationStep& s) {
       steps.push_back(s);
@@ -122,9 +128,7 @@ TEST_CASE("seeded sampling with the cache equals an uncached sampling loop; step
     CAPTURE(name);
     const Model model = load(name);
     const std::vector<std::int32_t> prompt = {40, 50, 60, 70};
-    GenerationOptions options;
-    options.max_new_tokens = 8;
-    options.stop_at_eos = false;
+    GenerationOptions options = without_eos(8);
     options.rivals = 5;
     options.sampling = {false, 1.3f, 40, 0.9f, 2024};
     Generator generator(model, prompt, options);
@@ -161,9 +165,7 @@ TEST_CASE("seeded sampling with the cache equals an uncached sampling loop; step
 
 TEST_CASE("generation stops at the context's end and at EOS") {
   const Model model = load("gpt2-l1-h1-k64-f32");  // 16 positions, eos_token_id 256
-  GenerationOptions options;
-  options.max_new_tokens = 100;
-  options.stop_at_eos = false;
+  GenerationOptions options = without_eos(100);
   CHECK(generate(model, {1, 2, 3}, options).size() == 16);
   options.stop_at_eos = true;
   int steps = 0;
