@@ -5,7 +5,10 @@
 // views, the predictions panel, the status line and the exports. For an
 // encoder–decoder model it translates instead (translation-run.js): the target
 // tokens appear as they are written, with the decoding view following them,
-// and a picker chooses the attention part the other views show.
+// and a picker chooses the attention part the other views show. A causal
+// model continues the text (generation-panel.js): the views then show the
+// step of the generation timeline that the reader picks. The compare tab puts
+// the same head's maps of two texts side by side (compare-view.js).
 // Not here: computation (engine-worker.js), drawing (the *-view.js elements),
 // state encoding (state.js), file formats (export.js).
 import { getEngineClient } from './engine-client.js';
@@ -20,9 +23,12 @@ import { marksNote } from './token-marks.js';
 import { LENS_TOP_K, RunLoop, isPair, loadingText, runText, traceHead } from './run-loop.js';
 import { PartPicker } from './attention-parts.js';
 import { runTranslation } from './translation-run.js';
+import { traceStep } from './generation-run.js';
+import { modelRunner } from './compare-view.js';
 import { Store, decodeLink, decodeState, encodeLink } from './state.js';
 import { pageBackground, viewColours } from './view-support.js';
 import './attention-table.js';
+import './generation-panel.js';
 import './decoding-view.js';
 import './head-view.js';
 import './matrix-view.js';
@@ -41,13 +47,17 @@ async function stateOfLink(hash) {
     return await decodeLink(hash);
   } catch (error) {
     linkProblem = `Part of this link could not be read: ${error.message}.`;
-    return decodeState(hash.replace(/(^#|&)z(text|textB|target)=[^&]*/g, ''));
+    return decodeState(hash.replace(/(^#|&)z(text|textB|target|compareText)=[^&]*/g, ''));
   }
 }
 const store = new Store(await stateOfLink(location.hash));
+// The widget's generate view is the page's generation panel above the views, with the head view.
+if (store.state.view === 'generate') store.set({ view: 'head' });
 const views = ['head-view', 'model-view', 'matrix-view', 'rollout-view', 'lens-view', 'neuron-view', 'attention-table'].map((name) => $(name));
 const scratch = $('scratch-view');
 const decoding = $('decoding-view'); // always the cross-attention of an encoder–decoder model
+const generationPanel = $('generation-panel');
+const compareView = $('compare-view');
 const controls = $('#controls');
 const OWN_MODEL = '__own__'; // the menu's entry for a folder or URL of the reader's
 const HUB_MODEL = '__hub__'; // the menu's entry for a hub model by id
@@ -56,6 +66,7 @@ let engineInfo = null;
 let model = null; // the model shown: { key (the state's model), hub (for hf: models), name, config }
 let result = null; // what the views show
 let lastRun = null; // the last run's raw result (predictions follow the locked token)
+let textResult = null; // while a generation step is shown: the text's own result, shown again when the generation goes away
 let translated = null; // an encoder–decoder model's last run: { parts, order, translation, source, raw, ms }
 let shipped = [];
 let gallery = []; // suggested hub models (models/gallery.json)
@@ -121,6 +132,8 @@ for (const view of views) view.store = store;
 $('rollout-view').compute = (attentions, method) => client.rollout(attentions, method);
 decoding.store = store;
 controls.store = store;
+generationPanel.store = store;
+compareView.store = store;
 const partPicker = new PartPicker((part) => store.set({ part, token: null }));
 controls.before(partPicker.element);
 
@@ -143,13 +156,14 @@ function showView() {
   $('[role=tab][data-view="neuron"]').hidden = encoderDecoder;
   $('[role=tab][data-view="lens"]').hidden = encoderDecoder;
   partPicker.element.hidden = !encoderDecoder || !translated || !modelViews || view === 'cross';
-  // The table lists one layer's weights: not what the model view (all layers), the rollout view (layers combined) or the decoding view (its own table) shows.
-  $('.table-alt').hidden = !modelViews || ['model', 'rollout', 'lens', 'cross'].includes(view) || !result;
+  // The table lists one layer's weights: not what the model view (all layers), the rollout view (layers combined), the lens, the decoding view (its own table) or the compare view (its own tables) shows.
+  $('.table-alt').hidden = !modelViews || ['model', 'rollout', 'lens', 'cross', 'compare'].includes(view) || !result;
+  generationPanel.hidden = !model || encoderDecoder;
   // The from-scratch mode has no model output: no predictions, images or attention files.
   for (const selector of ['.predictions', '#export-svg', '#export-png', '#export-json', '#export-npy']) $(selector).hidden = !modelViews;
   if (encoderDecoder) $('.predictions').hidden = true;
-  // The decoding view and the lens grid are pages of their own (HTML, not pictures): no PNG or SVG of them.
-  if (view === 'cross' || view === 'lens') for (const selector of ['#export-svg', '#export-png']) $(selector).hidden = true;
+  // The decoding view, the lens grid and the compare tables are pages of their own (HTML, not pictures): no PNG or SVG of them.
+  if (['cross', 'lens', 'compare'].includes(view)) for (const selector of ['#export-svg', '#export-png']) $(selector).hidden = true;
 }
 
 document.querySelector('.view-tabs').addEventListener('click', (event) => {
@@ -261,6 +275,7 @@ const runs = new RunLoop(async () => {
     const lens = store.state.view === 'lens' ? LENS_TOP_K : 0;
     const { raw, result: shown, note } = await runText(client, 'model', model.config, store.state, { topK: 5, lens });
     result = shown;
+    textResult = null;
     for (const view of views) view.result = result;
     showView();
     controls.configure({ layers: model.config.layers, pairs: isPair(model.config, store.state.textB) });
@@ -279,7 +294,8 @@ const runs = new RunLoop(async () => {
 
 $('neuron-view').addEventListener('trace-request', async (event) => {
   try {
-    $('neuron-view').trace = await traceHead(client, 'model', model.config, store.state, event.detail);
+    const ids = generationPanel.stepIds; // a generation step: the text shown is the prompt and the tokens before the step's
+    $('neuron-view').trace = ids ? await traceStep(client, 'model', ids, event.detail) : await traceHead(client, 'model', model.config, store.state, event.detail);
   } catch (error) {
     $('#run-note').textContent = error.message;
   }
@@ -309,6 +325,26 @@ function renderPredictions(r) {
 }
 store.subscribe((state, changed) => {
   if (changed.includes('token') && lastRun && model?.config.causal) renderPredictions(lastRun);
+});
+
+// ---- generation: the views show the timeline's step ------------------------------
+generationPanel.addEventListener('generation-step', (event) => {
+  if (!generationPanel.generation) return;
+  textResult ??= result;
+  result = event.detail.result;
+  for (const view of views) view.result = result;
+  $('#predictions').replaceChildren(h('p', { class: 'hint' }, 'The probabilities of the generation step are shown with its timeline.'));
+  lastRun = null;
+  store.set({ token: event.detail.query });
+  showView();
+});
+generationPanel.addEventListener('generation-clear', () => {
+  if (!textResult) return;
+  result = textResult;
+  textResult = null;
+  for (const view of views) view.result = result;
+  store.set({ token: null });
+  showView();
 });
 
 // ---- models ------------------------------------------------------------------
@@ -341,6 +377,8 @@ async function loadModel(key, name, source) {
     translated = null;
     decoding.result = null;
     if (encoderDecoder && ['neuron', 'lens'].includes(store.state.view)) store.set({ view: 'head' });
+    generationPanel.engine = { client, key: 'model', config: loaded.config };
+    compareView.runner = modelRunner(client, 'model', loaded.config);
     const kept = !hub ? '' : loaded.fromCache ? ' · opened from this browser\'s copy, nothing downloaded'
       : loaded.kept && canKeepDownloads() ? ' · kept in this browser' : ' · not kept (this browser refused to store it)';
     $('#load-label').textContent = `${name}: ${loaded.config.modelType}, ${(loaded.config.parameters / 1e6).toFixed(1)}M parameters${kept}`;

@@ -34,6 +34,8 @@ export const MODEL_VIEWS = {
   predictions: 'Predictions need the model’s output layer, which attention weights alone do not contain.',
   lens: 'The logit lens reads the model’s hidden states through its output layer, which attention weights alone do not contain.',
   ablation: 'Ablation needs the model itself to run again with heads switched off.',
+  generate: 'Generation needs the model itself to write each next token.',
+  compare: 'Comparing two texts needs the model itself to run on the second text.',
 };
 
 /** An error in the author's data, with a message that says where and what. */

@@ -92,7 +92,7 @@ export interface AttentionData {
   model_type?: string;
 }
 
-export type AttentionViewName = 'head' | 'model' | 'matrix' | 'rollout' | 'neuron' | 'scratch' | 'cross';
+export type AttentionViewName = 'head' | 'model' | 'matrix' | 'rollout' | 'neuron' | 'scratch' | 'cross' | 'generate' | 'compare';
 export type AttentionTheme = 'auto' | 'light' | 'dark';
 
 export interface TokenSelectDetail { token: number | null; display: string | null; layer: number }
@@ -109,6 +109,10 @@ export class AttentionView extends HTMLElement {
   /** An encoder–decoder model's target text (the `target` attribute); '' = the model's own translation. */
   target: string;
   view: AttentionViewName;
+  /** The compare view's text B (the `compare-text` attribute); text A is `text`. */
+  compareText: string;
+  /** Settings of the generate view's generation (the `generate` attribute): "20" (greedy, 20 new tokens) or "20:t0.8:k40:p0.95:s7" (sampling), or null (the reader presses Generate). */
+  generate: string | null;
   /** Layer index from 0. */
   layer: number;
   /** Selected head indices from 0, or null for every head. */

@@ -4,7 +4,9 @@
 // (or model="hf:ORG/NAME" for a model on the Hugging Face hub, hub.js).
 // It runs the model on the text in the page's shared engine worker and shows
 // one of the playground's views (head, model, matrix, rollout, lens, neuron, scratch,
-// cross: the decoding view of an encoder–decoder model's cross-attention) inside
+// cross: the decoding view of an encoder–decoder model's cross-attention;
+// generate: the generation timeline over the head view of the chosen step;
+// compare: the same head on `text` and `compare-text`, and their difference) inside
 // a shadow root, with its own styles (views.css, attention-view.css) so the
 // host page's CSS does not reach in and the widget's does not leak out.
 // Everything (worker, WASM, shipped models, styles) is found relative to this
@@ -26,7 +28,9 @@ import { runTranslation } from './translation-run.js';
 import { ROLLOUT_METHODS } from './rollout.js';
 import { isHubReference, parseModelId } from './hub.js';
 import { widgetStyles } from './widget-styles.js';
+import { modelRunner } from './compare-view.js';
 import './decoding-view.js';
+import './generation-panel.js';
 import './head-view.js';
 import './lens-view.js';
 import './matrix-view.js';
@@ -36,8 +40,8 @@ import './rollout-view.js';
 import './view-controls.js';
 
 const MODULE_URL = import.meta.url;
-const VIEW_ELEMENTS = { head: 'head-view', model: 'model-view', matrix: 'matrix-view', rollout: 'rollout-view', lens: 'lens-view', neuron: 'neuron-view', scratch: 'scratch-view', cross: 'decoding-view' };
-const STATE_ATTRIBUTES = { model: 'model', hub: 'hub', text: 'text', 'text-b': 'textB', target: 'target', view: 'view', layer: 'layer', heads: 'heads', token: 'token', threshold: 'threshold', theme: 'theme' };
+const VIEW_ELEMENTS = { head: 'head-view', model: 'model-view', matrix: 'matrix-view', rollout: 'rollout-view', lens: 'lens-view', neuron: 'neuron-view', scratch: 'scratch-view', cross: 'decoding-view', generate: 'generation-panel', compare: 'compare-view' };
+const STATE_ATTRIBUTES = { model: 'model', hub: 'hub', text: 'text', 'text-b': 'textB', target: 'target', view: 'view', layer: 'layer', heads: 'heads', token: 'token', threshold: 'threshold', theme: 'theme', generate: 'gen', 'generate-step': 'genStep', 'compare-text': 'compareText' };
 const MATRIX_ATTRIBUTES = ['tokens', 'x', 'wq', 'wk', 'wv'];
 
 /**
@@ -124,6 +128,8 @@ export class AttentionView extends HTMLElement {
   #data = new DataMode(this); // attention given by the author instead of a model
   #translated = null; // an encoder–decoder model's last run (translation-run.js)
   #partPicker = new PartPicker((name) => this.setAttribute('attention', name));
+  #generationHead = null; // the generate view's head view, showing the timeline's step
+  #stepResult = null; // the generation step's result while one is shown
 
   constructor() {
     super();
@@ -143,6 +149,15 @@ export class AttentionView extends HTMLElement {
     // The inner views' own events stay inside; the widget fires its documented ones.
     for (const type of ['token-select', 'trace-request', 'step-change']) shadow.addEventListener(type, (event) => event.stopPropagation());
     shadow.addEventListener('trace-request', (event) => this.#trace(event.detail));
+    shadow.addEventListener('generation-step', (event) => {
+      this.#stepResult = event.detail.result;
+      if (this.#generationHead) this.#generationHead.result = this.#stepResult;
+      this.#quietly(() => this.#store.set({ token: event.detail.query }));
+    });
+    shadow.addEventListener('generation-clear', () => {
+      this.#stepResult = null;
+      if (this.#generationHead && this.#result) this.#generationHead.result = this.#result;
+    });
     this.#store.subscribe((state, changed) => this.#onStateChange(state, changed));
   }
 
@@ -179,6 +194,13 @@ export class AttentionView extends HTMLElement {
     }
     else this.#applyLayout();
     if (name === 'step') this.#showStep();
+    // The generate attribute asks for a generation of the text: a new text or new settings generate again.
+    if ((name === 'text' || name === 'generate') && this.hasAttribute('generate')) {
+      queueMicrotask(() => { // after the panel has ended the generation of the old text
+        this.#applyAttributes(['generate']);
+        this.#views.get('generate')?.run();
+      });
+    }
     if (name === 'rollout-method') this.#applyRolloutMethod();
   }
 
@@ -195,6 +217,15 @@ export class AttentionView extends HTMLElement {
   /** An encoder–decoder model's target text ('' = the model's own translation of `text`). */
   get target() { return this.#store.state.target; }
   set target(value) { this.setAttribute('target', value); }
+  /** The compare view's text B (the `compare-text` attribute). */
+  get compareText() { return this.#store.state.compareText; }
+  set compareText(value) { this.setAttribute('compare-text', value); }
+  /** Settings of the generate view's generation (the `generate` attribute: "20" or "20:t0.8:k40:p0.95:s7"), or null. */
+  get generate() { return this.#store.state.gen; }
+  set generate(value) {
+    if (value === null || value === undefined) this.removeAttribute('generate');
+    else this.setAttribute('generate', value);
+  }
   get view() { return this.#store.state.view; }
   set view(value) { this.setAttribute('view', value); }
   get layer() { return this.#store.state.layer; }
@@ -243,7 +274,7 @@ export class AttentionView extends HTMLElement {
   get result() { return this.#result; }
   /** Forward runs this widget has made (0 until it is scrolled into view). */
   get runs() { return this.#runs; }
-  /** The element drawing the current view (a head-view, model-view, ...), once shown. */
+  /** The element drawing the current view (a head-view, model-view, ..., the generation-panel of the generate view), once shown. */
   get viewElement() { return this.#views.get(this.#store.state.view) ?? null; }
 
   // ---- attributes -> state
@@ -327,9 +358,26 @@ export class AttentionView extends HTMLElement {
       if (view !== 'scratch') element.store = this.#store;
       else if (this.#lastPreset) element.preset = this.#lastPreset;
       if (view === 'rollout') element.method = this.#rolloutMethodAttribute();
+      if (view === 'generate') {
+        this.#generationHead = document.createElement('head-view');
+        this.#generationHead.store = this.#store;
+      }
       this.#views.set(view, element);
+      this.#connectModel(view);
     }
     return this.#views.get(view);
+  }
+
+  // The generate and compare views run the loaded model themselves: they get it once it is there.
+  #connectModel(only = null) {
+    const model = this.#model;
+    const usable = model && !this.#data.active;
+    const generate = this.#views.get('generate');
+    if (generate && (only === null || only === 'generate')) generate.engine = usable ? { client: getEngineClient(), key: model.key, config: model.config } : null;
+    const compare = this.#views.get('compare');
+    if (compare && (only === null || only === 'compare')) {
+      compare.runner = usable ? modelRunner(getEngineClient(), model.key, model.config) : null;
+    }
   }
 
   #showView() {
@@ -341,9 +389,20 @@ export class AttentionView extends HTMLElement {
       return;
     }
     const element = this.#viewElement(view);
+    if (view === 'generate') {
+      if (element.parentNode !== this.#slot) this.#slot.replaceChildren(element, this.#generationHead);
+      const shown = this.#stepResult ?? this.#result;
+      if (shown) this.#generationHead.result = shown;
+      if (!this.#model && !this.#data.active) this.#scheduleRun(0);
+      return;
+    }
     if (element.parentNode !== this.#slot) this.#slot.replaceChildren(element);
     // With a model, rollout and flow are computed in the engine worker; attention data alone is rolled out here.
     if (view === 'rollout') element.compute = this.#data.active ? null : (attentions, method) => getEngineClient().rollout(attentions, method);
+    if (view === 'compare') {
+      if (!this.#model && !this.#data.active) this.#scheduleRun(0);
+      return;
+    }
     if (view === 'scratch') {
       this.#applyMatrices();
       this.#showStep();
@@ -464,6 +523,7 @@ export class AttentionView extends HTMLElement {
       if (now !== name || nowHub !== hub) return; // the model changed meanwhile
       this.#model = { key: wanted.key, config: loaded.config };
       this.#applyLayout();
+      this.#connectModel();
     }
     const { config } = this.#model;
     if (config.encoderDecoder) {

@@ -98,6 +98,20 @@ export class EngineClient {
     return this.#request('translate', [key, options], onStep && (({ step }) => onStep(step)));
   }
 
+  /**
+   * Causal models: continues options.text with { maxNewTokens, greedy,
+   * temperature, topK, topP, seed } (engine.js Model.startGeneration).
+   * onPrompt(Model.run's result over the text) runs first, then onStep(step)
+   * as each token arrives (Generation.step's object). An abort of `signal`
+   * stops after the current step. Resolves to { ids, stopped, ms }.
+   */
+  generate(key, options, { onPrompt, onStep }, signal) {
+    return this.#request('generate', [key, options], ({ prompt, step }) => (prompt ? onPrompt(prompt) : onStep(step)), signal);
+  }
+
+  /** Runs the model on token ids: Model.forward(ids, options) (e.g. options.trace = { layer, head }). */
+  forward(key, ids, options) { return this.call('forward', key, ids, options); }
+
   /** Head-pattern scores of every head of the model. */
   analyzeHeads(key) { return this.call('analyzeHeads', key); }
 

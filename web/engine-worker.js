@@ -1,8 +1,9 @@
 // Web Worker that owns the engine and the loaded models, so computation never
 // blocks the page. Protocol: { id, method, args } -> { id, result } |
 // { id, error: { name, message } }, plus { id, progress } while a model loads
-// and after each token of a translation.
-// { cancel: id } aborts every download of that loadModel request. Typed arrays
+// and after each token of a translation or a generation.
+// { cancel: id } aborts every download of that loadModel request, or stops
+// that generation after its current step. Typed arrays
 // in results are transferred, not copied. Not here: any UI.
 import { cachingFetch, DownloadProgress } from './download.js';
 import { createEngine } from './engine.js';
@@ -10,7 +11,8 @@ import { openHubModel } from './hub.js';
 
 const enginePromise = createEngine();
 const models = new Map(); // key -> Model
-const loads = new Map(); // request id -> AbortController of a loadModel in progress
+const cancellable = new Map(); // request id -> AbortController of a loadModel or generate in progress
+const CANCELLABLE = ['loadModel', 'generate'];
 const PROGRESS_EVERY = 50; // ms between progress messages
 
 function transferables(value, found = new Set()) {
@@ -109,6 +111,9 @@ const METHODS = {
 
   analyzeHeads: (engine, key) => loaded(key).analyzeHeads(),
 
+  /** Token ids (and Model.forward's options: trace, topK, ...) -> Model.forward's result. */
+  forward: (engine, key, ids, options) => loaded(key).forward(ids, options),
+
   /**
    * Encoder-decoders: { text, target } -> Seq2SeqModel.run's result + ms.
    */
@@ -134,6 +139,33 @@ const METHODS = {
     return { ...result, ms: performance.now() - started };
   },
 
+  /**
+   * Causal models: { text, maxNewTokens, greedy, temperature, topK, topP, seed }
+   * -> { ids, stopped (cancelled before the end), ms }. Reported first as
+   * progress { prompt: Model.run's result over the text }, then { step } (a
+   * Generation.step object) after each token; between steps the worker
+   * answers messages, so { cancel } stops it.
+   */
+  async generate(engine, key, options, report, signal) {
+    const model = loaded(key);
+    if (!model.config.causal) throw new Error(`model "${key}" is not a causal model: it cannot continue a text`);
+    const { text, ...settings } = options;
+    const prompt = model.run(text);
+    report({ prompt }, transferables(prompt));
+    const started = performance.now();
+    const generation = model.startGeneration(prompt.tokens.map((token) => token.id), settings);
+    try {
+      for (let step = generation.step(); step !== null; step = generation.step()) {
+        report({ step }, transferables(step));
+        await new Promise((resolve) => setTimeout(resolve, 0)); // a { cancel } message can arrive here
+        if (signal.aborted) return { ids: generation.ids, stopped: true, ms: performance.now() - started };
+      }
+      return { ids: generation.ids, stopped: false, ms: performance.now() - started };
+    } finally {
+      generation.dispose();
+    }
+  },
+
   disposeModel(engine, key) {
     models.get(key)?.dispose();
     models.delete(key);
@@ -143,23 +175,23 @@ const METHODS = {
 
 self.onmessage = async ({ data }) => {
   if (data.cancel !== undefined) {
-    loads.get(data.cancel)?.abort();
+    cancellable.get(data.cancel)?.abort();
     return;
   }
   const { id, method, args } = data;
   const controller = new AbortController();
-  if (method === 'loadModel') loads.set(id, controller);
+  if (CANCELLABLE.includes(method)) cancellable.set(id, controller);
   try {
     if (!Object.hasOwn(METHODS, method)) throw new Error(`unknown engine method "${method}"`);
     const engine = await enginePromise;
-    const report = (progress) => self.postMessage({ id, progress });
+    const report = (progress, transfer = []) => self.postMessage({ id, progress }, transfer);
     const result = await METHODS[method](engine, ...args, report, controller.signal);
     self.postMessage({ id, result }, transferables(result));
   } catch (error) {
-    const cancelled = controller.signal.aborted;
+    const cancelled = controller.signal.aborted && method === 'loadModel';
     controller.abort(); // a failed load leaves no request running
     self.postMessage({ id, error: { name: cancelled ? 'AbortError' : error.name, message: cancelled ? 'the download was cancelled' : error.message } });
   } finally {
-    loads.delete(id);
+    cancellable.delete(id);
   }
 };

@@ -368,28 +368,43 @@ export class Model {
   }
 
   /**
-   * Continues the prompt `ids` (causal models), one token's work per step (KV
-   * cache), and returns the prompt and generated ids as an Int32Array.
+   * Starts continuing the prompt `ids` (causal models), one token's work per
+   * step (KV cache), and returns a Generation: step() runs one step.
    * options: { maxNewTokens = 16, greedy (default unless a sampling option is
-   * given), temperature, topK, topP, seed } (sampling: see cpp/model/generate.h;
-   * the same seed gives the same tokens as `attnplay generate`). Stops early
-   * at the config's eos_token_id or the last position.
-   * onStep({ token, position, attention: { data, shape: [layers, heads, position + 1] } })
-   * runs after each new token with the attention row of the position that
-   * predicted it; returning false stops generation.
+   * given), temperature, topK, topP, seed, rivals = 10 } (sampling: see
+   * cpp/model/generate.h; the same seed gives the same tokens as `attnplay
+   * generate`). It ends at maxNewTokens, the config's eos_token_id or the last
+   * position. Call dispose() when done with it (disposing the model ends it too).
    */
-  generate(ids, options = {}, onStep = () => {}) {
+  startGeneration(ids, options = {}) {
     if (this.#handle === null) throw new AttnplayError('this model was disposed');
-    if (typeof onStep !== 'function') throw new AttnplayError('generate: onStep must be a function');
     const spec = { ids: int32Array(ids, 'ids') };
     const sampling = ['temperature', 'topK', 'topP', 'seed'].filter((key) => options[key] != null);
-    for (const key of ['maxNewTokens', ...sampling]) {
+    for (const key of ['maxNewTokens', 'rivals', ...sampling]) {
       if (options[key] == null) continue;
       if (typeof options[key] !== 'number' || !Number.isFinite(options[key])) throw new AttnplayError(`generate: ${key} must be a number`);
       spec[key] = options[key];
     }
     spec.greedy = options.greedy ?? sampling.length === 0;
-    return unwrap(this.#module.modelGenerate(this.#handle, spec, onStep));
+    return new Generation(this.#module, unwrap(this.#module.startGeneration(this.#handle, spec)).handle);
+  }
+
+  /**
+   * Runs a whole generation (startGeneration's options) and returns the
+   * prompt and generated ids as an Int32Array. onStep(step) (Generation.step's
+   * object) runs after each new token; returning false stops generation.
+   */
+  generate(ids, options = {}, onStep = () => {}) {
+    if (typeof onStep !== 'function') throw new AttnplayError('generate: onStep must be a function');
+    const generation = this.startGeneration(ids, options);
+    try {
+      for (let step = generation.step(); step !== null; step = generation.step()) {
+        if (onStep(step) === false) break;
+      }
+      return generation.ids;
+    } finally {
+      generation.dispose();
+    }
   }
 
   /** Frees the model's WASM memory. The model cannot be used afterwards. */
@@ -400,6 +415,46 @@ export class Model {
 
   get disposed() {
     return this.#handle === null;
+  }
+}
+
+/**
+ * A generation in progress (Model.startGeneration): the model's KV cache and
+ * sampler state between steps, in WASM memory until dispose().
+ */
+export class Generation {
+  #module;
+  #handle;
+
+  constructor(module, handle) {
+    this.#module = module;
+    this.#handle = handle;
+  }
+
+  /**
+   * Runs one step -> null once the generation is done, else
+   * { token, display, position, attention: { data, shape: [layers, heads, position + 1] },
+   *   probability, samplingProbability, top: { ids: Int32Array, probabilities: Float32Array, displays } }:
+   * the new token (display: its text as the tokenizer shows it, null without
+   * a tokenizer), the attention row of the position that predicted it,
+   * its probability under the model (softmax of the logits) and under the
+   * sampler (after temperature, top-k and top-p; 1 when greedy), and the
+   * model's `rivals` most probable ids at that step, best first.
+   */
+  step() {
+    if (this.#handle === null) throw new AttnplayError('this generation was disposed');
+    return unwrap(this.#module.generationStep(this.#handle));
+  }
+
+  /** The prompt and the tokens generated so far (Int32Array). */
+  get ids() {
+    if (this.#handle === null) throw new AttnplayError('this generation was disposed');
+    return unwrap(this.#module.generationIds(this.#handle));
+  }
+
+  dispose() {
+    if (this.#handle !== null) this.#module.disposeGeneration(this.#handle);
+    this.#handle = null;
   }
 }
 

@@ -1,7 +1,8 @@
 // The page's selection state, one object that every view reads and writes:
 // model, text(s) (and an encoder–decoder model's target text), view, the
 // encoder–decoder part shown, layer, heads, locked token, threshold, pruning, pair
-// filter, special-token hiding, word aggregation, theme, from-scratch step.
+// filter, special-token hiding, word aggregation, theme, from-scratch step,
+// the generation shown (its settings and timeline step) and the compare view's second text.
 // Includes its URL form (the hash), so a link restores the state exactly:
 // encodeState/decodeState (plain parameters) and encodeLink/decodeLink (the
 // same, with a long text deflated and base64url-encoded so links stay short;
@@ -9,7 +10,7 @@
 // Not here: DOM, drawing or computation.
 import { DEFAULT_HUB } from './hub.js';
 
-export const VIEWS = ['head', 'model', 'matrix', 'rollout', 'lens', 'neuron', 'scratch', 'cross'];
+export const VIEWS = ['head', 'model', 'matrix', 'rollout', 'lens', 'neuron', 'scratch', 'cross', 'generate', 'compare'];
 export const FILTERS = ['all', 'a-a', 'b-b', 'a-b', 'b-a'];
 export const THEMES = ['auto', 'light', 'dark'];
 /** The attention parts of an encoder–decoder model the views can show. */
@@ -33,6 +34,9 @@ export const DEFAULT_STATE = Object.freeze({
   words: false,
   theme: 'auto',
   step: 1, // from-scratch step, counted from 1 as the page numbers them
+  gen: null, // settings of the generation shown ("20" greedy, "20:t0.8:k40:p0.95:s7" sampled: generation-run.js), or null
+  genStep: null, // the generation timeline's step, from 1, or null for the last
+  compareText: '', // the compare view's text B
 });
 
 const int = (value, fallback, min = 0) => {
@@ -86,12 +90,15 @@ export function decodeState(hash) {
     words: get('words') === null ? d.words : flag(get('words')),
     theme: oneOf(get('theme'), THEMES, d.theme),
     step: int(get('step'), d.step, 1),
+    gen: get('gen') || d.gen,
+    genStep: get('genStep') === null ? d.genStep : int(get('genStep'), d.genStep, 1),
+    compareText: get('compareText') ?? d.compareText,
   };
 }
 
 // A text longer than this (in URL-encoded characters) travels deflated as z<key>=.
 const DEFLATE_OVER = 100;
-const LINK_TEXTS = ['text', 'textB', 'target'];
+const LINK_TEXTS = ['text', 'textB', 'target', 'compareText'];
 
 async function streamBytes(bytes, transform) {
   return new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(transform)).arrayBuffer());
@@ -146,7 +153,7 @@ export async function decodeLink(hash) {
       const bytes = await streamBytes(fromBase64url(packed), new DecompressionStream('deflate-raw'));
       params.set(key, new TextDecoder('utf-8', { fatal: true }).decode(bytes));
     } catch {
-      throw new Error(`the link's ${{ text: 'text', textB: 'second sentence', target: 'target text' }[key]} is damaged (cut short or edited?) and cannot be read`);
+      throw new Error(`the link's ${{ text: 'text', textB: 'second sentence', target: 'target text', compareText: 'text to compare' }[key]} is damaged (cut short or edited?) and cannot be read`);
     }
   }
   return decodeState(params.toString());

@@ -8,6 +8,7 @@
 #include <emscripten/bind.h>
 
 #include <cstdlib>
+#include <map>
 #include <memory>
 
 #include "analysis/head_analysis.h"
@@ -118,8 +119,6 @@ val load_model(const std::string& config_json, const val& files, const val& inde
     return out;
   });
 }
-
-void dispose_model(int handle) { models().erase(handle); }
 
 template <class T>
 std::vector<T> numbers(const val& spec, const char* key) {
@@ -267,32 +266,83 @@ val run(int handle, const val& spec) {
   });
 }
 
-// spec: { ids: Int32Array, maxNewTokens?, greedy?, temperature?, topK?, topP?, seed? }; on_step(step) per new
-// token, step = { token, position, attention: { data, shape [L, H, position + 1] } }; a false return stops.
-// -> Int32Array of the prompt and generated ids
-val generate_tokens(int handle, const val& spec, const val& on_step) {
+// Generations in progress: a generator with the handle of the model it reads
+// (disposing the model ends its generations).
+struct Generation {
+  int model;
+  std::unique_ptr<Generator> generator;
+};
+std::map<int, Generation>& generations() {
+  static std::map<int, Generation> table;
+  return table;
+}
+int next_generation = 1;
+
+Generation& generation_of(int id) {
+  const auto it = generations().find(id);
+  if (it == generations().end()) throw std::invalid_argument("this generation was disposed (or its model was)");
+  return it->second;
+}
+
+// spec: { ids: Int32Array, maxNewTokens?, greedy?, temperature?, topK?, topP?, seed?, rivals? } -> { handle }
+val start_generation(int handle, const val& spec) {
   return guarded([&] {
     const Model& model = model_of(handle).model();
     GenerationOptions options;
     if (has(spec, "maxNewTokens")) options.max_new_tokens = spec["maxNewTokens"].as<int>();
+    if (has(spec, "rivals")) options.rivals = spec["rivals"].as<int>();
     SamplingOptions& s = options.sampling;
     s.greedy = !has(spec, "greedy") || spec["greedy"].as<bool>();
     if (has(spec, "temperature")) s.temperature = spec["temperature"].as<float>();
     if (has(spec, "topK")) s.top_k = spec["topK"].as<int>();
     if (has(spec, "topP")) s.top_p = spec["topP"].as<float>();
     if (has(spec, "seed")) s.seed = static_cast<std::uint64_t>(spec["seed"].as<double>());
-    const std::vector<std::int32_t> ids =
-        generate(model, numbers<std::int32_t>(spec, "ids"), options, [&](const GenerationStep& step) {
-          val js = val::object();
-          js.set("token", step.token);
-          js.set("position", step.position);
-          js.set("attention", tensor_to_js(step.attention.data(), step.attention.size(),
-                                           {model.config().layers, model.config().heads, step.keys}));
-          return !on_step.call<val>("call", val::undefined(), js).strictlyEquals(val(false));
-        });
-    return typed_array("Int32Array", ids);
+    auto generator = std::make_unique<Generator>(model, numbers<std::int32_t>(spec, "ids"), options);
+    const int id = next_generation++;
+    generations()[id] = Generation{handle, std::move(generator)};
+    val out = val::object();
+    out.set("handle", id);
+    return out;
   });
 }
+
+// -> null when the generation is done, else { token, display, position, attention: { data, shape [L, H, position + 1] },
+//    probability, samplingProbability, top: { ids: Int32Array, probabilities: Float32Array, displays } }
+//    (display strings: null without a tokenizer)
+val generation_step(int id) {
+  return guarded([&] {
+    Generation& generation = generation_of(id);
+    const TextModel& text_model = model_of(generation.model);
+    const std::optional<GenerationStep> step = generation.generator->step();
+    if (!step) return val::null();
+    const ModelConfig& c = text_model.model().config();
+    const auto display = [&](std::int32_t token) { return text_model.tokenizer() ? val(text_model.tokenizer()->display(token)) : val::null(); };
+    val js = val::object();
+    js.set("token", step->token);
+    js.set("display", display(step->token));
+    js.set("position", step->position);
+    js.set("attention", tensor_to_js(step->attention.data(), step->attention.size(), {c.layers, c.heads, step->keys}));
+    js.set("probability", step->probability);
+    js.set("samplingProbability", step->sampling_probability);
+    val top = val::object();
+    top.set("ids", typed_array("Int32Array", step->top_ids));
+    top.set("probabilities", typed_array("Float32Array", step->top_probabilities));
+    val displays = val::array();
+    for (const std::int32_t token : step->top_ids) displays.call<void>("push", display(token));
+    top.set("displays", displays);
+    js.set("top", top);
+    return js;
+  });
+}
+
+// The prompt and generated ids so far (Int32Array).
+val generation_ids(int id) {
+  return guarded([&] {
+    return typed_array("Int32Array", generation_of(id).generator->ids());
+  });
+}
+
+void dispose_generation(int id) { generations().erase(id); }
 
 // -> [{ layer, head, previousToken, nextToken, induction, sink, self, local, broad, labels }]
 val analyze(int handle) {
@@ -318,6 +368,13 @@ val analyze(int handle) {
   });
 }
 
+void dispose_model(int handle) {
+  for (auto it = generations().begin(); it != generations().end();) {  // its generations end with it
+    it = it->second.model == handle ? generations().erase(it) : std::next(it);
+  }
+  models().erase(handle);
+}
+
 std::string pickle_message(const std::string& file) { return pickle_checkpoint_message(file); }
 
 double loaded_models() { return static_cast<double>(models().size()) + loaded_seq2seq_models(); }
@@ -334,7 +391,10 @@ EMSCRIPTEN_BINDINGS(attnplay_model) {
   emscripten::function("modelForward", &forward);
   emscripten::function("modelRun", &run);
   emscripten::function("modelAnalyzeHeads", &analyze);
-  emscripten::function("modelGenerate", &generate_tokens);
+  emscripten::function("startGeneration", &start_generation);
+  emscripten::function("generationStep", &generation_step);
+  emscripten::function("generationIds", &generation_ids);
+  emscripten::function("disposeGeneration", &dispose_generation);
   emscripten::function("disposeModel", &dispose_model);
   emscripten::function("loadedModels", &loaded_models);
   emscripten::function("pickleCheckpointMessage", &pickle_message);

@@ -28,6 +28,16 @@ void check(const Model& model, const std::vector<std::int32_t>& prompt, const Ge
   }
 }
 
+// The `keep` ids of the largest logits [V], most probable first (ties: lower id first).
+std::vector<std::int32_t> most_probable(const float* logits, int vocab, std::size_t keep) {
+  std::vector<std::int32_t> order(static_cast<std::size_t>(vocab));
+  std::iota(order.begin(), order.end(), 0);
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(),
+                    [logits](std::int32_t a, std::int32_t b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); });
+  order.resize(keep);
+  return order;
+}
+
 // The query row [L, H, Tk] of the last token of a pass (attentions [L, H, T, Tk]).
 std::vector<float> last_row(const ForwardResult& r) {
   std::vector<float> row;
@@ -41,6 +51,18 @@ std::vector<float> last_row(const ForwardResult& r) {
   return row;
 }
 
+// The model's softmax(logits) [V] in double precision: the chosen token's
+// probability and the `rivals` most probable ids (ties: lower id first).
+void model_probabilities(const float* logits, int vocab, int rivals, GenerationStep& s) {
+  const double max = *std::max_element(logits, logits + vocab);
+  double sum = 0;
+  for (int i = 0; i < vocab; ++i) sum += std::exp(static_cast<double>(logits[i]) - max);
+  const auto probability = [&](std::int32_t id) { return std::exp(static_cast<double>(logits[id]) - max) / sum; };
+  s.probability = probability(s.token);
+  s.top_ids = most_probable(logits, vocab, std::min<std::size_t>(static_cast<std::size_t>(rivals), vocab));
+  for (const std::int32_t id : s.top_ids) s.top_probabilities.push_back(static_cast<float>(probability(id)));
+}
+
 }  // namespace
 
 std::uint64_t SplitMix64::next() {
@@ -52,7 +74,7 @@ std::uint64_t SplitMix64::next() {
 
 double SplitMix64::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 
-std::int32_t next_token(const float* logits, int vocab, const SamplingOptions& options, SplitMix64& rng) {
+TokenChoice next_token(const float* logits, int vocab, const SamplingOptions& options, SplitMix64& rng) {
   if (vocab <= 0) throw std::invalid_argument("next_token: empty vocabulary");
   for (int i = 0; i < vocab; ++i) {
     if (std::isnan(logits[i])) {
@@ -60,13 +82,9 @@ std::int32_t next_token(const float* logits, int vocab, const SamplingOptions& o
                                   "): its weights hold NaN or infinite values, so there is nothing to choose from");
     }
   }
-  if (options.greedy) return static_cast<std::int32_t>(std::max_element(logits, logits + vocab) - logits);
-  std::vector<std::int32_t> order(static_cast<std::size_t>(vocab));  // ids, most probable first
-  std::iota(order.begin(), order.end(), 0);
-  const std::size_t keep = options.top_k > 0 ? std::min<std::size_t>(options.top_k, order.size()) : order.size();
-  auto more_probable = [logits](std::int32_t a, std::int32_t b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); };
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(), more_probable);
-  order.resize(keep);
+  if (options.greedy) return {static_cast<std::int32_t>(std::max_element(logits, logits + vocab) - logits), 1.0};
+  const std::size_t keep = options.top_k > 0 ? std::min<std::size_t>(options.top_k, vocab) : static_cast<std::size_t>(vocab);
+  const std::vector<std::int32_t> order = most_probable(logits, vocab, keep);
   std::vector<double> p(keep);  // softmax of logit / temperature over the kept ids
   const double max = logits[order[0]];
   double sum = 0;
@@ -78,36 +96,50 @@ std::int32_t next_token(const float* logits, int vocab, const SamplingOptions& o
   double cumulative = 0;
   for (std::size_t i = 0; i < nucleus; ++i) {
     cumulative += p[i];
-    if (u < cumulative) return order[i];
+    if (u < cumulative) return {order[i], p[i] / mass};
   }
-  return order[nucleus - 1];
+  return {order[nucleus - 1], p[nucleus - 1] / mass};
+}
+
+Generator::Generator(const Model& model, std::vector<std::int32_t> prompt, GenerationOptions options)
+    : model_(model), options_(options), rng_(options.sampling.seed), ids_(std::move(prompt)) {
+  check(model_, ids_, options_);
+  if (options_.rivals < 0) throw std::invalid_argument("rivals must not be negative");
+  pending_ = ids_;
+}
+
+std::optional<GenerationStep> Generator::step() {
+  const ModelConfig& c = model_.config();
+  if (done_ || steps_ >= options_.max_new_tokens || static_cast<int>(ids_.size()) >= c.positions) return std::nullopt;
+  ForwardRequest request;
+  request.ids = pending_;
+  request.logits = true;
+  request.last_logits_only = true;
+  const ForwardResult r = model_.forward(request, cache_);  // logits [1, V], attentions [L, H, T, Tk]
+  const float* logits = r.logits.data();
+  const TokenChoice choice = next_token(logits, c.vocab_size, options_.sampling, rng_);
+  GenerationStep s;
+  s.token = choice.id;
+  s.sampling_probability = choice.probability;
+  s.position = r.keys - 1;
+  s.keys = r.keys;
+  s.attention = last_row(r);
+  model_probabilities(logits, c.vocab_size, options_.rivals, s);
+  ids_.push_back(s.token);
+  pending_ = {s.token};
+  ++steps_;
+  done_ = options_.stop_at_eos && std::count(c.eos_token_ids.begin(), c.eos_token_ids.end(), s.token) != 0;
+  return s;
 }
 
 std::vector<std::int32_t> generate(const Model& model, const std::vector<std::int32_t>& prompt,
                                    const GenerationOptions& options,
                                    const std::function<bool(const GenerationStep&)>& on_step) {
-  check(model, prompt, options);
-  const ModelConfig& c = model.config();
-  SplitMix64 rng(options.sampling.seed);
-  KvCache cache;
-  std::vector<std::int32_t> ids = prompt;
-  ForwardRequest request;
-  request.ids = prompt;  // the whole prompt once, then one token per step
-  request.logits = true;
-  request.last_logits_only = true;
-  for (int step = 0; step < options.max_new_tokens && static_cast<int>(ids.size()) < c.positions; ++step) {
-    const ForwardResult r = model.forward(request, cache);  // logits [1, V], attentions [L, H, T, Tk]
-    GenerationStep s;
-    s.token = next_token(r.logits.data(), c.vocab_size, options.sampling, rng);
-    s.position = r.keys - 1;
-    s.keys = r.keys;
-    s.attention = last_row(r);
-    ids.push_back(s.token);
-    if (on_step && !on_step(s)) break;
-    if (options.stop_at_eos && std::count(c.eos_token_ids.begin(), c.eos_token_ids.end(), s.token) != 0) break;
-    request.ids = {s.token};
+  Generator generator(model, prompt, options);
+  while (const std::optional<GenerationStep> s = generator.step()) {
+    if (on_step && !on_step(*s)) break;
   }
-  return ids;
+  return generator.ids();
 }
 
 }  // namespace attnplay

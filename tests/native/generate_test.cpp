@@ -29,6 +29,14 @@ Model load(const std::string& name) {
 
 bool causal(const std::string& name) { return name.rfind("bert", 0) != 0; }
 
+// Exactly `max_new_tokens` steps: no stop at EOS.
+GenerationOptions without_eos(int max_new_tokens) {
+  GenerationOptions options;
+  options.max_new_tokens = max_new_tokens;
+  options.stop_at_eos = false;
+  return options;
+}
+
 }  // namespace
 
 TEST_CASE("cached steps give the uncached logits and attention rows") {
@@ -79,9 +87,7 @@ TEST_CASE("greedy generation equals an uncached argmax loop, and steps report th
     CAPTURE(name);
     const Model model = load(name);
     const std::vector<std::int32_t> prompt = {40, 50, 60, 70};
-    GenerationOptions options;
-    options.max_new_tokens = 10;
-    options.stop_at_eos = false;
+    const GenerationOptions options = without_eos(10);
     std::vector<GenerationStep> steps;
     const std::vector<std::int32_t> ids = generate(model, prompt, options, [&](const GenerationStep& s) {
       steps.push_back(s);
@@ -117,11 +123,49 @@ TEST_CASE("greedy generation equals an uncached argmax loop, and steps report th
   }
 }
 
+TEST_CASE("seeded sampling with the cache equals an uncached sampling loop; steps report the model's probabilities") {
+  for (const char* name : {"gpt2-l2-h12-k8-f16", "llama-gqa-llama3-bf16", "qwen3-qknorm-bf16"}) {
+    CAPTURE(name);
+    const Model model = load(name);
+    const std::vector<std::int32_t> prompt = {40, 50, 60, 70};
+    GenerationOptions options = without_eos(8);
+    options.rivals = 5;
+    options.sampling = {false, 1.3f, 40, 0.9f, 2024};
+    Generator generator(model, prompt, options);
+    SplitMix64 rng(options.sampling.seed);
+    std::vector<std::int32_t> reference = prompt;
+    for (int step = 0; step < 8; ++step) {
+      const std::optional<GenerationStep> s = generator.step();
+      REQUIRE(s.has_value());
+      ForwardRequest request;  // the whole prefix, no cache
+      request.ids = reference;
+      request.logits = true;
+      const ForwardResult r = model.forward(request);
+      const float* row = r.logits.row(static_cast<int>(reference.size()) - 1).data();
+      const int V = model.config().vocab_size;
+      const TokenChoice choice = next_token(row, V, options.sampling, rng);
+      CHECK(s->token == choice.id);
+      CHECK(s->sampling_probability == doctest::Approx(choice.probability).epsilon(1e-5));
+      double sum = 0;  // softmax of the uncached logits, float64
+      const double max = *std::max_element(row, row + V);
+      for (int v = 0; v < V; ++v) sum += std::exp(row[v] - max);
+      CHECK(s->probability == doctest::Approx(std::exp(row[s->token] - max) / sum).epsilon(1e-4));
+      REQUIRE(s->top_ids.size() == 5);
+      for (std::size_t j = 0; j < 5; ++j) {
+        CHECK(s->top_probabilities[j] == doctest::Approx(std::exp(row[s->top_ids[j]] - max) / sum).epsilon(1e-4));
+        if (j > 0) CHECK(s->top_probabilities[j] <= s->top_probabilities[j - 1]);
+      }
+      CHECK(s->top_probabilities[0] == doctest::Approx(1.0 / sum).epsilon(1e-4));  // the best id has the largest logit
+      reference.push_back(choice.id);
+    }
+    CHECK(!generator.step().has_value());  // max_new_tokens reached
+    CHECK(generator.ids() == reference);
+  }
+}
+
 TEST_CASE("generation stops at the context's end and at EOS") {
   const Model model = load("gpt2-l1-h1-k64-f32");  // 16 positions, eos_token_id 256
-  GenerationOptions options;
-  options.max_new_tokens = 100;
-  options.stop_at_eos = false;
+  GenerationOptions options = without_eos(100);
   CHECK(generate(model, {1, 2, 3}, options).size() == 16);
   options.stop_at_eos = true;
   int steps = 0;
@@ -155,7 +199,7 @@ TEST_CASE("sampling draws from the truncated softmax of logits / temperature") {
   SplitMix64 rng(7);
   std::vector<int> counts(5);
   const int n = 20000;
-  for (int i = 0; i < n; ++i) ++counts[static_cast<std::size_t>(next_token(logits, 5, options, rng))];
+  for (int i = 0; i < n; ++i) ++counts[static_cast<std::size_t>(next_token(logits, 5, options, rng).id)];
   const double z = std::exp(2.0) + 2 * std::exp(1.0);
   CHECK(counts[0] / double(n) == doctest::Approx(std::exp(2.0) / z).epsilon(0.03));
   CHECK(counts[1] / double(n) == doctest::Approx(std::exp(1.0) / z).epsilon(0.05));
@@ -166,14 +210,15 @@ TEST_CASE("sampling draws from the truncated softmax of logits / temperature") {
   options.temperature = 0.5f;  // exp((l - 2) / .5): 1, e⁻², e⁻² -> .787, .106, .106
   options.top_p = 0.85f;       // .787 < .85; + .106 (id 1, the lower id of the tie) reaches it: ids 0 and 1
   std::fill(counts.begin(), counts.end(), 0);
-  for (int i = 0; i < n; ++i) ++counts[static_cast<std::size_t>(next_token(logits, 5, options, rng))];
+  for (int i = 0; i < n; ++i) ++counts[static_cast<std::size_t>(next_token(logits, 5, options, rng).id)];
   CHECK(counts[0] / double(n) == doctest::Approx(1.0 / (1.0 + std::exp(-2.0))).epsilon(0.02));  // .881
   CHECK(counts[0] + counts[1] == n);
 
   SamplingOptions greedy;
-  CHECK(next_token(logits, 5, greedy, rng) == 0);
+  CHECK(next_token(logits, 5, greedy, rng).id == 0);
+  CHECK(next_token(logits, 5, greedy, rng).probability == 1.0);
   const float tie[3] = {1.0f, 3.0f, 3.0f};
-  CHECK(next_token(tie, 3, greedy, rng) == 1);
+  CHECK(next_token(tie, 3, greedy, rng).id == 1);
 
   // NaN logits (a checkpoint with NaN weights): a clear error, greedy or sampled, never an arbitrary id.
   const float broken[3] = {1.0f, std::nanf(""), 0.5f};

@@ -13,6 +13,7 @@ test('every field survives the URL round trip', () => {
     model: 'hf:EleutherAI/pythia-160m@step1000', hub: 'http://mirror.test/hf', text: 'Emma was handsome, clever & rich? #1 100%', textB: 'She was <b>not</b> amused.',
     target: 'la zone économique <b>européenne</b> & 100%', view: 'neuron', part: 'decoder', layer: 3, heads: [0, 5, 7], token: 12, threshold: 0.05, prune: 0.9,
     filter: 'a-b', hideSpecial: true, words: true, theme: 'dark', step: 6,
+    gen: '12:t0.8:k40:p0.9:s7', genStep: 3, compareText: "The animal didn't cross the street because it was too <b>wide</b>",
   };
   assert.deepEqual(decodeState(`#${encodeState(state)}`), state);
   assert.equal(encodeState(DEFAULT_STATE), '');
@@ -30,6 +31,9 @@ test('invalid values fall back to defaults', () => {
   assert.deepEqual(s.heads, [1, 3]);
   assert.equal(s.token, null);
   assert.equal(s.theme, 'auto');
+  const g = decodeState('genStep=0&gen=');
+  assert.equal(g.genStep, null);
+  assert.equal(g.gen, null);
 });
 
 test('the store notifies with the keys that changed', () => {
