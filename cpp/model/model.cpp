@@ -33,20 +33,35 @@ void activate(MatrixRef x, Activation activation) {
   }
 }
 
+// The max and the softmax denominator Σ exp(logit - max) of one row of
+// logits. fast_exp in eight partial sums, so that the loop vectorizes.
+struct SoftmaxNorm {
+  float max = 0, sum = 0;
+};
+SoftmaxNorm softmax_norm(const float* logits, int vocab) {
+  SoftmaxNorm n;
+  n.max = *std::max_element(logits, logits + vocab);
+  float lanes[8] = {};
+  int tail = 0;
+  for (; tail + 8 <= vocab; tail += 8)
+    for (int j = 0; j < 8; ++j) lanes[j] += fast_exp(logits[tail + j] - n.max);
+  for (; tail < vocab; ++tail) n.sum += fast_exp(logits[tail] - n.max);
+  for (const float lane : lanes) n.sum += lane;
+  return n;
+}
+
+// -log softmax(logits)[target] (one row).
+float token_loss_of(const float* logits, int vocab, std::int32_t target) {
+  const SoftmaxNorm n = softmax_norm(logits, vocab);
+  return std::log(n.sum) - (logits[target] - n.max);
+}
+
 // The k most probable entries of softmax(logits) (one row), best first (ties:
-// lower id first). One pass keeps the k best in order (k is small); the
-// softmax denominator uses fast_exp, which vectorizes.
+// lower id first). One pass keeps the k best in order (k is small).
 TopK top_k_of(const float* logits, int vocab, int k) {
   k = std::min(k, vocab);
   if (k <= 0) return {};
-  const float max = *std::max_element(logits, logits + vocab);
-  float lanes[8] = {};  // eight partial sums, so that the loop vectorizes
-  int tail = 0;
-  for (; tail + 8 <= vocab; tail += 8)
-    for (int j = 0; j < 8; ++j) lanes[j] += fast_exp(logits[tail + j] - max);
-  float sum = 0;
-  for (; tail < vocab; ++tail) sum += fast_exp(logits[tail] - max);
-  for (const float lane : lanes) sum += lane;
+  const SoftmaxNorm n = softmax_norm(logits, vocab);
   std::vector<std::int32_t> best;  // ids, best first
   best.reserve(static_cast<std::size_t>(k) + 1);
   for (int i = 0; i < vocab; ++i) {
@@ -59,7 +74,7 @@ TopK top_k_of(const float* logits, int vocab, int k) {
   TopK top;
   for (const std::int32_t id : best) {
     top.ids.push_back(id);
-    top.probabilities.push_back(fast_exp(logits[id] - max) / sum);
+    top.probabilities.push_back(fast_exp(logits[id] - n.max) / n.sum);
   }
   return top;
 }
@@ -103,6 +118,32 @@ void validate(const ModelConfig& c, const ModelWeights& weights, const ForwardRe
                 " layers of " + std::to_string(H) + " heads");
   }
   if (request.top_k < 0) bad_request("top_k must not be negative");
+  for (const ForwardRequest::Head& head : request.ablate) {
+    if (head.layer < 0 || head.layer >= L || head.head < 0 || head.head >= H) {
+      bad_request("ablated head " + std::to_string(head.layer) + ":" + std::to_string(head.head) +
+                  " (layer:head, from 0) does not exist: the model has " + std::to_string(L) + " layers of " +
+                  std::to_string(H) + " heads");
+    }
+  }
+  if (request.token_loss && request.last_logits_only) {
+    bad_request("the per-token loss needs the logits of every position, not the last only");
+  }
+  if (c.causal() && !request.mask_labels.empty()) {
+    bad_request("mask labels are for BERT; " + family_name(c) + "'s loss is that of each next token");
+  }
+  if (!c.causal() && request.token_loss) {
+    if (request.mask_labels.size() != request.mask_positions.size()) {
+      bad_request("BERT's per-token loss needs one true token per mask position: " +
+                  std::to_string(request.mask_labels.size()) + " labels for " +
+                  std::to_string(request.mask_positions.size()) + " mask positions");
+    }
+    for (const std::int32_t id : request.mask_labels) {
+      if (id < 0 || id >= c.vocab_size) {
+        bad_request("mask label " + std::to_string(id) + " is outside the vocabulary (0.." +
+                    std::to_string(c.vocab_size - 1) + ")");
+      }
+    }
+  }
   if (!request.mask_positions.empty()) {
     if (c.causal()) {
       bad_request("mask positions are for BERT; " + family_name(c) + " predicts the next token at every position");
@@ -202,7 +243,24 @@ class Pass {
                 result_.attentions.begin() + (static_cast<std::ptrdiff_t>(layer) * H + h) * weights.size());
     }
     if (traced_layer) result_.trace = std::move(t.heads[static_cast<std::size_t>(request_.trace->head)]);
+    ablate(t.concat, layer);
     return linear(t.concat, b.attention_out.w, b.attention_out.b);  // [T, d]
+  }
+
+  // The request's ablated heads of this layer: their slices [T, d_k] of
+  // concat [T, H·d_k] set to zero, or every row to the slice's column mean.
+  void ablate(Matrix& concat, int layer) const {
+    const int dk = static_cast<int>(concat.cols()) / c_.heads;
+    for (const ForwardRequest::Head& head : request_.ablate) {
+      if (head.layer != layer) continue;
+      auto z = concat.middleCols(head.head * dk, dk);  // [T, d_k]
+      if (request_.ablation == AblationMode::zero) {
+        z.setZero();
+      } else {
+        const RowVector mean = z.colwise().mean();  // [d_k]
+        z.rowwise() = mean;
+      }
+    }
   }
 
   // MLP sub-layer: x [T, d] -> [T, d]; act(x·W_in) or SwiGLU act(x·W_gate) ⊙ x·W_up, then W_out.
@@ -223,9 +281,10 @@ class Pass {
   }
 
   // Next-token logits [T, V] = h·Eᵀ and/or top-k at every position (or the
-  // last only), in chunks of rows to bound memory when only top-k is wanted.
+  // last only) and/or the loss of each next token, in chunks of rows to bound
+  // memory when only top-k or the loss is wanted.
   void next_token_head(const Matrix& h) {
-    if (!request_.logits && request_.top_k == 0) return;
+    if (!request_.logits && request_.top_k == 0 && !request_.token_loss) return;
     const WeightMatrix& unembedding = w_.unembedding();  // [V, d]
     const int V = c_.vocab_size;
     const int first = request_.last_logits_only ? T_ - 1 : 0;
@@ -237,6 +296,9 @@ class Pass {
       if (request_.logits) result_.logits.middleRows(start - first, n) = chunk;
       for (int i = 0; request_.top_k > 0 && i < n; ++i) {
         result_.top_k.push_back(top_k_of(chunk.row(i).data(), V, request_.top_k));
+      }
+      for (int i = 0; request_.token_loss && i < n && start + i + 1 < T_; ++i) {  // position start + i predicts the next id
+        result_.token_loss.push_back(token_loss_of(chunk.row(i).data(), V, request_.ids[start + i + 1]));
       }
     }
   }
@@ -253,6 +315,9 @@ class Pass {
     Matrix logits = linear(t, w_.unembedding(), w_.mlm.bias);  // [M, V]
     for (int m = 0; request_.top_k > 0 && m < M; ++m) {
       result_.top_k.push_back(top_k_of(logits.row(m).data(), c_.vocab_size, request_.top_k));
+    }
+    for (int m = 0; request_.token_loss && m < M; ++m) {
+      result_.token_loss.push_back(token_loss_of(logits.row(m).data(), c_.vocab_size, request_.mask_labels[m]));
     }
     if (request_.logits) result_.logits = std::move(logits);
   }
@@ -408,6 +473,10 @@ ForwardResult Model::forward(const ForwardRequest& request, KvCache& cache) cons
   if (!config_.causal()) bad_request("a KV cache is for causal models; BERT reads the whole text at once");
   if (!request.type_ids.empty() || !request.attention_mask.empty()) {
     bad_request("type ids and padding masks cannot be used with a KV cache");
+  }
+  if (!request.ablate.empty() && request.ablation == AblationMode::mean) {
+    bad_request("mean ablation averages a head over the whole text, which a KV cache never sees at once; "
+                "use zero ablation when generating");
   }
   if (!cache.keys.empty() && static_cast<int>(cache.keys.size()) != config_.layers) {
     bad_request("the KV cache belongs to a model of " + std::to_string(cache.keys.size()) + " layers");
