@@ -17,7 +17,7 @@ import { exportCaption, framedCanvas, framedSvg } from './export-frame.js';
 import { attentionPage } from './page-export.js';
 import { headColour } from './palette.js';
 import { marksNote } from './token-marks.js';
-import { RunLoop, isPair, loadingText, runText, traceHead } from './run-loop.js';
+import { RunLoop, isPair, loadingText, rankHeads, runText, traceHead } from './run-loop.js';
 import { PartPicker } from './attention-parts.js';
 import { runTranslation } from './translation-run.js';
 import { Store, decodeLink, decodeState, encodeLink } from './state.js';
@@ -29,6 +29,7 @@ import './matrix-view.js';
 import './model-view.js';
 import './neuron-view.js';
 import './rollout-view.js';
+import './ablation-view.js';
 import './scratch-view.js';
 import './view-controls.js';
 
@@ -44,7 +45,7 @@ async function stateOfLink(hash) {
   }
 }
 const store = new Store(await stateOfLink(location.hash));
-const views = ['head-view', 'model-view', 'matrix-view', 'rollout-view', 'neuron-view', 'attention-table'].map((name) => $(name));
+const views = ['head-view', 'model-view', 'matrix-view', 'rollout-view', 'neuron-view', 'ablation-view', 'attention-table'].map((name) => $(name));
 const scratch = $('scratch-view');
 const decoding = $('decoding-view'); // always the cross-attention of an encoder–decoder model
 const controls = $('#controls');
@@ -138,6 +139,7 @@ function showView() {
   // Encoder–decoder models: the Decoding tab and the part picker; no neuron view or predictions (nor for the others a Decoding tab).
   $('[role=tab][data-view="cross"]').hidden = !encoderDecoder;
   $('[role=tab][data-view="neuron"]').hidden = encoderDecoder;
+  $('[role=tab][data-view="ablation"]').hidden = encoderDecoder; // the encoder–decoder runtime has no ablation
   partPicker.element.hidden = !encoderDecoder || !translated || !modelViews || view === 'cross';
   // The table lists one layer's weights: not what the model view (all layers), the rollout view (layers combined) or the decoding view (its own table) shows.
   $('.table-alt').hidden = !modelViews || ['model', 'rollout', 'cross'].includes(view) || !result;
@@ -174,6 +176,9 @@ store.subscribe((state, changed) => {
   if (changed.includes('view')) showView();
   if (changed.includes('theme')) applyTheme();
   if (changed.includes('text') || changed.includes('textB') || changed.includes('target')) runs.schedule();
+  // Ablated heads change every view's attention: run again at once (the ablation view also needs the intact run).
+  if ((changed.includes('ablate') || changed.includes('ablation')) && !model?.config.encoderDecoder) runs.schedule(0);
+  if (changed.includes('view') && state.view === 'ablation' && result && !result.ablation) runs.schedule(0);
   if (changed.includes('part') && translated) showPart();
   // The Decoding tab is about cross-attention: the layer menu then lists the decoder's layers.
   if (changed.includes('view') && state.view === 'cross' && translated && state.part !== 'cross') store.set({ part: 'cross', token: null });
@@ -252,7 +257,7 @@ const runs = new RunLoop(async () => {
       return true;
     }
     translated = null;
-    const { raw, result: shown, note } = await runText(client, 'model', model.config, store.state, { topK: 5 });
+    const { raw, result: shown, note } = await runText(client, 'model', model.config, store.state, { topK: 5, compare: store.state.view === 'ablation' });
     result = shown;
     for (const view of views) view.result = result;
     showView();
@@ -275,6 +280,15 @@ $('neuron-view').addEventListener('trace-request', async (event) => {
     $('neuron-view').trace = await traceHead(client, 'model', model.config, store.state, event.detail);
   } catch (error) {
     $('#run-note').textContent = error.message;
+  }
+});
+
+$('ablation-view').addEventListener('rank-request', async (event) => {
+  const { text } = store.state;
+  try {
+    $('ablation-view').ranking = { ...await rankHeads(client, 'model', model.config, store.state), mode: event.detail.ablation, text };
+  } catch (error) {
+    $('ablation-view').ranking = error;
   }
 });
 
@@ -333,7 +347,7 @@ async function loadModel(key, name, source) {
     if (!encoderDecoder) $('#translation').hidden = true;
     translated = null;
     decoding.result = null;
-    if (encoderDecoder && store.state.view === 'neuron') store.set({ view: 'head' });
+    if (encoderDecoder && ['neuron', 'ablation'].includes(store.state.view)) store.set({ view: 'head' });
     const kept = !hub ? '' : loaded.fromCache ? ' · opened from this browser\'s copy, nothing downloaded'
       : loaded.kept && canKeepDownloads() ? ' · kept in this browser' : ' · not kept (this browser refused to store it)';
     $('#load-label').textContent = `${name}: ${loaded.config.modelType}, ${(loaded.config.parameters / 1e6).toFixed(1)}M parameters${kept}`;

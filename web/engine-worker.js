@@ -106,6 +106,50 @@ const METHODS = {
     return { ...result, predictions: predictions(result), ms };
   },
 
+  /**
+   * { text, textB, topK, ablate, ablation } -> the ablated run (attentions,
+   * tokens, predictions, ...) + before: { predictions, tokenLoss } of the
+   * intact model + tokenLoss of the ablated one + lossPositions (the token
+   * each loss belongs to) + ms (both passes). Causal models: the loss of each
+   * next token; BERT: at the [MASK] positions, against the intact model's top
+   * prediction (the text has no true token there).
+   */
+  ablate(engine, key, options) {
+    const model = loaded(key);
+    const started = performance.now();
+    const causal = model.config.causal;
+    const topK = Math.max(options.topK ?? 5, 1);
+    const intact = model.run(options.text, { textB: options.textB, topK, tokenLoss: causal });
+    const ids = intact.tokens.map((t) => t.id);
+    const typeIds = intact.tokens.map((t) => t.typeId);
+    const ablated = model.run(options.text, { textB: options.textB, topK, tokenLoss: causal, ablate: options.ablate, ablation: options.ablation });
+    let before = intact.tokenLoss ?? new Float32Array(0);
+    let after = ablated.tokenLoss ?? new Float32Array(0);
+    const maskPositions = [...intact.maskPositions];
+    if (!causal && maskPositions.length) { // scored against the intact model's own top predictions
+      const labels = maskPositions.map((_, r) => intact.topK.ids[r * topK]);
+      const loss = (ablate) => model.forward(ids, { typeIds, maskPositions, maskLabels: labels, tokenLoss: true, ablate, ablation: options.ablation }).tokenLoss;
+      before = loss([]);
+      after = loss(options.ablate);
+    }
+    const lossPositions = causal ? ids.slice(1).map((_, i) => i + 1) : maskPositions;
+    return {
+      ...ablated, predictions: predictions(ablated), tokenLoss: after, lossPositions,
+      before: { predictions: predictions(intact), tokenLoss: before }, ms: performance.now() - started,
+    };
+  },
+
+  /** { text, textB, ablation } -> Model.rankHeads's ranking over the text's tokens + ms. */
+  rankHeads(engine, key, options) {
+    const model = loaded(key);
+    const started = performance.now();
+    const { tokens, maskPositions } = model.run(options.text, { textB: options.textB });
+    const ranking = model.rankHeads(tokens.map((t) => t.id), {
+      typeIds: tokens.map((t) => t.typeId), maskPositions: model.config.causal ? undefined : [...maskPositions], ablation: options.ablation,
+    });
+    return { ...ranking, ms: performance.now() - started };
+  },
+
   analyzeHeads: (engine, key) => loaded(key).analyzeHeads(),
 
   /**

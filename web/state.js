@@ -1,15 +1,17 @@
 // The page's selection state, one object that every view reads and writes:
 // model, text(s) (and an encoder–decoder model's target text), view, the
 // encoder–decoder part shown, layer, heads, locked token, threshold, pruning, pair
-// filter, special-token hiding, word aggregation, theme, from-scratch step.
+// filter, special-token hiding, word aggregation, theme, from-scratch step,
+// ablated heads and the ablation mode.
 // Includes its URL form (the hash), so a link restores the state exactly:
 // encodeState/decodeState (plain parameters) and encodeLink/decodeLink (the
 // same, with a long text deflated and base64url-encoded so links stay short;
 // links with plain text keep opening).
 // Not here: DOM, drawing or computation.
+import { ABLATION_MODES, formatHeads, parseHeads } from './ablation.js';
 import { DEFAULT_HUB } from './hub.js';
 
-export const VIEWS = ['head', 'model', 'matrix', 'rollout', 'neuron', 'scratch', 'cross'];
+export const VIEWS = ['head', 'model', 'matrix', 'rollout', 'neuron', 'scratch', 'cross', 'ablation'];
 export const FILTERS = ['all', 'a-a', 'b-b', 'a-b', 'b-a'];
 export const THEMES = ['auto', 'light', 'dark'];
 /** The attention parts of an encoder–decoder model the views can show. */
@@ -33,6 +35,8 @@ export const DEFAULT_STATE = Object.freeze({
   words: false,
   theme: 'auto',
   step: 1, // from-scratch step, counted from 1 as the page numbers them
+  ablate: [], // heads knocked out, [[layer, head], ...] (0-based; ablation.js), in every view
+  ablation: 'zero', // 'zero' or 'mean' (the ablated head's output; see cpp/model/model.h)
 });
 
 const int = (value, fallback, min = 0) => {
@@ -47,6 +51,13 @@ const fraction = (value, fallback) => {
 };
 const oneOf = (value, allowed, fallback) => (allowed.includes(value) ? value : fallback);
 const flag = (value) => value === '1';
+const headList = (value, fallback) => {
+  try {
+    return value === null ? fallback : parseHeads(value);
+  } catch {
+    return fallback;
+  }
+};
 const httpUrl = (value, fallback) => (value !== null && /^https?:\/\/[^\s]+$/.test(value) ? value.replace(/\/+$/, '') : fallback);
 
 /** State -> URL hash (without '#'); only values that differ from the defaults. */
@@ -56,6 +67,7 @@ export function encodeState(state) {
     const value = state[key];
     if (value === undefined || JSON.stringify(value) === JSON.stringify(fallback)) continue;
     if (key === 'heads') params.set(key, value.join(','));
+    else if (key === 'ablate') params.set(key, formatHeads(value));
     else if (typeof value === 'boolean') params.set(key, value ? '1' : '0');
     else params.set(key, String(value));
   }
@@ -86,6 +98,8 @@ export function decodeState(hash) {
     words: get('words') === null ? d.words : flag(get('words')),
     theme: oneOf(get('theme'), THEMES, d.theme),
     step: int(get('step'), d.step, 1),
+    ablate: headList(get('ablate'), d.ablate),
+    ablation: oneOf(get('ablation'), ABLATION_MODES, d.ablation),
   };
 }
 
