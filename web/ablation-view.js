@@ -19,11 +19,11 @@ const MODE_LABELS = { zero: 'Zero (output set to 0)', mean: 'Mean (output set to
 const percent = (p) => (p === null ? '—' : `${(100 * p).toFixed(1)}%`);
 const signed = (x, digits = 2) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(digits)}`;
 
-/** Background of a loss change (nats): red when the token got harder to predict, blue when easier; full colour at ±2 nats. */
-export function lossChangeColor(change) {
-  const strength = Math.min(1, Math.abs(change) / 2);
+/** Background of a loss change (nats): red when the token got harder to predict, blue when easier, clear when unchanged; full colour at ±scale. */
+export function lossChangeColor(change, scale = 2) {
+  const strength = Math.min(1, Math.abs(change) / scale);
   const hue = change >= 0 ? '0 80% 55%' : '215 80% 55%';
-  return `hsl(${hue} / ${(0.08 + 0.72 * strength).toFixed(3)})`;
+  return `hsl(${hue} / ${(0.8 * strength).toFixed(3)})`;
 }
 
 export class AblationView extends StoreBound {
@@ -58,7 +58,7 @@ export class AblationView extends StoreBound {
     const [layers, heads] = this.#result.attentions.shape;
     const comparison = this.#result.ablation ?? null;
     const ranking = this.#ranking && this.#ranking.mode === state.ablation && this.#ranking.text === state.text ? this.#ranking : null;
-    this.replaceChildren(
+    this.replaceChildren(...[
       h('div', { class: 'ablation-controls controls' },
         h('label', {}, 'Ablation ', h('select', { name: 'ablation', onchange: (e) => this.store.set({ ablation: e.target.value }) },
           ABLATION_MODES.map((mode) => h('option', { value: mode, selected: mode === state.ablation }, MODE_LABELS[mode])))),
@@ -70,7 +70,7 @@ export class AblationView extends StoreBound {
       ranking ? this.#rankingList(ranking) : null,
       comparison ? this.#predictions(comparison, state) : h('p', { class: 'hint' }, 'Running the model…'),
       comparison ? this.#losses(comparison) : null,
-    );
+    ].filter(Boolean));
   }
 
   #requestRanking() {
@@ -96,7 +96,7 @@ export class AblationView extends StoreBound {
             type: 'button', class: 'ablation-head', dataset: { layer: String(l), head: String(hd) },
             'aria-pressed': String(ablated.has(key)),
             title: `Layer ${l + 1}, head ${hd + 1}${d === undefined ? '' : `: loss ${signed(d, 3)} nats when ablated alone`}`,
-            style: d === undefined ? undefined : `box-shadow: inset 0 -0.35rem 0 ${lossChangeColor((2 * d) / max)}`,
+            style: d === undefined ? undefined : `box-shadow: inset 0 -0.35rem 0 ${lossChangeColor(d, max)}`,
             onclick: () => this.store.set({ ablate: toggleHead(this.store.state.ablate, l, hd) }),
           }, ablated.has(key) ? '✕' : (d === undefined ? '' : signed(d))));
         }))));
@@ -128,10 +128,11 @@ export class AblationView extends StoreBound {
         h('td', { class: `shift ${e.shift === null ? '' : e.shift >= 0 ? 'up' : 'down'}` }, e.shift === null ? 'outside the top' : `${signed(100 * e.shift, 1)} pts`))))));
   }
 
-  // Each token's loss change as the background of the token (text only), with a legend.
+  // Each token's loss change as the background of the token (text only), with a legend; full colour at the largest change (at least 0.1 nats).
   #losses(comparison) {
     const changes = lossChanges(comparison.lossPositions, comparison.before.tokenLoss, comparison.after.tokenLoss);
     if (changes.length === 0) return null;
+    const scale = Math.max(0.1, ...changes.map((c) => Math.abs(c.change)));
     const byPosition = new Map(changes.map((c) => [c.position, c]));
     const mean = meanLoss(changes);
     const what = this.#result.causal ? 'each token (predicted from the ones before it)' : 'each [MASK] (against the intact model’s top prediction)';
@@ -141,14 +142,14 @@ export class AblationView extends StoreBound {
         const c = byPosition.get(i);
         return h('span', {
           class: 'ablation-token', dataset: c ? { change: c.change.toFixed(4) } : {},
-          style: c ? `background: ${lossChangeColor(c.change)}` : undefined,
+          style: c ? `background: ${lossChangeColor(c.change, scale)}` : undefined,
           title: c ? `${token.display}: ${c.before.toFixed(3)} → ${c.after.toFixed(3)} nats (${signed(c.change, 3)})` : `${token.display}: no loss (nothing predicts it)`,
         }, token.display);
       })),
       h('p', { class: 'ablation-legend' },
-        h('span', { style: `background: ${lossChangeColor(-2)}` }, 'easier (−2 nats)'), ' ',
-        h('span', { style: `background: ${lossChangeColor(0)}` }, 'unchanged'), ' ',
-        h('span', { style: `background: ${lossChangeColor(2)}` }, 'harder (+2 nats)')));
+        h('span', { style: `background: ${lossChangeColor(-scale, scale)}` }, `easier (−${scale.toFixed(2)} nats)`), ' ',
+        h('span', { class: 'unchanged' }, 'unchanged'), ' ',
+        h('span', { style: `background: ${lossChangeColor(scale, scale)}` }, `harder (+${scale.toFixed(2)} nats)`)));
   }
 }
 

@@ -153,5 +153,6 @@ declare global {
     'token-select': CustomEvent<TokenSelectDetail>;
     'head-select': CustomEvent<HeadSelectDetail>;
     'attention-ready': CustomEvent<AttentionReadyDetail>;
+    'ablation-change': CustomEvent<AblationChangeDetail>;
   }
 }
