@@ -50,18 +50,16 @@ SoftmaxNorm softmax_norm(const float* logits, int vocab) {
   return n;
 }
 
-// -log softmax(logits)[target] (one row).
-float token_loss_of(const float* logits, int vocab, std::int32_t target) {
-  const SoftmaxNorm n = softmax_norm(logits, vocab);
+// -log softmax(logits)[target] (one row), given the row's softmax_norm.
+float token_loss_of(const float* logits, const SoftmaxNorm& n, std::int32_t target) {
   return std::log(n.sum) - (logits[target] - n.max);
 }
 
-// The k most probable entries of softmax(logits) (one row), best first (ties:
-// lower id first). One pass keeps the k best in order (k is small).
-TopK top_k_of(const float* logits, int vocab, int k) {
+// The k most probable entries of softmax(logits) (one row, its softmax_norm
+// n), best first (ties: lower id first). One pass keeps the k best in order (k is small).
+TopK top_k_of(const float* logits, int vocab, int k, const SoftmaxNorm& n) {
   k = std::min(k, vocab);
   if (k <= 0) return {};
-  const SoftmaxNorm n = softmax_norm(logits, vocab);
   std::vector<std::int32_t> best;  // ids, best first
   best.reserve(static_cast<std::size_t>(k) + 1);
   for (int i = 0; i < vocab; ++i) {
@@ -294,11 +292,13 @@ class Pass {
       const int n = std::min(kChunk, T_ - start);
       const Matrix chunk = linear(h.middleRows(start, n), unembedding);  // [n, V]
       if (request_.logits) result_.logits.middleRows(start - first, n) = chunk;
-      for (int i = 0; request_.top_k > 0 && i < n; ++i) {
-        result_.top_k.push_back(top_k_of(chunk.row(i).data(), V, request_.top_k));
-      }
-      for (int i = 0; request_.token_loss && i < n && start + i + 1 < T_; ++i) {  // position start + i predicts the next id
-        result_.token_loss.push_back(token_loss_of(chunk.row(i).data(), V, request_.ids[start + i + 1]));
+      for (int i = 0; (request_.top_k > 0 || request_.token_loss) && i < n; ++i) {
+        const float* row = chunk.row(i).data();
+        const SoftmaxNorm norm = softmax_norm(row, V);
+        if (request_.top_k > 0) result_.top_k.push_back(top_k_of(row, V, request_.top_k, norm));
+        if (request_.token_loss && start + i + 1 < T_) {  // position start + i predicts the next id
+          result_.token_loss.push_back(token_loss_of(row, norm, request_.ids[start + i + 1]));
+        }
       }
     }
   }
@@ -313,11 +313,11 @@ class Pass {
     activate(t, c_.activation);
     t = norm(t, w_.mlm.norm);
     Matrix logits = linear(t, w_.unembedding(), w_.mlm.bias);  // [M, V]
-    for (int m = 0; request_.top_k > 0 && m < M; ++m) {
-      result_.top_k.push_back(top_k_of(logits.row(m).data(), c_.vocab_size, request_.top_k));
-    }
-    for (int m = 0; request_.token_loss && m < M; ++m) {
-      result_.token_loss.push_back(token_loss_of(logits.row(m).data(), c_.vocab_size, request_.mask_labels[m]));
+    for (int m = 0; (request_.top_k > 0 || request_.token_loss) && m < M; ++m) {
+      const float* row = logits.row(m).data();
+      const SoftmaxNorm norm = softmax_norm(row, c_.vocab_size);
+      if (request_.top_k > 0) result_.top_k.push_back(top_k_of(row, c_.vocab_size, request_.top_k, norm));
+      if (request_.token_loss) result_.token_loss.push_back(token_loss_of(row, norm, request_.mask_labels[m]));
     }
     if (request_.logits) result_.logits = std::move(logits);
   }

@@ -9,6 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
+import { ablation } from './ablation.mjs';
 import { gemm } from './gemm.mjs';
 import { hubPage } from './hub-page.mjs';
 import { llama, qwenMemory } from './llama.mjs';
@@ -18,7 +19,7 @@ import { payload } from './payload.mjs';
 import { tokenizer } from './tokenizer.mjs';
 import { weightsGemm } from './weights-gemm.mjs';
 
-const SECTIONS = [gemm, weightsGemm, payload, forward, llama, qwenMemory, tokenizer, page, hubPage];
+const SECTIONS = [gemm, weightsGemm, payload, forward, ablation, llama, qwenMemory, tokenizer, page, hubPage];
 
 const resultsPath = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 const wanted = process.argv.slice(2);
