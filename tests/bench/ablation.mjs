@@ -5,19 +5,12 @@
 // ablation) next to the intact pass, against the one-frame target (16 ms);
 // and "most important heads" (one pass per head, Model.rankHeads) on the 4×4
 // austen-gpt at 64 tokens against its 0.5 s target.
-import { existsSync, readFileSync } from 'node:fs';
-
 import { createEngine } from '../../dist/engine.js';
+import { SHIPPED_TOKENS as TOKENS, median, shippedModels } from './forward.mjs';
 
-const TOKENS = 64;
 const REPEATS = 7;
 const FRAME_MS = 16;
 const RANK_TARGET_MS = 500;
-const TEXT = 'It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in want '
-  + 'of a wife. However little known the feelings or views of such a man may be on his first entering a neighbourhood, '
-  + 'this truth is so well fixed in the minds of the surrounding families, that he is considered as the rightful '
-  + 'property of some one or other of their daughters.';
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const timed = (fn) => Array.from({ length: REPEATS }, () => { const s = performance.now(); fn(); return performance.now() - s; });
 
 export const ablation = {
@@ -27,12 +20,7 @@ export const ablation = {
     const engine = await createEngine({ threads: false });
     const rows = [];
     let rank = null;
-    for (const name of ['austen-gpt', 'austen-bert']) {
-      const folder = new URL(`../../models/${name}/`, import.meta.url);
-      if (!existsSync(new URL('model.safetensors', folder))) continue;
-      const m = await engine.loadModel({ config: readFileSync(new URL('config.json', folder), 'utf8'), weights: readFileSync(new URL('model.safetensors', folder)), tokenizer: readFileSync(new URL('tokenizer.json', folder), 'utf8') });
-      const ids = m.run(TEXT).tokens.map((t) => t.id).slice(0, TOKENS);
-      if (ids.length !== TOKENS) throw new Error(`${name}: the benchmark text gives only ${ids.length} tokens`);
+    for await (const { name, model: m, ids } of shippedModels(engine)) {
       const { causal, layers, heads } = m.config;
       const text = causal ? { tokenLoss: true } : { typeIds: ids.map(() => 0), maskPositions: [5, 20], maskLabels: [ids[5], ids[20]], tokenLoss: true };
       const head = [{ layer: layers - 1, head: 0 }];
