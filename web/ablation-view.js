@@ -116,7 +116,8 @@ export class AblationView extends StoreBound {
     if (before.predictions.length === 0) {
       return h('p', { class: 'hint ablation-predictions' }, this.#result.causal ? 'No predictions.' : 'Write [MASK] in the text to see what the model fills in, with and without the heads.');
     }
-    const wanted = this.#result.causal ? [state.token ?? tokens.length - 1] : before.predictions.map((p) => p.position);
+    const locked = state.token !== null && state.token < tokens.length ? state.token : tokens.length - 1;
+    const wanted = this.#result.causal ? [locked] : before.predictions.map((p) => p.position);
     const rows = before.predictions.map((p, i) => [p, after.predictions[i]]).filter(([p]) => wanted.includes(p.position));
     return h('div', { class: 'ablation-predictions' }, rows.map(([b, a]) => h('table', { class: 'ablation-shift' },
       h('caption', {}, this.#result.causal ? `Next token after “${tokens[b.position].display}” (token ${b.position + 1})` : `[MASK] at token ${b.position + 1}`),
