@@ -47,8 +47,9 @@ HeadAblationRanking rank_heads_by_ablation(const Model& model, const ForwardRequ
       ranking.heads.push_back({l, h, loss, loss - ranking.base_loss});
     }
   }
-  std::stable_sort(ranking.heads.begin(), ranking.heads.end(),
-                   [](const HeadAblationEffect& a, const HeadAblationEffect& b) { return a.delta > b.delta; });
+  std::sort(ranking.heads.begin(), ranking.heads.end(), [](const HeadAblationEffect& a, const HeadAblationEffect& b) {
+    return a.delta != b.delta ? a.delta > b.delta : a.layer != b.layer ? a.layer < b.layer : a.head < b.head;
+  });
   return ranking;
 }
 
