@@ -352,6 +352,7 @@ async function loadModel(key, name, source) {
       : loaded.kept && canKeepDownloads() ? ' · kept in this browser' : ' · not kept (this browser refused to store it)';
     $('#load-label').textContent = `${name}: ${loaded.config.modelType}, ${(loaded.config.parameters / 1e6).toFixed(1)}M parameters${kept}`;
     $('model-view').headScores = null; // the previous model's labels
+    $('ablation-view').ranking = null; // and its ranking of heads
     runs.runNow();
     if (hub) showDownloadsSize();
     // After the first run is queued (the worker answers in order), so the first attention is not kept waiting.

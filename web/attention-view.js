@@ -303,6 +303,7 @@ export class AttentionView extends HTMLElement {
       this.#result = null;
       this.#translated = null;
       this.#partPicker.element.remove();
+      if (this.#views.has('ablation')) this.#views.get('ablation').ranking = null; // the previous model's ranking
     }
     if (changed.some((key) => ['model', 'hub', 'text', 'textB', 'target'].includes(key))) this.#scheduleRun(this.#quiet ? 0 : undefined);
     // Ablated heads change every view's attention; the ablation view also needs the intact run.
