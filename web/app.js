@@ -20,7 +20,7 @@ import { exportCaption, framedCanvas, framedSvg } from './export-frame.js';
 import { attentionPage } from './page-export.js';
 import { headColour } from './palette.js';
 import { marksNote } from './token-marks.js';
-import { LENS_TOP_K, RunLoop, isPair, loadingText, runText, traceHead } from './run-loop.js';
+import { LENS_TOP_K, RunLoop, isPair, loadingText, rankHeads, runText, traceHead } from './run-loop.js';
 import { PartPicker } from './attention-parts.js';
 import { runTranslation } from './translation-run.js';
 import { traceStep } from './generation-run.js';
@@ -36,6 +36,7 @@ import './model-view.js';
 import './lens-view.js';
 import './neuron-view.js';
 import './rollout-view.js';
+import './ablation-view.js';
 import './scratch-view.js';
 import './view-controls.js';
 
@@ -53,7 +54,7 @@ async function stateOfLink(hash) {
 const store = new Store(await stateOfLink(location.hash));
 // The widget's generate view is the page's generation panel above the views, with the head view.
 if (store.state.view === 'generate') store.set({ view: 'head' });
-const views = ['head-view', 'model-view', 'matrix-view', 'rollout-view', 'lens-view', 'neuron-view', 'attention-table'].map((name) => $(name));
+const views = ['head-view', 'model-view', 'matrix-view', 'rollout-view', 'lens-view', 'neuron-view', 'ablation-view', 'attention-table'].map((name) => $(name));
 const scratch = $('scratch-view');
 const decoding = $('decoding-view'); // always the cross-attention of an encoder–decoder model
 const generationPanel = $('generation-panel');
@@ -155,6 +156,7 @@ function showView() {
   $('[role=tab][data-view="cross"]').hidden = !encoderDecoder;
   $('[role=tab][data-view="neuron"]').hidden = encoderDecoder;
   $('[role=tab][data-view="lens"]').hidden = encoderDecoder;
+  $('[role=tab][data-view="ablation"]').hidden = encoderDecoder; // the encoder–decoder runtime has no ablation
   partPicker.element.hidden = !encoderDecoder || !translated || !modelViews || view === 'cross';
   // The table lists one layer's weights: not what the model view (all layers), the rollout view (layers combined), the lens, the decoding view (its own table) or the compare view (its own tables) shows.
   $('.table-alt').hidden = !modelViews || ['model', 'rollout', 'lens', 'cross', 'compare'].includes(view) || !result;
@@ -194,6 +196,9 @@ store.subscribe((state, changed) => {
   if (changed.includes('view') && state.view === 'lens' && result && !result.lens && !model?.config.encoderDecoder) runs.runNow();
   if (changed.includes('theme')) applyTheme();
   if (changed.includes('text') || changed.includes('textB') || changed.includes('target')) runs.schedule();
+  // Ablated heads change every view's attention: run again at once (the ablation view also needs the intact run).
+  if ((changed.includes('ablate') || changed.includes('ablation')) && !model?.config.encoderDecoder) runs.schedule(0);
+  if (changed.includes('view') && state.view === 'ablation' && result && !result.ablation) runs.schedule(0);
   if (changed.includes('part') && translated) showPart();
   // The Decoding tab is about cross-attention: the layer menu then lists the decoder's layers.
   if (changed.includes('view') && state.view === 'cross' && translated && state.part !== 'cross') store.set({ part: 'cross', token: null });
@@ -273,7 +278,7 @@ const runs = new RunLoop(async () => {
     }
     translated = null;
     const lens = store.state.view === 'lens' ? LENS_TOP_K : 0;
-    const { raw, result: shown, note } = await runText(client, 'model', model.config, store.state, { topK: 5, lens });
+    const { raw, result: shown, note } = await runText(client, 'model', model.config, store.state, { topK: 5, lens, compare: store.state.view === 'ablation' });
     result = shown;
     textResult = null;
     for (const view of views) view.result = result;
@@ -298,6 +303,15 @@ $('neuron-view').addEventListener('trace-request', async (event) => {
     $('neuron-view').trace = ids ? await traceStep(client, 'model', ids, event.detail) : await traceHead(client, 'model', model.config, store.state, event.detail);
   } catch (error) {
     $('#run-note').textContent = error.message;
+  }
+});
+
+$('ablation-view').addEventListener('rank-request', async (event) => {
+  const { text } = store.state;
+  try {
+    $('ablation-view').ranking = { ...await rankHeads(client, 'model', model.config, store.state), mode: event.detail.ablation, text };
+  } catch (error) {
+    $('ablation-view').ranking = error;
   }
 });
 
@@ -376,13 +390,14 @@ async function loadModel(key, name, source) {
     if (!encoderDecoder) $('#translation').hidden = true;
     translated = null;
     decoding.result = null;
-    if (encoderDecoder && ['neuron', 'lens'].includes(store.state.view)) store.set({ view: 'head' });
+    if (encoderDecoder && ['neuron', 'lens', 'ablation'].includes(store.state.view)) store.set({ view: 'head' });
     generationPanel.engine = { client, key: 'model', config: loaded.config };
     compareView.runner = modelRunner(client, 'model', loaded.config);
     const kept = !hub ? '' : loaded.fromCache ? ' · opened from this browser\'s copy, nothing downloaded'
       : loaded.kept && canKeepDownloads() ? ' · kept in this browser' : ' · not kept (this browser refused to store it)';
     $('#load-label').textContent = `${name}: ${loaded.config.modelType}, ${(loaded.config.parameters / 1e6).toFixed(1)}M parameters${kept}`;
     $('model-view').headScores = null; // the previous model's labels
+    $('ablation-view').ranking = null; // and its ranking of heads
     runs.runNow();
     if (hub) showDownloadsSize();
     // After the first run is queued (the worker answers in order), so the first attention is not kept waiting.

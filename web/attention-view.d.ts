@@ -92,12 +92,13 @@ export interface AttentionData {
   model_type?: string;
 }
 
-export type AttentionViewName = 'head' | 'model' | 'matrix' | 'rollout' | 'neuron' | 'scratch' | 'cross' | 'generate' | 'compare';
+export type AttentionViewName = 'head' | 'model' | 'matrix' | 'rollout' | 'lens' | 'neuron' | 'scratch' | 'cross' | 'generate' | 'compare' | 'ablation';
 export type AttentionTheme = 'auto' | 'light' | 'dark';
 
 export interface TokenSelectDetail { token: number | null; display: string | null; layer: number }
 export interface HeadSelectDetail { layer: number; heads: number[] | null }
 export interface AttentionReadyDetail { tokens: string[]; layers: number; heads: number }
+export interface AblationChangeDetail { ablate: string; ablation: 'zero' | 'mean' }
 
 export class AttentionView extends HTMLElement {
   /** A shipped model's name, hf:ORG/NAME[@revision] (a model on the hub), or the URL of a Hugging Face model folder. */
@@ -120,6 +121,10 @@ export class AttentionView extends HTMLElement {
   /** Locked query token index, or null. */
   token: number | null;
   threshold: number;
+  /** Knocked-out heads as "LAYER:HEAD,..." (0-based; '' for none), the `ablate` attribute; every view shows the ablated model. Setting takes the string or [[layer, head], ...]. */
+  ablate: string;
+  /** What an ablated head's output becomes (the `ablation` attribute): 'zero' or its mean over the text's positions. */
+  ablation: 'zero' | 'mean';
   theme: AttentionTheme;
   editable: boolean;
   /** Maximum height of the view: pixels or a CSS length. */
@@ -152,5 +157,6 @@ declare global {
     'token-select': CustomEvent<TokenSelectDetail>;
     'head-select': CustomEvent<HeadSelectDetail>;
     'attention-ready': CustomEvent<AttentionReadyDetail>;
+    'ablation-change': CustomEvent<AblationChangeDetail>;
   }
 }

@@ -6,7 +6,8 @@
 // one of the playground's views (head, model, matrix, rollout, lens, neuron, scratch,
 // cross: the decoding view of an encoder–decoder model's cross-attention;
 // generate: the generation timeline over the head view of the chosen step;
-// compare: the same head on `text` and `compare-text`, and their difference) inside
+// compare: the same head on `text` and `compare-text`, and their difference;
+// ablation: knock heads out; the `ablate` attribute knocks heads out in every view) inside
 // a shadow root, with its own styles (views.css, attention-view.css) so the
 // host page's CSS does not reach in and the widget's does not leak out.
 // Everything (worker, WASM, shipped models, styles) is found relative to this
@@ -18,7 +19,7 @@
 // Not here: the views themselves (*-view.js), the engine (engine-worker.js).
 import { h } from './dom.js';
 import { getEngineClient } from './engine-client.js';
-import { LENS_TOP_K, RunLoop, isPair, loadingText, runText, traceHead } from './run-loop.js';
+import { LENS_TOP_K, RunLoop, isPair, loadingText, rankHeads, runText, traceHead } from './run-loop.js';
 import { ScratchView } from './scratch-view.js';
 import { checkPreset } from './scratch-examples.js';
 import { DEFAULT_STATE, Store, decodeState } from './state.js';
@@ -29,6 +30,8 @@ import { ROLLOUT_METHODS } from './rollout.js';
 import { isHubReference, parseModelId } from './hub.js';
 import { widgetStyles } from './widget-styles.js';
 import { modelRunner } from './compare-view.js';
+import { formatHeads, parseHeads } from './ablation.js';
+import './ablation-view.js';
 import './decoding-view.js';
 import './generation-panel.js';
 import './head-view.js';
@@ -40,8 +43,8 @@ import './rollout-view.js';
 import './view-controls.js';
 
 const MODULE_URL = import.meta.url;
-const VIEW_ELEMENTS = { head: 'head-view', model: 'model-view', matrix: 'matrix-view', rollout: 'rollout-view', lens: 'lens-view', neuron: 'neuron-view', scratch: 'scratch-view', cross: 'decoding-view', generate: 'generation-panel', compare: 'compare-view' };
-const STATE_ATTRIBUTES = { model: 'model', hub: 'hub', text: 'text', 'text-b': 'textB', target: 'target', view: 'view', layer: 'layer', heads: 'heads', token: 'token', threshold: 'threshold', theme: 'theme', generate: 'gen', 'generate-step': 'genStep', 'compare-text': 'compareText' };
+const VIEW_ELEMENTS = { head: 'head-view', model: 'model-view', matrix: 'matrix-view', rollout: 'rollout-view', lens: 'lens-view', neuron: 'neuron-view', scratch: 'scratch-view', cross: 'decoding-view', generate: 'generation-panel', compare: 'compare-view', ablation: 'ablation-view' };
+const STATE_ATTRIBUTES = { model: 'model', hub: 'hub', text: 'text', 'text-b': 'textB', target: 'target', view: 'view', layer: 'layer', heads: 'heads', token: 'token', threshold: 'threshold', theme: 'theme', generate: 'gen', 'generate-step': 'genStep', 'compare-text': 'compareText', ablate: 'ablate', ablation: 'ablation' };
 const MATRIX_ATTRIBUTES = ['tokens', 'x', 'wq', 'wk', 'wv'];
 
 /**
@@ -147,7 +150,7 @@ export class AttentionView extends HTMLElement {
     this.#textA.addEventListener('input', () => this.#store.set({ text: this.#textA.value, token: null }));
     this.#textB.addEventListener('input', () => this.#store.set({ textB: this.#textB.value, token: null }));
     // The inner views' own events stay inside; the widget fires its documented ones.
-    for (const type of ['token-select', 'trace-request', 'step-change']) shadow.addEventListener(type, (event) => event.stopPropagation());
+    for (const type of ['token-select', 'trace-request', 'step-change', 'rank-request']) shadow.addEventListener(type, (event) => event.stopPropagation());
     shadow.addEventListener('trace-request', (event) => this.#trace(event.detail));
     shadow.addEventListener('generation-step', (event) => {
       this.#stepResult = event.detail.result;
@@ -158,6 +161,7 @@ export class AttentionView extends HTMLElement {
       this.#stepResult = null;
       if (this.#generationHead && this.#result) this.#generationHead.result = this.#result;
     });
+    shadow.addEventListener('rank-request', (event) => this.#rank(event.detail));
     this.#store.subscribe((state, changed) => this.#onStateChange(state, changed));
   }
 
@@ -244,6 +248,12 @@ export class AttentionView extends HTMLElement {
   }
   get threshold() { return this.#store.state.threshold; }
   set threshold(value) { this.setAttribute('threshold', String(value)); }
+  /** Knocked-out heads as "LAYER:HEAD,..." (0-based; '' for none), in every view. */
+  get ablate() { return formatHeads(this.#store.state.ablate); }
+  set ablate(value) { this.setAttribute('ablate', Array.isArray(value) ? formatHeads(value) : String(value)); }
+  /** 'zero' (the default) or 'mean': what an ablated head's output becomes. */
+  get ablation() { return this.#store.state.ablation; }
+  set ablation(value) { this.setAttribute('ablation', value); }
   get theme() { return this.#store.state.theme; }
   set theme(value) { this.setAttribute('theme', value); }
   get editable() { return this.hasAttribute('editable'); }
@@ -327,8 +337,14 @@ export class AttentionView extends HTMLElement {
       this.#result = null;
       this.#translated = null;
       this.#partPicker.element.remove();
+      if (this.#views.has('ablation')) this.#views.get('ablation').ranking = null; // the previous model's ranking
     }
     if (changed.some((key) => ['model', 'hub', 'text', 'textB', 'target'].includes(key))) this.#scheduleRun(this.#quiet ? 0 : undefined);
+    // Ablated heads change every view's attention; the ablation view also needs the intact run.
+    if (changed.includes('ablate') || changed.includes('ablation') || (changed.includes('view') && state.view === 'ablation' && this.#result && !this.#result.ablation)) this.#scheduleRun(0);
+    if (changed.includes('ablate') && !this.#quiet) {
+      this.dispatchEvent(new CustomEvent('ablation-change', { bubbles: true, composed: true, detail: { ablate: formatHeads(state.ablate), ablation: state.ablation } }));
+    }
     if (this.#quiet) return;
     // Reader's choices: the documented events.
     if (changed.includes('token')) {
@@ -530,8 +546,17 @@ export class AttentionView extends HTMLElement {
       await this.#translate();
       return;
     }
-    const lens = this.#store.state.view === 'lens' ? LENS_TOP_K : 0;
-    const { raw: r, result, note } = await runText(getEngineClient(), this.#model.key, config, { text, textB }, { lens });
+    const { ablate, ablation, view } = this.#store.state;
+    const ablateAttribute = this.getAttribute('ablate');
+    if (ablateAttribute && ablate.length === 0) {
+      try {
+        parseHeads(ablateAttribute);
+      } catch (error) {
+        throw new Error(`The ablate attribute: ${error.message}`);
+      }
+    }
+    const lens = view === 'lens' ? LENS_TOP_K : 0;
+    const { raw: r, result, note } = await runText(getEngineClient(), this.#model.key, config, { text, textB, ablate, ablation }, { lens, compare: view === 'ablation' });
     this.#result = result;
     this.#runs += 1;
     this.dataset.runs = String(this.#runs);
@@ -594,6 +619,17 @@ export class AttentionView extends HTMLElement {
     this.#showView();
     this.#setStatus(shown.warning ?? '', 'ready');
     this.dispatchEvent(new CustomEvent('attention-ready', { bubbles: true, composed: true, detail: { tokens: shown.result.tokens.map((t) => t.display), layers: shown.layers, heads: shown.heads } }));
+  }
+
+  async #rank({ ablation }) {
+    const view = this.#views.get('ablation');
+    if (!this.#model || !view) return;
+    const { text } = this.#store.state;
+    try {
+      view.ranking = { ...await rankHeads(getEngineClient(), this.#model.key, this.#model.config, this.#store.state), mode: ablation, text };
+    } catch (error) {
+      view.ranking = error;
+    }
   }
 
   async #trace(request) {

@@ -112,6 +112,22 @@ export class EngineClient {
   /** Runs the model on token ids: Model.forward(ids, options) (e.g. options.trace = { layer, head }). */
   forward(key, ids, options) { return this.call('forward', key, ids, options); }
 
+  /**
+   * The text intact and with heads knocked out, in one round trip: options
+   * { text, textB, topK, ablate: [{ layer, head }], ablation: 'zero' | 'mean' }.
+   * Resolves to the ablated run (as run()'s, its attentions reflecting the
+   * ablation) plus before { predictions, tokenLoss } of the intact run,
+   * tokenLoss and lossPositions (engine-worker.js).
+   */
+  ablate(key, options) { return this.call('ablate', key, options); }
+
+  /**
+   * Every head ranked by the loss increase its ablation alone causes on the
+   * text: options { text, textB, ablation }. Resolves to Model.rankHeads's
+   * result plus ms.
+   */
+  rankHeads(key, options) { return this.call('rankHeads', key, options); }
+
   /** Head-pattern scores of every head of the model. */
   analyzeHeads(key) { return this.call('analyzeHeads', key); }
 

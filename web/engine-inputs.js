@@ -81,3 +81,26 @@ export function traceSpec({ layer, head }) {
   if (!Number.isInteger(layer) || !Number.isInteger(head)) throw new AttnplayError('trace: expected { layer, head } integers');
   return { layer, head };
 }
+
+/**
+ * options.ablate [{ layer, head }] and options.ablation ('zero' | 'mean') ->
+ * { ablate: Int32Array [layer0, head0, ...], ablation } (empty object when
+ * nothing is ablated and no mode is named). Whether a head exists is the core's check.
+ */
+export function ablationSpec({ ablate, ablation } = {}) {
+  const spec = {};
+  if (ablate != null) {
+    if (!Array.isArray(ablate)) throw new AttnplayError('ablate: expected an array of { layer, head }');
+    spec.ablate = int32Array(ablate.flatMap((h, i) => {
+      if (h == null || !Number.isInteger(h.layer) || !Number.isInteger(h.head)) {
+        throw new AttnplayError(`ablate: entry ${i} is not { layer, head } integers`);
+      }
+      return [h.layer, h.head];
+    }), 'ablate');
+  }
+  if (ablation != null) {
+    if (ablation !== 'zero' && ablation !== 'mean') throw new AttnplayError(`ablation: 'zero' or 'mean', not '${String(ablation)}'`);
+    spec.ablation = ablation;
+  }
+  return spec;
+}

@@ -13,6 +13,7 @@ const enginePromise = createEngine();
 const models = new Map(); // key -> Model
 const cancellable = new Map(); // request id -> AbortController of a loadModel or generate in progress
 const CANCELLABLE = ['loadModel', 'generate'];
+let intactRun = { model: null, request: null, value: null }; // the ablate method's last intact run: a click on a head reruns only the ablated model
 const PROGRESS_EVERY = 50; // ms between progress messages
 
 function transferables(value, found = new Set()) {
@@ -109,6 +110,51 @@ const METHODS = {
     return { ...result, predictions: predictions(result), ms };
   },
 
+  /**
+   * { text, textB, topK, ablate, ablation } -> the ablated run (attentions,
+   * tokens, predictions, ...) + before: { predictions, tokenLoss } of the
+   * intact model + tokenLoss of the ablated one + lossPositions (the token
+   * each loss belongs to) + ms (both passes). Causal models: the loss of each
+   * next token; BERT: at the [MASK] positions, against the intact model's top
+   * prediction (the text has no true token there). The intact run is kept
+   * for the next call on the same text, so a click on a head costs one pass.
+   */
+  ablate(engine, key, options) {
+    const model = loaded(key);
+    const started = performance.now();
+    const causal = model.config.causal;
+    const topK = Math.max(options.topK ?? 5, 1);
+    const request = JSON.stringify([options.text, options.textB, topK]);
+    if (intactRun.model !== model || intactRun.request !== request) {
+      const run = model.run(options.text, { textB: options.textB, topK, tokenLoss: causal });
+      const maskPositions = [...run.maskPositions];
+      const labels = maskPositions.map((_, r) => run.topK.ids[r * topK]); // BERT: the intact model's own top predictions
+      const ids = run.tokens.map((t) => t.id);
+      const bertLoss = (ablate, ablation) => model.forward(ids, { typeIds: run.tokens.map((t) => t.typeId), maskPositions, maskLabels: labels, tokenLoss: true, ablate, ablation }).tokenLoss;
+      const tokenLoss = causal || !maskPositions.length ? run.tokenLoss ?? new Float32Array(0) : bertLoss([], 'zero');
+      const lossPositions = causal ? ids.slice(1).map((_, i) => i + 1) : maskPositions;
+      intactRun = { model, request, value: { predictions: predictions(run), tokenLoss, lossPositions, bertLoss } };
+    }
+    const intact = intactRun.value;
+    const ablated = model.run(options.text, { textB: options.textB, topK, tokenLoss: causal, ablate: options.ablate, ablation: options.ablation });
+    const after = causal || !intact.lossPositions.length ? ablated.tokenLoss ?? new Float32Array(0) : intact.bertLoss(options.ablate, options.ablation);
+    return {
+      ...ablated, predictions: predictions(ablated), tokenLoss: after, lossPositions: intact.lossPositions,
+      before: { predictions: intact.predictions, tokenLoss: Float32Array.from(intact.tokenLoss) }, ms: performance.now() - started,
+    };
+  },
+
+  /** { text, textB, ablation } -> Model.rankHeads's ranking over the text's tokens + ms. */
+  rankHeads(engine, key, options) {
+    const model = loaded(key);
+    const started = performance.now();
+    const { tokens, maskPositions } = model.run(options.text, { textB: options.textB });
+    const ranking = model.rankHeads(tokens.map((t) => t.id), {
+      typeIds: tokens.map((t) => t.typeId), maskPositions: model.config.causal ? undefined : [...maskPositions], ablation: options.ablation,
+    });
+    return { ...ranking, ms: performance.now() - started };
+  },
+
   analyzeHeads: (engine, key) => loaded(key).analyzeHeads(),
 
   /** Token ids (and Model.forward's options: trace, topK, ...) -> Model.forward's result. */
@@ -167,6 +213,7 @@ const METHODS = {
   },
 
   disposeModel(engine, key) {
+    if (intactRun.model === models.get(key)) intactRun = { model: null, request: null, value: null };
     models.get(key)?.dispose();
     models.delete(key);
     return true;

@@ -8,7 +8,7 @@
 // files come from, and streaming them), node-support.js (running under Node).
 // Not here: drawing, page state, anything that knows about the DOM.
 import { AttnplayError, unwrap } from './errors.js';
-import { attentionSpec, int32Array, rightOperand, toMatrix, traceSpec, utf8 } from './engine-inputs.js';
+import { ablationSpec, attentionSpec, int32Array, rightOperand, toMatrix, traceSpec, utf8 } from './engine-inputs.js';
 import { MODEL_FILES, openModelFiles, readAll, streamInto } from './model-files.js';
 import { importNode, installNodeWorkers, isNode } from './node-support.js';
 import { Tokenizer, tokenObjects } from './tokenizer.js';
@@ -314,8 +314,15 @@ export class Model {
    *     displays: [(layers + 1)·T·k] strings (with a tokenizer) }: row 0 reads the
    *     embeddings, row l the output of layer l through the final norm and the
    *     unembedding (BERT: the masked-LM head), best first; the last row is the
-   *     model's own prediction at every position.
+   *     model's own prediction at every position;
+   *   tokenLoss (options.tokenLoss): Float32Array, -log p(true token): [T - 1]
+   *     (causal: position i predicting ids[i + 1]) or [maskPositions] (BERT,
+   *     against options.maskLabels, one true id per mask position).
    * options.typeIds: BERT segment ids [T]; options.attentionMask: [T], 0 = padding key.
+   * options.ablate: heads to knock out, [{ layer, head }] (0-based; a query head
+   *   under grouped-query attention); options.ablation: 'zero' (default: the
+   *   head's output before the output projection set to zero) or 'mean' (set,
+   *   at every position, to its mean over the T positions of this text).
    */
   forward(ids, options = {}) {
     if (this.#handle === null) throw new AttnplayError('this model was disposed');
@@ -331,6 +338,9 @@ export class Model {
     if (options.lens != null) spec.lens = lensK(options.lens);
     spec.hiddenStates = Boolean(options.hiddenStates);
     spec.logits = Boolean(options.logits);
+    Object.assign(spec, ablationSpec(options));
+    spec.tokenLoss = Boolean(options.tokenLoss);
+    if (options.maskLabels != null) spec.maskLabels = int32Array(options.maskLabels, 'maskLabels');
     return unwrap(this.#module.modelForward(this.#handle, spec));
   }
 
@@ -343,7 +353,9 @@ export class Model {
    *   topK.displays (with options.topK): the display string of each top-k id, row by
    *     row [N * k], named by the model's tokenizer as the tokens are;
    *   truncated, inputTokens: whether the text had more tokens than the model's positions.
-   * options: { textB, trace: { layer, head }, topK, hiddenStates, lens }.
+   *   tokenLoss (options.tokenLoss, causal models): as forward()'s.
+   * options: { textB, trace: { layer, head }, topK, hiddenStates, lens, ablate, ablation, tokenLoss }
+   *   (lens, ablate, ablation: as forward()'s).
    */
   run(text, options = {}) {
     if (this.#handle === null) throw new AttnplayError('this model was disposed');
@@ -354,6 +366,8 @@ export class Model {
     if (options.topK != null) spec.topK = options.topK;
     if (options.lens != null) spec.lens = lensK(options.lens);
     spec.hiddenStates = Boolean(options.hiddenStates);
+    Object.assign(spec, ablationSpec(options));
+    spec.tokenLoss = Boolean(options.tokenLoss);
     const result = unwrap(this.#module.modelRun(this.#handle, spec));
     return { ...result, tokens: tokenObjects(result.tokens) };
   }
@@ -365,6 +379,24 @@ export class Model {
   analyzeHeads() {
     if (this.#handle === null) throw new AttnplayError('this model was disposed');
     return unwrap(this.#module.modelAnalyzeHeads(this.#handle));
+  }
+
+  /**
+   * Every head ranked by how much ablating it alone raises the mean per-token
+   * loss of the text `ids` (one forward pass per head; cpp/analysis/head_ablation.h):
+   * { baseLoss, heads: [{ layer, head, loss, delta }] largest delta first,
+   *   maskLabels: Int32Array }. Causal models: the loss of each next token.
+   * BERT: at options.maskPositions, against options.maskLabels, or when those
+   * are not given against the intact model's own top predictions (returned as
+   * maskLabels). options: { typeIds, maskPositions, maskLabels, ablation: 'zero' | 'mean' }.
+   */
+  rankHeads(ids, options = {}) {
+    if (this.#handle === null) throw new AttnplayError('this model was disposed');
+    const spec = { ids: int32Array(ids, 'ids'), ...ablationSpec({ ablation: options.ablation }) };
+    for (const key of ['typeIds', 'maskPositions', 'maskLabels']) {
+      if (options[key] != null) spec[key] = int32Array(options[key], key);
+    }
+    return unwrap(this.#module.modelRankHeads(this.#handle, spec));
   }
 
   /**

@@ -2,7 +2,9 @@
 // the reader's text, in one place: the debounced run loop (the latest text
 // runs; changes during a run queue exactly one more run), sentence-pair
 // detection, the result the views take, the truncation and loading-progress
-// messages, and the neuron view's trace requests.
+// messages, the neuron view's trace requests, ablated heads (every view then
+// shows the ablated model; the ablation view also gets the intact run to
+// compare with) and the ablation view's head ranking.
 // Not here: loading models and their caches (the callers), the engine worker
 // (engine-client.js), DOM and drawing.
 
@@ -25,30 +27,55 @@ export function truncationText(raw, config) {
   return raw.truncated ? `The text has ${raw.inputTokens} tokens; the model reads ${config.positions}, so the rest was cut off.` : '';
 }
 
+/** The state's ablated heads that the model has, as the engine takes them: [{ layer, head }]. */
+export function ablatedHeads(config, ablate = []) {
+  return ablate.filter(([l, h]) => l < config.layers && h < config.heads).map(([layer, head]) => ({ layer, head }));
+}
+
 /**
- * Runs the model held in the worker under `key` on a text (and B).
+ * Runs the model held in the worker under `key` on a text (and B), with the
+ * state's ablated heads knocked out (state.ablate, state.ablation).
  * config: the model's config from loadModel; options: { topK? (predictions),
- * lens? (k of the logit lens; 0 or absent: none) }.
+ * lens? (k of the logit lens; 0 or absent: none), compare? (also run the
+ * intact model: the ablation view's before → after) }.
  * Returns { raw (the engine's answer: tokens, attentions, predictions, ...),
  * result (what the views take: { tokens, attentions [L, H, T, T], texts,
  * causal, modelType, kvHeads (key/value heads: fewer than heads with GQA),
- * lens (the logit lens, engine.js; null unless asked) }), note (truncationText) }. Throws an Error that says
- * what went wrong, also for an empty text.
+ * lens (the logit lens, engine.js; null unless asked),
+ * ablation: { heads, mode, before: { predictions, tokenLoss }, after: {
+ * predictions, tokenLoss }, lossPositions } with compare }), note
+ * (truncationText) }. Throws an Error that says what went wrong, also for an empty text.
  */
-export async function runText(client, key, config, { text, textB = '' }, { topK, lens } = {}) {
+export async function runText(client, key, config, { text, textB = '', ablate = [], ablation = 'zero' }, { topK, lens, compare = false } = {}) {
   if (text.trim() === '') throw new Error('Write some text to see its attention.');
   const pair = isPair(config, textB);
+  const heads = ablatedHeads(config, ablate);
+  const options = { text, textB: pair ? textB : undefined, ...(topK ? { topK } : {}), ...(lens ? { lens } : {}) };
   let raw;
   try {
-    raw = await client.run(key, { text, textB: pair ? textB : undefined, ...(topK ? { topK } : {}), ...(lens ? { lens } : {}) });
+    if (compare) raw = await client.ablate(key, { ...options, ablate: heads, ablation });
+    else raw = await client.run(key, heads.length ? { ...options, ablate: heads, ablation } : options);
   } catch (error) {
     throw new Error(`Cannot run the model on this text: ${error.message}`);
   }
-  return {
-    raw,
-    result: { tokens: raw.tokens, attentions: raw.attentions, texts: pair ? [text, textB] : [text], causal: config.causal, modelType: config.modelType, kvHeads: config.kvHeads, lens: raw.lens ?? null },
-    note: truncationText(raw, config),
-  };
+  const result = { tokens: raw.tokens, attentions: raw.attentions, texts: pair ? [text, textB] : [text], causal: config.causal, modelType: config.modelType, kvHeads: config.kvHeads, lens: raw.lens ?? null };
+  if (compare) {
+    result.ablation = {
+      heads, mode: ablation, before: raw.before, after: { predictions: raw.predictions, tokenLoss: raw.tokenLoss }, lossPositions: raw.lossPositions,
+    };
+  }
+  const outside = ablate.length - heads.length;
+  const ablationNote = outside ? `${outside} ablated head${outside > 1 ? 's are' : ' is'} not in this model (${config.layers} layers × ${config.heads} heads) and ${outside > 1 ? 'were' : 'was'} left out.` : '';
+  return { raw, result, note: [truncationText(raw, config), ablationNote].filter(Boolean).join(' ') };
+}
+
+/** The ablation view's "Most important heads": the ranking of every head on the state's text. Throws an Error that says why not. */
+export async function rankHeads(client, key, config, { text, textB = '', ablation = 'zero' }) {
+  try {
+    return await client.rankHeads(key, { text, textB: isPair(config, textB) ? textB : undefined, ablation });
+  } catch (error) {
+    throw new Error(`Cannot rank the heads: ${error.message}`);
+  }
 }
 
 /**

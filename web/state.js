@@ -2,15 +2,17 @@
 // model, text(s) (and an encoder–decoder model's target text), view, the
 // encoder–decoder part shown, layer, heads, locked token, threshold, pruning, pair
 // filter, special-token hiding, word aggregation, theme, from-scratch step,
-// the generation shown (its settings and timeline step) and the compare view's second text.
+// the generation shown (its settings and timeline step), the compare view's second text,
+// ablated heads and the ablation mode.
 // Includes its URL form (the hash), so a link restores the state exactly:
 // encodeState/decodeState (plain parameters) and encodeLink/decodeLink (the
 // same, with a long text deflated and base64url-encoded so links stay short;
 // links with plain text keep opening).
 // Not here: DOM, drawing or computation.
+import { ABLATION_MODES, formatHeads, parseHeads } from './ablation.js';
 import { DEFAULT_HUB } from './hub.js';
 
-export const VIEWS = ['head', 'model', 'matrix', 'rollout', 'lens', 'neuron', 'scratch', 'cross', 'generate', 'compare'];
+export const VIEWS = ['head', 'model', 'matrix', 'rollout', 'lens', 'neuron', 'scratch', 'cross', 'generate', 'compare', 'ablation'];
 export const FILTERS = ['all', 'a-a', 'b-b', 'a-b', 'b-a'];
 export const THEMES = ['auto', 'light', 'dark'];
 /** The attention parts of an encoder–decoder model the views can show. */
@@ -37,6 +39,8 @@ export const DEFAULT_STATE = Object.freeze({
   gen: null, // settings of the generation shown ("20" greedy, "20:t0.8:k40:p0.95:s7" sampled: generation-run.js), or null
   genStep: null, // the generation timeline's step, from 1, or null for the last
   compareText: '', // the compare view's text B
+  ablate: [], // heads knocked out, [[layer, head], ...] (0-based; ablation.js), in every view
+  ablation: 'zero', // 'zero' or 'mean' (the ablated head's output; see cpp/model/model.h)
 });
 
 const int = (value, fallback, min = 0) => {
@@ -51,6 +55,13 @@ const fraction = (value, fallback) => {
 };
 const oneOf = (value, allowed, fallback) => (allowed.includes(value) ? value : fallback);
 const flag = (value) => value === '1';
+const headList = (value, fallback) => {
+  try {
+    return value === null ? fallback : parseHeads(value);
+  } catch {
+    return fallback;
+  }
+};
 const httpUrl = (value, fallback) => (value !== null && /^https?:\/\/[^\s]+$/.test(value) ? value.replace(/\/+$/, '') : fallback);
 
 /** State -> URL hash (without '#'); only values that differ from the defaults. */
@@ -60,6 +71,7 @@ export function encodeState(state) {
     const value = state[key];
     if (value === undefined || JSON.stringify(value) === JSON.stringify(fallback)) continue;
     if (key === 'heads') params.set(key, value.join(','));
+    else if (key === 'ablate') params.set(key, formatHeads(value));
     else if (typeof value === 'boolean') params.set(key, value ? '1' : '0');
     else params.set(key, String(value));
   }
@@ -93,6 +105,8 @@ export function decodeState(hash) {
     gen: get('gen') || d.gen,
     genStep: get('genStep') === null ? d.genStep : int(get('genStep'), d.genStep, 1),
     compareText: get('compareText') ?? d.compareText,
+    ablate: headList(get('ablate'), d.ablate),
+    ablation: oneOf(get('ablation'), ABLATION_MODES, d.ablation),
   };
 }
 

@@ -53,12 +53,12 @@ export class ViewControls extends StoreBound {
     const field = (name) => this.querySelector(`[name="${name}"]`);
     if (field('layer')) {
       field('layer').value = String(Math.min(s.layer, Math.max(0, this.#layers - 1)));
-      field('layer').closest('label').hidden = s.view === 'model' || s.view === 'rollout'; // the model and rollout views show every layer
+      field('layer').closest('label').hidden = ['model', 'rollout', 'ablation'].includes(s.view); // the model and rollout views show every layer; the ablation view every head
     }
-    // The decoding view draws the weights as given: only the layer applies there.
+    // The decoding view draws the weights as given: only the layer applies there; the ablation view draws no weights.
     for (const name of ['threshold', 'prune', 'filter', 'hideSpecial', 'words']) {
       const label = field(name)?.closest('label');
-      if (label) label.hidden = s.view === 'cross';
+      if (label) label.hidden = s.view === 'cross' || s.view === 'ablation';
     }
     field('threshold').value = String(s.threshold);
     field('threshold-value').textContent = s.threshold.toFixed(2);

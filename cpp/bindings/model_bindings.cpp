@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 
+#include "analysis/head_ablation.h"
 #include "analysis/head_analysis.h"
 #include "analysis/logit_lens.h"
 #include "bindings/encoding_js.h"
@@ -126,7 +127,8 @@ std::vector<T> numbers(const val& spec, const char* key) {
 }
 
 // The parts of a forward result that JS asked for ->
-// { attentions [L, H, T, T], trace? (with rotary? for RoPE models), hiddenStates? [L+1, T, d], logits? [N, V], topK? }
+// { attentions [L, H, T, T], trace? (with rotary? for RoPE models), hiddenStates? [L+1, T, d], logits? [N, V], topK?,
+//   tokenLoss? Float32Array [T - 1] (causal) or [M] (BERT) }
 val forward_to_js(const Model& model, const ForwardRequest& req, const ForwardResult& r) {
   val out = val::object();
   out.set("attentions", tensor_to_js(r.attentions.data(), r.attentions.size(), {r.layers, r.heads, r.tokens, r.keys}));
@@ -174,6 +176,7 @@ val forward_to_js(const Model& model, const ForwardRequest& req, const ForwardRe
     top.set("shape", shape_to_js({static_cast<int>(r.top_k.size()), k}));
     out.set("topK", top);
   }
+  if (req.token_loss) out.set("tokenLoss", typed_array("Float32Array", r.token_loss));
   return out;
 }
 
@@ -207,8 +210,19 @@ std::optional<ForwardRequest::Head> trace_from_js(const val& spec) {
   return ForwardRequest::Head{spec["trace"]["layer"].as<int>(), spec["trace"]["head"].as<int>()};
 }
 
+// spec.ablate: Int32Array [layer0, head0, layer1, head1, ...]; spec.ablation: 'zero' (default) or 'mean'.
+void ablation_from_js(const val& spec, std::vector<ForwardRequest::Head>& heads, AblationMode& mode) {
+  const std::vector<int> flat = numbers<int>(spec, "ablate");
+  if (flat.size() % 2 != 0) throw std::invalid_argument("ablate: pairs of layer, head");
+  for (std::size_t i = 0; i < flat.size(); i += 2) heads.push_back({flat[i], flat[i + 1]});
+  const std::string name = has(spec, "ablation") ? spec["ablation"].as<std::string>() : "zero";
+  if (name != "zero" && name != "mean") throw std::invalid_argument("ablation is 'zero' or 'mean', not '" + name + "'");
+  mode = name == "mean" ? AblationMode::mean : AblationMode::zero;
+}
+
 // spec: { ids: Int32Array, typeIds?, attentionMask?: Uint8Array, trace?: { layer, head },
-//         hiddenStates?, logits?, topK?, maskPositions?: Int32Array, lens?: k } -> forward_to_js (+ lens)
+//         hiddenStates?, logits?, topK?, maskPositions?: Int32Array, ablate?, ablation?,
+//         tokenLoss?, maskLabels?: Int32Array, lens?: k } -> forward_to_js (+ lens)
 val forward(int handle, const val& spec) {
   return guarded([&] {
     const TextModel& text_model = model_of(handle);
@@ -222,6 +236,9 @@ val forward(int handle, const val& spec) {
     req.hidden_states = has(spec, "hiddenStates") && spec["hiddenStates"].as<bool>();
     req.logits = has(spec, "logits") && spec["logits"].as<bool>();
     req.top_k = has(spec, "topK") ? spec["topK"].as<int>() : 0;
+    ablation_from_js(spec, req.ablate, req.ablation);
+    req.token_loss = has(spec, "tokenLoss") && spec["tokenLoss"].as<bool>();
+    req.mask_labels = numbers<std::int32_t>(spec, "maskLabels");
     const int lens_k = lens_k_from_js(spec);
     ForwardRequest run = req;
     run.hidden_states = req.hidden_states || lens_k > 0;
@@ -232,7 +249,7 @@ val forward(int handle, const val& spec) {
   });
 }
 
-// spec: { text, textB?, trace?: { layer, head }, hiddenStates?, topK?, lens?: k }
+// spec: { text, textB?, trace?: { layer, head }, hiddenStates?, topK?, ablate?, ablation?, tokenLoss? (causal), lens?: k }
 // -> forward_to_js (topK with displays: [rows * k] strings) + { tokens: encoding_to_js, maskPositions, truncated,
 //    inputTokens, lens? (lens_to_js) }
 val run(int handle, const val& spec) {
@@ -245,10 +262,13 @@ val run(int handle, const val& spec) {
     options.trace = trace_from_js(spec);
     options.hidden_states = has(spec, "hiddenStates") && spec["hiddenStates"].as<bool>();
     options.top_k = has(spec, "topK") ? spec["topK"].as<int>() : 0;
+    ablation_from_js(spec, options.ablate, options.ablation);
+    options.token_loss = has(spec, "tokenLoss") && spec["tokenLoss"].as<bool>();
     const int lens_k = lens_k_from_js(spec);
     ForwardRequest asked;
     asked.trace = options.trace;
     asked.hidden_states = options.hidden_states;
+    asked.token_loss = options.token_loss;
     options.hidden_states = options.hidden_states || lens_k > 0;  // the lens reads them; JS gets them only when asked
     const RunResult r = model.run(text, text_b ? std::optional<std::string_view>(*text_b) : std::nullopt, options);
     val out = forward_to_js(model.model(), asked, r.forward);
@@ -368,6 +388,36 @@ val analyze(int handle) {
   });
 }
 
+// spec: { ids, typeIds?, maskPositions?, maskLabels?, ablation? } ->
+// { baseLoss, heads: [{ layer, head, loss, delta }] largest delta first, maskLabels: Int32Array }
+val rank_heads(int handle, const val& spec) {
+  return guarded([&] {
+    ForwardRequest text;
+    text.ids = numbers<std::int32_t>(spec, "ids");
+    text.type_ids = numbers<std::int32_t>(spec, "typeIds");
+    text.mask_positions = numbers<int>(spec, "maskPositions");
+    text.mask_labels = numbers<std::int32_t>(spec, "maskLabels");
+    AblationMode mode = AblationMode::zero;
+    std::vector<ForwardRequest::Head> unused;
+    ablation_from_js(spec, unused, mode);
+    const HeadAblationRanking ranking = rank_heads_by_ablation(model_of(handle).model(), text, mode);
+    val heads = val::array();
+    for (const HeadAblationEffect& e : ranking.heads) {
+      val item = val::object();
+      item.set("layer", e.layer);
+      item.set("head", e.head);
+      item.set("loss", e.loss);
+      item.set("delta", e.delta);
+      heads.call<void>("push", item);
+    }
+    val out = val::object();
+    out.set("baseLoss", ranking.base_loss);
+    out.set("heads", heads);
+    out.set("maskLabels", typed_array("Int32Array", ranking.mask_labels));
+    return out;
+  });
+}
+
 void dispose_model(int handle) {
   for (auto it = generations().begin(); it != generations().end();) {  // its generations end with it
     it = it->second.model == handle ? generations().erase(it) : std::next(it);
@@ -395,6 +445,7 @@ EMSCRIPTEN_BINDINGS(attnplay_model) {
   emscripten::function("generationStep", &generation_step);
   emscripten::function("generationIds", &generation_ids);
   emscripten::function("disposeGeneration", &dispose_generation);
+  emscripten::function("modelRankHeads", &rank_heads);
   emscripten::function("disposeModel", &dispose_model);
   emscripten::function("loadedModels", &loaded_models);
   emscripten::function("pickleCheckpointMessage", &pickle_message);

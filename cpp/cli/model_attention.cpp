@@ -1,8 +1,14 @@
 // `attnplay attention --model DIR (--text TEXT | --file PATH) [--pair TEXT]
-//                    | --ids 1,2,3 [--type-ids 0,0,1]) [--format json|npy|html] [--view V] [--out FILE]`
+//                    | --ids 1,2,3 [--type-ids 0,0,1]) [--format json|npy|html] [--view V] [--out FILE]
+//                    [--ablate L:H[,L:H...] [--ablation zero|mean]] [--top-k K] [--loss] [--rank-heads]`
 // Runs a Hugging Face model folder over text (tokenized by the folder's
 // tokenizer.json) or token ids and writes the attention weights of every layer
-// and head: JSON {"model_type", "tokens", "attentions"} with attentions nested
+// and head, with the listed heads knocked out (--ablate, 0-based; model.h
+// defines zero and mean ablation); JSON adds the top-k predictions per
+// position (causal) or [MASK] position (BERT), the loss of each next token
+// (--loss, causal) and every head ranked by the loss increase its ablation
+// causes (--rank-heads, analysis/head_ablation.h):
+// JSON {"model_type", "tokens", "attentions"} with attentions nested
 // [layer][head][query][key] (stdout unless --out), or the same [L, H, T, T]
 // tensor as float32 .npy (--out needed), or a one-file HTML page that shows it
 // in the <attention-view> widget (html_page.h; --view head|model|matrix).
@@ -25,6 +31,7 @@
 #include "cli/ids.h"
 #include "cli/npy.h"
 #include "cli/seq2seq.h"
+#include "analysis/head_ablation.h"
 #include "model/directory.h"
 #include "pipeline/text_model.h"
 
@@ -35,7 +42,12 @@ const char* const kUsage =
     "usage: attnplay attention --model DIR (--text TEXT | --file PATH) [--pair TEXT] [--format json|npy|html] [--view head|model|matrix] [--out FILE]\n"
     "       attnplay attention --model DIR --ids 1,2,3 [--type-ids 0,0,1] [--format json|npy|html] [--view head|model|matrix] [--out FILE]\n"
     "       attnplay attention --model ENCODER_DECODER_DIR (--text TEXT | --file PATH | --ids 1,2,3)\n"
-    "                          [--target TEXT | --decoder-ids 4,5,6] [--out FILE]\n";
+    "                          [--target TEXT | --decoder-ids 4,5,6] [--out FILE]\n"
+    "  options of the first two forms (JSON adds them; 0-based layers and heads):\n"
+    "    --ablate L:H[,L:H...]  knock these heads out    --ablation zero|mean  (default zero)\n"
+    "    --top-k K   \"top_k\": the K best next tokens per position (BERT: per [MASK])\n"
+    "    --loss      \"token_loss\": -log p(next token) per position (causal models)\n"
+    "    --rank-heads  \"head_ranking\": every head by the loss increase its ablation causes\n";
 
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -50,6 +62,8 @@ int run_attention(const Args& args) {
   std::optional<std::string> text, pair, target;
   std::vector<std::int32_t> decoder_ids;
   ForwardRequest request;
+  std::string ablation = "zero";
+  bool rank_heads = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const bool has_value = i + 1 < args.size();
     if (args[i] == "--model" && has_value) {
@@ -74,6 +88,18 @@ int run_attention(const Args& args) {
       view = args[++i];
     } else if (args[i] == "--out" && has_value) {
       out_path = args[++i];
+    } else if (args[i] == "--ablate" && has_value) {
+      request.ablate = parse_heads(args[++i], "--ablate");
+    } else if (args[i] == "--ablation" && has_value) {
+      ablation = args[++i];
+    } else if (args[i] == "--top-k" && has_value) {
+      const std::vector<std::int32_t> k = parse_ids(args[++i], "--top-k");
+      if (k.size() != 1 || k[0] < 1) throw std::invalid_argument("--top-k: give one number from 1");
+      request.top_k = k[0];
+    } else if (args[i] == "--loss") {
+      request.token_loss = true;
+    } else if (args[i] == "--rank-heads") {
+      rank_heads = true;
     } else {
       std::cerr << "attnplay attention: unknown or incomplete argument '" << args[i] << "'\n" << kUsage;
       return 2;
@@ -85,9 +111,23 @@ int run_attention(const Args& args) {
     std::cerr << kUsage << "(--model and either text or --ids are required; --format npy needs --out; --view is head, model or matrix)\n";
     return 2;
   }
+  if (ablation != "zero" && ablation != "mean") {
+    std::cerr << "attnplay attention: --ablation is zero or mean, not '" << ablation << "'\n";
+    return 2;
+  }
+  request.ablation = ablation == "mean" ? AblationMode::mean : AblationMode::zero;
+  const bool analysis = !request.ablate.empty() || request.top_k > 0 || request.token_loss || rank_heads;
+  if (analysis && format != "json" && (request.top_k > 0 || request.token_loss || rank_heads)) {
+    std::cerr << "attnplay attention: --top-k, --loss and --rank-heads add to the JSON output (--format json)\n";
+    return 2;
+  }
 
   const ModelFiles files = read_model_directory(dir);
   if (is_encoder_decoder_config(files.config_json)) {
+    if (analysis) {
+      std::cerr << "attnplay attention: --ablate, --top-k, --loss and --rank-heads are for GPT-style, Llama-family and BERT models\n";
+      return 2;
+    }
     if (format != "json" || pair || !request.type_ids.empty() || (target && !decoder_ids.empty())) {
       std::cerr << kUsage << "(an encoder-decoder takes --format json only, no --pair or --type-ids, and one of --target or --decoder-ids)\n";
       return 2;
@@ -105,11 +145,36 @@ int run_attention(const Args& args) {
     return 2;
   }
   const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer.value_or(""));
+  const bool causal = model.model().config().causal();
+  if (!causal && request.token_loss) {
+    std::cerr << "attnplay attention: --loss is for causal models (BERT's [MASK] positions have no true token to score); "
+                 "--rank-heads scores BERT's own predictions\n";
+    return 2;
+  }
+  // BERT predicts (top-k) and is ranked at its [MASK] ids.
+  const auto mask_positions_of = [&](const std::vector<std::int32_t>& ids) {
+    const std::optional<std::int32_t> mask = model.tokenizer() ? model.tokenizer()->token_to_id("[MASK]") : std::nullopt;
+    if (!mask) throw std::invalid_argument("this BERT folder's tokenizer has no [MASK] token to predict");
+    std::vector<int> positions;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      if (ids[i] == *mask) positions.push_back(static_cast<int>(i));
+    }
+    return positions;
+  };
   std::optional<RunResult> run;
   if (text) {
-    run = model.run(*text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, RunOptions{});
+    RunOptions options;
+    options.top_k = request.top_k;
+    options.ablate = request.ablate;
+    options.ablation = request.ablation;
+    options.token_loss = request.token_loss;
+    run = model.run(*text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, options);
     request.ids = run->encoding.ids();
     request.type_ids = run->encoding.type_ids();
+    if (!causal && (request.top_k > 0 || rank_heads)) request.mask_positions = mask_positions_of(request.ids);
+  } else if (!causal && (request.top_k > 0 || rank_heads)) {
+    request.mask_positions = mask_positions_of(request.ids);
+    if (request.mask_positions.empty()) request.top_k = 0;  // nothing to fill, as for text
   }
   const ForwardResult result = run ? std::move(run->forward) : model.model().forward(request);  // attentions [L, H, T, T]
 
@@ -168,6 +233,36 @@ int run_attention(const Args& args) {
     out["input_tokens"] = run->input_tokens;
   }
   out["attentions"] = std::move(attentions);
+  if (!request.ablate.empty()) {
+    nlohmann::ordered_json heads = nlohmann::ordered_json::array();
+    for (const ForwardRequest::Head& h : request.ablate) heads.push_back({h.layer, h.head});
+    out["ablate"] = std::move(heads);
+    out["ablation"] = ablation;
+  }
+  if (!causal && (request.top_k > 0 || rank_heads)) out["mask_positions"] = request.mask_positions;
+  if (request.top_k > 0) {
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (std::size_t r = 0; r < result.top_k.size(); ++r) {
+      const TopK& row = result.top_k[r];
+      nlohmann::ordered_json entry = {{"ids", row.ids}, {"probabilities", row.probabilities}};
+      if (run) {
+        const auto first = run->top_k_displays.begin() + static_cast<std::ptrdiff_t>(r * row.ids.size());
+        entry["tokens"] = std::vector<std::string>(first, first + static_cast<std::ptrdiff_t>(row.ids.size()));
+      }
+      rows.push_back(std::move(entry));
+    }
+    out["top_k"] = std::move(rows);
+  }
+  if (request.token_loss) out["token_loss"] = result.token_loss;
+  if (rank_heads) {
+    const HeadAblationRanking ranking = rank_heads_by_ablation(model.model(), request, request.ablation);
+    nlohmann::ordered_json heads = nlohmann::ordered_json::array();
+    for (const HeadAblationEffect& e : ranking.heads) {
+      heads.push_back({{"layer", e.layer}, {"head", e.head}, {"loss", e.loss}, {"delta", e.delta}});
+    }
+    out["head_ranking"] = {{"mode", ablation}, {"base_loss", ranking.base_loss}, {"heads", std::move(heads)}};
+    if (!causal) out["head_ranking"]["mask_labels"] = ranking.mask_labels;
+  }
   if (out_path.empty()) {
     std::cout << out.dump() << "\n";
   } else {

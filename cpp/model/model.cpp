@@ -33,20 +33,33 @@ void activate(MatrixRef x, Activation activation) {
   }
 }
 
-// The k most probable entries of softmax(logits) (one row), best first (ties:
-// lower id first). One pass keeps the k best in order (k is small); the
-// softmax denominator uses fast_exp, which vectorizes.
-TopK top_k_of(const float* logits, int vocab, int k) {
-  k = std::min(k, vocab);
-  if (k <= 0) return {};
-  const float max = *std::max_element(logits, logits + vocab);
-  float lanes[8] = {};  // eight partial sums, so that the loop vectorizes
+// The max and the softmax denominator Σ exp(logit - max) of one row of
+// logits. fast_exp in eight partial sums, so that the loop vectorizes.
+struct SoftmaxNorm {
+  float max = 0, sum = 0;
+};
+SoftmaxNorm softmax_norm(const float* logits, int vocab) {
+  SoftmaxNorm n;
+  n.max = *std::max_element(logits, logits + vocab);
+  float lanes[8] = {};
   int tail = 0;
   for (; tail + 8 <= vocab; tail += 8)
-    for (int j = 0; j < 8; ++j) lanes[j] += fast_exp(logits[tail + j] - max);
-  float sum = 0;
-  for (; tail < vocab; ++tail) sum += fast_exp(logits[tail] - max);
-  for (const float lane : lanes) sum += lane;
+    for (int j = 0; j < 8; ++j) lanes[j] += fast_exp(logits[tail + j] - n.max);
+  for (; tail < vocab; ++tail) n.sum += fast_exp(logits[tail] - n.max);
+  for (const float lane : lanes) n.sum += lane;
+  return n;
+}
+
+// -log softmax(logits)[target] (one row), given the row's softmax_norm.
+float token_loss_of(const float* logits, const SoftmaxNorm& n, std::int32_t target) {
+  return std::log(n.sum) - (logits[target] - n.max);
+}
+
+// The k most probable entries of softmax(logits) (one row, its softmax_norm
+// n), best first (ties: lower id first). One pass keeps the k best in order (k is small).
+TopK top_k_of(const float* logits, int vocab, int k, const SoftmaxNorm& n) {
+  k = std::min(k, vocab);
+  if (k <= 0) return {};
   std::vector<std::int32_t> best;  // ids, best first
   best.reserve(static_cast<std::size_t>(k) + 1);
   for (int i = 0; i < vocab; ++i) {
@@ -59,7 +72,7 @@ TopK top_k_of(const float* logits, int vocab, int k) {
   TopK top;
   for (const std::int32_t id : best) {
     top.ids.push_back(id);
-    top.probabilities.push_back(fast_exp(logits[id] - max) / sum);
+    top.probabilities.push_back(fast_exp(logits[id] - n.max) / n.sum);
   }
   return top;
 }
@@ -111,6 +124,32 @@ void validate(const ModelConfig& c, const ModelWeights& weights, const ForwardRe
                 " layers of " + std::to_string(H) + " heads");
   }
   if (request.top_k < 0) bad_request("top_k must not be negative");
+  for (const ForwardRequest::Head& head : request.ablate) {
+    if (head.layer < 0 || head.layer >= L || head.head < 0 || head.head >= H) {
+      bad_request("ablated head " + std::to_string(head.layer) + ":" + std::to_string(head.head) +
+                  " (layer:head, from 0) does not exist: the model has " + std::to_string(L) + " layers of " +
+                  std::to_string(H) + " heads");
+    }
+  }
+  if (request.token_loss && request.last_logits_only) {
+    bad_request("the per-token loss needs the logits of every position, not the last only");
+  }
+  if (c.causal() && !request.mask_labels.empty()) {
+    bad_request("mask labels are for BERT; " + family_name(c) + "'s loss is that of each next token");
+  }
+  if (!c.causal() && request.token_loss) {
+    if (request.mask_labels.size() != request.mask_positions.size()) {
+      bad_request("BERT's per-token loss needs one true token per mask position: " +
+                  std::to_string(request.mask_labels.size()) + " labels for " +
+                  std::to_string(request.mask_positions.size()) + " mask positions");
+    }
+    for (const std::int32_t id : request.mask_labels) {
+      if (id < 0 || id >= c.vocab_size) {
+        bad_request("mask label " + std::to_string(id) + " is outside the vocabulary (0.." +
+                    std::to_string(c.vocab_size - 1) + ")");
+      }
+    }
+  }
   if (!request.mask_positions.empty()) {
     if (c.causal()) {
       bad_request("mask positions are for BERT; " + family_name(c) + " predicts the next token at every position");
@@ -210,7 +249,27 @@ class Pass {
                 result_.attentions.begin() + (static_cast<std::ptrdiff_t>(layer) * H + h) * weights.size());
     }
     if (traced_layer) result_.trace = std::move(t.heads[static_cast<std::size_t>(request_.trace->head)]);
+    ablate(t.concat, layer);
     return linear(t.concat, b.attention_out.w, b.attention_out.b);  // [T, d]
+  }
+
+  // The request's ablated heads of this layer: their slices z [T, d_k] of
+  // concat [T, H·d_k] set to zero, or every row of z to its column mean.
+  // Plain loops: this runs once per ablated head, and Eigen's reductions
+  // here would only add code to the page's download.
+  void ablate(Matrix& concat, int layer) const {
+    const int dk = static_cast<int>(concat.cols()) / c_.heads;
+    const int T = static_cast<int>(concat.rows());
+    std::vector<double> mean(static_cast<std::size_t>(dk));  // [d_k]
+    for (const ForwardRequest::Head& head : request_.ablate) {
+      if (head.layer != layer) continue;
+      float* z = concat.data() + static_cast<std::ptrdiff_t>(head.head) * dk;  // row t at z + t·(H·d_k)
+      std::fill(mean.begin(), mean.end(), 0.0);
+      for (int t = 0; request_.ablation == AblationMode::mean && t < T; ++t)
+        for (int j = 0; j < dk; ++j) mean[j] += z[t * concat.cols() + j] / T;
+      for (int t = 0; t < T; ++t)
+        for (int j = 0; j < dk; ++j) z[t * concat.cols() + j] = static_cast<float>(mean[j]);
+    }
   }
 
   // MLP sub-layer: x [T, d] -> [T, d]; act(x·W_in) or SwiGLU act(x·W_gate) ⊙ x·W_up, then W_out.
@@ -231,9 +290,10 @@ class Pass {
   }
 
   // Next-token logits [T, V] = h·Eᵀ and/or top-k at every position (or the
-  // last only), in chunks of rows to bound memory when only top-k is wanted.
+  // last only) and/or the loss of each next token, in chunks of rows to bound
+  // memory when only top-k or the loss is wanted.
   void next_token_head(const Matrix& h) {
-    if (!request_.logits && request_.top_k == 0) return;
+    if (!request_.logits && request_.top_k == 0 && !request_.token_loss) return;
     const WeightMatrix& unembedding = w_.unembedding();  // [V, d]
     const int V = c_.vocab_size;
     const int first = request_.last_logits_only ? T_ - 1 : 0;
@@ -243,8 +303,13 @@ class Pass {
       const int n = std::min(kChunk, T_ - start);
       const Matrix chunk = linear(h.middleRows(start, n), unembedding);  // [n, V]
       if (request_.logits) result_.logits.middleRows(start - first, n) = chunk;
-      for (int i = 0; request_.top_k > 0 && i < n; ++i) {
-        result_.top_k.push_back(top_k_of(chunk.row(i).data(), V, request_.top_k));
+      for (int i = 0; (request_.top_k > 0 || request_.token_loss) && i < n; ++i) {
+        const float* row = chunk.row(i).data();
+        const SoftmaxNorm norm = softmax_norm(row, V);
+        if (request_.top_k > 0) result_.top_k.push_back(top_k_of(row, V, request_.top_k, norm));
+        if (request_.token_loss && start + i + 1 < T_) {  // position start + i predicts the next id
+          result_.token_loss.push_back(token_loss_of(row, norm, request_.ids[start + i + 1]));
+        }
       }
     }
   }
@@ -256,8 +321,11 @@ class Pass {
     Matrix x(M, c_.width);  // [M, d]
     for (int m = 0; m < M; ++m) x.row(m) = h.row(request_.mask_positions[m]);
     Matrix logits = masked_lm_logits(c_, w_, x);  // [M, V]
-    for (int m = 0; request_.top_k > 0 && m < M; ++m) {
-      result_.top_k.push_back(top_k_of(logits.row(m).data(), c_.vocab_size, request_.top_k));
+    for (int m = 0; (request_.top_k > 0 || request_.token_loss) && m < M; ++m) {
+      const float* row = logits.row(m).data();
+      const SoftmaxNorm norm = softmax_norm(row, c_.vocab_size);
+      if (request_.top_k > 0) result_.top_k.push_back(top_k_of(row, c_.vocab_size, request_.top_k, norm));
+      if (request_.token_loss) result_.token_loss.push_back(token_loss_of(row, norm, request_.mask_labels[m]));
     }
     if (request_.logits) result_.logits = std::move(logits);
   }
@@ -414,6 +482,10 @@ ForwardResult Model::forward(const ForwardRequest& request, KvCache& cache) cons
   if (!request.type_ids.empty() || !request.attention_mask.empty()) {
     bad_request("type ids and padding masks cannot be used with a KV cache");
   }
+  if (!request.ablate.empty() && request.ablation == AblationMode::mean) {
+    bad_request("mean ablation averages a head over the whole text, which a KV cache never sees at once; "
+                "use zero ablation when generating");
+  }
   if (!cache.keys.empty() && static_cast<int>(cache.keys.size()) != config_.layers) {
     bad_request("the KV cache belongs to a model of " + std::to_string(cache.keys.size()) + " layers");
   }
@@ -460,7 +532,10 @@ std::vector<TopK> Model::read_out(const Matrix& x, bool final_norm_applied, int 
                                                                        config_.norm_eps);  // [n, d]
       logits = linear(h, weights_.unembedding());
     }
-    for (Eigen::Index i = 0; i < n; ++i) out.push_back(top_k_of(logits.row(i).data(), V, k));
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const float* row = logits.row(i).data();
+      out.push_back(top_k_of(row, V, k, softmax_norm(row, V)));
+    }
   }
   return out;
 }

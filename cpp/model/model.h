@@ -5,7 +5,8 @@
 // full trace (q, k, v, pre-softmax scores; with RoPE also q and k before the
 // rotation and the rotation's frequencies), the hidden states, the logits;
 // the causal families' next-token distribution at every position, BERT's
-// predictions at masked positions.
+// predictions at masked positions; heads knocked out (ablation) and the loss of
+// each token of the text.
 // Not here: tokenization (tokenizer/), reading files (model/directory.h, native
 // only), bindings or output formats.
 #pragma once
@@ -21,6 +22,12 @@
 
 namespace attnplay {
 
+// What an ablated head's output becomes (ForwardRequest::ablate).
+enum class AblationMode {
+  zero,  // zero at every position
+  mean,  // at every position, its mean over the T positions of this pass
+};
+
 struct ForwardRequest {
   std::vector<std::int32_t> ids;          // [T] token ids
   std::vector<std::int32_t> type_ids;     // [T] BERT segment ids; empty = all 0 (causal models: must be empty or 0)
@@ -35,6 +42,19 @@ struct ForwardRequest {
   bool last_logits_only = false;          // causal: logits and top-k of the last position only ([1, V])
   int top_k = 0;                          // top-k predictions (causal: every position; BERT: mask_positions)
   std::vector<int> mask_positions;        // BERT: positions to predict (needs the MLM head)
+  // Heads knocked out (layer, query head; with GQA the shared key/value head
+  // serves the other query heads unchanged). A head's output is its slice
+  // z = A·V [T, d_k] of the concatenated heads, before the output projection;
+  // zero ablation sets z to 0, mean ablation sets every row of z to
+  // (1/T)·Σ_t z[t], the mean over this pass's T positions (all of them, also
+  // later ones in a causal model). The head's own attention weights are
+  // reported as computed; later layers see the ablated residual stream.
+  std::vector<Head> ablate;
+  AblationMode ablation = AblationMode::zero;
+  // Per-token loss, -log p(true token): causal: [T - 1], position i predicting
+  // ids[i + 1]; BERT: [M], mask position m predicting mask_labels[m].
+  bool token_loss = false;
+  std::vector<std::int32_t> mask_labels;  // BERT: [M] the true token at each mask position
 };
 
 // The k most probable tokens of a softmax over the vocabulary, best first.
@@ -66,6 +86,7 @@ struct ForwardResult {
   std::vector<Matrix> hidden_states;
   Matrix logits;                          // [T, V] (causal) or [M, V] (BERT), when requested
   std::vector<TopK> top_k;                // one per position (causal) or mask position (BERT)
+  std::vector<float> token_loss;          // [T - 1] (causal) or [M] (BERT), when requested
 
   // Weight of (layer, head, query, key).
   float attention(int layer, int head, int query, int key) const {
@@ -108,7 +129,8 @@ class Model {
   // positions cache.length()...), attending to the cached keys and values
   // without recomputing them, and appends the new ones: each generated token
   // costs one token's work. Causal families only; no type ids, padding mask or
-  // mask positions. Attentions are [L, H, T, cache.length() + T].
+  // mask positions; zero ablation only (the mean over positions needs the
+  // whole text in one pass). Attentions are [L, H, T, cache.length() + T].
   ForwardResult forward(const ForwardRequest& request, KvCache& cache) const;
 
   // The output head applied to any residual stream x [N, d] (the logit lens):

@@ -61,6 +61,9 @@ RunResult TextModel::run(std::string_view text, std::optional<std::string_view> 
   request.trace = options.trace;
   request.hidden_states = options.hidden_states;
   request.top_k = options.top_k;
+  request.ablate = options.ablate;
+  request.ablation = options.ablation;
+  request.token_loss = options.token_loss;
   if (!model_.config().causal() && options.top_k > 0 && model_.has_mlm_head()) {
     if (const auto mask = tokenizer_->token_to_id("[MASK]")) {
       for (std::size_t i = 0; i < tokens.size(); ++i) {

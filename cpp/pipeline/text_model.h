@@ -20,6 +20,9 @@ struct RunOptions {
   std::optional<ForwardRequest::Head> trace;  // keep q, k, v, scores of this head
   bool hidden_states = false;
   int top_k = 0;  // GPT-2: next token at every position; BERT: fills at [MASK] positions
+  std::vector<ForwardRequest::Head> ablate;   // heads knocked out (ForwardRequest::ablate)
+  AblationMode ablation = AblationMode::zero;
+  bool token_loss = false;  // causal: the loss of each next token (BERT has no true tokens at [MASK])
 };
 
 struct RunResult {

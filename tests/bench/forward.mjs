@@ -20,12 +20,24 @@ export const GPT2_SMALL = { n_layer: 12, n_head: 12, n_embd: 768, n_positions: 1
 const LENGTHS = [128, 512];
 const REPEATS = 3;
 // Shipped models are timed on the first SHIPPED_TOKENS tokens of this text (the live-typing budget).
-const SHIPPED_TOKENS = 64;
-const SHIPPED_TEXT = 'It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in want '
+export const SHIPPED_TOKENS = 64;
+export const SHIPPED_TEXT = 'It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in want '
   + 'of a wife. However little known the feelings or views of such a man may be on his first entering a neighbourhood, '
   + 'this truth is so well fixed in the minds of the surrounding families, that he is considered as the rightful '
   + 'property of some one or other of their daughters.';
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** The shipped models that exist in models/, each loaded with the first SHIPPED_TOKENS ids of SHIPPED_TEXT: { name, model, ids } (the caller disposes each model). */
+export async function* shippedModels(engine) {
+  for (const name of ['austen-gpt', 'austen-bert']) {
+    const folder = new URL(`../../models/${name}/`, import.meta.url);
+    if (!existsSync(new URL('model.safetensors', folder))) continue;
+    const model = await engine.loadModel({ config: readFileSync(new URL('config.json', folder), 'utf8'), weights: readFileSync(new URL('model.safetensors', folder)), tokenizer: readFileSync(new URL('tokenizer.json', folder), 'utf8') });
+    const ids = model.run(SHIPPED_TEXT).tokens.map((t) => t.id).slice(0, SHIPPED_TOKENS);
+    if (ids.length !== SHIPPED_TOKENS) throw new Error(`${name}: the benchmark text gives only ${ids.length} tokens`);
+    yield { name, model, ids };
+  }
+}
 
 function halfToFloat(h) {
   const sign = h & 0x8000 ? -1 : 1;
@@ -125,12 +137,7 @@ export const forward = {
       tf.dispose(Object.values(weights));
 
       const shipped = [];
-      for (const name of ['austen-gpt', 'austen-bert']) {
-        const folder = new URL(`../../models/${name}/`, import.meta.url);
-        if (!existsSync(new URL('model.safetensors', folder))) continue;
-        const m = await engine.loadModel({ config: readFileSync(new URL('config.json', folder), 'utf8'), weights: readFileSync(new URL('model.safetensors', folder)), tokenizer: readFileSync(new URL('tokenizer.json', folder), 'utf8') });
-        const ids = m.run(SHIPPED_TEXT).tokens.map((t) => t.id).slice(0, SHIPPED_TOKENS);
-        if (ids.length !== SHIPPED_TOKENS) throw new Error(`${name}: the benchmark text gives only ${ids.length} tokens`);
+      for await (const { name, model: m, ids } of shippedModels(engine)) {
         const ms = Array.from({ length: 7 }, () => { const s = performance.now(); m.forward(ids, { topK: 5, ...(m.config.causal ? {} : { typeIds: ids.map(() => 0), maskPositions: [5] }) }); return performance.now() - s; });
         shipped.push({ name, tokens: ids.length, ms: median(ms) });
         m.dispose();

@@ -9,6 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
+import { ablation } from './ablation.mjs';
 import { analysis } from './analysis.mjs';
 import { gemm } from './gemm.mjs';
 import { hubPage } from './hub-page.mjs';
@@ -19,7 +20,7 @@ import { payload } from './payload.mjs';
 import { tokenizer } from './tokenizer.mjs';
 import { weightsGemm } from './weights-gemm.mjs';
 
-const SECTIONS = [gemm, weightsGemm, payload, forward, llama, qwenMemory, tokenizer, page, hubPage, analysis];
+const SECTIONS = [gemm, weightsGemm, payload, forward, ablation, llama, qwenMemory, tokenizer, page, hubPage, analysis];
 
 const resultsPath = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 const wanted = process.argv.slice(2);

@@ -12,13 +12,14 @@ test('every field survives the URL round trip', () => {
   const state = {
     model: 'hf:EleutherAI/pythia-160m@step1000', hub: 'http://mirror.test/hf', text: 'Emma was handsome, clever & rich? #1 100%', textB: 'She was <b>not</b> amused.',
     target: 'la zone économique <b>européenne</b> & 100%', view: 'neuron', part: 'decoder', layer: 3, heads: [0, 5, 7], token: 12, threshold: 0.05, prune: 0.9,
-    filter: 'a-b', hideSpecial: true, words: true, theme: 'dark', step: 6,
+    filter: 'a-b', hideSpecial: true, words: true, theme: 'dark', step: 6, ablate: [[0, 3], [2, 1]], ablation: 'mean',
     gen: '12:t0.8:k40:p0.9:s7', genStep: 3, compareText: "The animal didn't cross the street because it was too <b>wide</b>",
   };
   assert.deepEqual(decodeState(`#${encodeState(state)}`), state);
   assert.equal(encodeState(DEFAULT_STATE), '');
   assert.deepEqual(decodeState(''), { ...DEFAULT_STATE });
   assert.deepEqual(decodeState(encodeState({ ...DEFAULT_STATE, heads: [] })).heads, []);
+  assert.equal(encodeState({ ...DEFAULT_STATE, ablate: [[1, 0], [0, 3]] }), 'ablate=1%3A0%2C0%3A3');
 });
 
 test('invalid values fall back to defaults', () => {
@@ -34,6 +35,8 @@ test('invalid values fall back to defaults', () => {
   const g = decodeState('genStep=0&gen=');
   assert.equal(g.genStep, null);
   assert.equal(g.gen, null);
+  for (const bad of ['0:a', '1', '-1:2', '0:1;1:2']) assert.deepEqual(decodeState(`ablate=${encodeURIComponent(bad)}&ablation=max`).ablate, []);
+  assert.equal(decodeState('ablation=max').ablation, 'zero');
 });
 
 test('the store notifies with the keys that changed', () => {

@@ -1,0 +1,150 @@
+// The ablation view in headless Chromium. On the playground (default model
+// austen-gpt): clicking a head in the layer × head grid knocks it out, and the
+// predictions shown before → after, the per-token loss change and the head
+// view's attention of later layers equal what the engine computes in Node for
+// the same text with and without that head (an independent path: no worker,
+// no page); "Most important heads" lists the engine's ranking. The widget's
+// `ablate` and `ablation` attributes knock heads out in the ablation view
+// and in the head view (its attention equals Node's ablated pass), and a bad
+// attribute gets a readable status.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { after, before, test } from 'node:test';
+
+import { createEngine } from '../../dist/engine.js';
+import { newPage, openBrowser, resultsDir } from './browser.mjs';
+
+const modelsDir = fileURLToPath(new URL('../golden/models/', import.meta.url));
+const fixturesDir = fileURLToPath(new URL('./fixtures/', import.meta.url));
+const shippedDir = fileURLToPath(new URL('../../models/', import.meta.url));
+const TEXT = 'She was not in the least surprised. She was not in the least surprised.';
+let session;
+let engine;
+
+before(async () => {
+  session = await openBrowser({ mounts: { '/test-models/': modelsDir, '/fixtures/': fixturesDir } });
+  engine = await createEngine();
+});
+after(async () => {
+  await session?.close();
+});
+
+async function loadModel(dir) {
+  return engine.loadModel({
+    config: readFileSync(`${dir}config.json`, 'utf8'),
+    weights: readFileSync(`${dir}model.safetensors`),
+    tokenizer: readFileSync(`${dir}tokenizer.json`, 'utf8'),
+  });
+}
+
+/** The top-k row of a run at `row` as [{ id, probability }]. */
+function topRow(run, row) {
+  const k = run.topK.shape[1];
+  return Array.from({ length: k }, (_, j) => ({ id: run.topK.ids[row * k + j], probability: run.topK.probabilities[row * k + j] }));
+}
+
+const shown = (page) => page.evaluate(() => {
+  const view = document.querySelector('ablation-view');
+  return {
+    rows: [...view.querySelectorAll('.ablation-shift tr[data-id]')].map((tr) => ({
+      id: Number(tr.dataset.id), token: tr.querySelector('.prediction-token').textContent,
+      before: tr.querySelector('.before').textContent, after: tr.querySelector('.after').textContent,
+    })),
+    changes: [...view.querySelectorAll('.ablation-token')].map((span) => span.dataset.change ?? null),
+    pressed: [...view.querySelectorAll('.ablation-head[aria-pressed="true"]')].map((b) => `${b.dataset.layer}:${b.dataset.head}`),
+    attentions: Array.from(view.result.attentions.data), // the result the page hands every view
+  };
+});
+const percent = (p) => `${(100 * p).toFixed(1)}%`;
+
+test('clicking a head in the ablation view changes the predictions to the engine\'s for that ablation', async () => {
+  const model = await loadModel(`${shippedDir}austen-gpt/`);
+  const { page, errors } = await newPage(session.browser);
+  await page.goto(`${session.url}#view=ablation&text=${encodeURIComponent(TEXT)}`);
+  await page.waitForSelector('ablation-view .ablation-shift', { timeout: 60000 });
+  const runs = await page.evaluate(() => Number(document.body.dataset.run));
+  await page.click('ablation-view .ablation-head[data-layer="1"][data-head="0"]');
+  await page.waitForFunction((n) => Number(document.body.dataset.run) > n && document.querySelector('ablation-view .ablation-head[aria-pressed="true"]'), runs, { timeout: 30000 });
+  const page1 = await shown(page);
+  assert.deepEqual(page1.pressed, ['1:0']);
+
+  const intact = model.run(TEXT, { topK: 5, tokenLoss: true });
+  const ablated = model.run(TEXT, { topK: 5, tokenLoss: true, ablate: [{ layer: 1, head: 0 }] });
+  const last = intact.tokens.length - 1;
+  const before = new Map(topRow(intact, last).map((e) => [e.id, e.probability]));
+  const afterRow = topRow(ablated, last);
+  assert.deepEqual(page1.rows.filter((r) => r.after !== '—').map((r) => r.id).sort(), afterRow.map((e) => e.id).sort());
+  for (const e of afterRow) {
+    const row = page1.rows.find((r) => r.id === e.id);
+    assert.equal(row.after, percent(e.probability), `after of ${row.token}`);
+    if (before.has(e.id)) assert.equal(row.before, percent(before.get(e.id)), `before of ${row.token}`);
+  }
+  assert.ok(afterRow.some((e, i) => Math.abs(e.probability - topRow(intact, last)[i].probability) > 1e-3), 'the head matters here');
+  // The loss strip: token i + 1 carries the change of its loss.
+  page1.changes.slice(1).forEach((change, i) => {
+    assert.ok(Math.abs(Number(change) - (ablated.tokenLoss[i] - intact.tokenLoss[i])) < 1e-3, `loss change of token ${i + 1}`);
+  });
+  // Every view draws the ablated model's attention, as Node computes it.
+  assert.equal(page1.attentions.length, ablated.attentions.data.length);
+  let diff = 0;
+  page1.attentions.forEach((w, i) => { diff = Math.max(diff, Math.abs(w - ablated.attentions.data[i])); });
+  assert.ok(diff < 1e-6, `head view attention vs Node: ${diff}`);
+
+  // Most important heads: the engine's ranking, best first.
+  await page.click('ablation-view button[name="rank"]');
+  await page.waitForSelector('ablation-view .ablation-ranking li', { timeout: 30000 });
+  const listed = await page.evaluate(() => [...document.querySelectorAll('ablation-view .ablation-ranking li')].map((li) => `${li.dataset.layer}:${li.dataset.head}`));
+  const ranking = model.rankHeads(intact.tokens.map((t) => t.id));
+  assert.deepEqual(listed, ranking.heads.slice(0, listed.length).map((e) => `${e.layer}:${e.head}`));
+  await page.screenshot({ path: `${resultsDir}ablation-view.png`, fullPage: true });
+  model.dispose();
+  assert.deepEqual(errors, []);
+});
+
+test('the widget\'s ablate and ablation attributes knock heads out in the ablation and head views', async () => {
+  const model = await loadModel(`${modelsDir}gpt2-l2-h12-k8-f16/`);
+  const { page, errors } = await newPage(session.browser);
+  await page.goto(`${session.url}fixtures/widget-ablation.html`);
+  await page.waitForFunction(() => ['ablation', 'head', 'bad'].every((id) => document.getElementById(id).dataset.state === 'ready' || document.getElementById(id).dataset.state === 'error'), null, { timeout: 60000 });
+  await page.waitForFunction(() => document.getElementById('ablation').shadowRoot.querySelector('ablation-view .ablation-shift'), null, { timeout: 30000 });
+  const widget = await page.evaluate(() => {
+    const view = document.getElementById('ablation').shadowRoot.querySelector('ablation-view');
+    return {
+      pressed: [...view.querySelectorAll('.ablation-head[aria-pressed="true"]')].map((b) => `${b.dataset.layer}:${b.dataset.head}`),
+      mode: view.querySelector('select[name="ablation"]').value,
+      after: view.result.ablation.after.predictions.at(-1).top.map((t) => [t.id, t.probability]),
+      property: document.getElementById('ablation').ablate,
+      head: Array.from(document.getElementById('head').result.attentions.data),
+      bad: document.getElementById('bad').shadowRoot.querySelector('.status').textContent,
+    };
+  });
+  assert.deepEqual(widget.pressed, ['0:3', '1:11']);
+  assert.equal(widget.mode, 'mean');
+  assert.equal(widget.property, '0:3,1:11');
+  const text = 'The cat sat. The cat sat.';
+  const mean = model.run(text, { topK: 5, ablate: [{ layer: 0, head: 3 }, { layer: 1, head: 11 }], ablation: 'mean' });
+  const want = topRow(mean, mean.tokens.length - 1);
+  widget.after.forEach(([id, p], i) => {
+    assert.equal(id, want[i].id);
+    assert.ok(Math.abs(p - want[i].probability) < 1e-6);
+  });
+  const zero = model.run(text, { ablate: [{ layer: 0, head: 3 }] });
+  const intact = model.run(text, {});
+  let diff = 0;
+  let moved = 0;
+  widget.head.forEach((w, i) => {
+    diff = Math.max(diff, Math.abs(w - zero.attentions.data[i]));
+    moved = Math.max(moved, Math.abs(w - intact.attentions.data[i]));
+  });
+  assert.ok(diff < 1e-6, `head-view widget vs Node's ablated pass: ${diff}`);
+  assert.ok(moved > 1e-3, 'layer 2 attention moved with the ablation');
+  assert.match(widget.bad, /The ablate attribute: "0-3" is not LAYER:HEAD/);
+  // The attribute follows: removing it restores the intact model.
+  await page.evaluate(() => document.getElementById('head').removeAttribute('ablate'));
+  await page.waitForFunction(() => document.getElementById('head').runs >= 2, null, { timeout: 30000 });
+  const restored = await page.evaluate(() => Array.from(document.getElementById('head').result.attentions.data));
+  assert.ok(restored.every((w, i) => Math.abs(w - intact.attentions.data[i]) < 1e-6));
+  model.dispose();
+  assert.deepEqual(errors, []);
+});

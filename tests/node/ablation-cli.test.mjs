@@ -1,0 +1,81 @@
+// `attnplay attention --ablate L:H,... [--ablation zero|mean] --top-k K --loss
+// --rank-heads` on the golden checkpoints against the PyTorch ablation goldens
+// (tests/golden/make_ablation_goldens.py): top-k probabilities within 1e-5,
+// the per-token loss within 1e-5 relative; and its errors for bad heads and
+// options.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+
+import { maxAbsDiff } from './model-golden.mjs';
+
+const cli = fileURLToPath(new URL('../../build/native/attnplay', import.meta.url));
+const dirOf = (name) => fileURLToPath(new URL(`../golden/models/${name}`, import.meta.url));
+const ablationGolden = (name) => JSON.parse(readFileSync(new URL(`../golden/models/${name}/ablation.json`, import.meta.url), 'utf8'));
+const run = (args) => spawnSync(cli, args, { encoding: 'utf8', maxBuffer: 1 << 26 });
+const lossError = (ours, ref) => Math.max(...ref.map((r, i) => Math.abs(ours[i] - r) / Math.max(1, Math.abs(r))));
+
+for (const name of ['gpt2-l2-h12-k8-f16', 'llama-gqa-llama3-bf16', 'bert-l2-h2-k32-f32']) {
+  test(`attention --ablate matches the PyTorch ablation goldens: ${name}`, () => {
+    const g = ablationGolden(name);
+    const bert = 'mask_positions' in g;
+    for (const c of g.cases) {
+      const args = ['attention', '--model', dirOf(name), '--ids', g.ids.join(','), '--top-k', '5'];
+      if (bert) args.push('--type-ids', g.type_ids.join(','));
+      else args.push('--loss');
+      if (c.ablate.length) args.push('--ablate', c.ablate.map(([l, h]) => `${l}:${h}`).join(','), '--ablation', c.mode);
+      const r = run(args);
+      assert.equal(r.status, 0, r.stderr);
+      const out = JSON.parse(r.stdout);
+      assert.equal(out.top_k.length, c.top_k.length);
+      out.top_k.forEach((row, i) => {
+        assert.deepEqual(row.ids, c.top_k[i].ids);
+        assert.ok(maxAbsDiff(row.probabilities, c.top_k[i].probabilities) < 1e-5);
+      });
+      if (bert) assert.deepEqual(out.mask_positions, g.mask_positions);
+      else assert.ok(lossError(out.token_loss, c.token_loss) < 1e-5);
+      if (c.ablate.length) {
+        assert.deepEqual(out.ablate, c.ablate);
+        assert.equal(out.ablation, c.mode);
+      }
+    }
+  });
+}
+
+test('attention --rank-heads ranks every head by the golden loss increase', () => {
+  const g = ablationGolden('gpt2-l2-h12-k8-f16');
+  const r = run(['attention', '--model', dirOf('gpt2-l2-h12-k8-f16'), '--ids', g.ids.join(','), '--rank-heads']);
+  assert.equal(r.status, 0, r.stderr);
+  const ranking = JSON.parse(r.stdout).head_ranking;
+  assert.equal(ranking.heads.length, 2 * 12);
+  const mean = (v) => v.reduce((a, b) => a + b, 0) / v.length;
+  const intact = mean(g.cases[0].token_loss);
+  const single = g.cases.find((c) => c.ablate.length === 1 && c.mode === 'zero');
+  const entry = ranking.heads.find((e) => e.layer === single.ablate[0][0] && e.head === single.ablate[0][1]);
+  assert.ok(Math.abs(entry.delta - (mean(single.token_loss) - intact)) < 1e-5 * intact);
+  ranking.heads.slice(1).forEach((e, i) => assert.ok(e.delta <= ranking.heads[i].delta));
+});
+
+test('attention --ablate rejects bad heads and options with clear messages', () => {
+  const model = dirOf('gpt2-l2-h12-k8-f16');
+  const cases = [
+    [['--ablate', '2:0'], 1, /ablated head 2:0 \(layer:head, from 0\) does not exist: the model has 2 layers of 12 heads/],
+    [['--ablate', '0:12'], 1, /ablated head 0:12 .* 2 layers of 12 heads/],
+    [['--ablate', '1'], 1, /--ablate: '1' is not LAYER:HEAD/],
+    [['--ablate', '0:-1'], 1, /--ablate: '0:-1' is not LAYER:HEAD/],
+    [['--ablate', 'a:b'], 1, /is not LAYER:HEAD/],
+    [['--ablate', '0:1', '--ablation', 'max'], 2, /--ablation is zero or mean, not 'max'/],
+    [['--top-k', '0'], 1, /--top-k: give one number from 1/],
+    [['--top-k', '3', '--format', 'npy', '--out', '/dev/null'], 2, /add to the JSON output/],
+  ];
+  for (const [extra, status, message] of cases) {
+    const r = run(['attention', '--model', model, '--ids', '1,2,3', ...extra]);
+    assert.equal(r.status, status, `${extra.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+  }
+  const bert = run(['attention', '--model', dirOf('bert-l2-h2-k32-f32'), '--ids', '2,5,3', '--loss']);
+  assert.equal(bert.status, 2);
+  assert.match(bert.stderr, /--loss is for causal models/);
+});

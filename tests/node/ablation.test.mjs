@@ -1,0 +1,158 @@
+// Head ablation in WASM through the JS engine (dist/engine.js): zero and mean
+// ablation of GPT-2, BERT, Llama with GQA, Qwen3 and GPT-NeoX heads against the
+// PyTorch goldens of tests/golden/make_ablation_goldens.py (top-k, the last
+// row's distribution and the last layer's attention within 1e-5 absolute, the
+// per-token loss within 1e-5 relative), the head ranking against the goldens'
+// single-head losses, readable errors; and on the shipped austen-gpt, that
+// knocking out the heads heads.json labels "induction" stops the copying of a
+// repeated random sequence far more than knocking out a random other head.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { before, test } from 'node:test';
+
+import { AttnplayError, createEngine } from '../../dist/engine.js';
+import { maxAbsDiff, modelFiles } from './model-golden.mjs';
+
+const read = (path, encoding) => readFileSync(new URL(path, import.meta.url), encoding);
+const ablationGolden = (name) => JSON.parse(read(`../golden/models/${name}/ablation.json`, 'utf8'));
+const mean = (v) => v.reduce((a, b) => a + b, 0) / v.length;
+const lossError = (ours, ref) => Math.max(...ref.map((r, i) => Math.abs(ours[i] - r) / Math.max(1, Math.abs(r))));
+const heads = (pairs) => pairs.map(([layer, head]) => ({ layer, head }));
+
+function softmaxRow(logits, row) { // float64 softmax of one row of { data, shape: [N, V] }
+  const V = logits.shape[1];
+  const x = Array.from(logits.data.subarray(row * V, (row + 1) * V));
+  const max = Math.max(...x);
+  const e = x.map((v) => Math.exp(v - max));
+  const sum = e.reduce((a, b) => a + b, 0);
+  return e.map((v) => v / sum);
+}
+
+function textOptions(g) { // BERT: type ids, mask positions and labels
+  return 'mask_positions' in g ? { typeIds: g.type_ids, maskPositions: g.mask_positions, maskLabels: g.mask_labels } : {};
+}
+
+let engine;
+before(async () => {
+  engine = await createEngine();
+});
+
+for (const name of ['gpt2-l2-h12-k8-f16', 'bert-l2-h2-k32-f32', 'llama-gqa-llama3-bf16', 'qwen3-qknorm-bf16', 'pythia-parallel-f16']) {
+  test(`${name}: zero and mean ablation in WASM match PyTorch`, async () => {
+    const model = await engine.loadModel(modelFiles(name));
+    const g = ablationGolden(name);
+    try {
+      for (const c of g.cases) {
+        const at = `${JSON.stringify(c.ablate)} ${c.mode}`;
+        const r = model.forward(g.ids, { ...textOptions(g), ablate: heads(c.ablate), ablation: c.mode, tokenLoss: true, logits: true, topK: 5 });
+        assert.deepEqual(r.topK.shape, [c.top_k.length, 5]);
+        c.top_k.forEach((row, i) => {
+          assert.deepEqual(Array.from(r.topK.ids.subarray(5 * i, 5 * i + 5)), row.ids, at);
+          assert.ok(maxAbsDiff(r.topK.probabilities.subarray(5 * i, 5 * i + 5), row.probabilities) < 1e-5, at);
+        });
+        assert.ok(maxAbsDiff(softmaxRow(r.logits, r.logits.shape[0] - 1), c.last_row_probabilities) < 1e-5, at);
+        assert.ok(lossError(r.tokenLoss, c.token_loss) < 1e-5, `${at}: loss differs by ${lossError(r.tokenLoss, c.token_loss)}`);
+        const [L, H, T] = r.attentions.shape;
+        const lastRows = [];
+        for (let h = 0; h < H; h += 1) {
+          const start = (((L - 1) * H + h) * T + (T - 1)) * T;
+          lastRows.push(...r.attentions.data.subarray(start, start + T));
+        }
+        assert.ok(maxAbsDiff(lastRows, c.last_layer_last_row_attention.flat()) < 1e-5, at);
+      }
+    } finally {
+      model.dispose();
+    }
+  });
+}
+
+test('rankHeads in WASM: every head, largest loss increase first, equal to the golden single-head ablations', async () => {
+  for (const name of ['gpt2-l2-h12-k8-f16', 'llama-gqa-llama3-bf16', 'bert-l2-h2-k32-f32']) {
+    const model = await engine.loadModel(modelFiles(name));
+    const g = ablationGolden(name);
+    for (const mode of ['zero', 'mean']) {
+      const ranking = model.rankHeads(g.ids, { ...textOptions(g), ablation: mode });
+      assert.equal(ranking.heads.length, model.config.layers * model.config.heads);
+      ranking.heads.slice(1).forEach((e, i) => assert.ok(e.delta <= ranking.heads[i].delta));
+      const intact = mean(g.cases[0].token_loss);
+      assert.ok(Math.abs(ranking.baseLoss - intact) < 1e-5 * Math.max(1, intact));
+      for (const c of g.cases.filter((x) => x.ablate.length === 1 && x.mode === mode)) {
+        const e = ranking.heads.find((x) => x.layer === c.ablate[0][0] && x.head === c.ablate[0][1]);
+        assert.ok(Math.abs(e.delta - (mean(c.token_loss) - intact)) < 1e-5 * Math.max(1, intact), `${name} ${mode}`);
+      }
+    }
+    if ('mask_positions' in g) { // without labels: the intact model's own top predictions
+      const own = model.rankHeads(g.ids, { typeIds: g.type_ids, maskPositions: g.mask_positions });
+      const top = model.forward(g.ids, { typeIds: g.type_ids, maskPositions: g.mask_positions, topK: 1 });
+      assert.deepEqual(Array.from(own.maskLabels), Array.from(top.topK.ids));
+    }
+    model.dispose();
+  }
+});
+
+test('run() with ablation equals forward() on the same ids; bad ablations get readable errors', async () => {
+  const model = await engine.loadModel(modelFiles('gpt2-l2-h12-k8-f16'));
+  try {
+    const options = { ablate: [{ layer: 0, head: 3 }, { layer: 1, head: 0 }], ablation: 'mean', topK: 3, tokenLoss: true };
+    const ran = model.run('The cat sat. The cat sat.', options);
+    const direct = model.forward(ran.tokens.map((t) => t.id), options);
+    assert.deepEqual(Array.from(ran.tokenLoss), Array.from(direct.tokenLoss));
+    assert.deepEqual(Array.from(ran.topK.probabilities), Array.from(direct.topK.probabilities));
+    assert.throws(() => model.forward([1, 2, 3], { ablate: [{ layer: 2, head: 0 }] }),
+      (e) => e instanceof AttnplayError && /ablated head 2:0 \(layer:head, from 0\) does not exist: the model has 2 layers of 12 heads/.test(e.message));
+    assert.throws(() => model.forward([1, 2], { ablate: [{ layer: 0 }] }), /ablate: entry 0 is not \{ layer, head \} integers/);
+    assert.throws(() => model.forward([1, 2], { ablate: [{ layer: 0, head: 1 }], ablation: 'max' }), /ablation: 'zero' or 'mean', not 'max'/);
+    assert.throws(() => model.rankHeads([5]), /at least two tokens/);
+  } finally {
+    model.dispose();
+  }
+});
+
+test('austen-gpt: ablating its induction heads stops the copying of a repeated random sequence; a random other head does not', async (t) => {
+  const model = await engine.loadModel({
+    config: read('../../models/austen-gpt/config.json', 'utf8'),
+    weights: read('../../models/austen-gpt/model.safetensors'),
+    tokenizer: read('../../models/austen-gpt/tokenizer.json', 'utf8'),
+  });
+  const reports = JSON.parse(read('../../models/austen-gpt/heads.json', 'utf8'));
+  const labelled = (label) => reports.filter((r) => r.labels.includes(label)).map(({ layer, head }) => ({ layer, head }));
+  const induction = labelled('induction');
+  // The previous-token heads are the other half of the induction circuit (their output is what
+  // the induction heads' keys read), so "another head" is drawn from the heads with neither label.
+  const circuit = [...induction, ...labelled('previous-token')];
+  const others = reports.filter((r) => !circuit.some((c) => c.layer === r.layer && c.head === r.head));
+  assert.ok(induction.length > 0 && others.length > 0, 'heads.json labels induction heads and leaves others');
+  let seed = 12345; // mulberry32: the same draws on every run
+  const next = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t ^= t + Math.imul(t ^ (t >>> 7), 61 | t);
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+  const other = others[next() % others.length];
+  const P = 40;
+  const specials = new Set(JSON.parse(read('../../models/austen-gpt/tokenizer.json', 'utf8')).added_tokens.map((t) => t.id));
+  const secondCopy = { intact: [], induction: [], other: [] };
+  for (let row = 0; row < 4; row += 1) {
+    const half = [];
+    while (half.length < P) {
+      const id = next() % model.config.vocabSize;
+      if (!specials.has(id)) half.push(id);
+    }
+    const ids = [...half, ...half];
+    const loss = (ablate) => Array.from(model.forward(ids, { ablate, tokenLoss: true }).tokenLoss.subarray(P)); // positions P.. predict copied tokens
+    secondCopy.intact.push(...loss([]));
+    secondCopy.induction.push(...loss(induction));
+    secondCopy.other.push(...loss([{ layer: other.layer, head: other.head }]));
+  }
+  model.dispose();
+  const intact = mean(secondCopy.intact);
+  const inductionRise = mean(secondCopy.induction) - intact;
+  const otherRise = mean(secondCopy.other) - intact;
+  const figures = `second-copy loss ${intact.toFixed(2)} nats; +${inductionRise.toFixed(2)} without the induction heads, ` +
+    `${otherRise >= 0 ? '+' : ''}${otherRise.toFixed(2)} without head ${other.layer}:${other.head}`;
+  t.diagnostic(figures);
+  assert.ok(intact < 1, `the intact model copies: ${figures}`);
+  assert.ok(inductionRise > 2, `the copying stops: ${figures}`);
+  assert.ok(inductionRise > 5 * Math.max(otherRise, 0.05), `far more than another head: ${figures}`);
+});
