@@ -45,6 +45,8 @@ def main() -> None:
     record = {"command": command_of(again), "minutes": again["minutes"], "conditions": f", {conditions}" if conditions else ""}
     if again.get("stopped_after") is not None:
         ours, theirs = again["checkpoint"], shipped.get("checkpoint")
+        if ours is None:
+            raise SystemExit(f"the re-run stopped after {again['stopped_after']} steps, before its checkpoint: stop it at the checkpoint's step")
         if not theirs or theirs["step"] != ours["step"]:
             raise SystemExit(f"the shipped run recorded no checkpoint at step {ours['step']}: re-run with --stop-after {theirs['step'] if theirs else '?'}")
         again_loss, shipped_loss = ours["validation_loss"], theirs["validation_loss"]
