@@ -11,12 +11,16 @@ What it is not: a next-sentence-prediction model (no pooler, no NSP head).
 """
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+from common import read_safetensors
 
 
 @dataclass
@@ -118,7 +122,7 @@ class Bert(nn.Module):
         if predict_at is not None:
             x = x[predict_at]  # [N, d]
         t = self.cls["predictions"]["transform"]
-        h = t["LayerNorm"](F.gelu(t["dense"](x)))
+        h = t["LayerNorm"](F.gelu(t["dense"](x)).float())  # float32 input under bfloat16 autocast (a no-op otherwise)
         return h @ e["word_embeddings"].weight.T + self.decoder_bias, all_weights
 
     def hf_state_dict(self) -> dict[str, torch.Tensor]:
@@ -126,3 +130,16 @@ class Bert(nn.Module):
         out = {name: p for name, p in self.named_parameters() if name != "decoder_bias"}
         out["cls.predictions.bias"] = self.decoder_bias
         return out
+
+
+def load_bert(folder: Path) -> Bert:
+    """The config.json and F16 model.safetensors of a folder train_bert.py wrote, as a float32 Bert (eval mode)."""
+    cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    model = Bert(BertConfig(vocab_size=cfg["vocab_size"], hidden_size=cfg["hidden_size"], num_hidden_layers=cfg["num_hidden_layers"],
+                            num_attention_heads=cfg["num_attention_heads"], intermediate_size=cfg["intermediate_size"],
+                            max_position_embeddings=cfg["max_position_embeddings"], type_vocab_size=cfg["type_vocab_size"],
+                            layer_norm_eps=cfg["layer_norm_eps"], pad_token_id=cfg["pad_token_id"]))
+    tensors = read_safetensors(folder / "model.safetensors")
+    tensors["decoder_bias"] = tensors.pop("cls.predictions.bias")
+    model.load_state_dict(tensors)
+    return model.eval()

@@ -13,6 +13,7 @@ Run with Debian's PyTorch: /usr/bin/python3 (libopenblas0-pthread installed).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -140,20 +141,41 @@ def training_arguments(doc: str, model: str, steps: int, lr: float, warmup: int,
     parser.add_argument("--out", type=Path, default=REPO / "models" / model, help="model folder to write")
     parser.add_argument("--golden", type=Path, default=GOLDEN_DIR,
                         help="folder for the fidelity golden files (move it off tests/ for trial runs)")
+    parser.add_argument("--checkpoint", type=int, default=200,
+                        help="after this many steps, record the validation loss and a digest of the weights in training-log.json")
+    parser.add_argument("--stop-after", type=int, default=None,
+                        help="stop after this many steps of the same schedule (the reproduction check's short re-run of "
+                             "the checkpoint): writes training-log.json only")
     more(parser)
     args = parser.parse_args()
+    if args.stop_after is not None and not 0 < args.stop_after <= args.steps:
+        parser.error("--stop-after must be between 1 and --steps")
     torch.set_num_threads(args.threads)
     (args.out / ".work").mkdir(parents=True, exist_ok=True)
     return args
 
 
+def weights_digest(model: torch.nn.Module) -> str:
+    """SHA-256 of every parameter's float32 bytes, in parameter order: equal digests, bit-identical weights."""
+    digest = hashlib.sha256()
+    for name, p in model.named_parameters():
+        digest.update(name.encode("utf-8"))
+        digest.update(p.detach().to(torch.float32).contiguous().numpy().tobytes())
+    return digest.hexdigest()
+
+
 def optimise(model: torch.nn.Module, optimizer: torch.optim.Optimizer, steps: int, peak_lr: float, warmup: int,
-             loss_at: Callable[[int], torch.Tensor], clock: Stopwatch) -> list[dict]:
+             loss_at: Callable[[int], torch.Tensor], clock: Stopwatch, checkpoint: int,
+             validation_loss: Callable[[], float], stop_after: int | None = None) -> tuple[list[dict], dict | None]:
     """Runs `steps` AdamW steps on loss_at(step) (cosine schedule, gradients clipped
     to norm 1), then rounds the weights to F16 and back: what ships is evaluated.
     A parameter group's optional "lr_scale" multiplies its learning rate.
-    Returns the loss log (every 50th step and the last)."""
-    log = []
+    After `checkpoint` steps it records validation_loss() and weights_digest():
+    the figures a short re-run (stop_after = checkpoint) must reproduce. With
+    stop_after it returns after that many steps, weights not rounded.
+    Returns the loss log (every 50th step and the last) and the checkpoint record
+    (None if the run ended before it)."""
+    log, record = [], None
     for step in range(steps):
         for group in optimizer.param_groups:
             group["lr"] = cosine_lr(step, steps, peak_lr, warmup) * group.get("lr_scale", 1.0)
@@ -165,7 +187,23 @@ def optimise(model: torch.nn.Module, optimizer: torch.optim.Optimizer, steps: in
         if step % 50 == 0 or step == steps - 1:
             log.append({"step": step, "train_loss": loss.item(), "minutes": clock.minutes()})
             print(f"step {step:5d}  loss {loss.item():.3f}  {clock.minutes():.1f} min", flush=True)
+        if step + 1 == checkpoint:
+            record = {"step": checkpoint, "validation_loss": validation_loss(), "weights_sha256": weights_digest(model),
+                      "minutes": clock.minutes()}
+            print(f"checkpoint after {checkpoint} steps: validation loss {record['validation_loss']:.6f}, "
+                  f"weights {record['weights_sha256'][:16]}", flush=True)
+        if stop_after is not None and step + 1 == stop_after:
+            return log, record
     with torch.no_grad():
         for p in model.parameters():
             p.copy_(p.half().float())
-    return log
+    return log, record
+
+
+def write_stopped_log(args: argparse.Namespace, log: dict, steps_log: list[dict], record: dict | None, clock: Stopwatch,
+                      command: list[str]) -> None:
+    """training-log.json of a run stopped by --stop-after: its command, losses and checkpoint."""
+    log.update({"steps": steps_log, "checkpoint": record, "stopped_after": args.stop_after,
+                "command": " ".join(command), "minutes": clock.minutes()})
+    (args.out / "training-log.json").write_text(json.dumps(log, indent=2, ensure_ascii=False) + "\n")
+    print(f"stopped after {args.stop_after} steps, {clock.minutes():.1f} min")

@@ -6,7 +6,7 @@ loss on the paragraph corpus, so that versions trained on other text compare.
 Writes the results into <folder>/training-log.json ("measurements"), where the
 model card (model_card.py) reports them, and, for the shipped model, the
 held-out sample with PyTorch's figures to tests/golden/models/austen-gpt-heldout.json,
-which tests/node/austen-gpt-behaviour.test.mjs checks attnplay's WASM runtime against.
+which tests/node/shipped-behaviour.test.mjs checks attnplay's WASM runtime against.
 What it is not: training, or the head analysis (`attnplay heads`).
 
 Usage: /usr/bin/python3 models/train/measure_gpt.py models/austen-gpt [--golden tests/golden/models]
@@ -107,7 +107,7 @@ def measure(folder: Path) -> dict:
     }
     result["golden"] = {"text": sample_text, "ids": sample_ids, "newline_id": newline,
                         "newline_top1_rate": result["sample"]["newline_top1_rate"],
-                        "prompt": PROMPT, "prompt_top5_ids": ranked[:5]}
+                        "prompt": PROMPT, "prompt_top5_ids": ranked[:5], "wife_id": wife}
     return result
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import REPO, VALIDATION_FRACTION, run_cli  # noqa: E402
 from train_gpt import COPY_ROWS, POSITION_LR_SCALE, REPEAT_FRACTION  # noqa: E402
+from train_bert import MASK_FRACTION  # noqa: E402
 
 SCORES = [("previous_token", "previous-token"), ("next_token", "next-token"), ("induction", "induction"), ("sink", "sink"),
           ("self", "self"), ("local", "local"), ("broad", "broad")]
@@ -43,6 +44,13 @@ def reproduction(log: dict) -> list[str]:
     if "reproduction" not in log:
         return []
     r = log["reproduction"]
+    if r.get("kind") == "checkpoint":
+        return [f"Reproducibility, checked at a checkpoint: `{r['command']}` (the shipped command stopped after step {r['step']:,},",
+                f"`models/train/check_reproduction.py`) gave a validation loss of {r['validation_loss']:.6f} at step {r['step']:,} against the shipped run's",
+                f"{r['shipped_validation_loss']:.6f} there: {100 * r['relative_difference']:.4f}% apart ({r['minutes']:.0f} minutes{r.get('conditions', '')}); "
+                + ("the SHA-256 of its float32 weights at that step equals the shipped run's, so the run is bit-identical up to there."
+                   if r["weights_identical"] else "its float32 weights at that step differ from the shipped run's (SHA-256).")
+                + f" The steps after {r['step']:,} were not re-run."]
     return [f"Reproducibility: re-running `{r['command']}` gave a validation loss of {r['validation_loss']:.4f} against the shipped",
             f"{r['shipped_validation_loss']:.4f}: {100 * r['relative_difference']:.3f}% apart ({r['minutes']:.0f} minutes{r.get('conditions', '')})"
             + ("; its model.safetensors is bit-identical to the shipped one." if r.get("weights_identical") else ".")]
@@ -140,10 +148,11 @@ def main() -> None:
         *reproduction(log),
         *([] if "reproduction" in log or not log.get("reproduction_pending") else [log["reproduction_pending"]]),
     ]
+    copy_rows = log.get("copy_rows", COPY_ROWS)
     if gpt:
         text += [f"{log['tokens_seen']:,} token positions seen{' in this continuation' if log.get('init') else ''}: 32 rows of 128 tokens per step, every 4th step 16 rows of 256 so",
-                 f"that all positions learn. {100 * (1 - COPY_ROWS):.0f}% of the rows are windows of the text, {100 * REPEAT_FRACTION:.0f}% of those with the second",
-                 f"half repeating the first. The other {100 * COPY_ROWS:.0f}% are copy rows: random tokens repeated with a random period",
+                 f"that all positions learn. {100 * (1 - copy_rows):.0f}% of the rows are windows of the text, {100 * REPEAT_FRACTION:.0f}% of those with the second",
+                 f"half repeating the first. The other {100 * copy_rows:.0f}% are copy rows: random tokens repeated with a random period",
                  "of 8 to half the row, scored only on the repeats, which only copying can predict. They teach the",
                  "induction mechanism (look up the earlier occurrence of the current token, predict what followed it),",
                  "which text alone did not teach a model of this size within the time budget (see the history below).",
@@ -183,9 +192,16 @@ def main() -> None:
                  "of the validation text repeated twice 4.07 against 4.34 (`models/train/copying.py models/austen-gpt`).",
                  "", *([log["notes_version"], ""] if "notes_version" in log else [])]
     else:
+        mask_rate = log.get("train_mask_rate", MASK_FRACTION)
+        bf16 = log.get("matrix_products") == "bfloat16"
         text += [f"{log['examples_seen']:,} examples seen, 32 per step: a sentence ([CLS] A [SEP]) or, half of the time, a",
-                 "sentence and the next one ([CLS] A [SEP] B [SEP], B with type id 1); 15% of the other tokens are",
-                 "predicted (80% replaced by [MASK], 10% by a random token, 10% kept). No next-sentence objective.", ""]
+                 f"sentence and the next one ([CLS] A [SEP] B [SEP], B with type id 1); {100 * mask_rate:.0f}% of the other tokens are",
+                 "predicted (80% replaced by [MASK], 10% by a random token, 10% kept)"
+                 + (f"; the evaluation predicts {100 * MASK_FRACTION:.0f}%, as BERT does." if mask_rate != MASK_FRACTION else ".")
+                 + " No next-sentence objective.",
+                 *(["Matrix products run in bfloat16 (PyTorch autocast; this CPU has AVX-512 BF16), weights, optimizer and",
+                    "evaluation in float32."] if bf16 else []),
+                 *([log["notes_trials"]] if "notes_trials" in log else []), ""]
     text += ["## Results", "", "Measured on the F16 weights that ship:", ""]
     if gpt:
         text += ["| | loss (nats/token) | perplexity |", "|---|---:|---:|",

@@ -2,18 +2,24 @@
 
 Reproducible (seeded, fixed step count) masked-language-model training with
 sentence pairs (token type ids) on the first 95% of a corpus (default
-../shared/corpus/austen-paragraphs.txt; the shipped model was trained on
-austen.txt, see its card), validation on the last 5%, with a WordPiece
-vocabulary made by attnplay's own trainer (`attnplay train-tokenizer --model
-wordpiece`). Each example is one
-sentence ([CLS] A [SEP]) or, half of the time, a sentence and the next one
-([CLS] A [SEP] B [SEP], B with type id 1). 15% of the other tokens are chosen
-for prediction: 80% become [MASK], 10% a random token, 10% stay. Writes the
-Hugging Face layout (config.json, model.safetensors in F16, tokenizer.json),
+../shared/corpus/austen-paragraphs.txt, one paragraph per line), validation on
+the last 5%, with a WordPiece vocabulary made by attnplay's own trainer
+(`attnplay train-tokenizer --model wordpiece`) on the training split. Each
+example is one sentence ([CLS] A [SEP]) or, half of the time, a sentence and
+the next one ([CLS] A [SEP] B [SEP], B with type id 1). A share of the other
+tokens (--mask-rate, 30% by default; the evaluation always 15%) is chosen for
+prediction: 80% become [MASK], 10% a random token, 10% stay. --group batches
+examples of similar length together (less padding); matrix products run in
+bfloat16 unless --float32 (as versions 1 and 2 did). Writes the Hugging Face
+layout (config.json, model.safetensors in F16, tokenizer.json),
 training-log.json, and the fidelity golden tests/golden/models/austen-bert.*.
 
-Usage (after `npm run build:native`):
-    /usr/bin/python3 models/train/train_bert.py
+bfloat16 autocast is fast on CPUs with AVX-512 BF16, like the machine the
+shipped model was trained on; elsewhere it can be slower than float32, and on
+other hardware or PyTorch versions the run will not match the shipped one bit
+for bit.
+
+Usage (after `npm run build:native`; the model card gives the shipped model's command):
     /usr/bin/python3 models/train/train_bert.py --steps 10 --out /tmp/bert-smoke --golden /tmp/bert-smoke   # smoke run
 """
 from __future__ import annotations
@@ -32,7 +38,7 @@ import torch.nn.functional as F
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bert import Bert, BertConfig  # noqa: E402
 from common import (Stopwatch, machine_description, optimise, run_cli, seed_everything, split_corpus, tokenize,  # noqa: E402
-                    training_arguments, write_safetensors)
+                    training_arguments, write_safetensors, write_stopped_log)
 from fidelity import FIDELITY_SENTENCES, write_fidelity_golden  # noqa: E402
 
 SEED = 4321
@@ -45,9 +51,11 @@ SENTENCE_END = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)]*\s+")
 
 
 def sentences_of(text: str) -> list[str]:
-    """Sentences of the corpus: paragraphs (blank-line separated, lines joined) split after . ! ?"""
+    """Sentences of the corpus: paragraphs split after . ! ? Paragraphs are the lines of
+    austen-paragraphs.txt, or blank-line separated blocks of a hard-wrapped text like
+    austen.txt (versions 1 and 2), their lines joined."""
     out = []
-    for paragraph in re.split(r"\n\s*\n", text):
+    for paragraph in re.split(r"\n\s*\n", text) if "\n\n" in text else text.split("\n"):
         paragraph = " ".join(paragraph.split())
         out += [s for s in SENTENCE_END.split(paragraph) if len(s) > 1]
     return out
@@ -85,11 +93,11 @@ def example(sentences: list[list[int]], index: int, with_pair: bool) -> tuple[li
     return ids, types
 
 
-def mask_tokens(ids: list[int], rng: random.Random) -> tuple[list[int], list[int]]:
+def mask_tokens(ids: list[int], rng: random.Random, fraction: float = MASK_FRACTION) -> tuple[list[int], list[int]]:
     """-> (inputs, labels) with labels -100 where nothing is predicted (BERT's 80/10/10)."""
     inputs, labels = list(ids), [-100] * len(ids)
     candidates = [i for i, t in enumerate(ids) if t > MASK]
-    for i in rng.sample(candidates, max(1, round(MASK_FRACTION * len(candidates)))) if candidates else []:
+    for i in rng.sample(candidates, max(1, round(fraction * len(candidates)))) if candidates else []:
         labels[i] = ids[i]
         r = rng.random()
         inputs[i] = MASK if r < 0.8 else (rng.randrange(MASK + 1, VOCAB_SIZE) if r < 0.9 else ids[i])
@@ -107,28 +115,46 @@ def collate(rows: list[tuple[list[int], list[int], list[int]]]) -> tuple[torch.T
     return ids, types, mask, labels
 
 
-def make_batch(sentences, rng: random.Random):
+def batches(sentences: list[list[int]], rng: random.Random, mask_fraction: float, group: int):
+    """Endless training batches of BATCH random examples, masked. With group > 1,
+    group * BATCH examples are drawn at once, sorted by length and cut into
+    `group` batches served in random order (Hugging Face's group_by_length): the
+    rows of a batch have similar lengths, so little work goes to padding (with
+    random batches two thirds of the positions are padding). group = 1 draws
+    the batches of versions 1 and 2."""
+    while True:
+        rows = []
+        for _ in range(BATCH * group):
+            ids, types = example(sentences, rng.randrange(len(sentences) - 1), rng.random() < 0.5)
+            inputs, labels = mask_tokens(ids, rng, mask_fraction)
+            rows.append((inputs, types, labels))
+        if group > 1:
+            rows.sort(key=lambda row: len(row[0]))
+        chunks = [rows[i:i + BATCH] for i in range(0, len(rows), BATCH)]
+        rng.shuffle(chunks)
+        yield from (collate(chunk) for chunk in chunks)
+
+
+def evaluation_rows(sentences: list[list[int]]) -> list[tuple[list[int], list[int], list[int]]]:
+    """(inputs, type ids, labels) of the evaluation: every sentence once as A, with
+    the next one as B for even indices, 15% masked with a fixed seed."""
+    rng = random.Random(SEED + 1)
     rows = []
-    for _ in range(BATCH):
-        ids, types = example(sentences, rng.randrange(len(sentences) - 1), rng.random() < 0.5)
+    for i in range(len(sentences) - 1):
+        ids, types = example(sentences, i, i % 2 == 0)
         inputs, labels = mask_tokens(ids, rng)
         rows.append((inputs, types, labels))
-    return collate(rows)
+    return rows
 
 
 @torch.no_grad()
 def evaluate(model: Bert, sentences: list[list[int]]) -> tuple[float, float]:
-    """MLM loss (nats) and accuracy on every sentence pair, with masks from a fixed seed."""
+    """MLM loss (nats) and accuracy on evaluation_rows(sentences)."""
     model.eval()
-    rng = random.Random(SEED + 1)
     total, correct, count = 0.0, 0, 0
-    for start in range(0, len(sentences) - 1, BATCH):
-        rows = []
-        for i in range(start, min(start + BATCH, len(sentences) - 1)):
-            ids, types = example(sentences, i, i % 2 == 0)
-            inputs, labels = mask_tokens(ids, rng)
-            rows.append((inputs, types, labels))
-        ids, types, mask, labels = collate(rows)
+    rows = evaluation_rows(sentences)
+    for start in range(0, len(rows), BATCH):
+        ids, types, mask, labels = collate(rows[start:start + BATCH])
         chosen = labels != -100  # [B, T]
         logits, _ = model(ids, types, mask, predict_at=chosen)  # [N, V]
         total += F.cross_entropy(logits, labels[chosen], reduction="sum").item()
@@ -152,7 +178,13 @@ def fill_masks(model: Bert, tokenizer: Path, text: str, work: Path) -> str:
 
 
 def main() -> None:
-    args = training_arguments(__doc__, "austen-bert", steps=2000, lr=1e-3, warmup=150)
+    def more(parser) -> None:
+        parser.add_argument("--float32", action="store_true", help="matrix products in float32 (version 2) instead of bfloat16")
+        parser.add_argument("--mask-rate", type=float, default=0.3,
+                            help="share of tokens predicted in training (evaluation always uses 15%%)")
+        parser.add_argument("--group", type=int, default=16,
+                            help="draw this many batches at once and group them by length (1: random batches, version 2)")
+    args = training_arguments(__doc__, "austen-bert", steps=4200, lr=1e-3, warmup=150, more=more)
     seed_everything(SEED)
     clock = Stopwatch()
     work = args.out / ".work"
@@ -174,16 +206,24 @@ def main() -> None:
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
     optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}],
                                   lr=args.lr, betas=(0.9, 0.98))
-    rng = random.Random(SEED)
+    stream = batches(train, random.Random(SEED), args.mask_rate, args.group)
 
     def loss_at(_step: int) -> torch.Tensor:
-        ids, types, mask, labels = make_batch(train, rng)
+        ids, types, mask, labels = next(stream)
         chosen = labels != -100  # [B, T]
-        logits, _ = model(ids, types, mask, predict_at=chosen)  # [N, V]
-        return F.cross_entropy(logits, labels[chosen])
+        # bfloat16 matrix products (AVX-512 BF16) unless --float32: faster steps on
+        # this CPU (model card). Weights, optimizer, evaluation and goldens stay float32.
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=not args.float32):
+            logits, _ = model(ids, types, mask, predict_at=chosen)  # [N, V]
+        return F.cross_entropy(logits.float(), labels[chosen])
 
-    log = {"machine": machine_description()}
-    log["steps"] = optimise(model, optimizer, args.steps, args.lr, args.warmup, loss_at, clock)
+    log = {"machine": machine_description(), "matrix_products": "float32" if args.float32 else "bfloat16",
+           "train_mask_rate": args.mask_rate, "length_group": args.group}
+    log["steps"], log["checkpoint"] = optimise(model, optimizer, args.steps, args.lr, args.warmup, loss_at, clock,
+                                               args.checkpoint, lambda: evaluate(model, val)[0], args.stop_after)
+    if args.stop_after is not None:
+        write_stopped_log(args, log, log.pop("steps"), log.pop("checkpoint"), clock, sys.argv)
+        return
     train_loss, train_accuracy = evaluate(model, train[-len(val):])
     val_loss, val_accuracy = evaluate(model, val)
     write_safetensors(args.out / "model.safetensors", model.hf_state_dict(), torch.float16)

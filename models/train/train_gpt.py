@@ -35,7 +35,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (Stopwatch, machine_description, optimise, run_cli, seed_everything, split_corpus,  # noqa: E402
-                    tokenize, training_arguments, write_safetensors)
+                    tokenize, training_arguments, write_safetensors, write_stopped_log)
 from fidelity import FIDELITY_SENTENCES, write_fidelity_golden  # noqa: E402
 from gpt import GPT, GPTConfig, load_gpt  # noqa: E402
 
@@ -73,12 +73,12 @@ def copy_row(rng: random.Random, length: int, eos: int) -> tuple[torch.Tensor, t
     return row[:-1], targets
 
 
-def batch(ids: torch.Tensor, rng: random.Random, length: int, eos: int) -> tuple[torch.Tensor, torch.Tensor]:
+def batch(ids: torch.Tensor, rng: random.Random, length: int, eos: int, copy_rows: float) -> tuple[torch.Tensor, torch.Tensor]:
     """-> (inputs, targets) [B, length]: random text windows, REPEAT_FRACTION of
-    them with the second half repeating the first, and COPY_ROWS of random
-    repeated tokens (copy_row)."""
+    them with the second half repeating the first, and a share copy_rows of
+    random repeated tokens (copy_row)."""
     count = TOKENS_PER_STEP // length
-    copies = round(count * COPY_ROWS)
+    copies = round(count * copy_rows)
     inputs, targets = [], []
     for _ in range(count - copies):
         start = rng.randrange(0, len(ids) - length - 1)
@@ -147,8 +147,11 @@ def decode(tokenizer: Path, ids: list[int]) -> str:
 
 
 def main() -> None:
-    args = training_arguments(__doc__, "austen-gpt", steps=2400, lr=2e-3, warmup=100, more=lambda parser: parser.add_argument(
-        "--init", type=Path, help="continue training this model folder (its weights and tokenizer) instead of starting afresh"))
+    def more(parser) -> None:
+        parser.add_argument("--init", type=Path, help="continue training this model folder (its weights and tokenizer) instead of starting afresh")
+        parser.add_argument("--copy-rows", type=float, default=COPY_ROWS,
+                            help="share of the rows that are copy rows (copy_row); the rest are text windows")
+    args = training_arguments(__doc__, "austen-gpt", steps=2400, lr=2e-3, warmup=100, more=more)
     seed_everything(SEED)
     clock = Stopwatch()
     work = args.out / ".work"
@@ -184,7 +187,7 @@ def main() -> None:
     rng = random.Random(SEED)
 
     def loss_at(step: int) -> torch.Tensor:
-        inputs, targets = batch(train_ids, rng, window_length(step), eos)
+        inputs, targets = batch(train_ids, rng, window_length(step), eos, args.copy_rows)
         # bfloat16 matrix products (AVX-512 BF16): 1.9x faster steps on this CPU,
         # and the induction heads formed more reliably than in float32 across
         # seeds (model card). Weights, evaluation and goldens stay float32.
@@ -192,8 +195,12 @@ def main() -> None:
             logits, _ = model(inputs)
         return F.cross_entropy(logits.float().reshape(-1, cfg.vocab_size), targets.reshape(-1), ignore_index=IGNORE)
 
-    log = {"machine": machine_description()}
-    log["steps"] = optimise(model, optimizer, args.steps, args.lr, args.warmup, loss_at, clock)
+    log = {"machine": machine_description(), "copy_rows": args.copy_rows}
+    log["steps"], log["checkpoint"] = optimise(model, optimizer, args.steps, args.lr, args.warmup, loss_at, clock,
+                                               args.checkpoint, lambda: evaluate(model, val_ids), args.stop_after)
+    if args.stop_after is not None:
+        write_stopped_log(args, log, log.pop("steps"), log.pop("checkpoint"), clock, sys.argv)
+        return
     train_loss = evaluate(model, train_ids[-len(val_ids):])  # same-size tail of the training split
     val_loss = evaluate(model, val_ids)
     write_safetensors(args.out / "model.safetensors", model.hf_state_dict(), torch.float16)
