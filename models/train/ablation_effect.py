@@ -10,7 +10,8 @@ the relation they show on the shipped austen-gpt.
 What it is not: a test, or the head scores (`attnplay heads` writes heads.json).
 
 Usage (after `bash scripts/build.sh native`):
-    python3 models/train/ablation_effect.py models/austen-gpt [--ablation zero|mean]
+    python3 models/train/ablation_effect.py models/austen-gpt [--ablation zero|mean] [--log]
+(--log also stores the figures in the folder's training-log.json for the card)
 """
 from __future__ import annotations
 
@@ -38,38 +39,55 @@ def copy_losses(folder: Path, rows: list[list[int]], heads: list[tuple[int, int]
     return sum(first) / len(first), sum(second) / len(second)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("folder", type=Path)
-    parser.add_argument("--ablation", choices=("zero", "mean"), default="zero")
-    args = parser.parse_args()
-    config = json.loads((args.folder / "config.json").read_text())
-    specials = {t["id"] for t in json.loads((args.folder / "tokenizer.json").read_text(encoding="utf-8"))["added_tokens"]}
-    reports = json.loads((args.folder / "heads.json").read_text())
+def measure(folder: Path, mode: str) -> dict:
+    """The figures, printed as they come: intact, the labelled heads ablated together, every other head alone."""
+    config = json.loads((folder / "config.json").read_text())
+    specials = {t["id"] for t in json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))["added_tokens"]}
+    reports = json.loads((folder / "heads.json").read_text())
     labelled = lambda label: [(r["layer"], r["head"]) for r in reports if label in r["labels"]]
     induction, previous = labelled("induction"), labelled("previous-token")
     generator = random.Random(0)
     pool = [i for i in range(config["vocab_size"]) if i not in specials]
     rows = [[generator.choice(pool) for _ in range(PERIOD)] for _ in range(ROWS)]
 
-    print(f"{args.folder.name}, {ROWS} random sequences of {PERIOD} tokens repeated twice, {args.ablation} ablation;")
+    print(f"{folder.name}, {ROWS} random sequences of {PERIOD} tokens repeated twice, {mode} ablation;")
     print("next-token loss in nats on the first copy / on the second copy:")
-    intact = copy_losses(args.folder, rows, [], args.ablation)
+    intact = copy_losses(folder, rows, [], mode)
     print(f"  intact: {intact[0]:.2f} / {intact[1]:.2f}")
+    figures = {"rows": ROWS, "period": PERIOD, "intact": list(intact), "groups": []}
     for name, heads in (("induction heads", induction), ("previous-token heads", previous)):
         if heads:
-            f, s = copy_losses(args.folder, rows, heads, args.ablation)
+            f, s = copy_losses(folder, rows, heads, mode)
             listed = ", ".join(f"{l}:{h}" for l, h in heads)
             print(f"  {name} ({listed}) ablated: {f:.2f} / {s:.2f} (second copy {s - intact[1]:+.2f})")
-    others = [(l, h) for l in range(config["n_layer"] if "n_layer" in config else config["num_hidden_layers"])
-              for h in range(len([r for r in reports if r["layer"] == l])) if (l, h) not in induction + previous]
+            figures["groups"].append({"name": name, "heads": [list(h) for h in heads], "first": f, "second": s})
+    others = [(r["layer"], r["head"]) for r in reports if (r["layer"], r["head"]) not in induction + previous]
     deltas = []
     for head in others:
-        f, s = copy_losses(args.folder, rows, [head], args.ablation)
-        deltas.append(s - intact[1])
+        f, s = copy_losses(folder, rows, [head], mode)
+        deltas.append((s - intact[1], head))
         print(f"  head {head[0]}:{head[1]} alone ablated: {f:.2f} / {s:.2f} (second copy {s - intact[1]:+.2f})")
     if deltas:
-        print(f"  other heads alone: second copy {sum(deltas) / len(deltas):+.2f} on average, at most {max(deltas):+.2f}")
+        largest, at = max(deltas)
+        mean = sum(d for d, _ in deltas) / len(deltas)
+        print(f"  other heads alone: second copy {mean:+.2f} on average, at most {largest:+.2f}")
+        figures["others"] = {"count": len(deltas), "mean_delta": mean, "max_delta": largest, "max_head": list(at)}
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--ablation", choices=("zero", "mean"), default="zero")
+    parser.add_argument("--log", action="store_true",
+                        help="also write the figures into <folder>/training-log.json (\"ablation\"), where model_card.py reports them")
+    args = parser.parse_args()
+    figures = measure(args.folder, args.ablation)
+    if args.log:
+        path = args.folder / "training-log.json"
+        log = json.loads(path.read_text())
+        log.setdefault("ablation", {})[args.ablation] = figures
+        path.write_text(json.dumps(log, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
