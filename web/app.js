@@ -646,7 +646,7 @@ $('#export-npy').addEventListener('click', () => {
 $('#export-page').addEventListener('click', async () => {
   if (!result) return;
   try {
-    const page = await attentionPage({ result, state: store.state, modelName: model.name, rolloutMethod: $('rollout-view').method, run: translated });
+    const page = await attentionPage({ result, state: store.state, modelName: model.name, rolloutMethod: $('rollout-view').method, rolloutDisplay: $('rollout-view').display, run: translated });
     download(page, `attnplay-${model.name}-${store.state.view}.html`, 'text/html');
   } catch (error) {
     $('#run-note').textContent = `Cannot make the page: ${error.message}`;

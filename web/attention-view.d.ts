@@ -131,6 +131,8 @@ export class AttentionView extends HTMLElement {
   height: string | null;
   /** The rollout view's method (the `rollout-method` attribute): rollout (Ā_L · … · Ā_1) or attention flow (max flow). */
   rolloutMethod: 'rollout' | 'flow';
+  /** The rollout view's display (the `rollout-display` attribute): a heatmap, or the head view's lines. */
+  rolloutDisplay: 'matrix' | 'lines';
   /** The author's example of the scratch view, or null (a cross-attention example is read from a child JSON script; setting one throws). */
   matrices: AuthorMatrices | AuthorCrossMatrices | null;
   /** Attention to draw instead of running a model (data mode), or null. Also: the src attribute, a child JSON script. */

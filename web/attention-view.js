@@ -39,7 +39,7 @@ import './lens-view.js';
 import './matrix-view.js';
 import './model-view.js';
 import './neuron-view.js';
-import './rollout-view.js';
+import { ROLLOUT_DISPLAYS } from './rollout-view.js';
 import './view-controls.js';
 
 const MODULE_URL = import.meta.url;
@@ -107,7 +107,7 @@ function parseMatrixAttribute(name, value) {
 
 export class AttentionView extends HTMLElement {
   static get observedAttributes() {
-    return [...Object.keys(STATE_ATTRIBUTES), 'editable', 'height', 'controls', 'step', 'rollout-method', ...MATRIX_ATTRIBUTES, ...DataMode.attributes];
+    return [...Object.keys(STATE_ATTRIBUTES), 'editable', 'height', 'controls', 'step', 'rollout-method', 'rollout-display', ...MATRIX_ATTRIBUTES, ...DataMode.attributes];
   }
 
   #store = new Store(DEFAULT_STATE);
@@ -206,6 +206,7 @@ export class AttentionView extends HTMLElement {
       });
     }
     if (name === 'rollout-method') this.#applyRolloutMethod();
+    if (name === 'rollout-display') this.#applyRolloutDisplay();
   }
 
   // ---- JS API: properties mirror the attributes; reading gives the current state.
@@ -263,6 +264,9 @@ export class AttentionView extends HTMLElement {
   /** The rollout view's method: 'rollout' (the default) or 'flow'. */
   get rolloutMethod() { return this.#views.get('rollout')?.method ?? this.#rolloutMethodAttribute(); }
   set rolloutMethod(value) { this.setAttribute('rollout-method', value); }
+  /** The rollout view's display: 'matrix' (the default, a heatmap) or 'lines' (the head view's lines). */
+  get rolloutDisplay() { return this.#views.get('rollout')?.display ?? this.#rolloutDisplayAttribute(); }
+  set rolloutDisplay(value) { this.setAttribute('rollout-display', value); }
   /** The author's example for the scratch view ({ tokens, x, wq, wk, wv }, or { source, target, xEncoder, xDecoder, wq, wk, wv }), or null. */
   get matrices() { return this.#lastPreset; }
   set matrices(value) {
@@ -373,7 +377,10 @@ export class AttentionView extends HTMLElement {
       const element = document.createElement(VIEW_ELEMENTS[view]);
       if (view !== 'scratch') element.store = this.#store;
       else if (this.#lastPreset) element.preset = this.#lastPreset;
-      if (view === 'rollout') element.method = this.#rolloutMethodAttribute();
+      if (view === 'rollout') {
+        element.method = this.#rolloutMethodAttribute();
+        element.display = this.#rolloutDisplayAttribute();
+      }
       if (view === 'generate') {
         this.#generationHead = document.createElement('head-view');
         this.#generationHead.store = this.#store;
@@ -439,6 +446,17 @@ export class AttentionView extends HTMLElement {
   #applyRolloutMethod() {
     const rollout = this.#views.get('rollout');
     if (rollout) rollout.method = this.#rolloutMethodAttribute();
+  }
+
+  // The rollout-display attribute, or 'matrix' when it is missing or not a display.
+  #rolloutDisplayAttribute() {
+    const display = this.getAttribute('rollout-display');
+    return ROLLOUT_DISPLAYS.includes(display) ? display : 'matrix';
+  }
+
+  #applyRolloutDisplay() {
+    const rollout = this.#views.get('rollout');
+    if (rollout) rollout.display = this.#rolloutDisplayAttribute();
   }
 
   #showStep() {

@@ -14,6 +14,9 @@
 // once per scroll position into an off-screen canvas of the viewport's size;
 // hover only blits it (dimmed) and adds the focused token's lines, so hover
 // redraws stay within a frame at 512 tokens x 12 heads.
+// With a `caption` it draws another map given as a one-layer, one-head result
+// (the rollout view's Lines display): no head chips, the caption in place of
+// "one colour per head".
 // Not here: the controls shared by all views (layer, threshold, ...), the
 // data transforms (attention-data.js).
 import { kvGroup, kvHeadOf, sharesKeyValues, sinkScore, sinkText } from './head-facts.js';
@@ -29,7 +32,8 @@ const SQUARE = 7;
 const MIN_OPACITY = 0.1; // fainter lines are left out of the full drawing (not of a focused token's)
 const TOP_KEYS = 8; // the full drawing keeps at most this many keys per query and head (ties aside)
 const FOCUS_MIN_OPACITY = 0.06; // a focused token's weakest lines stay faintly visible
-const LEGEND = `One colour per head. A line’s opacity is its weight relative to the strongest weight of its query in that head, so each query’s strongest line is solid. Shown: each query’s ${TOP_KEYS} strongest keys per head, down to a tenth of the strongest; hover or lock a token to see all its lines.`;
+const HEADS_LEGEND = 'One colour per head. ';
+const OPACITY_LEGEND = `A line’s opacity is its weight relative to the strongest weight of its query in that head, so each query’s strongest line is solid. Shown: each query’s ${TOP_KEYS} strongest keys per head, down to a tenth of the strongest; hover or lock a token to see all its lines.`;
 // bertviz's encoder–decoder form: which side is which, for cross-attention.
 const CROSS_LEGEND = 'Cross-attention: target tokens (the decoder’s queries, left) read source tokens (the encoder’s keys, right). ';
 
@@ -69,10 +73,11 @@ export class HeadView extends StoreBound {
   #scroller = h('div', { class: 'head-view-scroller' });
   #spacer = h('div');
   #chips = h('div', { class: 'head-chips', role: 'group', 'aria-label': 'Heads' });
-  #legend = h('p', { class: 'head-view-legend' }, LEGEND);
+  #legend = h('p', { class: 'head-view-legend' }, HEADS_LEGEND + OPACITY_LEGEND);
   #layout = null;
   #fitted = new Map(); // label -> its text shortened to fit the label column, for the current layout
   #baseTop = null; // scroll position #base was drawn for
+  #caption = null;
 
   connectedCallback() {
     super.connectedCallback();
@@ -135,6 +140,19 @@ export class HeadView extends StoreBound {
     return weight < cut[r] ? 0 : Math.min(1, weight / max[r]);
   }
 
+  /**
+   * null (one layer's heads), or what the lines show when the result is another
+   * map as one layer and one head (rollout-view.js), one sentence without the
+   * final stop: it replaces the head chips and "one colour per head" in the
+   * legend, and names the drawing (canvas label, SVG title).
+   */
+  get caption() { return this.#caption; }
+  set caption(text) {
+    if (text === this.#caption) return;
+    this.#caption = text;
+    this.#rebuild();
+  }
+
   /** The canvas as drawn (the PNG export: the visible part, hover or lock included). */
   exportCanvas() { this.flushDeferred(); return this.#canvas; }
 
@@ -148,7 +166,7 @@ export class HeadView extends StoreBound {
     if (!this.#prepared) return null;
     const { width, height, left, right, rowHeight, labelChars } = this.#layout;
     const colours = viewColours(this);
-    const svg = new SvgWriter(width, height, { background: pageBackground(this), title: `Head view, layer ${this.store.state.layer + 1}` });
+    const svg = new SvgWriter(width, height, { background: pageBackground(this), title: this.#caption ?? `Head view, layer ${this.store.state.layer + 1}` });
     const { rows, cols } = this.#prepared.maps[0].map;
     const rowIndex = new Map(rows.map((token, i) => [token, i]));
     const colIndex = new Map(cols.map((token, i) => [token, i]));
@@ -193,7 +211,8 @@ export class HeadView extends StoreBound {
     if (state.layer >= layers) return;
     this.#heads = this.#activeHeads();
     this.#renderChips();
-    this.#legend.textContent = this.#result.cross ? CROSS_LEGEND + LEGEND : LEGEND;
+    this.#chips.hidden = this.#caption !== null;
+    this.#legend.textContent = (this.#caption === null ? (this.#result.cross ? CROSS_LEGEND : '') + HEADS_LEGEND : `${this.#caption}. `) + OPACITY_LEGEND;
     this.#prepared = this.#heads.length ? prepareMaps(this.#result, state, this.#heads) : null;
     this.#rowScales = this.#prepared ? this.#prepared.maps.map(({ map }) => rowScales(map)) : [];
     const rows = this.#prepared ? Math.max(this.#prepared.rowLabels.length, this.#prepared.colLabels.length) : 0;
@@ -217,7 +236,7 @@ export class HeadView extends StoreBound {
     this.#spacer.style.height = `${height - viewport}px`;
     this.#baseTop = null;
     this.#fitted.clear();
-    this.#canvas.setAttribute('aria-label', `Head view of layer ${state.layer + 1}: lines from ${this.#prepared?.rowLabels.length ?? 0} query tokens to key tokens, one colour per head. Arrow keys move the selected token, Enter locks it, Escape unlocks.`);
+    this.#canvas.setAttribute('aria-label', `${this.#caption ?? `Head view of layer ${state.layer + 1}`}: lines from ${this.#prepared?.rowLabels.length ?? 0} query tokens to key tokens${this.#caption === null ? ', one colour per head' : ''}. Arrow keys move the selected token, Enter locks it, Escape unlocks.`);
     this.#paint();
   }
 

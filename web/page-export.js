@@ -31,10 +31,11 @@ export function fillPageTemplate(template, { title, attributes, data }) {
   }) + template.slice(script);
 }
 
-/** The widget attributes that reproduce the playground's view of `state` (and the rollout view's method). */
-export function viewAttributes(state, rolloutMethod = 'rollout') {
+/** The widget attributes that reproduce the playground's view of `state` (and the rollout view's method and display). */
+export function viewAttributes(state, rolloutMethod = 'rollout', rolloutDisplay = 'matrix') {
   const attributes = { view: ['head', 'model', 'matrix', 'rollout', 'cross'].includes(state.view) ? state.view : 'head', layer: state.layer, controls: '' };
   if (state.view === 'rollout' && rolloutMethod !== 'rollout') attributes['rollout-method'] = rolloutMethod;
+  if (state.view === 'rollout' && rolloutDisplay !== 'matrix') attributes['rollout-display'] = rolloutDisplay;
   if (state.heads !== null) attributes.heads = state.heads.join(',');
   if (state.token !== null) attributes.token = state.token;
   if (state.threshold > 0) attributes.threshold = state.threshold;
@@ -64,23 +65,23 @@ function base64Tensor({ data, shape }) {
 
 /**
  * The page (HTML text) for a run's result shown with `state` (and the rollout
- * view's method); `run`: an encoder–decoder model's run (translation-run.js),
+ * view's method and display); `run`: an encoder–decoder model's run (translation-run.js),
  * whose three parts it embeds.
  */
-export async function attentionPage({ result, state, modelName, rolloutMethod = 'rollout', run = null }) {
+export async function attentionPage({ result, state, modelName, rolloutMethod = 'rollout', rolloutDisplay = 'matrix', run = null }) {
   const response = await fetch(TEMPLATE_URL);
   if (!response.ok) throw new Error(`the page template ${TEMPLATE_URL.pathname} could not be loaded (HTTP ${response.status})`);
   if (run) {
     return fillPageTemplate(await response.text(), {
       title: `Attention of ${modelName}: “${run.source.text}” → “${run.translation}”`,
-      attributes: { ...viewAttributes(state, rolloutMethod), attention: state.part },
+      attributes: { ...viewAttributes(state, rolloutMethod, rolloutDisplay), attention: state.part },
       data: encoderDecoderJson({ modelName, modelType: result.modelType, run }, base64Tensor),
     });
   }
   const [layers, heads, tokens] = result.attentions.shape;
   return fillPageTemplate(await response.text(), {
     title: `Attention of ${modelName}: ${layers} layers × ${heads} heads, ${tokens} tokens`,
-    attributes: viewAttributes(state, rolloutMethod),
+    attributes: viewAttributes(state, rolloutMethod, rolloutDisplay),
     data: embeddedData({ tokens: result.tokens, attentions: result.attentions, model: modelName, modelType: result.modelType, causal: result.causal }),
   });
 }

@@ -6,7 +6,8 @@
 // --format html` (its weights against the CLI's JSON of the same run) and the
 // playground's "Download as a page" (against the native CLI on the same text;
 // the view, layer and heads of the playground carried over; from the Rollout
-// tab, attention flow computed in the file against the float64 reference).
+// tab, attention flow computed in the file against the float64 reference,
+// opening on the Lines display chosen there).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -129,11 +130,12 @@ test('the playground\'s "Download as a page" carries the view, layer and heads i
   await close();
 });
 
-test('a page downloaded from the Rollout tab shows attention flow offline, with no WASM', async () => {
+test('a page downloaded from the Rollout tab shows attention flow offline, with no WASM, as lines', async () => {
   const page = await session.browser.newPage();
   await page.goto(`${session.url}#view=rollout`);
   await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
   await page.locator('rollout-view select[name="rollout-method"]').selectOption('flow');
+  await page.locator('rollout-view select[name="rollout-display"]').selectOption('lines');
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-page')]);
   assert.equal(download.suggestedFilename(), 'attnplay-austen-gpt-rollout.html');
   const path = join(tmp, download.suggestedFilename());
@@ -148,6 +150,10 @@ test('a page downloaded from the Rollout tab shows attention flow offline, with 
   const heat = await saved.evaluate(() => document.querySelector('attention-view').viewElement.heatModel());
   assert.match(heat.title, new RegExp(`^Attention flow over layers 1–${L} `));
   refFlow(attentions).forEach((row, q) => row.forEach((v, k) => assert.ok(Math.abs(heat.values[q * T + k] - v) < 1e-5, `${q},${k}: ${heat.values[q * T + k]} vs ${v}`)));
+  // It opens on the Lines display chosen on the page: the flow map above as the head view's lines.
+  assert.equal(await saved.evaluate(() => document.querySelector('attention-view').rolloutDisplay), 'lines');
+  const all = [...Array(T).keys()];
+  assertHeadLines(await saved.evaluate(() => document.querySelector('attention-view').viewElement.lineModel()), headViewLines((head, q, k) => heat.values[q * T + k], [0], all, all));
   assert.deepEqual(blocked, []);
   assert.deepEqual(errors.filter((e) => !/Content Security Policy/.test(e)), []);
   await close();

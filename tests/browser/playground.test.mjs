@@ -3,7 +3,8 @@
 // reader loads their own (URL form, file picker): type text and see the
 // model's attention drawn (head view's line model against the engine's
 // numbers computed in Node), switch views (the Rollout tab against the
-// float64 rollout of the engine's attention), lock a token, restore the state
+// float64 rollout of the engine's attention, as a matrix and as the head
+// view's lines, with the page's transforms), lock a token, restore the state
 // from the URL, export JSON and .npy and check their content, a malformed
 // model's error, and a token that looks like HTML staying text.
 import assert from 'node:assert/strict';
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
 import { createEngine } from '../../dist/engine.js';
-import { downloadOf, newPage, openBrowser, pngSize, resultsDir, settledHash, svgElements, svgTexts } from './browser.mjs';
+import { assertHeadLines, downloadOf, headViewLines, newPage, openBrowser, pngSize, resultsDir, settledHash, svgElements, svgTexts } from './browser.mjs';
 import { refRollout } from '../node/rollout-reference.mjs';
 
 const modelsDir = fileURLToPath(new URL('../golden/models/', import.meta.url));
@@ -101,7 +102,32 @@ test('load a model by URL, type, and the head view draws the model\'s attention'
       await page.waitForFunction(() => document.querySelector('rollout-view').heatModel() !== null);
       const heat = await page.evaluate(() => document.querySelector('rollout-view').heatModel());
       assert.match(heat.title, /^Attention rollout over layers 1–2 /);
-      refRollout(want.attentions).forEach((row, q) => row.forEach((v, k) => assert.ok(Math.abs(heat.values[q * T + k] - v) < 1e-6, `rollout [${q}][${k}]`)));
+      const rolled = refRollout(want.attentions);
+      rolled.forEach((row, q) => row.forEach((v, k) => assert.ok(Math.abs(heat.values[q * T + k] - v) < 1e-6, `rollout [${q}][${k}]`)));
+      // The Lines display: the same map as the head view's lines (one map, the head view's opacity rule),
+      // first the lines of the page's locked token 5, then (Esc unlocks it) the full drawing.
+      await page.locator('rollout-view select[name="rollout-display"]').selectOption('lines');
+      const all = [...Array(T).keys()];
+      const rolledLines = (focusRow) => headViewLines((head, q, k) => rolled[q][k], [0], all, all, focusRow);
+      assertHeadLines(await page.evaluate(() => document.querySelector('rollout-view').lineModel()), rolledLines(5));
+      await page.focus('rollout-view head-view canvas');
+      await page.keyboard.press('Escape');
+      await page.waitForFunction(() => !/token=/.test(location.hash));
+      assertHeadLines(await page.evaluate(() => document.querySelector('rollout-view').lineModel()), rolledLines(null));
+      assert.match(await page.textContent('rollout-view .head-view-legend'), /^Attention rollout of all 2 layers combined: .* A line’s opacity is its weight relative to the strongest/);
+      assert.equal(await page.locator('rollout-view .head-chips').isVisible(), false);
+      assert.equal(await page.locator('rollout-view .matrix-view-scroller').isVisible(), false);
+      await page.screenshot({ path: `${resultsDir}playground-rollout-lines.png`, fullPage: true });
+      // The page's transforms (here: words, not sub-word tokens) give the lines the rows and weights of the matrix form.
+      await page.locator('#controls input[name="words"]').check();
+      const words = await page.evaluate(() => { const v = document.querySelector('rollout-view'); return { heat: v.heatModel(), lines: v.lineModel() }; });
+      assert.ok(words.heat.rows.length < T, 'the text has words of several tokens');
+      const at = (list) => new Map(list.map((token, i) => [token, i]));
+      const [rowAt, colAt] = [at(words.heat.rows), at(words.heat.cols)];
+      assertHeadLines(words.lines, headViewLines((head, q, k) => words.heat.values[rowAt.get(q) * words.heat.cols.length + colAt.get(k)], [0], words.heat.rows, words.heat.cols));
+      await page.locator('#controls input[name="words"]').uncheck();
+      await page.locator('rollout-view select[name="rollout-display"]').selectOption('matrix');
+      assert.deepEqual(await page.evaluate(() => document.querySelector('rollout-view').lineModel()), []);
     }
     await page.screenshot({ path: `${resultsDir}playground-${view}.png`, fullPage: true });
   }

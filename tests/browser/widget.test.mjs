@@ -6,7 +6,8 @@
 // the engine's numbers computed in Node), share one worker, one WASM fetch and
 // one download per model, do nothing before they are scrolled into view,
 // follow attribute and property changes (view="rollout" with rollout-method
-// equal to the float64 rollout and flow of the engine's attention), and fire
+// equal to the float64 rollout and flow of the engine's attention, and
+// rollout-display="lines" drawing flow as the head view's lines), and fire
 // token-select / head-select on reader clicks. Scratch widgets with an author's own matrices show
 // softmax(Q·Kᵀ/√d_k) equal to a naive double-precision computation here.
 import assert from 'node:assert/strict';
@@ -176,6 +177,16 @@ test('attribute and property changes update the view; reader clicks fire token-s
   const flowed = await page.evaluate(() => document.getElementById('hostile').viewElement.heatModel());
   assert.match(flowed.title, /^Attention flow over layers 1–2 /);
   assertRolled(flowed, refFlow(truth.attentions), 'flow');
+  // rollout-display="lines": the flow map as the head view's lines; the threshold leaves out the lines below it, as in the matrix form.
+  await page.evaluate(() => { const w = document.getElementById('hostile'); w.setAttribute('rollout-display', 'lines'); w.setAttribute('threshold', '0.05'); });
+  const flow = refFlow(truth.attentions);
+  const all = [...flow.keys()];
+  const flowLines = headViewLines((head, q, k) => flow[q][k], [0], all, all);
+  for (const [key, { w }] of flowLines) if (w < 0.05) flowLines.delete(key);
+  assertHeadLines(await page.evaluate(() => document.getElementById('hostile').viewElement.lineModel()), flowLines);
+  assert.equal(await page.evaluate(() => document.getElementById('hostile').rolloutDisplay), 'lines');
+  assert.match(await page.evaluate(() => document.getElementById('hostile').viewElement.querySelector('.head-view-legend').textContent), /^Attention flow of all 2 layers combined: /);
+  await page.evaluate(() => { const w = document.getElementById('hostile'); w.removeAttribute('rollout-display'); w.removeAttribute('threshold'); });
   await page.evaluate(() => document.getElementById('hostile').setAttribute('editable', ''));
   const beforeEdit = await runs(page, 'hostile');
   await page.locator('#hostile textarea.text-a').fill('Emma.');
