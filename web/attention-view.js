@@ -205,8 +205,7 @@ export class AttentionView extends HTMLElement {
         this.#views.get('generate')?.run();
       });
     }
-    if (name === 'rollout-method') this.#applyRolloutMethod();
-    if (name === 'rollout-display') this.#applyRolloutDisplay();
+    if (name === 'rollout-method' || name === 'rollout-display') this.#applyRolloutAttributes();
   }
 
   // ---- JS API: properties mirror the attributes; reading gives the current state.
@@ -262,10 +261,10 @@ export class AttentionView extends HTMLElement {
   get height() { return this.getAttribute('height'); }
   set height(value) { this.setAttribute('height', String(value)); }
   /** The rollout view's method: 'rollout' (the default) or 'flow'. */
-  get rolloutMethod() { return this.#views.get('rollout')?.method ?? this.#rolloutMethodAttribute(); }
+  get rolloutMethod() { return this.#views.get('rollout')?.method ?? this.#rolloutAttribute('rollout-method', ROLLOUT_METHODS); }
   set rolloutMethod(value) { this.setAttribute('rollout-method', value); }
   /** The rollout view's display: 'matrix' (the default, a heatmap) or 'lines' (the head view's lines). */
-  get rolloutDisplay() { return this.#views.get('rollout')?.display ?? this.#rolloutDisplayAttribute(); }
+  get rolloutDisplay() { return this.#views.get('rollout')?.display ?? this.#rolloutAttribute('rollout-display', ROLLOUT_DISPLAYS); }
   set rolloutDisplay(value) { this.setAttribute('rollout-display', value); }
   /** The author's example for the scratch view ({ tokens, x, wq, wk, wv }, or { source, target, xEncoder, xDecoder, wq, wk, wv }), or null. */
   get matrices() { return this.#lastPreset; }
@@ -377,10 +376,7 @@ export class AttentionView extends HTMLElement {
       const element = document.createElement(VIEW_ELEMENTS[view]);
       if (view !== 'scratch') element.store = this.#store;
       else if (this.#lastPreset) element.preset = this.#lastPreset;
-      if (view === 'rollout') {
-        element.method = this.#rolloutMethodAttribute();
-        element.display = this.#rolloutDisplayAttribute();
-      }
+      if (view === 'rollout') this.#applyRolloutAttributes(element);
       if (view === 'generate') {
         this.#generationHead = document.createElement('head-view');
         this.#generationHead.store = this.#store;
@@ -437,26 +433,18 @@ export class AttentionView extends HTMLElement {
     if (!this.#model && !this.#data.active) this.#scheduleRun(0);
   }
 
-  // The rollout-method attribute, or 'rollout' when it is missing or not a method.
-  #rolloutMethodAttribute() {
-    const method = this.getAttribute('rollout-method');
-    return ROLLOUT_METHODS.includes(method) ? method : 'rollout';
+  // A rollout view attribute (rollout-method, rollout-display), or the first of its
+  // choices (rollout, matrix) when it is missing or not one of them.
+  #rolloutAttribute(name, choices) {
+    const value = this.getAttribute(name);
+    return choices.includes(value) ? value : choices[0];
   }
 
-  #applyRolloutMethod() {
-    const rollout = this.#views.get('rollout');
-    if (rollout) rollout.method = this.#rolloutMethodAttribute();
-  }
-
-  // The rollout-display attribute, or 'matrix' when it is missing or not a display.
-  #rolloutDisplayAttribute() {
-    const display = this.getAttribute('rollout-display');
-    return ROLLOUT_DISPLAYS.includes(display) ? display : 'matrix';
-  }
-
-  #applyRolloutDisplay() {
-    const rollout = this.#views.get('rollout');
-    if (rollout) rollout.display = this.#rolloutDisplayAttribute();
+  // The rollout-method and rollout-display attributes, to the rollout view if there is one.
+  #applyRolloutAttributes(rollout = this.#views.get('rollout')) {
+    if (!rollout) return;
+    rollout.method = this.#rolloutAttribute('rollout-method', ROLLOUT_METHODS);
+    rollout.display = this.#rolloutAttribute('rollout-display', ROLLOUT_DISPLAYS);
   }
 
   #showStep() {

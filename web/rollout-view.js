@@ -74,8 +74,7 @@ export class RolloutView extends MatrixView {
   /** 'matrix' (the heatmap) or 'lines' (the head view's lines). */
   get display() { return this.#display; }
   set display(value) {
-    if (!ROLLOUT_DISPLAYS.includes(value)) throw new RangeError(`unknown rollout display "${value}" (use ${ROLLOUT_DISPLAYS.join(' or ')})`);
-    this.#displayPicker.querySelector('select').value = value;
+    this.#showPicked(this.#displayPicker, ROLLOUT_DISPLAYS, value);
     if (value === this.#display) return;
     this.#display = value;
     this.dataset.display = value;
@@ -100,11 +99,17 @@ export class RolloutView extends MatrixView {
   /** 'rollout' (Ā_L · … · Ā_1) or 'flow' (max flow through the layers). */
   get method() { return this.#method; }
   set method(value) {
-    if (!ROLLOUT_METHODS.includes(value)) throw new RangeError(`unknown rollout method "${value}" (use ${ROLLOUT_METHODS.join(' or ')})`);
-    this.#picker.querySelector('select').value = value;
+    this.#showPicked(this.#picker, ROLLOUT_METHODS, value);
     if (value === this.#method) return;
     this.#method = value;
     this.redraw();
+  }
+
+  // Shows `value` in a picker (method or display), refusing one that is not among its choices.
+  #showPicked(picker, choices, value) {
+    const select = picker.querySelector('select');
+    if (!choices.includes(value)) throw new RangeError(`unknown rollout ${select.name.slice('rollout-'.length)} "${value}" (use ${choices.join(' or ')})`);
+    select.value = value;
   }
 
   mapOf(result, state) {

@@ -4,7 +4,8 @@
 // tokens-src), by the `data` property, and an encoder–decoder model's
 // cross-attention; the head, matrix and model views draw exactly those
 // weights, the rollout view (rollout and flow, by attribute and by its
-// picker) the reference's rolled-out map, and it refuses cross-attention;
+// picker; flow as lines by rollout-display) the reference's rolled-out map,
+// and it refuses cross-attention;
 // the neuron view says why it is not available; bad
 // data shows its message; a 512-token 12-layer × 12-head .npy renders and
 // stays interactive. In data mode no worker starts and no WASM is fetched;
@@ -192,6 +193,11 @@ test('every source and format draws exactly the given weights; no worker, no WAS
   await page.waitForFunction(() => document.getElementById('rollout').viewElement.heatModel().title.startsWith('Attention flow'));
   assertMap(await heatOf('rollout'), refFlow(torchTensor), 'flow (picker)');
   assert.equal(await page.evaluate(() => document.getElementById('rollout').rolloutMethod), 'flow');
+  // rollout-display="lines": the flow map of the attribute's widget as the head view's lines.
+  await page.evaluate(() => document.getElementById('flow').setAttribute('rollout-display', 'lines'));
+  const flowRef = refFlow({ data: npyFlat, shape: npyShape });
+  const flowAll = range(flowRef.length);
+  assertHeadLines(await page.evaluate(() => document.getElementById('flow').viewElement.lineModel()), headViewLines((head, q, k) => flowRef[q][k], [0], flowAll, flowAll), 1e-6);
 
   // Cross-attention is refused with the reason; the decoder's self-attention rolls out.
   const refused = await page.evaluate(() => { const v = document.getElementById('cross-rollout').viewElement; return { heat: v.heatModel(), title: v.querySelector('.view-title').textContent }; });
