@@ -12,6 +12,7 @@
 #include <string>
 
 #include "attention/positional.h"
+#include "model/logits.h"
 #include "nn/layers.h"
 #include "tensor/fast_exp.h"
 #include "tensor/ops.h"
@@ -31,50 +32,6 @@ void activate(MatrixRef x, Activation activation) {
     case Activation::gelu_tanh: gelu_tanh(x); return;
     case Activation::silu: silu(x); return;
   }
-}
-
-// The max and the softmax denominator Σ exp(logit - max) of one row of
-// logits. fast_exp in eight partial sums, so that the loop vectorizes.
-struct SoftmaxNorm {
-  float max = 0, sum = 0;
-};
-SoftmaxNorm softmax_norm(const float* logits, int vocab) {
-  SoftmaxNorm n;
-  n.max = *std::max_element(logits, logits + vocab);
-  float lanes[8] = {};
-  int tail = 0;
-  for (; tail + 8 <= vocab; tail += 8)
-    for (int j = 0; j < 8; ++j) lanes[j] += fast_exp(logits[tail + j] - n.max);
-  for (; tail < vocab; ++tail) n.sum += fast_exp(logits[tail] - n.max);
-  for (const float lane : lanes) n.sum += lane;
-  return n;
-}
-
-// -log softmax(logits)[target] (one row), given the row's softmax_norm.
-float token_loss_of(const float* logits, const SoftmaxNorm& n, std::int32_t target) {
-  return std::log(n.sum) - (logits[target] - n.max);
-}
-
-// The k most probable entries of softmax(logits) (one row, its softmax_norm
-// n), best first (ties: lower id first). One pass keeps the k best in order (k is small).
-TopK top_k_of(const float* logits, int vocab, int k, const SoftmaxNorm& n) {
-  k = std::min(k, vocab);
-  if (k <= 0) return {};
-  std::vector<std::int32_t> best;  // ids, best first
-  best.reserve(static_cast<std::size_t>(k) + 1);
-  for (int i = 0; i < vocab; ++i) {
-    if (static_cast<int>(best.size()) == k && !(logits[i] > logits[best.back()])) continue;
-    auto at = best.end();
-    while (at != best.begin() && logits[i] > logits[*(at - 1)]) --at;
-    best.insert(at, i);
-    if (static_cast<int>(best.size()) > k) best.pop_back();
-  }
-  TopK top;
-  for (const std::int32_t id : best) {
-    top.ids.push_back(id);
-    top.probabilities.push_back(fast_exp(logits[id] - n.max) / n.sum);
-  }
-  return top;
 }
 
 // BERT's masked-LM head: x [M, d] -> logits [M, V] (dense, activation, LayerNorm, tied or stored decoder, bias).
