@@ -14,7 +14,6 @@
 #include "attention/positional.h"
 #include "model/logits.h"
 #include "nn/layers.h"
-#include "tensor/fast_exp.h"
 #include "tensor/ops.h"
 
 namespace attnplay {
