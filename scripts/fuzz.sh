@@ -16,7 +16,7 @@ flags=(-std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
        -DEIGEN_DONT_VECTORIZE -Icpp -isystem /usr/include/eigen3)
 checkpoint=(cpp/safetensors/safetensors.cpp cpp/safetensors/checkpoint.cpp cpp/tensor/weight.cpp cpp/tensor/gemm.cpp
             cpp/tensor/ops.cpp cpp/tensor/thread_pool.cpp)
-core=("${checkpoint[@]}" cpp/model/config.cpp cpp/model/weights.cpp cpp/model/model.cpp
+core=("${checkpoint[@]}" cpp/model/config.cpp cpp/model/weights.cpp cpp/model/model.cpp cpp/model/logits.cpp
       cpp/attention/attention.cpp cpp/attention/positional.cpp cpp/nn/layers.cpp)
 
 build() {  # name, sources...
