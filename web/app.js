@@ -661,6 +661,7 @@ try {
   engineInfo = await client.info();
   const threads = engineInfo.threads > 1 ? `${engineInfo.threads} threads (cross-origin isolated)` : 'one thread';
   setStatus(`Engine loaded: attnplay core ${engineInfo.version}, WASM SIMD ${engineInfo.simd ? 'on' : 'off'}, ${threads}, ${(performance.now() - started).toFixed(0)} ms.`);
+  $('#engine-status').dataset.engine = $('#engine-status').textContent; // kept after a model's status replaces the text
 } catch (error) {
   setStatus(`The engine could not start: ${error.message}`, 'error');
 }
