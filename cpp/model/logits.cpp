@@ -10,12 +10,20 @@
 namespace attnplay {
 
 // The max and the softmax denominator Σ exp(logit - max) of one row of
-// logits. fast_exp in eight partial sums, so that the loop vectorizes.
+// logits. Both in eight partial results (selects, not std::max), so that the
+// loops vectorize.
 SoftmaxNorm softmax_norm(const float* logits, int vocab) {
   SoftmaxNorm n;
-  n.max = *std::max_element(logits, logits + vocab);
-  float lanes[8] = {};
+  n.max = logits[0];
+  float highest[8];
+  std::fill(highest, highest + 8, logits[0]);
   int tail = 0;
+  for (; tail + 8 <= vocab; tail += 8)
+    for (int j = 0; j < 8; ++j) highest[j] = logits[tail + j] > highest[j] ? logits[tail + j] : highest[j];
+  for (; tail < vocab; ++tail) n.max = logits[tail] > n.max ? logits[tail] : n.max;
+  for (const float lane : highest) n.max = lane > n.max ? lane : n.max;
+  float lanes[8] = {};
+  tail = 0;
   for (; tail + 8 <= vocab; tail += 8)
     for (int j = 0; j < 8; ++j) lanes[j] += fast_exp(logits[tail + j] - n.max);
   for (; tail < vocab; ++tail) n.sum += fast_exp(logits[tail] - n.max);

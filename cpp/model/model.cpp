@@ -410,6 +410,10 @@ void gpt_neox_forward(Pass& p, const ModelWeights& w, bool parallel_residual) {
 
 }  // namespace
 
+Model::Model(ModelConfig config, ModelWeights weights) : config_(std::move(config)), weights_(std::move(weights)) {
+  pack_for_products(weights_);
+}
+
 Model Model::from_buffers(std::string_view config_json, std::string_view safetensors) {
   ModelConfig config = parse_config(config_json);
   const Checkpoint checkpoint = Checkpoint::single({kSafetensorsFile, safetensors, nullptr});

@@ -142,7 +142,8 @@ class Model {
 
  private:
   ForwardResult run(const ForwardRequest& request, KvCache* cache) const;  // cache may be null
-  Model(ModelConfig config, ModelWeights weights) : config_(std::move(config)), weights_(std::move(weights)) {}
+  // Packs the weights for products (pack_for_products) when they fit its budget.
+  Model(ModelConfig config, ModelWeights weights);
   ModelConfig config_;
   ModelWeights weights_;
 };

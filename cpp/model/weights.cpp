@@ -184,6 +184,22 @@ std::int64_t ModelWeights::parameter_count() const {
   return n;
 }
 
+std::size_t pack_for_products(ModelWeights& weights, std::size_t budget_bytes) {
+  std::vector<WeightMatrix*> multiplied;
+  for (BlockWeights& b : weights.blocks) {
+    for (LinearWeights* l : {&b.qkv, &b.q, &b.k, &b.v, &b.attention_out, &b.mlp_gate, &b.mlp_in, &b.mlp_out}) {
+      multiplied.push_back(&l->w);
+    }
+  }
+  multiplied.push_back(weights.output_embedding.empty() ? &weights.token_embedding : &weights.output_embedding);
+  if (weights.has_mlm_head) multiplied.push_back(&weights.mlm.transform.w);
+  std::size_t bytes = 0;
+  for (const WeightMatrix* w : multiplied) bytes += w->packing_bytes();
+  if (bytes > budget_bytes) return 0;
+  for (WeightMatrix* w : multiplied) w->pack_for_products();
+  return bytes;
+}
+
 ModelWeights load_weights(const ModelConfig& config, const Checkpoint& checkpoint) {
   switch (config.architecture) {
     case Architecture::gpt2: return load_gpt2(config, checkpoint);

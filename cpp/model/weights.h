@@ -13,6 +13,7 @@
 // (safetensors/).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -77,6 +78,17 @@ struct ModelWeights {
   const WeightMatrix& unembedding() const { return output_embedding.empty() ? token_embedding : output_embedding; }
   std::int64_t parameter_count() const;
 };
+
+// The most bytes pack_for_products spends: models up to about 16 million
+// multiplied parameters (the shipped ones need 10 MB).
+constexpr std::size_t kPackingBudgetBytes = std::size_t{64} << 20;
+
+// Packs every matrix the forward pass multiplies by (WeightMatrix::pack_for_products:
+// block projections, the unembedding, the masked-LM transform) when together
+// they take at most budget_bytes packed, and none otherwise: a large model
+// keeps its memory, which packing would more than double. Returns the bytes
+// packed.
+std::size_t pack_for_products(ModelWeights& weights, std::size_t budget_bytes = kPackingBudgetBytes);
 
 // Reads every weight of `config`'s architecture from the checkpoint, through
 // its lookup methods only (contains, info, bytes, tensors).

@@ -7,7 +7,9 @@
 // are zero; kKc x kNc floats, stays in L2), then for every 4-row strip of its
 // rows packs A (4 x kKc floats, stays in L1) and runs the 4x8 microkernel over
 // the panels. Row groups are as few as keep every thread busy, so B is packed
-// about once per call and no float32 copy of it exists beyond one block.
+// about once per call and no float32 copy of it exists beyond one block;
+// unless B was packed ahead (PackedOperand: every block's panels, kept, in
+// the same layout), and then tasks read its panels instead of packing.
 // One or two rows of A (decoding) skip the packing: B is read in place.
 // Every output element is summed in the same order whatever the split, so
 // results are identical with any number of threads. The 4x8 tile
@@ -253,10 +255,23 @@ void pack_panel(const WeightView& b, RightOperand layout, std::ptrdiff_t p0, std
 }
 
 // Packs rows [0, rows) x columns [0, kc) of A into strip, column by column
-// (strip[p * rows + r] = a(r, p)), so the microkernel reads it in order.
+// (strip[p * rows + r] = a(r, p)), so the microkernel reads it in order. A
+// full strip moves four columns at a time through a 4x4 transpose in
+// registers (scalar, the strided stores cost about as much as packing B).
 void pack_strip(const float* a, std::ptrdiff_t lda, std::ptrdiff_t rows, std::ptrdiff_t kc, float* strip) {
-  for (std::ptrdiff_t r = 0; r < rows; ++r)
-    for (std::ptrdiff_t p = 0; p < kc; ++p) strip[p * rows + r] = a[r * lda + p];
+  std::ptrdiff_t p = 0;
+  if (rows == kMr) {
+    for (; p + 4 <= kc; p += 4) {
+      f32x4 r0 = load(a + p), r1 = load(a + lda + p), r2 = load(a + 2 * lda + p), r3 = load(a + 3 * lda + p);
+      transpose(r0, r1, r2, r3);
+      store(strip + p * kMr, r0);
+      store(strip + p * kMr + 4, r1);
+      store(strip + p * kMr + 8, r2);
+      store(strip + p * kMr + 12, r3);
+    }
+  }
+  for (; p < kc; ++p)
+    for (std::ptrdiff_t r = 0; r < rows; ++r) strip[p * rows + r] = a[r * lda + p];
 }
 
 // How a microkernel writes its 4x8 result into C.
@@ -311,23 +326,46 @@ struct Problem {
   const float* bias;
   float* c;
   std::ptrdiff_t ldc;
+  const float* packed = nullptr;  // op(B)'s panels packed ahead (PackedOperand), or null: pack per task
+  std::ptrdiff_t packed_n = 0;    // n rounded up to kNr: floats per k in `packed`
 };
 
+// pack_panel for one element type.
+using PackPanel = void (*)(const WeightView&, RightOperand, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t,
+                           std::ptrdiff_t, float*);
+
+PackPanel pack_panel_for(Element element) {
+  switch (element) {
+    case Element::f16: return pack_panel<Element::f16>;
+    case Element::bf16: return pack_panel<Element::bf16>;
+    case Element::f32: break;
+  }
+  return pack_panel<Element::f32>;
+}
+
 // Computes output rows [i0, i1) x columns [j0, j1) (j0 a multiple of kNr,
-// j1 - j0 <= kNc); block holds kKc x kNc floats.
-template <Element E>
+// j1 - j0 <= kNc). Without prepacked panels, block (kKc x kNc floats) holds
+// the panels this task packs; with them, it is not used. One function for
+// every element type (only the packing differs; it is called through a
+// pointer, once per panel): the page downloads every byte of this code.
 void compute_task(const Problem& w, std::ptrdiff_t i0, std::ptrdiff_t i1, std::ptrdiff_t j0, std::ptrdiff_t j1,
                   float* block) {
+  const PackPanel pack = pack_panel_for(w.b.element);
   float strip[kMr * kKc];
   for (std::ptrdiff_t p0 = 0; p0 < w.k; p0 += kKc) {
     const std::ptrdiff_t kc = std::min(kKc, w.k - p0);
-    for (std::ptrdiff_t j = j0; j < j1; j += kNr) pack_panel<E>(w.b, w.layout, p0, kc, w.n, j, block + (j - j0) * kc);
+    const float* panels = block;  // panel j at (j - j0) * kc
+    if (w.packed) {
+      panels = w.packed + p0 * w.packed_n + j0 * kc;
+    } else {
+      for (std::ptrdiff_t j = j0; j < j1; j += kNr) pack(w.b, w.layout, p0, kc, w.n, j, block + (j - j0) * kc);
+    }
     const Store mode = p0 > 0 ? Store::accumulate : w.bias ? Store::overwrite_with_bias : Store::overwrite;
     for (std::ptrdiff_t i = i0; i < i1; i += kMr) {
       const std::ptrdiff_t rows = std::min(kMr, i1 - i);
       pack_strip(w.a.data + i * w.a.stride + p0, w.a.stride, rows, kc, strip);
       for (std::ptrdiff_t j = j0; j < j1; j += kNr) {
-        const float* panel = block + (j - j0) * kc;
+        const float* panel = panels + (j - j0) * kc;
         float* c = w.c + i * w.ldc + j;
         const std::ptrdiff_t width = std::min(kNr, j1 - j);
         const float* bias = w.bias ? w.bias + j : nullptr;
@@ -422,19 +460,18 @@ void widen_as(const unsigned char* p, std::ptrdiff_t count, float* out) {
   for (; i < count; ++i) out[i] = W::one(p + i * W::size);
 }
 
-}  // namespace
-
-void multiply(std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k, ConstView a, WeightView b, RightOperand layout,
-              const float* bias, float* c, std::ptrdiff_t ldc) {
+// Runs a whole product: decoding rows read B in place; otherwise output
+// tiles, each packing its panels of op(B) unless they were packed ahead.
+void run(const Problem& work) {
+  const std::ptrdiff_t m = work.m, n = work.n, k = work.k;
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
     for (std::ptrdiff_t i = 0; i < m; ++i)
-      for (std::ptrdiff_t j = 0; j < n; ++j) c[i * ldc + j] = bias ? bias[j] : 0.0f;
+      for (std::ptrdiff_t j = 0; j < n; ++j) work.c[i * work.ldc + j] = work.bias ? work.bias[j] : 0.0f;
     return;
   }
   const std::ptrdiff_t col_tiles = (n + kNc - 1) / kNc;
   if (m <= kDirectRows) {  // decoding: B read in place, one task per column tile
-    const Problem work{m, n, k, a, b, layout, bias, c, ldc};
     threads::parallel_for(col_tiles, [&](std::ptrdiff_t t) {
       const std::ptrdiff_t j0 = t * kNc, j1 = std::min(n, j0 + kNc);
       switch (work.b.element) {
@@ -453,18 +490,45 @@ void multiply(std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k, ConstView a,
   const std::ptrdiff_t group_rows = ((strips + groups - 1) / groups) * kMr;
   const std::ptrdiff_t row_groups = (m + group_rows - 1) / group_rows;
 
-  const Problem work{m, n, k, a, b, layout, bias, c, ldc};
   threads::parallel_for(row_groups * col_tiles, [&](std::ptrdiff_t t) {
     const std::ptrdiff_t i0 = (t / col_tiles) * group_rows;
     const std::ptrdiff_t j0 = (t % col_tiles) * kNc;
     const std::ptrdiff_t i1 = std::min(m, i0 + group_rows), j1 = std::min(n, j0 + kNc);
-    const std::unique_ptr<float[]> block(new float[static_cast<std::size_t>(kKc * kNc)]);
-    switch (work.b.element) {
-      case Element::f32: compute_task<Element::f32>(work, i0, i1, j0, j1, block.get()); break;
-      case Element::f16: compute_task<Element::f16>(work, i0, i1, j0, j1, block.get()); break;
-      case Element::bf16: compute_task<Element::bf16>(work, i0, i1, j0, j1, block.get()); break;
-    }
+    const std::unique_ptr<float[]> block(work.packed ? nullptr : new float[static_cast<std::size_t>(kKc * kNc)]);
+    compute_task(work, i0, i1, j0, j1, block.get());
   });
+}
+
+std::ptrdiff_t padded_columns(std::ptrdiff_t n) { return (n + kNr - 1) / kNr * kNr; }
+
+}  // namespace
+
+void multiply(std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k, ConstView a, WeightView b, RightOperand layout,
+              const float* bias, float* c, std::ptrdiff_t ldc) {
+  run(Problem{m, n, k, a, b, layout, bias, c, ldc});
+}
+
+std::size_t PackedOperand::bytes_for(std::ptrdiff_t n, std::ptrdiff_t k) {
+  return static_cast<std::size_t>(std::max<std::ptrdiff_t>(k, 0) * padded_columns(std::max<std::ptrdiff_t>(n, 0))) *
+         sizeof(float);
+}
+
+PackedOperand::PackedOperand(std::ptrdiff_t n, std::ptrdiff_t k, WeightView b, RightOperand layout)
+    : n_(std::max<std::ptrdiff_t>(n, 0)), k_(std::max<std::ptrdiff_t>(k, 0)), b_(b), layout_(layout),
+      panels_(new float[bytes_for(n_, k_) / sizeof(float) + 1]) {
+  const std::ptrdiff_t packed_n = padded_columns(n_);
+  for (std::ptrdiff_t p0 = 0; p0 < k_; p0 += kKc) {
+    const std::ptrdiff_t kc = std::min(kKc, k_ - p0);
+    float* block = panels_.get() + p0 * packed_n;
+    for (std::ptrdiff_t j = 0; j < n_; j += kNr) pack_panel_for(b.element)(b, layout, p0, kc, n_, j, block + j * kc);
+  }
+}
+
+void multiply(std::ptrdiff_t m, ConstView a, const PackedOperand& b, const float* bias, float* c, std::ptrdiff_t ldc) {
+  Problem work{m, b.n_, b.k_, a, b.b_, b.layout_, bias, c, ldc};
+  work.packed = b.panels_.get();
+  work.packed_n = padded_columns(b.n_);
+  run(work);
 }
 
 void widen(Element element, const void* data, std::ptrdiff_t count, float* out) {

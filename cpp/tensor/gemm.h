@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 
 namespace attnplay::gemm {
 
@@ -54,6 +55,33 @@ inline void multiply(std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k, Const
                      RightOperand layout, const float* bias, float* c, std::ptrdiff_t ldc) {
   multiply(m, n, k, a, WeightView{b.data, b.stride, Element::f32}, layout, bias, c, ldc);
 }
+
+// op(B) packed once, ahead of the products that use it: the float32 panels
+// multiply() otherwise packs (and widens) on every call. For a weight that
+// many products use: with tens of rows the packing costs a large part of a
+// product. It costs 4·k·n bytes (n rounded up to 8), and it refers to B,
+// which must outlive it: products of one or two rows read B in place, as
+// multiply() does. Results equal multiply()'s with the unpacked B, bit for bit.
+class PackedOperand {
+ public:
+  PackedOperand(std::ptrdiff_t n, std::ptrdiff_t k, WeightView b, RightOperand layout);
+  std::ptrdiff_t n() const { return n_; }
+  std::ptrdiff_t k() const { return k_; }
+  std::size_t bytes() const { return bytes_for(n_, k_); }
+  // The panels' size for op(B) of [k, n].
+  static std::size_t bytes_for(std::ptrdiff_t n, std::ptrdiff_t k);
+
+ private:
+  friend void multiply(std::ptrdiff_t m, ConstView a, const PackedOperand& b, const float* bias, float* c,
+                       std::ptrdiff_t ldc);
+  std::ptrdiff_t n_, k_;
+  WeightView b_;
+  RightOperand layout_;
+  std::unique_ptr<float[]> panels_;
+};
+
+// C [m, n] = A [m, k] · op(B) (+ bias), with op(B) packed ahead.
+void multiply(std::ptrdiff_t m, ConstView a, const PackedOperand& b, const float* bias, float* c, std::ptrdiff_t ldc);
 
 // out[0, count) = the count elements at data widened to float32, exactly (the
 // packing's conversion; embedding rows and tests use it directly).

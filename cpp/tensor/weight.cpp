@@ -24,6 +24,15 @@ gemm::Element element_of(DType dtype) {
   return gemm::Element::f32;
 }
 
+// The stored elements, as the kernel reads them.
+gemm::WeightView stored_view(const WeightMatrix& w) {
+  return gemm::WeightView(w.data(), static_cast<std::ptrdiff_t>(w.cols()), element_of(w.dtype()));
+}
+
+gemm::RightOperand right_operand(WeightLayout layout) {
+  return layout == WeightLayout::in_by_out ? gemm::RightOperand::k_by_n : gemm::RightOperand::n_by_k;
+}
+
 void check_shape(std::int64_t rows, std::int64_t cols) {
   if (rows < 0 || cols < 0) throw std::invalid_argument("weight matrix: negative shape");
 }
@@ -69,6 +78,18 @@ Matrix WeightMatrix::to_matrix() const {
   return m;
 }
 
+std::size_t WeightMatrix::packing_bytes() const {
+#ifndef __wasm_simd128__
+  if (dtype_ == DType::f32) return 0;  // Eigen natively
+#endif
+  return packed_ ? 0 : gemm::PackedOperand::bytes_for(out(), in());
+}
+
+void WeightMatrix::pack_for_products() {
+  if (packing_bytes() == 0 || empty()) return;
+  packed_ = std::make_shared<const gemm::PackedOperand>(out(), in(), stored_view(*this), right_operand(layout_));
+}
+
 Matrix linear(const ConstMatrixRef& x, const WeightMatrix& w, const RowVector& bias) {
   if (x.cols() != w.in()) {
     throw std::invalid_argument("linear: input width " + std::to_string(x.cols()) + " but the weight takes " +
@@ -88,10 +109,13 @@ Matrix linear(const ConstMatrixRef& x, const WeightMatrix& w, const RowVector& b
   }
 #endif
   Matrix y(x.rows(), w.out());
-  const gemm::WeightView stored(w.data(), static_cast<std::ptrdiff_t>(w.cols()), element_of(w.dtype()));
-  gemm::multiply(x.rows(), w.out(), w.in(), {x.data(), x.outerStride()}, stored,
-                 w.layout() == WeightLayout::in_by_out ? gemm::RightOperand::k_by_n : gemm::RightOperand::n_by_k,
-                 bias.size() != 0 ? bias.data() : nullptr, y.data(), y.outerStride());
+  const float* bias_data = bias.size() != 0 ? bias.data() : nullptr;
+  if (w.packed()) {
+    gemm::multiply(x.rows(), {x.data(), x.outerStride()}, *w.packed(), bias_data, y.data(), y.outerStride());
+  } else {
+    gemm::multiply(x.rows(), w.out(), w.in(), {x.data(), x.outerStride()}, stored_view(w), right_operand(w.layout()),
+                   bias_data, y.data(), y.outerStride());
+  }
   return y;
 }
 

@@ -1,8 +1,10 @@
 // A weight matrix kept resident in the precision its checkpoint stored it in
 // (float32, IEEE half or bfloat16), with its orientation relative to
 // y = x·W, and the products the runtime takes with it. Half-precision weights
-// are never copied to float32 as a whole: linear() widens them inside the
-// matrix kernel, one packed block at a time.
+// are widened to float32 inside the matrix kernel, one packed block at a
+// time, unless the weight was packed ahead (pack_for_products: a float32 copy
+// in the kernel's panel layout, which small models afford and which saves
+// the packing on every product).
 // Not here: reading checkpoints (safetensors/, model/weights.h), activations
 // (plain float32 Matrix, tensor/tensor.h), the kernel itself (tensor/gemm.h).
 #pragma once
@@ -14,6 +16,10 @@
 #include "tensor/tensor.h"
 
 namespace attnplay {
+
+namespace gemm {
+class PackedOperand;
+}
 
 // Element type of stored weights.
 enum class DType { f32, f16, bf16 };
@@ -60,11 +66,21 @@ class WeightMatrix {
   // small tensors only).
   Matrix to_matrix() const;
 
+  // Packs the weight once for linear() (gemm::PackedOperand; copies of this
+  // WeightMatrix share it): a float32 copy of 4·in·out bytes that saves the
+  // packing of every product. Natively float32 weights are multiplied by
+  // Eigen, which reads the stored matrix, so they are not packed.
+  void pack_for_products();
+  // The bytes pack_for_products() would allocate (0 when it would not pack).
+  std::size_t packing_bytes() const;
+  const gemm::PackedOperand* packed() const { return packed_.get(); }
+
  private:
   DType dtype_ = DType::f32;
   WeightLayout layout_ = WeightLayout::in_by_out;
   std::int64_t rows_ = 0, cols_ = 0;
   std::shared_ptr<const unsigned char[]> data_;  // rows_ × cols_ elements of dtype_
+  std::shared_ptr<const gemm::PackedOperand> packed_;  // op(W) for linear(), or null
 };
 
 // y = x·W + bias. x [T, in] -> [T, out]; bias is empty or [out].

@@ -4,7 +4,8 @@
 // layouts, right-hand operands stored as float32, IEEE half and bfloat16
 // (widened while packing), strided (sub-matrix) operands, the fused bias,
 // k = 0, and results that do not depend on the number of threads; the
-// widening itself on every 16-bit pattern, against the formula.
+// widening itself on every 16-bit pattern, against the formula; operands
+// packed ahead (PackedOperand) give the unpacked product bit for bit.
 #include <doctest/doctest.h>
 
 #include <array>
@@ -227,6 +228,37 @@ TEST_CASE("gemm: k = 0 gives the bias (or zeros); empty outputs are left alone")
   attnplay::gemm::multiply(0, 2, 3, {nullptr, 3}, {nullptr, 2}, RightOperand::k_by_n, nullptr, untouched.data(), 2);
   attnplay::gemm::multiply(2, 0, 3, {nullptr, 3}, {nullptr, 0}, RightOperand::k_by_n, nullptr, untouched.data(), 0);
   CHECK(untouched == std::vector<float>(4, 7.0f));
+}
+
+TEST_CASE("gemm: a right-hand operand packed ahead gives the unpacked product bit for bit") {
+  std::mt19937 rng(16);
+  // One and two rows (read in place), tails of the tile, several k blocks
+  // (k > 256) and column tiles (n > 128), n not a multiple of 8.
+  const std::vector<std::array<int, 3>> shapes = {{1, 300, 129}, {2, 7, 9}, {3, 5, 3}, {4, 256, 8},
+                                                  {17, 257, 17}, {64, 192, 4096 + 3}, {65, 513, 257}};
+  for (Element element : {Element::f32, Element::f16, Element::bf16})
+    for (RightOperand layout : {RightOperand::k_by_n, RightOperand::n_by_k})
+      for (const auto& [m, k, n] : shapes)
+        for (int pad : {0, 3}) {
+          CAPTURE(m);
+          CAPTURE(k);
+          CAPTURE(n);
+          CAPTURE(pad);
+          CAPTURE(layout == RightOperand::k_by_n);
+          CAPTURE(static_cast<int>(element));
+          const std::ptrdiff_t lda = k + pad, ldc = n + pad;
+          const std::ptrdiff_t ldb = (layout == RightOperand::k_by_n ? n : k) + pad;
+          const std::vector<float> a = random_values(static_cast<std::size_t>(m * lda), rng);
+          const std::vector<float> bias = random_values(static_cast<std::size_t>(n), rng);
+          const Stored b = random_stored(element, static_cast<std::size_t>((layout == RightOperand::k_by_n ? k : n) * ldb), rng);
+          const attnplay::gemm::WeightView view{b.bytes.data(), ldb, element};
+          const attnplay::gemm::PackedOperand packed(n, k, view, layout);
+          CHECK(packed.bytes() == static_cast<std::size_t>(k * ((n + 7) / 8 * 8)) * sizeof(float));
+          std::vector<float> plain(static_cast<std::size_t>(m * ldc), 7.0f), ahead(plain);
+          attnplay::gemm::multiply(m, n, k, {a.data(), lda}, view, layout, bias.data(), plain.data(), ldc);
+          attnplay::gemm::multiply(m, {a.data(), lda}, packed, bias.data(), ahead.data(), ldc);
+          CHECK(plain == ahead);  // the guard columns included
+        }
 }
 
 TEST_CASE("gemm: the result is bit-for-bit the same with 1 thread and with all threads") {

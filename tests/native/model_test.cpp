@@ -144,6 +144,26 @@ TEST_CASE("configuration and parameter count") {
                        std::invalid_argument);
 }
 
+TEST_CASE("a small model's multiplied weights are packed ahead; over the budget none are") {
+  // Natively only half-precision weights are packed (Eigen multiplies float32 ones in place).
+  const Model gpt2 = load("gpt2-l2-h12-k8-f16");
+  for (const BlockWeights& b : gpt2.weights().blocks) {
+    for (const LinearWeights* l : {&b.qkv, &b.attention_out, &b.mlp_in, &b.mlp_out}) CHECK(l->w.packed() != nullptr);
+  }
+  CHECK(gpt2.weights().unembedding().packed() != nullptr);  // tied: the token embedding
+  CHECK(gpt2.weights().position_embedding.packed() == nullptr);  // only looked up
+  const ModelFiles files = read_model_directory(model_dir("gpt2-l2-h12-k8-f16"));
+  ModelWeights weights = load_weights(parse_config(files.config_json), files.checkpoint);
+  CHECK(weights.blocks[0].qkv.w.packed() == nullptr);
+  const std::size_t needed = weights.unembedding().packing_bytes() + 2 * (weights.blocks[0].qkv.w.packing_bytes() +
+      weights.blocks[0].attention_out.w.packing_bytes() + weights.blocks[0].mlp_in.w.packing_bytes() +
+      weights.blocks[0].mlp_out.w.packing_bytes());
+  CHECK(pack_for_products(weights, needed - 1) == 0);
+  CHECK(weights.blocks[1].mlp_out.w.packed() == nullptr);
+  CHECK(pack_for_products(weights, needed) == needed);
+  CHECK(weights.blocks[1].mlp_out.w.packed() != nullptr);
+}
+
 TEST_CASE("bad requests get specific errors") {
   const Model gpt2 = load("gpt2-l1-h1-k64-f32");  // 16 positions, vocabulary 257
   const Model bert = load("bert-l2-h2-k32-f32");

@@ -121,6 +121,36 @@ TEST_CASE("WeightMatrix: a view shares its owner's bytes; rows and the whole mat
   CHECK(copy.to_matrix() == all);
 }
 
+TEST_CASE("WeightMatrix: packed for products, linear() gives the same bits; copies share the packing") {
+  std::mt19937 rng(33);
+  for (DType dtype : {DType::f32, DType::f16, DType::bf16})
+    for (WeightLayout layout : {WeightLayout::in_by_out, WeightLayout::out_by_in}) {
+      const Stored w = random_weight(dtype, 130, 70, rng);
+      WeightMatrix weight = WeightMatrix::copy_of(dtype, w.bytes.data(), 130, 70, layout);
+      const RowVector bias = ref::random_matrix(1, weight.out(), rng);
+      const Matrix x = ref::random_matrix(37, weight.in(), rng), one_row = x.topRows(1);
+      const Matrix before = attnplay::linear(x, weight, bias), before_row = attnplay::linear(one_row, weight, bias);
+      const WeightMatrix earlier_copy = weight;
+      CAPTURE(static_cast<int>(dtype));
+      if (dtype == DType::f32) {  // natively Eigen multiplies float32 weights in place: nothing to pack
+        CHECK(weight.packing_bytes() == 0);
+        weight.pack_for_products();
+        CHECK(weight.packed() == nullptr);
+        continue;
+      }
+      const std::int64_t padded_out = (weight.out() + 7) / 8 * 8;  // 70 -> 72, 130 -> 136
+      CHECK(weight.packing_bytes() == static_cast<std::size_t>(weight.in() * padded_out) * sizeof(float));
+      weight.pack_for_products();
+      REQUIRE(weight.packed() != nullptr);
+      CHECK(weight.packing_bytes() == 0);  // already packed
+      CHECK(earlier_copy.packed() == nullptr);
+      const WeightMatrix later_copy = weight;
+      CHECK(later_copy.packed() == weight.packed());
+      CHECK(attnplay::linear(x, weight, bias) == before);
+      CHECK(attnplay::linear(one_row, later_copy, bias) == before_row);
+    }
+}
+
 TEST_CASE("linear: shapes that do not fit are refused with both sizes") {
   const WeightMatrix w = WeightMatrix::from_matrix(Matrix::Ones(4, 3), WeightLayout::in_by_out);  // in 4, out 3
   CHECK_THROWS_WITH_AS(attnplay::linear(Matrix::Ones(2, 5), w), "linear: input width 5 but the weight takes 4",
