@@ -117,7 +117,8 @@ const METHODS = {
    * each loss belongs to) + ms (both passes). Causal models: the loss of each
    * next token; BERT: at the [MASK] positions, against the intact model's top
    * prediction (the text has no true token there). The intact run is kept
-   * for the next call on the same text, so a click on a head costs one pass.
+   * for the next call on the same text, so a click on a head costs one pass
+   * (attention, predictions and loss together).
    */
   ablate(engine, key, options) {
     const model = loaded(key);
@@ -130,16 +131,19 @@ const METHODS = {
       const maskPositions = [...run.maskPositions];
       const labels = maskPositions.map((_, r) => run.topK.ids[r * topK]); // BERT: the intact model's own top predictions
       const ids = run.tokens.map((t) => t.id);
-      const bertLoss = (ablate, ablation) => model.forward(ids, { typeIds: run.tokens.map((t) => t.typeId), maskPositions, maskLabels: labels, tokenLoss: true, ablate, ablation }).tokenLoss;
-      const tokenLoss = causal || !maskPositions.length ? run.tokenLoss ?? new Float32Array(0) : bertLoss([], 'zero');
+      const maskLabels = causal || !maskPositions.length ? undefined : labels;
+      const tokenLoss = causal || !maskLabels ? run.tokenLoss ?? new Float32Array(0)
+        : model.forward(ids, { typeIds: run.tokens.map((t) => t.typeId), maskPositions, maskLabels, tokenLoss: true }).tokenLoss;
       const lossPositions = causal ? ids.slice(1).map((_, i) => i + 1) : maskPositions;
-      intactRun = { model, request, value: { predictions: predictions(run), tokenLoss, lossPositions, bertLoss } };
+      intactRun = { model, request, value: { predictions: predictions(run), tokenLoss, lossPositions, maskLabels } };
     }
     const intact = intactRun.value;
-    const ablated = model.run(options.text, { textB: options.textB, topK, tokenLoss: causal, ablate: options.ablate, ablation: options.ablation });
-    const after = causal || !intact.lossPositions.length ? ablated.tokenLoss ?? new Float32Array(0) : intact.bertLoss(options.ablate, options.ablation);
+    const ablated = model.run(options.text, {
+      textB: options.textB, topK, tokenLoss: causal || Boolean(intact.maskLabels), maskLabels: intact.maskLabels,
+      ablate: options.ablate, ablation: options.ablation,
+    });
     return {
-      ...ablated, predictions: predictions(ablated), tokenLoss: after, lossPositions: intact.lossPositions,
+      ...ablated, predictions: predictions(ablated), tokenLoss: ablated.tokenLoss ?? new Float32Array(0), lossPositions: intact.lossPositions,
       before: { predictions: intact.predictions, tokenLoss: Float32Array.from(intact.tokenLoss) }, ms: performance.now() - started,
     };
   },

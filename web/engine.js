@@ -353,8 +353,9 @@ export class Model {
    *   topK.displays (with options.topK): the display string of each top-k id, row by
    *     row [N * k], named by the model's tokenizer as the tokens are;
    *   truncated, inputTokens: whether the text had more tokens than the model's positions.
-   *   tokenLoss (options.tokenLoss, causal models): as forward()'s.
-   * options: { textB, trace: { layer, head }, topK, hiddenStates, lens, ablate, ablation, tokenLoss }
+   *   tokenLoss (options.tokenLoss): as forward()'s; for BERT at the [MASK]
+   *     tokens against options.maskLabels (one id per [MASK], in order).
+   * options: { textB, trace: { layer, head }, topK, hiddenStates, lens, ablate, ablation, tokenLoss, maskLabels }
    *   (lens, ablate, ablation: as forward()'s).
    */
   run(text, options = {}) {
@@ -368,6 +369,7 @@ export class Model {
     spec.hiddenStates = Boolean(options.hiddenStates);
     Object.assign(spec, ablationSpec(options));
     spec.tokenLoss = Boolean(options.tokenLoss);
+    if (options.maskLabels != null) spec.maskLabels = int32Array(options.maskLabels, 'maskLabels');
     const result = unwrap(this.#module.modelRun(this.#handle, spec));
     return { ...result, tokens: tokenObjects(result.tokens) };
   }

@@ -249,7 +249,8 @@ val forward(int handle, const val& spec) {
   });
 }
 
-// spec: { text, textB?, trace?: { layer, head }, hiddenStates?, topK?, ablate?, ablation?, tokenLoss? (causal), lens?: k }
+// spec: { text, textB?, trace?: { layer, head }, hiddenStates?, topK?, ablate?, ablation?, tokenLoss?,
+//         maskLabels? (BERT, with tokenLoss), lens?: k }
 // -> forward_to_js (topK with displays: [rows * k] strings) + { tokens: encoding_to_js, maskPositions, truncated,
 //    inputTokens, lens? (lens_to_js) }
 val run(int handle, const val& spec) {
@@ -264,6 +265,7 @@ val run(int handle, const val& spec) {
     options.top_k = has(spec, "topK") ? spec["topK"].as<int>() : 0;
     ablation_from_js(spec, options.ablate, options.ablation);
     options.token_loss = has(spec, "tokenLoss") && spec["tokenLoss"].as<bool>();
+    options.mask_labels = numbers<std::int32_t>(spec, "maskLabels");
     const int lens_k = lens_k_from_js(spec);
     ForwardRequest asked;
     asked.trace = options.trace;

@@ -64,7 +64,8 @@ RunResult TextModel::run(std::string_view text, std::optional<std::string_view> 
   request.ablate = options.ablate;
   request.ablation = options.ablation;
   request.token_loss = options.token_loss;
-  if (!model_.config().causal() && options.top_k > 0 && model_.has_mlm_head()) {
+  request.mask_labels = options.mask_labels;
+  if (!model_.config().causal() && (options.top_k > 0 || options.token_loss) && model_.has_mlm_head()) {
     if (const auto mask = tokenizer_->token_to_id("[MASK]")) {
       for (std::size_t i = 0; i < tokens.size(); ++i) {
         if (tokens[i].id == *mask) result.mask_positions.push_back(static_cast<int>(i));

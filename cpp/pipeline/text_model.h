@@ -22,7 +22,10 @@ struct RunOptions {
   int top_k = 0;  // GPT-2: next token at every position; BERT: fills at [MASK] positions
   std::vector<ForwardRequest::Head> ablate;   // heads knocked out (ForwardRequest::ablate)
   AblationMode ablation = AblationMode::zero;
-  bool token_loss = false;  // causal: the loss of each next token (BERT has no true tokens at [MASK])
+  // The loss of each token: causal, of each next token; BERT, at each [MASK]
+  // against mask_labels (the text has no true token there: the caller names one).
+  bool token_loss = false;
+  std::vector<std::int32_t> mask_labels;  // BERT with token_loss: one id per [MASK], in order
 };
 
 struct RunResult {

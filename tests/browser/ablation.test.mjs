@@ -3,7 +3,8 @@
 // predictions shown before → after, the per-token loss change and the head
 // view's attention of later layers equal what the engine computes in Node for
 // the same text with and without that head (an independent path: no worker,
-// no page); "Most important heads" lists the engine's ranking. The widget's
+// no page); "Most important heads" lists the engine's ranking. With
+// austen-bert, the loss change at each [MASK]. The widget's
 // `ablate` and `ablation` attributes knock heads out in the ablation view
 // and in the head view (its attention equals Node's ablated pass), and a bad
 // attribute gets a readable status.
@@ -98,6 +99,27 @@ test('clicking a head in the ablation view changes the predictions to the engine
   const ranking = model.rankHeads(intact.tokens.map((t) => t.id));
   assert.deepEqual(listed, ranking.heads.slice(0, listed.length).map((e) => `${e.layer}:${e.head}`));
   await page.screenshot({ path: `${resultsDir}ablation-view.png`, fullPage: true });
+  model.dispose();
+  assert.deepEqual(errors, []);
+});
+
+test('BERT: a click gives the loss change at each [MASK] against the intact model\'s own top prediction', async () => {
+  const model = await loadModel(`${shippedDir}austen-bert/`);
+  const text = 'She was a [MASK] woman, and he walked to the [MASK] at once.';
+  const { page, errors } = await newPage(session.browser);
+  await page.goto(`${session.url}#model=austen-bert&view=ablation&text=${encodeURIComponent(text)}`);
+  await page.waitForSelector('ablation-view .ablation-shift', { timeout: 60000 });
+  const runs = await page.evaluate(() => Number(document.body.dataset.run));
+  await page.click('ablation-view .ablation-head[data-layer="0"][data-head="2"]');
+  await page.waitForFunction((n) => Number(document.body.dataset.run) > n && document.querySelector('ablation-view .ablation-head[aria-pressed="true"]'), runs, { timeout: 30000 });
+  const { changes } = await shown(page);
+  const intact = model.run(text, { topK: 5 });
+  const maskLabels = [...intact.maskPositions].map((_, m) => intact.topK.ids[5 * m]);
+  const before = model.run(text, { topK: 5, tokenLoss: true, maskLabels });
+  const after = model.run(text, { topK: 5, tokenLoss: true, maskLabels, ablate: [{ layer: 0, head: 2 }] });
+  const marked = changes.map((c, i) => [i, c]).filter(([, c]) => c !== null);
+  assert.deepEqual(marked.map(([i]) => i), [...intact.maskPositions]);
+  marked.forEach(([, change], m) => assert.ok(Math.abs(Number(change) - (after.tokenLoss[m] - before.tokenLoss[m])) < 1e-3, `loss change at [MASK] ${m}`));
   model.dispose();
   assert.deepEqual(errors, []);
 });

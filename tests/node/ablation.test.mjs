@@ -3,7 +3,8 @@
 // PyTorch goldens of tests/golden/make_ablation_goldens.py (top-k, the last
 // row's distribution and the last layer's attention within 1e-5 absolute, the
 // per-token loss within 1e-5 relative), the head ranking against the goldens'
-// single-head losses, readable errors; and on the shipped austen-gpt, that
+// single-head losses, readable errors; BERT's loss at [MASK] from run() with
+// mask labels (one pass, as the page's click uses); and on the shipped austen-gpt, that
 // knocking out the heads heads.json labels "induction" stops the copying of a
 // repeated random sequence far more than knocking out a random other head.
 import assert from 'node:assert/strict';
@@ -103,6 +104,35 @@ test('run() with ablation equals forward() on the same ids; bad ablations get re
     assert.throws(() => model.forward([1, 2], { ablate: [{ layer: 0 }] }), /ablate: entry 0 is not \{ layer, head \} integers/);
     assert.throws(() => model.forward([1, 2], { ablate: [{ layer: 0, head: 1 }], ablation: 'max' }), /ablation: 'zero' or 'mean', not 'max'/);
     assert.throws(() => model.rankHeads([5]), /at least two tokens/);
+  } finally {
+    model.dispose();
+  }
+});
+
+test('BERT: run() with mask labels gives the ablated loss at each [MASK] in the same pass, equal to forward()', async () => {
+  const model = await engine.loadModel({
+    config: read('../../models/austen-bert/config.json', 'utf8'),
+    weights: read('../../models/austen-bert/model.safetensors'),
+    tokenizer: read('../../models/austen-bert/tokenizer.json', 'utf8'),
+  });
+  try {
+    const text = 'She was a [MASK] woman, and he walked to the [MASK] at once.';
+    const intact = model.run(text, { topK: 3 });
+    assert.equal(intact.maskPositions.length, 2);
+    const maskLabels = [intact.topK.ids[0], intact.topK.ids[3]];
+    const options = { topK: 3, tokenLoss: true, maskLabels, ablate: [{ layer: 0, head: 1 }, { layer: 2, head: 3 }], ablation: 'mean' };
+    const ran = model.run(text, options);
+    const direct = model.forward(ran.tokens.map((t) => t.id), {
+      ...options, typeIds: ran.tokens.map((t) => t.typeId), maskPositions: [...ran.maskPositions],
+    });
+    assert.equal(ran.tokenLoss.length, 2);
+    assert.deepEqual(Array.from(ran.tokenLoss), Array.from(direct.tokenLoss));
+    assert.deepEqual(Array.from(ran.topK.probabilities), Array.from(direct.topK.probabilities));
+    // The loss is -log of the label's probability, which the top-k of the same pass also gives when the label is its top.
+    const unablated = model.run(text, { topK: 3, tokenLoss: true, maskLabels });
+    unablated.tokenLoss.forEach((loss, m) => assert.ok(Math.abs(loss + Math.log(unablated.topK.probabilities[3 * m])) < 1e-5));
+    assert.throws(() => model.run(text, { topK: 3, tokenLoss: true, maskLabels: [maskLabels[0]] }),
+      (e) => e instanceof AttnplayError && /one true token per mask position: 1 labels for 2 mask positions/.test(e.message));
   } finally {
     model.dispose();
   }
