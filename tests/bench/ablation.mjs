@@ -16,7 +16,7 @@ import { createEngine } from '../../dist/engine.js';
 import { SHIPPED_TOKENS as TOKENS, median, shippedModels } from './forward.mjs';
 
 const REPEATS = 21;
-const WARM_UP = 3;
+const WARM_UP = 10;
 const FRAME_MS = 16;
 const RANK_TARGET_MS = 500;
 // -> { wall, cpu }: medians of `repeats` runs, ms.
