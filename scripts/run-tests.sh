@@ -9,7 +9,9 @@ echo "== native (ctest) =="
 ctest --test-dir build/native --output-on-failure
 
 echo "== WASM and JS under Node =="
-node --test tests/node/
+# Two test files at a time (Node's default is one fewer than the cores: one
+# here). The browser suite stays one file at a time: it times page work.
+node --test --test-concurrency=2 tests/node/
 
 echo "== fuzzing: safetensors, sharded checkpoint index, config/model, tokenizer.json and SentencePiece .model parsers (libFuzzer, ASan + UBSan) =="
 bash scripts/fuzz.sh 5
