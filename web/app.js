@@ -131,6 +131,13 @@ function showModelNote(message) {
 for (const view of views) view.store = store;
 // The rollout and flow maps are computed in the worker (the C++ core), never on the page's thread.
 $('rollout-view').compute = (attentions, method) => client.rollout(attentions, method);
+// Its method and display live in the state (and so in the link).
+$('rollout-view').addEventListener('rollout-change', (event) => store.set({ rolloutMethod: event.detail.method, rolloutDisplay: event.detail.display }));
+function applyRolloutChoices() {
+  $('rollout-view').method = store.state.rolloutMethod;
+  $('rollout-view').display = store.state.rolloutDisplay;
+}
+applyRolloutChoices();
 decoding.store = store;
 controls.store = store;
 generationPanel.store = store;
@@ -195,6 +202,7 @@ store.subscribe((state, changed) => {
   // The logit lens is computed only while its tab is shown: a run brings it.
   if (changed.includes('view') && state.view === 'lens' && result && !result.lens && !model?.config.encoderDecoder) runs.runNow();
   if (changed.includes('theme')) applyTheme();
+  if (changed.includes('rolloutMethod') || changed.includes('rolloutDisplay')) applyRolloutChoices();
   if (changed.includes('text') || changed.includes('textB') || changed.includes('target')) runs.schedule();
   // Ablated heads change every view's attention: run again at once (the ablation view also needs the intact run).
   if ((changed.includes('ablate') || changed.includes('ablation')) && !model?.config.encoderDecoder) runs.schedule(0);

@@ -26,7 +26,7 @@ import { DEFAULT_STATE, Store, decodeState } from './state.js';
 import { DataMode } from './attention-data-mode.js';
 import { PartPicker } from './attention-parts.js';
 import { runTranslation } from './translation-run.js';
-import { ROLLOUT_METHODS } from './rollout.js';
+import { ROLLOUT_DISPLAYS, ROLLOUT_METHODS } from './rollout.js';
 import { isHubReference, parseModelId } from './hub.js';
 import { widgetStyles } from './widget-styles.js';
 import { modelRunner } from './compare-view.js';
@@ -39,7 +39,7 @@ import './lens-view.js';
 import './matrix-view.js';
 import './model-view.js';
 import './neuron-view.js';
-import { ROLLOUT_DISPLAYS } from './rollout-view.js';
+import './rollout-view.js';
 import './view-controls.js';
 
 const MODULE_URL = import.meta.url;

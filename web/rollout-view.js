@@ -3,6 +3,8 @@
 // rolled-out one instead of one layer's heads): row i is how much token i's
 // representation after the last layer draws on each input token. A method
 // picker (rollout | flow) sits above the map; the `method` property sets it.
+// The reader's picks are announced as a 'rollout-change' event (detail:
+// { method, display }), so the page can keep them in its link.
 // A display picker (Matrix | Lines; the `display` property) draws the same map
 // as the head view's lines instead: a <head-view> given the map as a one-layer,
 // one-head result, tokens after the last layer on the left, input tokens on
@@ -21,10 +23,9 @@ import { prepareMaps } from './attention-data.js';
 import { h } from './dom.js';
 import './head-view.js';
 import { MatrixView } from './matrix-view.js';
-import { ROLLOUT_METHODS, rolledOut } from './rollout.js';
+import { ROLLOUT_DISPLAYS, ROLLOUT_METHODS, rolledOut } from './rollout.js';
 
 const METHOD_LABELS = { rollout: 'Rollout', flow: 'Flow (max-flow)' };
-export const ROLLOUT_DISPLAYS = ['matrix', 'lines'];
 const DISPLAY_LABELS = { matrix: 'Matrix', lines: 'Lines' };
 
 // The page's store as the Lines' head view sees it: the rolled-out map is its
@@ -52,11 +53,11 @@ export class RolloutView extends MatrixView {
    */
   compute = null;
   #picker = h('label', { class: 'rollout-method' }, 'Method ', h('select', {
-    name: 'rollout-method', onchange: (event) => { this.method = event.target.value; },
+    name: 'rollout-method', onchange: (event) => { this.method = event.target.value; this.#announce(); },
   }, ROLLOUT_METHODS.map((method) => h('option', { value: method }, METHOD_LABELS[method]))));
 
   #displayPicker = h('label', { class: 'rollout-method' }, 'Display ', h('select', {
-    name: 'rollout-display', onchange: (event) => { this.display = event.target.value; },
+    name: 'rollout-display', onchange: (event) => { this.display = event.target.value; this.#announce(); },
   }, ROLLOUT_DISPLAYS.map((display) => h('option', { value: display }, DISPLAY_LABELS[display]))));
 
   connectedCallback() {
@@ -103,6 +104,10 @@ export class RolloutView extends MatrixView {
     if (value === this.#method) return;
     this.#method = value;
     this.redraw();
+  }
+
+  #announce() {
+    this.dispatchEvent(new CustomEvent('rollout-change', { bubbles: true, detail: { method: this.#method, display: this.#display } }));
   }
 
   // Shows `value` in a picker (method or display), refusing one that is not among its choices.

@@ -159,6 +159,8 @@ export function attentionFlow(attentions) {
 }
 
 export const ROLLOUT_METHODS = ['rollout', 'flow'];
+/** How the playground shows a rolled-out map: a heatmap, or the head view's lines. */
+export const ROLLOUT_DISPLAYS = ['matrix', 'lines'];
 
 /** The map of a method ('rollout' or 'flow'): attentions [L, H, T, T] -> { data: Float64Array [T, T], shape }. */
 export function rolledOut(attentions, method) {

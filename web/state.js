@@ -3,7 +3,7 @@
 // encoder–decoder part shown, layer, heads, locked token, threshold, pruning, pair
 // filter, special-token hiding, word aggregation, theme, from-scratch step,
 // the generation shown (its settings and timeline step), the compare view's second text,
-// ablated heads and the ablation mode.
+// ablated heads and the ablation mode, the rollout view's method and display.
 // Includes its URL form (the hash), so a link restores the state exactly:
 // encodeState/decodeState (plain parameters) and encodeLink/decodeLink (the
 // same, with a long text deflated and base64url-encoded so links stay short;
@@ -11,6 +11,7 @@
 // Not here: DOM, drawing or computation.
 import { ABLATION_MODES, formatHeads, parseHeads } from './ablation.js';
 import { DEFAULT_HUB } from './hub.js';
+import { ROLLOUT_DISPLAYS, ROLLOUT_METHODS } from './rollout.js';
 
 export const VIEWS = ['head', 'model', 'matrix', 'rollout', 'lens', 'neuron', 'scratch', 'cross', 'generate', 'compare', 'ablation'];
 export const FILTERS = ['all', 'a-a', 'b-b', 'a-b', 'b-a'];
@@ -41,6 +42,8 @@ export const DEFAULT_STATE = Object.freeze({
   compareText: '', // the compare view's text B
   ablate: [], // heads knocked out, [[layer, head], ...] (0-based; ablation.js), in every view
   ablation: 'zero', // 'zero' or 'mean' (the ablated head's output; see cpp/model/model.h)
+  rolloutMethod: 'rollout', // the rollout view's method: 'rollout' or 'flow' (rollout.js)
+  rolloutDisplay: 'matrix', // the rollout view's display: 'matrix' or 'lines'
 });
 
 const int = (value, fallback, min = 0) => {
@@ -107,6 +110,8 @@ export function decodeState(hash) {
     compareText: get('compareText') ?? d.compareText,
     ablate: headList(get('ablate'), d.ablate),
     ablation: oneOf(get('ablation'), ABLATION_MODES, d.ablation),
+    rolloutMethod: oneOf(get('rolloutMethod'), ROLLOUT_METHODS, d.rolloutMethod),
+    rolloutDisplay: oneOf(get('rolloutDisplay'), ROLLOUT_DISPLAYS, d.rolloutDisplay),
   };
 }
 

@@ -107,6 +107,7 @@ test('load a model by URL, type, and the head view draws the model\'s attention'
       // The Lines display: the same map as the head view's lines (one map, the head view's opacity rule),
       // first the lines of the page's locked token 5, then (Esc unlocks it) the full drawing.
       await page.locator('rollout-view select[name="rollout-display"]').selectOption('lines');
+      await page.waitForFunction(() => /rolloutDisplay=lines/.test(location.hash)); // the link keeps the pick
       const all = [...Array(T).keys()];
       const rolledLines = (focusRow) => headViewLines((head, q, k) => rolled[q][k], [0], all, all, focusRow);
       assertHeadLines(await page.evaluate(() => document.querySelector('rollout-view').lineModel()), rolledLines(5));
@@ -162,6 +163,23 @@ test('the URL restores model view state exactly; exports contain the attention',
   assert.match(bytes.subarray(10, 10 + headerLength).toString('latin1'), new RegExp(`'shape': \\(2, 12, ${T}, ${T}\\)`));
   assert.equal(bytes.length, 10 + headerLength + 2 * 12 * T * T * 4);
   assert.ok(Math.abs(bytes.readFloatLE(10 + headerLength + 4 * (((1 * 12 + 5) * T + 3) * T + 2)) - exported.attentions[1][5][3][2]) < 1e-7);
+
+  // The rollout view's method and display come from the link too.
+  const rolloutLink = await page.evaluate(() => {
+    const params = new URLSearchParams(location.hash.slice(1));
+    for (const [key, value] of [['view', 'rollout'], ['rolloutMethod', 'flow'], ['rolloutDisplay', 'lines']]) params.set(key, value);
+    return `${location.pathname}#${params}`;
+  });
+  await page.goto('about:blank');
+  await page.goto(new URL(rolloutLink, session.url).href);
+  await page.waitForFunction(() => document.querySelector('rollout-view').heatModel() !== null, null, { timeout: 30000 });
+  const rollout = await page.evaluate(() => {
+    const view = document.querySelector('rollout-view');
+    return { method: view.querySelector('select[name="rollout-method"]').value, display: view.dataset.display, title: view.heatModel().title, lines: view.lineModel().length };
+  });
+  assert.deepEqual({ method: rollout.method, display: rollout.display }, { method: 'flow', display: 'lines' });
+  assert.match(rollout.title, /^Attention flow over layers 1–2 /);
+  assert.ok(rollout.lines > 0, 'drawn as lines');
 
   await page.click('[role=tab][data-view="head"]');
   const [svg] = await Promise.all([page.waitForEvent('download'), page.click('#export-svg')]);

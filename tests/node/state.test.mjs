@@ -14,6 +14,7 @@ test('every field survives the URL round trip', () => {
     target: 'la zone économique <b>européenne</b> & 100%', view: 'neuron', part: 'decoder', layer: 3, heads: [0, 5, 7], token: 12, threshold: 0.05, prune: 0.9,
     filter: 'a-b', hideSpecial: true, words: true, theme: 'dark', step: 6, ablate: [[0, 3], [2, 1]], ablation: 'mean',
     gen: '12:t0.8:k40:p0.9:s7', genStep: 3, compareText: "The animal didn't cross the street because it was too <b>wide</b>",
+    rolloutMethod: 'flow', rolloutDisplay: 'lines',
   };
   assert.deepEqual(decodeState(`#${encodeState(state)}`), state);
   assert.equal(encodeState(DEFAULT_STATE), '');
@@ -37,6 +38,8 @@ test('invalid values fall back to defaults', () => {
   assert.equal(g.gen, null);
   for (const bad of ['0:a', '1', '-1:2', '0:1;1:2']) assert.deepEqual(decodeState(`ablate=${encodeURIComponent(bad)}&ablation=max`).ablate, []);
   assert.equal(decodeState('ablation=max').ablation, 'zero');
+  const r = decodeState('rolloutMethod=max-flow&rolloutDisplay=<svg>');
+  assert.deepEqual([r.rolloutMethod, r.rolloutDisplay], ['rollout', 'matrix']);
 });
 
 test('the store notifies with the keys that changed', () => {
