@@ -10,8 +10,9 @@
 namespace attnplay {
 
 // The max and the softmax denominator Σ exp(logit - max) of one row of
-// logits. Both in eight partial results (selects, not std::max), so that the
-// loops vectorize.
+// logits. The max in eight independent lanes (no chain of dependent
+// compares, as std::max_element has); the sum in eight partial sums of
+// fast_exp, a loop that vectorizes.
 SoftmaxNorm softmax_norm(const float* logits, int vocab) {
   SoftmaxNorm n;
   n.max = logits[0];

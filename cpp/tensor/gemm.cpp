@@ -257,7 +257,8 @@ void pack_panel(const WeightView& b, RightOperand layout, std::ptrdiff_t p0, std
 // Packs rows [0, rows) x columns [0, kc) of A into strip, column by column
 // (strip[p * rows + r] = a(r, p)), so the microkernel reads it in order. A
 // full strip moves four columns at a time through a 4x4 transpose in
-// registers (scalar, the strided stores cost about as much as packing B).
+// registers (one float at a time, at a stride, it cost about as much as
+// packing B).
 void pack_strip(const float* a, std::ptrdiff_t lda, std::ptrdiff_t rows, std::ptrdiff_t kc, float* strip) {
   std::ptrdiff_t p = 0;
   if (rows == kMr) {
