@@ -518,10 +518,11 @@ PackedOperand::PackedOperand(std::ptrdiff_t n, std::ptrdiff_t k, WeightView b, R
     : n_(std::max<std::ptrdiff_t>(n, 0)), k_(std::max<std::ptrdiff_t>(k, 0)), b_(b), layout_(layout),
       panels_(new float[bytes_for(n_, k_) / sizeof(float) + 1]) {
   const std::ptrdiff_t packed_n = padded_columns(n_);
+  const PackPanel pack = pack_panel_for(b.element);
   for (std::ptrdiff_t p0 = 0; p0 < k_; p0 += kKc) {
     const std::ptrdiff_t kc = std::min(kKc, k_ - p0);
     float* block = panels_.get() + p0 * packed_n;
-    for (std::ptrdiff_t j = 0; j < n_; j += kNr) pack_panel_for(b.element)(b, layout, p0, kc, n_, j, block + j * kc);
+    for (std::ptrdiff_t j = 0; j < n_; j += kNr) pack(b, layout, p0, kc, n_, j, block + j * kc);
   }
 }
 

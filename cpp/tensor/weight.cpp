@@ -29,6 +29,15 @@ gemm::WeightView stored_view(const WeightMatrix& w) {
   return gemm::WeightView(w.data(), static_cast<std::ptrdiff_t>(w.cols()), element_of(w.dtype()));
 }
 
+// Natively Eigen (AVX) multiplies float32 weights, reading the stored matrix;
+// every other product runs on the GEMM of tensor/gemm.h.
+#ifdef __wasm_simd128__
+constexpr bool kEigenProducts = false;
+#else
+constexpr bool kEigenProducts = true;
+#endif
+bool eigen_multiplies(DType dtype) { return kEigenProducts && dtype == DType::f32; }
+
 gemm::RightOperand right_operand(WeightLayout layout) {
   return layout == WeightLayout::in_by_out ? gemm::RightOperand::k_by_n : gemm::RightOperand::n_by_k;
 }
@@ -79,10 +88,7 @@ Matrix WeightMatrix::to_matrix() const {
 }
 
 std::size_t WeightMatrix::packing_bytes() const {
-#ifndef __wasm_simd128__
-  if (dtype_ == DType::f32) return 0;  // Eigen natively
-#endif
-  return packed_ ? 0 : gemm::PackedOperand::bytes_for(out(), in());
+  return packed_ || eigen_multiplies(dtype_) ? 0 : gemm::PackedOperand::bytes_for(out(), in());
 }
 
 void WeightMatrix::pack_for_products() {
@@ -99,15 +105,13 @@ Matrix linear(const ConstMatrixRef& x, const WeightMatrix& w, const RowVector& b
     throw std::invalid_argument("linear: bias has " + std::to_string(bias.size()) + " entries for " +
                                 std::to_string(w.out()) + " outputs");
   }
-#ifndef __wasm_simd128__
-  if (w.dtype() == DType::f32) {  // Eigen (AVX) natively
+  if (eigen_multiplies(w.dtype())) {
     const Eigen::Map<const Matrix> stored(static_cast<const float*>(w.data()), w.rows(), w.cols());
     if (w.layout() == WeightLayout::in_by_out) return bias.size() != 0 ? matmul_add_bias(x, stored, bias) : matmul(x, stored);
     Matrix y = matmul_transposed(x, stored);
     if (bias.size() != 0) y.rowwise() += bias;
     return y;
   }
-#endif
   Matrix y(x.rows(), w.out());
   const float* bias_data = bias.size() != 0 ? bias.data() : nullptr;
   if (w.packed()) {
