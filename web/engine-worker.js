@@ -130,11 +130,10 @@ const METHODS = {
       const run = model.run(options.text, { textB: options.textB, topK, tokenLoss: causal });
       const maskPositions = [...run.maskPositions];
       const labels = maskPositions.map((_, r) => run.topK.ids[r * topK]); // BERT: the intact model's own top predictions
-      const ids = run.tokens.map((t) => t.id);
       const maskLabels = causal || !maskPositions.length ? undefined : labels;
       const tokenLoss = causal || !maskLabels ? run.tokenLoss ?? new Float32Array(0)
-        : model.forward(ids, { typeIds: run.tokens.map((t) => t.typeId), maskPositions, maskLabels, tokenLoss: true }).tokenLoss;
-      const lossPositions = causal ? ids.slice(1).map((_, i) => i + 1) : maskPositions;
+        : model.run(options.text, { textB: options.textB, tokenLoss: true, maskLabels }).tokenLoss;
+      const lossPositions = causal ? run.tokens.slice(1).map((_, i) => i + 1) : maskPositions;
       intactRun = { model, request, value: { predictions: predictions(run), tokenLoss, lossPositions, maskLabels } };
     }
     const intact = intactRun.value;
