@@ -15,10 +15,8 @@
 // the playground in headless Chromium (single-threaded page, the text cut to
 // 64 tokens; BERT's with two [MASK]s): the worker's time for each click, as
 // the status line reports it, while the page draws the previous result.
-import { chromium } from 'playwright-core';
-
 import { createEngine } from '../../dist/engine.js';
-import { startServer } from '../../scripts/serve.mjs';
+import { openBrowser } from '../browser/browser.mjs';
 import { SHIPPED_TEXT, SHIPPED_TOKENS as TOKENS, median, shippedModels } from './forward.mjs';
 
 const REPEATS = 21;
@@ -45,13 +43,12 @@ const CLICKS = 40;
 
 // The worker's ms of CLICKS clicks on heads in the playground's Ablation tab, per shipped model (the last 20).
 async function pageClicks(texts) {
-  const { server, url } = await startServer({ port: 0 });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  const session = await openBrowser();
+  const { url } = session;
   const clicks = {};
   try {
     for (const [name, text] of Object.entries(texts)) {
-      const tab = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const tab = await session.browser.newPage({ viewport: { width: 1280, height: 900 } });
       await tab.goto(`${url}#model=${name}&view=ablation&text=${encodeURIComponent(text)}`);
       await tab.waitForSelector('ablation-view .ablation-shift', { timeout: 120000 });
       const times = [];
@@ -68,8 +65,7 @@ async function pageClicks(texts) {
       await tab.close();
     }
   } finally {
-    await browser.close();
-    server.close();
+    await session.close();
   }
   return clicks;
 }

@@ -34,6 +34,11 @@ function textOptions(g) { // BERT: type ids, mask positions and labels
 }
 
 let engine;
+const loadShipped = (name) => engine.loadModel({
+  config: read(`../../models/${name}/config.json`, 'utf8'),
+  weights: read(`../../models/${name}/model.safetensors`),
+  tokenizer: read(`../../models/${name}/tokenizer.json`, 'utf8'),
+});
 before(async () => {
   engine = await createEngine();
 });
@@ -110,11 +115,7 @@ test('run() with ablation equals forward() on the same ids; bad ablations get re
 });
 
 test('BERT: run() with mask labels gives the ablated loss at each [MASK] in the same pass, equal to forward()', async () => {
-  const model = await engine.loadModel({
-    config: read('../../models/austen-bert/config.json', 'utf8'),
-    weights: read('../../models/austen-bert/model.safetensors'),
-    tokenizer: read('../../models/austen-bert/tokenizer.json', 'utf8'),
-  });
+  const model = await loadShipped('austen-bert');
   try {
     const text = 'She was a [MASK] woman, and he walked to the [MASK] at once.';
     const intact = model.run(text, { topK: 3 });
@@ -139,11 +140,7 @@ test('BERT: run() with mask labels gives the ablated loss at each [MASK] in the 
 });
 
 test('austen-gpt: ablating its induction heads stops the copying of a repeated random sequence; a random other head does not', async (t) => {
-  const model = await engine.loadModel({
-    config: read('../../models/austen-gpt/config.json', 'utf8'),
-    weights: read('../../models/austen-gpt/model.safetensors'),
-    tokenizer: read('../../models/austen-gpt/tokenizer.json', 'utf8'),
-  });
+  const model = await loadShipped('austen-gpt');
   const reports = JSON.parse(read('../../models/austen-gpt/heads.json', 'utf8'));
   const labelled = (label) => reports.filter((r) => r.labels.includes(label)).map(({ layer, head }) => ({ layer, head }));
   const induction = labelled('induction');
