@@ -17,13 +17,12 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
 import { startServer } from '../../scripts/serve.mjs';
+import { CHROMIUM_ARGS } from '../browser/browser.mjs';
 import { startFakeHub } from '../hub/fake-hub.mjs';
 import { writeByteTokenizer, writeGpt2Checkpoint, writeLlamaCheckpoint } from './checkpoint.mjs';
 import { GPT2_SMALL } from './forward.mjs';
 import { SMOLLM2 } from './llama.mjs';
 
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const REPEATS = 3;
 const MODELS = [
   { id: 'bench/gpt2-124m-f16', title: 'GPT-2 small shape (124M, F16)', vocab: GPT2_SMALL.vocab_size, write: (dir) => writeGpt2Checkpoint(dir, GPT2_SMALL) },

@@ -13,13 +13,10 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 
-import { startServer } from '../../scripts/serve.mjs';
+import { openBrowser } from '../browser/browser.mjs';
 import { writeByteTokenizer, writeGpt2Checkpoint } from './checkpoint.mjs';
 
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const TOKENS = 512;
 const MOVES = 120;
 
@@ -115,8 +112,8 @@ export const page = {
     const dir = mkdtempSync(join(tmpdir(), 'attnplay-page-bench-'));
     writeGpt2Checkpoint(dir, { n_layer: 2, n_head: 12, n_embd: 192, n_positions: TOKENS, vocab_size: 257 });
     writeByteTokenizer(dir);
-    const { server, url } = await startServer({ port: 0, mounts: { '/bench-model/': dir } });
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+    const session = await openBrowser({ mounts: { '/bench-model/': dir } });
+    const { browser, url } = session;
     try {
       const tab = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       const shipped = await (await fetch(`${url}models/index.json`)).json();
@@ -163,8 +160,7 @@ export const page = {
         ].join('\n'),
       };
     } finally {
-      await browser.close();
-      server.close();
+      await session.close();
       rmSync(dir, { recursive: true, force: true });
     }
   },

@@ -11,7 +11,8 @@ import { startServer } from '../../scripts/serve.mjs';
 
 export const resultsDir = fileURLToPath(new URL('../../test-results/', import.meta.url));
 
-const CHROMIUM_ARGS = [
+// Headless Chromium's switches here (no sandbox in the container, no GPU, no background traffic); the benches use them too.
+export const CHROMIUM_ARGS = [
   '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
