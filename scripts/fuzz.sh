@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz/ with clang (ASan + UBSan) into
-# build/fuzz/ and runs each for a few seconds from the golden files as seeds.
+# build/fuzz/ (tests/fuzz/CMakeLists.txt: each source compiled once, in
+# parallel) and runs each for a few seconds from the golden files as seeds,
+# as many at a time as there are cores.
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 5; npm test uses this)
+#        scripts/fuzz.sh --build-only
 # The random seed is fixed (FUZZ_SEED, default 1) so that npm test is
 # reproducible; FUZZ_SEED=0 lets libFuzzer pick one, for longer hunts.
 # Any crash, sanitizer report or leak fails the script; libFuzzer writes the
@@ -10,22 +13,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-5}"
 out=build/fuzz
-mkdir -p "$out"
-cxx="$(command -v clang++-14 || command -v clang++)"
-flags=(-std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-       -DEIGEN_DONT_VECTORIZE -Icpp -isystem /usr/include/eigen3)
-checkpoint=(cpp/safetensors/safetensors.cpp cpp/safetensors/checkpoint.cpp cpp/tensor/weight.cpp cpp/tensor/gemm.cpp
-            cpp/tensor/ops.cpp cpp/tensor/thread_pool.cpp)
-core=("${checkpoint[@]}" cpp/model/config.cpp cpp/model/weights.cpp cpp/model/model.cpp cpp/model/logits.cpp
-      cpp/attention/attention.cpp cpp/attention/positional.cpp cpp/nn/layers.cpp)
-
-build() {  # name, sources...
-  local name="$1"; shift
-  local target="$out/$name"
-  if [[ -x "$target" ]] && [[ -z "$(find "$@" cpp -newer "$target" -name '*.[ch]*' -print -quit)" ]]; then return; fi
-  echo "fuzz: building $name"
-  "$cxx" "${flags[@]}" "$@" -o "$target"
-}
+jobs="$(nproc)"
+[[ -f "$out/CMakeCache.txt" ]] || cmake -S tests/fuzz -B "$out" -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null
+cmake --build "$out" -j "$jobs"
+[[ "$seconds" != --build-only ]] || exit 0
 
 # Seeds: small valid inputs (the smallest golden checkpoint, every config.json,
 # config + NUL + weights for the model loader (BERT, Qwen3, GPT-NeoX), and every golden tokenizer.json
@@ -54,19 +45,26 @@ done
   process.stdout.write(JSON.stringify({ weight_map: Object.fromEntries(Object.keys(h).map((k) => [k, "model-00001-of-00001.safetensors"])) }))' "$small/model.safetensors"
   printf '\0'; cat "$small/model.safetensors"; } > "$seeds/checkpoint/one-shard"
 
-build fuzz_safetensors tests/fuzz/fuzz_safetensors.cpp cpp/safetensors/safetensors.cpp
-build fuzz_checkpoint tests/fuzz/fuzz_checkpoint.cpp "${checkpoint[@]}"
-build fuzz_config tests/fuzz/fuzz_config.cpp "${core[@]}"
-build fuzz_tokenizer tests/fuzz/fuzz_tokenizer.cpp cpp/tokenizer/*.cpp
-build fuzz_sentencepiece tests/fuzz/fuzz_sentencepiece.cpp cpp/tokenizer/*.cpp
-
-for name in fuzz_safetensors fuzz_checkpoint fuzz_config fuzz_tokenizer fuzz_sentencepiece; do
-  corpus="$seeds/${name#fuzz_}"
-  echo "fuzz: $name for ${seconds}s"
+# One target: runs it, prints libFuzzer's closing count, or its log's tail and fails.
+fuzz() {
+  local name="$1" corpus="$seeds/${1#fuzz_}"
   if ! (cd "$out" && "./$name" -seed="${FUZZ_SEED:-1}" -max_total_time="$seconds" -max_len=65536 "../../$corpus" >"$name.log" 2>&1); then
     tail -n 40 "$out/$name.log" >&2
     echo "fuzz: $name failed (log: $out/$name.log)" >&2
-    exit 1
+    return 1
   fi
-  grep -E '^Done [0-9]+ runs' "$out/$name.log" || true
+  echo "fuzz: $name for ${seconds}s: $(grep -E '^Done [0-9]+ runs' "$out/$name.log" || echo 'no count')"
+}
+
+running=()
+failed=0
+for name in fuzz_safetensors fuzz_checkpoint fuzz_config fuzz_tokenizer fuzz_sentencepiece; do
+  fuzz "$name" &
+  running+=($!)
+  if ((${#running[@]} >= jobs)); then
+    wait "${running[0]}" || failed=1
+    running=("${running[@]:1}")
+  fi
 done
+for pid in "${running[@]}"; do wait "$pid" || failed=1; done
+exit "$failed"

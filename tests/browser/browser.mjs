@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 import { startServer } from '../../scripts/serve.mjs';
+import { requireProgram } from '../programs.mjs';
 
 export const resultsDir = fileURLToPath(new URL('../../test-results/', import.meta.url));
 
@@ -23,6 +24,7 @@ export const CHROMIUM_ARGS = [
  * response (see startServer).
  */
 export async function openBrowser({ mounts = {}, headers = {} } = {}) {
+  requireProgram('/usr/bin/chromium', 'the browser tests');
   const { server, url } = await startServer({ port: 0, mounts, headers });
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
   mkdirSync(resultsDir, { recursive: true });

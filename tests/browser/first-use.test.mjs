@@ -248,42 +248,56 @@ const distance = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 // For each head: its strongest line that no other head draws at opacity 0.3 or more (the first
 // query's single line, shared by every causal head, aside), and the fraction of points along it
 // (15% to 85%) where a pixel within 1 px is nearer the head's colour than the page background.
+// Only the pixels around those points leave the page (the whole canvas is millions of values).
 async function strongestLineVisibility(page) {
-  const { lines, pixels, width, height, background } = await page.evaluate(() => {
+  const { lines, width, height, background } = await page.evaluate(() => {
     const view = document.querySelector('head-view');
-    const canvas = view.querySelector('canvas');
-    const { width, height } = canvas;
-    const data = Array.from(canvas.getContext('2d').getImageData(0, 0, width, height).data);
-    const style = getComputedStyle(document.body).backgroundColor;
-    return { lines: view.lineModel(), pixels: data, width, height, background: style };
+    const { width, height } = view.querySelector('canvas');
+    return { lines: view.lineModel(), width, height, background: getComputedStyle(document.body).backgroundColor };
   });
   const bg = rgb(background);
   const strong = new Map();
   for (const line of lines) if (line.opacity >= 0.3) strong.set(`${line.from}-${line.to}`, (strong.get(`${line.from}-${line.to}`) ?? 0) + 1);
   const heads = [...new Set(lines.map((line) => line.head))];
-  return heads.map((head) => {
+  const samples = 15;
+  const checks = heads.map((head) => {
     const others = (line) => (strong.get(`${line.from}-${line.to}`) ?? 0) - (line.opacity >= 0.3 ? 1 : 0);
     const own = lines.filter((line) => line.head === head && line.from > 0 && others(line) === 0);
     const best = own.reduce((a, b) => (b.weight > a.weight ? b : a));
-    const colour = rgb(headColour(head));
-    let seen = 0;
-    const samples = 15;
+    const points = [];
     for (let i = 0; i < samples; i += 1) {
       const t = 0.15 + (0.7 * i) / (samples - 1);
       const x = Math.round(best.x1 + t * (best.x2 - best.x1));
       const y = Math.round(best.y1 + t * (best.y2 - best.y1));
-      let visible = false;
+      const around = [];
       for (let dy = -1; dy <= 1; dy += 1) {
         for (let dx = -1; dx <= 1; dx += 1) {
           const px = x + dx;
           const py = y + dy;
-          if (px < 0 || py < 0 || px >= width || py >= height) continue;
-          const at = (py * width + px) * 4;
-          const alpha = pixels[at + 3] / 255; // the canvas is transparent over the page background
-          const seenColour = [0, 1, 2].map((c) => pixels[at + c] * alpha + bg[c] * (1 - alpha));
-          if (distance(seenColour, colour) < distance(seenColour, bg)) visible = true;
+          if (px >= 0 && py >= 0 && px < width && py < height) around.push([px, py]);
         }
       }
+      points.push(around);
+    }
+    return { head, best, points };
+  });
+  const pixels = await page.evaluate((wanted) => { // [head][sample][neighbour] -> [r, g, b, a]
+    const canvas = document.querySelector('head-view canvas');
+    const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    return wanted.map((head) => head.map((around) => around.map(([px, py]) => {
+      const at = (py * canvas.width + px) * 4;
+      return [data[at], data[at + 1], data[at + 2], data[at + 3]];
+    })));
+  }, checks.map((c) => c.points));
+  return checks.map(({ head, best }, h) => {
+    const colour = rgb(headColour(head));
+    let seen = 0;
+    for (const around of pixels[h]) {
+      const visible = around.some(([r, g, b, a]) => {
+        const alpha = a / 255; // the canvas is transparent over the page background
+        const seenColour = [r, g, b].map((value, c) => value * alpha + bg[c] * (1 - alpha));
+        return distance(seenColour, colour) < distance(seenColour, bg);
+      });
       if (visible) seen += 1;
     }
     return { head, weight: best.weight, seen: seen / samples };

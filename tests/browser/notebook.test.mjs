@@ -1,5 +1,7 @@
 // The notebook recipe (README "Notebooks"): tests/notebook/attention.ipynb is
-// executed with Debian's `jupyter nbconvert --execute --to html`; the HTML it
+// executed with Debian's `python3 -m nbconvert --execute --to html` (the
+// module that python3-nbconvert installs; the `jupyter` command is not part of
+// it, so the test does not use that); the HTML it
 // writes is opened in Chromium from file:// with the network off, and the
 // widget inside the recipe's <iframe srcdoc> must have drawn exactly the
 // weights the notebook computed. Two sources: attention written by our CLI
@@ -14,6 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 
+import { requireProgram } from '../programs.mjs';
 import { assertHeadLines, headViewLines, openBrowser, resultsDir } from './browser.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -24,7 +27,11 @@ const env = { ...process.env, PATH: `/usr/bin:/bin:${process.env.PATH}`, PYDEVD_
 const hasTorch = spawnSync('/usr/bin/python3', ['-c', 'import torch'], { env }).status === 0;
 let session;
 
-before(async () => { session = await openBrowser(); });
+before(async () => {
+  requireProgram('python3:nbconvert', 'the notebook test');
+  requireProgram('python3:ipykernel_launcher', 'the notebook test');
+  session = await openBrowser();
+});
 after(async () => {
   await session?.close();
   rmSync(tmp, { recursive: true, force: true });
@@ -34,10 +41,10 @@ after(async () => {
 function execute(source, extraEnv = {}) {
   const out = join(tmp, source);
   const reference = join(tmp, `${source}-reference.json`);
-  const r = spawnSync('jupyter', ['nbconvert', '--execute', '--to', 'html', '--output-dir', out, notebook], {
+  const r = spawnSync('/usr/bin/python3', ['-m', 'nbconvert', '--execute', '--to', 'html', '--output-dir', out, notebook], {
     env: { ...env, ATTNPLAY_SOURCE: source, ATTNPLAY_REFERENCE: reference, ...extraEnv }, encoding: 'utf8', timeout: 300000,
   });
-  assert.equal(r.status, 0, `jupyter nbconvert failed (Debian: apt-get install python3-nbconvert python3-ipykernel):\n${r.stderr}`);
+  assert.equal(r.status, 0, `python3 -m nbconvert failed:\n${r.stderr}`);
   return { html: join(out, 'attention.html'), reference: JSON.parse(readFileSync(reference, 'utf8')) };
 }
 

@@ -12,9 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 
 import { withoutNameSection } from '../../scripts/wasm-names.mjs';
+import { requireProgram } from '../programs.mjs';
 
 /** Map of function name -> Set of f32x4 instructions it contains. */
 function simdByFunction(wasmPath) {
+  requireProgram('wasm-dis', 'the SIMD test');
   const text = execFileSync('wasm-dis', [wasmPath], { maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' });
   const result = new Map();
   let current = null;
