@@ -4,7 +4,6 @@
 # parallel) and runs each for a few seconds from the golden files as seeds,
 # as many at a time as there are cores.
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 5; npm test uses this)
-#        scripts/fuzz.sh --build-only
 # The random seed is fixed (FUZZ_SEED, default 1) so that npm test is
 # reproducible; FUZZ_SEED=0 lets libFuzzer pick one, for longer hunts.
 # Any crash, sanitizer report or leak fails the script; libFuzzer writes the
@@ -16,7 +15,6 @@ out=build/fuzz
 jobs="$(nproc)"
 [[ -f "$out/CMakeCache.txt" ]] || cmake -S tests/fuzz -B "$out" -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null
 cmake --build "$out" -j "$jobs"
-[[ "$seconds" != --build-only ]] || exit 0
 
 # Seeds: small valid inputs (the smallest golden checkpoint, every config.json,
 # config + NUL + weights for the model loader (BERT, Qwen3, GPT-NeoX), and every golden tokenizer.json

@@ -47,7 +47,7 @@ ModelFiles read_model_directory(const std::string& directory) {
   Checkpoint checkpoint = read_checkpoint(dir);
   for (const char* name : {"tokenizer.json", "tokenizer.model"}) {
     if (std::optional<std::string> tokenizer = read_if_present(dir + name)) {
-      return {std::move(*config), std::move(checkpoint), std::move(tokenizer), name};
+      return {std::move(*config), std::move(checkpoint), std::move(tokenizer), name, std::nullopt};
     }
   }
   std::optional<std::string> source = read_if_present(dir + "source.spm"), target = read_if_present(dir + "target.spm"),
