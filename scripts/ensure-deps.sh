@@ -15,7 +15,8 @@
 #            PyTorch, SentencePiece; never needed by npm test
 # The table is the one list of programs that a build, test, bench or golden
 # script runs: tests/node/programs.test.mjs fails when a script spawns a
-# program that is not in it, and tests/need.mjs names a missing one's package.
+# program that is not in it, and tests/programs.mjs's requireProgram names a
+# missing one's package.
 # It does not install Node.js: Node.js >= 20 with npm is the one prerequisite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,12 +27,12 @@ case "$profile" in
   *) echo "usage: scripts/ensure-deps.sh [build|test|bench|goldens]" >&2; exit 2 ;;
 esac
 
-# profiles: where the row applies (base and build: always). package: the Debian package
-# ("-": a prerequisite this script does not install). programs: what the
+# profiles: where the row applies (base and build: always). package: the
+# Debian package ("-": a prerequisite this script does not install). programs: what the
 # scripts run from it (python3:MODULE is `python3 -m MODULE`). check: a real
 # invocation, run from the repository root with $tmp an empty scratch folder.
 # BEGIN PROGRAMS
-#| profiles        | package            | programs                      | check
+#| profiles            | package            | programs                      | check
 # base: Debian's required packages, and Node.js
 #| base                | bash               | bash                          | bash -c true
 #| base                | coreutils          | basename cat cp date dirname env head id ln ls mkdir mktemp nice nproc printf rm sleep sort stat tail tee touch tr wc | date +%s >/dev/null && nproc >/dev/null && mktemp -d -p "$tmp" >/dev/null
@@ -53,6 +54,7 @@ esac
 #| test                | binaryen           | wasm-dis                      | wasm-dis --version >/dev/null
 #| test                | clang-14           | clang++-14                    | clang++-14 --version >/dev/null
 #| test                | libclang-rt-14-dev | -                             | printf 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char *, unsigned long) { return 0; }\n' | clang++-14 -fsanitize=fuzzer,address,undefined -x c++ - -o "$tmp/fuzz" && "$tmp/fuzz" -runs=1 >/dev/null 2>&1
+# bzip2: tokenizer_components_test reads unicode-data's NormalizationTest.txt.bz2 through it
 #| test                | bzip2              | bzip2                         | bzip2 -dc /usr/share/unicode/NormalizationTest.txt.bz2 | head -c 1 >/dev/null
 #| test,goldens        | python3            | python3                       | /usr/bin/python3 -c 'import json'
 #| test                | python3-nbconvert  | python3:nbconvert             | /usr/bin/python3 -m nbconvert --version >/dev/null
