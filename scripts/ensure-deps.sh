@@ -4,10 +4,10 @@
 # Debian packages of the table below, then the npm packages of
 # package-lock.json, then every program of the profile with a real invocation.
 # Usage: scripts/ensure-deps.sh [build|test|bench|goldens]   (default: build)
-#   build:   compilers and libraries for the native and WASM builds (npm start);
-#            every other profile includes it
+#   build:   compilers (clang-14 natively, emscripten) and libraries for the
+#            native and WASM builds (npm start); every other profile includes it
 #   test:    build + what the test suites run (npm test): Chromium, binaryen's
-#            wasm-dis, clang with libFuzzer and the sanitizer runtimes, Debian's
+#            wasm-dis, clang's libFuzzer and sanitizer runtimes, Debian's
 #            Python with nbconvert and the Jupyter kernel (about 80 MB)
 #   bench:   build + what the benchmarks run (npm run bench): Chromium
 #   goldens: what remakes the golden data and trains the shipped models
@@ -44,7 +44,7 @@ esac
 #| base                | -                  | node npm                      | node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)' && npm --version >/dev/null
 #| build               | cmake              | cmake ctest                   | cmake --version >/dev/null && ctest --version >/dev/null
 #| build               | make               | make                          | make --version >/dev/null
-#| build               | g++                | g++ c++                       | printf 'int main() { return 0; }\n' | g++ -x c++ - -o "$tmp/a.out" && "$tmp/a.out"
+#| build               | clang-14           | clang++-14                    | printf '#include <vector>\nint main() { return std::vector<int>{0}[0]; }\n' | clang++-14 -x c++ - -o "$tmp/a.out" && "$tmp/a.out"
 #| build               | emscripten         | emcc emcmake                  | printf 'int f(int x) { return x + 1; }\n' | NODE_PATH=/usr/share/nodejs emcc -msimd128 -x c -c - -o "$tmp/f.o"
 #| build               | libeigen3-dev      | -                             | test -f /usr/include/eigen3/Eigen/Core
 #| build               | nlohmann-json3-dev | -                             | test -f /usr/include/nlohmann/json.hpp
@@ -52,7 +52,6 @@ esac
 #| build               | unicode-data       | -                             | test -f /usr/share/unicode/UnicodeData.txt
 #| test,bench          | chromium           | chromium                      | /usr/bin/chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking --user-data-dir="$tmp/chromium" --dump-dom 'data:text/html,<p>chromium-ok</p>' 2>/dev/null | grep -q chromium-ok
 #| test                | binaryen           | wasm-dis                      | wasm-dis --version >/dev/null
-#| test                | clang-14           | clang++-14                    | clang++-14 --version >/dev/null
 #| test                | libclang-rt-14-dev | -                             | printf 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char *, unsigned long) { return 0; }\n' | clang++-14 -fsanitize=fuzzer,address,undefined -x c++ - -o "$tmp/fuzz" && "$tmp/fuzz" -runs=1 >/dev/null 2>&1
 # bzip2: tokenizer_components_test reads unicode-data's NormalizationTest.txt.bz2 through it
 #| test                | bzip2              | bzip2                         | bzip2 -dc /usr/share/unicode/NormalizationTest.txt.bz2 | head -c 1 >/dev/null

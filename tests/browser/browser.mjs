@@ -49,6 +49,17 @@ export async function newPage(browser) {
   return { page, errors };
 }
 
+/**
+ * What `fn(arg)` returns in the page, sent back as one JSON text (so NaN and
+ * undefined arrive as null): Playwright's own serializer checks every array
+ * element, which took seconds for the views' models of 100,000s of numbers.
+ * Evaluated as an expression over the DevTools protocol, as page.evaluate is,
+ * so a page's strict CSP does not stop it.
+ */
+export async function evaluateJson(page, fn, arg) {
+  return JSON.parse(await page.evaluate(`JSON.stringify((${fn})(${JSON.stringify(arg)}))`));
+}
+
 /** The download a click on `selector` starts, as { name, bytes }; a copy is kept in test-results/ for review. */
 export async function downloadOf(page, selector) {
   const [file] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);

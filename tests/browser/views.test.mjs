@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
-import { newPage, openBrowser, resultsDir } from './browser.mjs';
+import { evaluateJson, newPage, openBrowser, resultsDir } from './browser.mjs';
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const HOSTILE = '<img src=x onerror=alert(1)>';
@@ -39,7 +39,7 @@ async function openFixture(query, viewport = { width: 1200, height: 900 }) {
 }
 
 /** The fixture's tensor (and the Q/K traces, unless traces is false) as plain arrays. */
-const fixtureData = (page, { traces = true } = {}) => page.evaluate((withTraces) => {
+const fixtureData = (page, { traces = true } = {}) => evaluateJson(page, (withTraces) => {
   const { result } = window.fixture;
   const plain = (m) => ({ data: Array.from(m.data), shape: m.shape });
   return {
@@ -90,7 +90,7 @@ function assertDarkerWhenLarger(cells, scaleMax, what) {
 test('matrix view: the mean of the selected heads, masked upper triangle, exact values on hover, lock and keyboard', async () => {
   const { page, errors, dialogs } = await openFixture({ tokens: 12, layers: 2, heads: 4, dk: 8, causal: 1, views: 'matrix', state: JSON.stringify({ layer: 1, heads: [0, 2] }) });
   const data = await fixtureData(page);
-  const model = await page.evaluate(() => window.fixture.elements.matrix.heatModel());
+  const model = await evaluateJson(page, () => window.fixture.elements.matrix.heatModel());
   assert.match(model.title, /Layer 2, mean of heads 1, 3 \(2 of 4\)/);
   assert.match(await page.textContent('matrix-view .view-title'), /mean of heads 1, 3/);
   assert.deepEqual(model.heads, [0, 2]);
@@ -170,7 +170,7 @@ test('matrix view: the mean of the selected heads, masked upper triangle, exact 
 
   // One head selected: its own map, not a mean.
   await page.evaluate(() => window.fixture.store.set({ heads: [3] }));
-  const single = await page.evaluate(() => window.fixture.elements.matrix.heatModel());
+  const single = await evaluateJson(page, () => window.fixture.elements.matrix.heatModel());
   assert.match(single.title, /Layer 1, head 4$/);
   assert.ok(Math.abs(single.values[5 * t + 3] - weight(data, 0, 3, 5, 3)) < 1e-7);
   assert.equal(await page.evaluate(() => document.querySelectorAll('img').length), 0);
@@ -181,7 +181,7 @@ test('matrix view: the mean of the selected heads, masked upper triangle, exact 
 
 test('matrix view without a causal mask: nothing is masked', async () => {
   const { page, errors } = await openFixture({ tokens: 9, layers: 1, heads: 2, causal: 0, views: 'matrix' });
-  const model = await page.evaluate(() => window.fixture.elements.matrix.heatModel());
+  const model = await evaluateJson(page, () => window.fixture.elements.matrix.heatModel());
   assert.ok(model.masked.every((m) => m === 0));
   assert.match(model.title, /mean of all 2 heads/);
   assert.equal(model.rowLabels[0], '[CLS]');
@@ -192,7 +192,7 @@ test('matrix view without a causal mask: nothing is masked', async () => {
 test('model view: every layer x head as a thumbnail of block means; click and Enter open the head view', async () => {
   const { page, errors, dialogs } = await openFixture({ tokens: 40, layers: 3, heads: 4, dk: 8, causal: 1, views: 'model' });
   const data = await fixtureData(page, { traces: false });
-  const thumbs = await page.evaluate(() => window.fixture.elements.model.thumbnailModel());
+  const thumbs = await evaluateJson(page, () => window.fixture.elements.model.thumbnailModel());
   assert.equal(thumbs.length, 12);
   assert.equal(await page.locator('model-view button.model-thumb').count(), 12);
   const t = 40;
@@ -207,7 +207,7 @@ test('model view: every layer x head as a thumbnail of block means; click and En
     }
   }
   // Pixels of one thumbnail's canvas (1 pixel per block).
-  const { pixels } = await page.evaluate(() => {
+  const { pixels } = await evaluateJson(page, () => {
     const canvas = document.querySelector('model-view button[data-layer="1"][data-head="2"] canvas');
     return { pixels: Array.from(canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data) };
   });
@@ -249,12 +249,12 @@ test('model view: every layer x head as a thumbnail of block means; click and En
 test('model view at 12 x 12 heads and 128 tokens: downsampled thumbnails, build time', async (t) => {
   const { page, errors } = await openFixture({ tokens: 128, layers: 12, heads: 12, dk: 8, causal: 1, views: 'model' });
   // Only the map of layer 6, head 8 (the whole tensor is slow to send).
-  const map = await page.evaluate(() => {
+  const map = await evaluateJson(page, () => {
     const start = (5 * 12 + 7) * 128 * 128;
     return Array.from(window.fixture.result.attentions.data.subarray(start, start + 128 * 128));
   });
   const w = (r, c) => map[r * 128 + c];
-  const thumbs = await page.evaluate(() => window.fixture.elements.model.thumbnailModel());
+  const thumbs = await evaluateJson(page, () => window.fixture.elements.model.thumbnailModel());
   assert.equal(thumbs.length, 144);
   const thumb = thumbs[5 * 12 + 7];
   assert.deepEqual(thumb.shape, [64, 64]);
@@ -286,7 +286,7 @@ test('neuron view: q, k, q x k, q·k, ÷ √d_k and softmax match the core', asy
   await page.waitForSelector('neuron-view[data-state="ready"]');
   const data = await fixtureData(page);
   const checkAgainstCore = async (layer, head, query, keyCount) => {
-    const model = await page.evaluate(() => window.fixture.elements.neuron.neuronModel());
+    const model = await evaluateJson(page, () => window.fixture.elements.neuron.neuronModel());
     const trace = data.traces[`${layer}.${head}`];
     const dk = trace.q.shape[1];
     const t = trace.q.shape[0];
@@ -354,7 +354,7 @@ test('neuron view of a bidirectional model: every key, first token by default', 
   const { page, errors } = await openFixture({ tokens: 10, layers: 1, heads: 2, dk: 16, causal: 0, views: 'neuron' });
   await page.waitForSelector('neuron-view[data-state="ready"]');
   const data = await fixtureData(page);
-  const model = await page.evaluate(() => window.fixture.elements.neuron.neuronModel());
+  const model = await evaluateJson(page, () => window.fixture.elements.neuron.neuronModel());
   assert.equal(model.query, 0);
   assert.equal(model.keys.length, 10);
   for (const key of model.keys) {
@@ -443,7 +443,7 @@ test('a hostile token renders literally in every view', async () => {
 
 test('matrix view at 512 tokens: redraw and hover repaint times', async (t) => {
   const { page, errors } = await openFixture({ tokens: 512, layers: 1, heads: 12, dk: 8, causal: 1, views: 'matrix' }, { width: 1400, height: 1000 });
-  const model = await page.evaluate(() => window.fixture.elements.matrix.heatModel());
+  const model = await evaluateJson(page, () => window.fixture.elements.matrix.heatModel());
   assert.equal(model.rows.length, 512);
   const timing = await page.evaluate(({ left, top, cell }) => {
     const { store, elements } = window.fixture;

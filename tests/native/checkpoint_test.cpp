@@ -139,7 +139,9 @@ TEST_CASE("Checkpoint: lookups over shards agree with the single file; owned wei
   const Checkpoint sharded = Checkpoint::sharded(s.index, owned(s));
   const Checkpoint whole = Checkpoint::single({attnplay::kSafetensorsFile, single, nullptr});
   REQUIRE(sharded.tensors().size() == st.tensors().size());
-  for (const auto& [name, info] : st.tensors()) {
+  for (const auto& entry : st.tensors()) {
+    const std::string& name = entry.first;  // named, not bound: clang 14's CAPTURE lambdas cannot capture bindings
+    const auto& info = entry.second;
     CAPTURE(name);
     CHECK(sharded.contains(name));
     CHECK(sharded.info(name).shape == info.shape);

@@ -168,9 +168,10 @@ TEST_CASE("gemm: half-precision right-hand operands (IEEE half, bfloat16) widene
           }
       // Across the blocks, with strides and the bias (odd strides leave
       // rows at odd addresses: loads need no alignment).
-      for (const auto& [m, k, n] : std::vector<std::array<int, 3>>{{65, 513, 257}, {128, 576, 192}, {1, 300, 300}})
+      for (const auto& shape : std::vector<std::array<int, 3>>{{65, 513, 257}, {128, 576, 192}, {1, 300, 300}})
         for (bool bias : {false, true})
           for (int pad : {0, 3}) {
+            const int m = shape[0], k = shape[1], n = shape[2];  // named, not bound: clang 14's CAPTURE lambdas cannot capture bindings
             CAPTURE(m);
             CAPTURE(k);
             CAPTURE(n);
@@ -238,8 +239,9 @@ TEST_CASE("gemm: a right-hand operand packed ahead gives the unpacked product bi
                                                   {17, 257, 17}, {64, 192, 4096 + 3}, {65, 513, 257}};
   for (Element element : {Element::f32, Element::f16, Element::bf16})
     for (RightOperand layout : {RightOperand::k_by_n, RightOperand::n_by_k})
-      for (const auto& [m, k, n] : shapes)
+      for (const auto& shape : shapes)
         for (int pad : {0, 3}) {
+          const int m = shape[0], k = shape[1], n = shape[2];
           CAPTURE(m);
           CAPTURE(k);
           CAPTURE(n);

@@ -96,7 +96,9 @@ std::string piece(const std::string& text, int type) {
 TEST_CASE("sentencepiece: every model's vocabulary, ids, pieces, offsets and decoded text equal sentencepiece's") {
   const json& g = goldens();
   const json& texts = g["texts"];
-  for (const auto& [name, golden] : g["models"].items()) {
+  for (const auto& model : g["models"].items()) {
+    const std::string name = model.key();  // named, not bound: clang 14's CAPTURE lambdas cannot capture bindings
+    const json& golden = model.value();
     CAPTURE(name);
     const Tokenizer t = Tokenizer::from_sentencepiece(read(kDir + "/" + name));
     const json& vocab = golden["vocab"];
