@@ -20,8 +20,9 @@ cmake_build() {
   local dir="$1" begin
   shift
   begin="$(date +%s)"
-  [[ -f "$dir/CMakeCache.txt" ]] || "$@" -B "$dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$dir" -j "$jobs"
+  # (|| return: set -e does not apply inside a function called from an && list)
+  [[ -f "$dir/CMakeCache.txt" ]] || "$@" -B "$dir" -DCMAKE_BUILD_TYPE=Release >/dev/null || return
+  cmake --build "$dir" -j "$jobs" || return
   echo "build: $dir in $(($(date +%s) - begin)) s"
 }
 

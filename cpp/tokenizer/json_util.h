@@ -22,6 +22,14 @@ inline std::string type_of(const json& j, const std::string& section) {
   return j["type"].get<std::string>();
 }
 
+// The member `key` of an object, or null when it is absent (or j is not an
+// object): a reference, never a copy (a model's vocab is 100,000s of nodes).
+inline const json& member_or_null(const json& j, const char* key) {
+  static const json null_value;
+  const auto it = j.find(key);
+  return it == j.end() ? null_value : *it;
+}
+
 template <class T>
 T get_or(const json& j, const char* key, T fallback) {
   if (!j.contains(key) || j[key].is_null()) return fallback;

@@ -17,6 +17,7 @@ namespace {
 using detail::AddedToken;
 using detail::fail;
 using detail::get_or;
+using detail::member_or_null;
 using detail::json;
 using detail::ojson;
 using detail::PostProcessor;
@@ -84,7 +85,7 @@ void read_model(const json& model, TokenizerData& d) {
     options.max_input_chars_per_word = get_or<std::size_t>(model, "max_input_chars_per_word", 100);
     d.wordpiece.emplace(read_vocab(model["vocab"], "model.vocab"), options);
   } else if (type == "Unigram") {
-    const json& vocab = model.contains("vocab") ? model["vocab"] : json();
+    const json& vocab = member_or_null(model, "vocab");
     if (!vocab.is_array()) fail("model", "Unigram needs vocab, an array of [piece, score]");
     std::vector<std::pair<std::string, double>> pieces;
     pieces.reserve(vocab.size());
@@ -184,7 +185,7 @@ void read_post_processor(const json& j, TokenizerData& d) {
   const std::string type = type_of(j, "post_processor");
   if (type == "Sequence") {
     // [ByteLevel, X] (Llama 3's shape) or a single processor.
-    const json& steps = j.contains("processors") ? j["processors"] : json();
+    const json& steps = member_or_null(j, "processors");
     if (!steps.is_array() || steps.empty() || steps.size() > 2 ||
         (steps.size() == 2 && (!steps[0].is_object() || steps[0].value("type", "") != "ByteLevel"))) {
       fail("post_processor", "Sequence is supported as [processor] or [ByteLevel, processor]");
@@ -292,13 +293,13 @@ Tokenizer Tokenizer::from_json(std::string_view tokenizer_json) {
   }
   auto d = std::make_shared<TokenizerData>();
   try {
-    read_model(j.contains("model") ? j["model"] : json(), *d);
-    const json normalizer = j.value("normalizer", json());
+    read_model(member_or_null(j, "model"), *d);
+    const json& normalizer = member_or_null(j, "normalizer");
     if (!normalizer.is_null()) d->normalizer = Normalizer::from_json(normalizer);
-    read_pre_tokenizer(j.value("pre_tokenizer", json()), *d);
-    read_post_processor(j.value("post_processor", json()), *d);
-    read_decoder(j.value("decoder", json()), *d);
-    read_added_tokens(j.value("added_tokens", json()), *d);
+    read_pre_tokenizer(member_or_null(j, "pre_tokenizer"), *d);
+    read_post_processor(member_or_null(j, "post_processor"), *d);
+    read_decoder(member_or_null(j, "decoder"), *d);
+    read_added_tokens(member_or_null(j, "added_tokens"), *d);
   } catch (const json::exception& e) {
     throw std::invalid_argument(std::string("tokenizer.json: ") + e.what());
   }

@@ -106,7 +106,7 @@ export const weightsGemm = {
         '',
         '- Weight stored [out, in] (nn.Linear), y = x·Wᵀ, 1 thread everywhere; GFLOP/s = 2·tokens·in·out / time (best of 7 interleaved batches).',
         '- **WASM**: the single-threaded build, `engine.residentProduct` with `{ dtype, bits, shape }` weights: BF16/F16 elements are widened (integer SIMD) while the kernel packs each 256×128 block of Wᵀ; no float32 copy of the weight exists.',
-        '- **native kernel**: the same source with GCC vector extensions (128-bit); **native Eigen F32**: `attnplay::matmul_transposed` (AVX-512/AVX2 with `-march=native`), what float32 weights use natively.',
+        '- **native kernel**: the same source with GCC/Clang vector extensions (128-bit, built by clang++-14); **native Eigen F32**: `attnplay::matmul_transposed` (AVX-512/AVX2 with `-march=native`), what float32 weights use natively.',
         '- Each half-precision product is checked against the float32 one (rounding of the weights only) before timing.',
       ].join('\n'),
     };
