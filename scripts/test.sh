@@ -29,9 +29,8 @@ run_stage() {
     native) bash scripts/build.sh native ;;
     wasm) bash scripts/build.sh wasm ;;
     ctest) ctest --test-dir build/native --output-on-failure -j "$(nproc)" ;;
-    # Two test files at a time (Node's default is one fewer than the cores);
-    # the browser suite too: each Chromium leaves part of a core idle while it
-    # waits on the test process (231 s against 276 s one file at a time).
+    # Two test files at a time (Node's default is one fewer than the cores),
+    # the browser suite too (on 2 cores: 231 s against 276 s one at a time).
     node) node --test --test-concurrency=2 tests/node/ ;;
     fuzz) bash scripts/fuzz.sh 5 ;;
     browser) node --test --test-concurrency=2 tests/browser/ ;;
