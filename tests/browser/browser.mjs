@@ -49,15 +49,30 @@ export async function newPage(browser) {
   return { page, errors };
 }
 
+// evaluateJson's tag for the values JSON cannot carry (NaN, ±Infinity, -0, undefined).
+const UNJSONABLE = '\u0000unjsonable:';
+const UNJSONABLE_VALUES = { undefined, NaN, Infinity, '-Infinity': -Infinity, '-0': -0 };
+
 /**
- * What `fn(arg)` returns in the page, sent back as one JSON text (so NaN and
- * undefined arrive as null): Playwright's own serializer checks every array
- * element, which took seconds for the views' models of 100,000s of numbers.
+ * What `fn(arg)` returns in the page, as page.evaluate gives it, sent back as
+ * one JSON text: Playwright's own serializer checks every array element, which
+ * took seconds for the views' models of 100,000s of numbers. NaN, ±Infinity,
+ * -0 and undefined travel as tagged strings and arrive as themselves.
  * Evaluated as an expression over the DevTools protocol, as page.evaluate is,
  * so a page's strict CSP does not stop it.
  */
 export async function evaluateJson(page, fn, arg) {
-  return JSON.parse(await page.evaluate(`JSON.stringify((${fn})(${JSON.stringify(arg)}))`));
+  const tag = `(key, value) => value === undefined ? ${JSON.stringify(`${UNJSONABLE}undefined`)}
+    : typeof value === 'number' && (!Number.isFinite(value) || Object.is(value, -0))
+      ? ${JSON.stringify(UNJSONABLE)} + (Object.is(value, -0) ? '-0' : String(value)) : value`;
+  return untag(JSON.parse(await page.evaluate(`JSON.stringify((${fn})(${JSON.stringify(arg)}), ${tag})`)));
+}
+
+/** evaluateJson's parsed value with its tagged strings replaced in place (a reviver would drop undefined). */
+function untag(value) {
+  if (typeof value === 'string' && value.startsWith(UNJSONABLE)) return UNJSONABLE_VALUES[value.slice(UNJSONABLE.length)];
+  if (value !== null && typeof value === 'object') for (const key of Object.keys(value)) value[key] = untag(value[key]);
+  return value;
 }
 
 /** The download a click on `selector` starts, as { name, bytes }; a copy is kept in test-results/ for review. */
