@@ -15,6 +15,7 @@
 #include "model/directory.h"
 #include "model/generate.h"
 #include "pipeline/text_model.h"
+#include "json/json_text.h"
 
 namespace attnplay::cli {
 namespace {
@@ -81,7 +82,7 @@ int run_generate(const Args& args) {
     for (const std::int32_t id : all) tokens.push_back(model.tokenizer()->display(id));
     out["tokens"] = std::move(tokens);
   }
-  std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  std::cout << json_text::write_replacing_invalid_utf8(out) << "\n";
   return 0;
 }
 

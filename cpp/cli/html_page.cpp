@@ -1,5 +1,6 @@
 // Fills the one-file page template (see html_page.h).
 #include "cli/html_page.h"
+#include "json/json_text.h"
 
 #include <cstring>
 #include <map>
@@ -77,7 +78,7 @@ std::string html_page(const std::string& title, const std::vector<std::pair<std:
   std::string attribute_text;
   for (const auto& [name, value] : attributes) attribute_text += (attribute_text.empty() ? "" : " ") + name + "=\"" + escape_html(value) + "\"";
   // Inside <script type="application/json">, "<" must not start a tag: JSON lets it be written \u003c.
-  std::string json = data.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  std::string json = json_text::write_replacing_invalid_utf8(data);
   replace_all(json, "<", "\\u003c");
   const std::map<std::string, std::string> values = {
       {"@@ATTNPLAY_TITLE@@", escape_html(title)}, {"@@ATTNPLAY_ATTRIBUTES@@", attribute_text}, {"@@ATTNPLAY_DATA@@", json}};

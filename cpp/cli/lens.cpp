@@ -11,6 +11,7 @@
 #include "analysis/logit_lens.h"
 #include "cli/commands.h"
 #include "cli/text_or_ids.h"
+#include "json/json_text.h"
 
 namespace attnplay::cli {
 namespace {
@@ -57,7 +58,7 @@ int run_lens(const Args& args) {
                                       {"tokens", run.tokens},
                                       {"top_k", top_k},
                                       {"layers", std::move(layers)}};
-  std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  std::cout << json_text::write_replacing_invalid_utf8(out) << "\n";
   return 0;
 }
 

@@ -34,6 +34,7 @@
 #include "analysis/head_ablation.h"
 #include "model/directory.h"
 #include "pipeline/text_model.h"
+#include "json/json_text.h"
 
 namespace attnplay::cli {
 namespace {
@@ -264,10 +265,10 @@ int run_attention(const Args& args) {
     if (!causal) out["head_ranking"]["mask_labels"] = ranking.mask_labels;
   }
   if (out_path.empty()) {
-    std::cout << out.dump() << "\n";
+    std::cout << json_text::write(out) << "\n";
   } else {
     std::ofstream file(out_path);
-    if (!(file << out.dump() << "\n")) throw std::runtime_error("cannot write " + out_path);
+    if (!(file << json_text::write(out) << "\n")) throw std::runtime_error("cannot write " + out_path);
   }
   return 0;
 }

@@ -8,6 +8,7 @@
 #include "analysis/head_analysis.h"
 #include "cli/commands.h"
 #include "model/directory.h"
+#include "json/json_text.h"
 
 namespace attnplay::cli {
 
@@ -47,7 +48,7 @@ int run_heads(const Args& args) {
                      {"broad", r.scores.broad},
                      {"labels", r.labels}});
   }
-  std::cout << nlohmann::ordered_json{{"model_type", model.model().config().model_type}, {"heads", heads}}.dump(1) << "\n";
+  std::cout << json_text::write(nlohmann::ordered_json{{"model_type", model.model().config().model_type}, {"heads", heads}}, /*indent=*/1) << "\n";
   return 0;
 }
 

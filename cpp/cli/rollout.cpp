@@ -11,6 +11,7 @@
 #include "analysis/rollout.h"
 #include "cli/commands.h"
 #include "cli/text_or_ids.h"
+#include "json/json_text.h"
 
 namespace attnplay::cli {
 namespace {
@@ -50,7 +51,7 @@ int run_rollout(const Args& args) {
                                       {"ids", run.ids},
                                       {"tokens", run.tokens},
                                       {"rollout", std::move(rows)}};
-  std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  std::cout << json_text::write_replacing_invalid_utf8(out) << "\n";
   return 0;
 }
 

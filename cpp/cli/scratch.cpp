@@ -9,6 +9,7 @@
 #include "attention/attention.h"
 #include "cli/commands.h"
 #include "cli/json_matrix.h"
+#include "json/json_text.h"
 
 namespace attnplay::cli {
 namespace {
@@ -41,7 +42,7 @@ int run_scratch(const Args& args) {
     if (!in) throw std::runtime_error("cannot open " + path);
     text.assign(std::istreambuf_iterator<char>(in), {});
   }
-  const nlohmann::json spec = nlohmann::json::parse(text);
+  const nlohmann::json spec = json_text::parse(text);
 
   AttentionOptions options;
   options.scale = spec.value("scale", true);
@@ -64,7 +65,7 @@ int run_scratch(const Args& args) {
     out["concat"] = matrix_to_json(t.concat);
     out["output"] = matrix_to_json(t.output);
   }
-  std::cout << out.dump() << "\n";
+  std::cout << json_text::write(out) << "\n";
   return 0;
 }
 

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/tokenizer_file.h"
+#include "json/json_text.h"
 
 namespace attnplay::cli {
 
@@ -50,7 +51,7 @@ int run_tokenize(const Args& args) {
     out["type_ids"].push_back(t.type_id);
   }
   // Pieces of invalid UTF-8 input are bytes: replace rather than fail on output.
-  std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  std::cout << json_text::write_replacing_invalid_utf8(out) << "\n";
   return 0;
 }
 

@@ -23,6 +23,7 @@
 #include "cli/commands.h"
 #include "cli/seq2seq.h"
 #include "model/directory.h"
+#include "json/json_text.h"
 
 namespace attnplay::cli {
 namespace {
@@ -56,8 +57,6 @@ nlohmann::ordered_json token_list(const Tokenizer* tokenizer, const std::vector<
   }
   return out;
 }
-
-std::string dump(const nlohmann::ordered_json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 nlohmann::ordered_json translate_line(const TranslationModel& model, const std::string& line,
                                       const TranslateOptions& options, bool all_layers) {
@@ -139,7 +138,7 @@ int run_translate(const Args& args) {
   for (std::string line; std::getline(lines, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
-    std::cout << dump(translate_line(model, line, options, all_layers)) << "\n";
+    std::cout << json_text::write_replacing_invalid_utf8(translate_line(model, line, options, all_layers)) << "\n";
   }
   return 0;
 }
@@ -174,7 +173,7 @@ int seq2seq_attention(const ModelFiles& files, const Seq2SeqAttentionRequest& re
       {"encoder_attentions", nested(encoded.attentions, c.encoder_layers, c.encoder_heads, S, S)},
       {"decoder_attentions", nested(decoded.self_attentions, c.decoder_layers, c.decoder_heads, T, T)},
       {"cross_attentions", nested(decoded.cross_attentions, c.decoder_layers, c.decoder_heads, T, S)}};
-  out << dump(j) << "\n";
+  out << json_text::write_replacing_invalid_utf8(j) << "\n";
   return 0;
 }
 

@@ -1,9 +1,10 @@
 // Implementation of model/config.h.
 #include "model/config.h"
 
-#include <nlohmann/json.hpp>
 #include <cmath>
 #include <stdexcept>
+
+#include "json/json_text.h"
 
 namespace attnplay {
 namespace {
@@ -23,7 +24,7 @@ int integer(const nlohmann::json& j, const char* key, int max_value) {
   const nlohmann::json& v = j[key];
   if (!v.is_number_integer() || v.get<std::int64_t>() <= 0 || v.get<std::int64_t>() > max_value) {
     fail(std::string("\"") + key + "\" must be an integer from 1 to " + std::to_string(max_value) + ", got " +
-         v.dump());
+         json_text::write(v));
   }
   return v.get<int>();
 }
@@ -32,7 +33,7 @@ float epsilon(const nlohmann::json& j, const char* key, float default_value) {
   if (!j.contains(key)) return default_value;
   const nlohmann::json& v = j[key];
   if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 1) {
-    fail(std::string("\"") + key + "\" must be a number in (0, 1], got " + v.dump());
+    fail(std::string("\"") + key + "\" must be a number in (0, 1], got " + json_text::write(v));
   }
   return v.get<float>();
 }
@@ -52,13 +53,13 @@ Activation activation(const std::string& name, const char* key) {
 
 void require_flag(const nlohmann::json& j, const char* key, bool supported) {
   if (j.contains(key) && !j[key].is_null() && j[key] != supported) {
-    fail(std::string("\"") + key + "\": " + j[key].dump() + " is not supported");
+    fail(std::string("\"") + key + "\": " + json_text::write(j[key]) + " is not supported");
   }
 }
 
 bool flag(const nlohmann::json& j, const char* key, bool default_value) {
   if (!j.contains(key) || j[key].is_null()) return default_value;
-  if (!j[key].is_boolean()) fail(std::string("\"") + key + "\" must be true or false, got " + j[key].dump());
+  if (!j[key].is_boolean()) fail(std::string("\"") + key + "\" must be true or false, got " + json_text::write(j[key]));
   return j[key].get<bool>();
 }
 
@@ -66,7 +67,7 @@ double number(const nlohmann::json& j, const char* key, double default_value) {
   if (!j.contains(key) || j[key].is_null()) return default_value;
   const nlohmann::json& v = j[key];
   if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) {
-    fail(std::string("\"") + key + "\" must be a positive number, got " + v.dump());
+    fail(std::string("\"") + key + "\" must be a positive number, got " + json_text::write(v));
   }
   return v.get<double>();
 }
@@ -79,7 +80,7 @@ std::vector<int> token_ids(const nlohmann::json& j, const char* key, int vocab) 
   for (const nlohmann::json& id : list) {
     if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() >= vocab) {
       fail(std::string("\"") + key + "\" must be a token id or a list of them in 0.." + std::to_string(vocab - 1) +
-           ", got " + j[key].dump());
+           ", got " + json_text::write(j[key]));
     }
     ids.push_back(id.get<int>());
   }
@@ -190,7 +191,7 @@ ModelConfig parse_llama(const nlohmann::json& j, const std::string& type) {
     fail("\"use_sliding_window\": true is not supported for " + type);
   }
   if (j.contains("partial_rotary_factor") && !j["partial_rotary_factor"].is_null() && j["partial_rotary_factor"] != 1.0) {
-    fail("\"partial_rotary_factor\" " + j["partial_rotary_factor"].dump() + " is not supported for " + type);
+    fail("\"partial_rotary_factor\" " + json_text::write(j["partial_rotary_factor"]) + " is not supported for " + type);
   }
   return c;
 }
@@ -221,7 +222,7 @@ ModelConfig parse_gpt_neox(const nlohmann::json& j) {
 nlohmann::json parse_object(std::string_view config_json) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(config_json.begin(), config_json.end());
+    j = json_text::parse(config_json);
   } catch (const nlohmann::json::exception& e) {  // syntax errors, numbers out of range, bad UTF-8
     fail(std::string("not valid JSON (") + e.what() + ")");
   }
@@ -234,7 +235,7 @@ bool encoder_decoder_type(const std::string& type) { return type == "marian" || 
 // One token id (not a list) in [0, vocab), or `missing` when absent or null.
 int single_token_id(const nlohmann::json& j, const char* key, int vocab, int missing) {
   const std::vector<int> ids = token_ids(j, key, vocab);
-  if (ids.size() > 1) fail(std::string("\"") + key + "\" must be one token id, got " + j[key].dump());
+  if (ids.size() > 1) fail(std::string("\"") + key + "\" must be one token id, got " + json_text::write(j[key]));
   return ids.empty() ? missing : ids.front();
 }
 

@@ -2,9 +2,10 @@
 #include "safetensors/checkpoint.h"
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
+
+#include "json/json_text.h"
 
 namespace attnplay {
 namespace {
@@ -38,7 +39,7 @@ DType weight_dtype(const std::string& name, const std::string& dtype) {
 
 // The index's weight_map (tensor -> shard file), validated.
 std::map<std::string, std::string> parse_weight_map(std::string_view index_json) {
-  const nlohmann::json index = nlohmann::json::parse(index_json, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json index = json_text::parse_or_discarded(index_json);
   if (index.is_discarded()) bad_index("not valid JSON");
   if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object()) {
     bad_index("no \"weight_map\" object (tensor name -> shard file)");

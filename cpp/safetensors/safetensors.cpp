@@ -4,8 +4,9 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
+
+#include "json/json_text.h"
 
 namespace attnplay {
 namespace {
@@ -101,7 +102,7 @@ SafeTensors SafeTensors::parse(std::string_view bytes) {
   const std::string_view header = bytes.substr(8, header_size);
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(header.begin(), header.end());
+    j = json_text::parse(header);
   } catch (const nlohmann::json::exception& e) {  // syntax errors, numbers out of range, bad UTF-8
     fail(std::string("header is not valid JSON (") + e.what() + ")");
   }

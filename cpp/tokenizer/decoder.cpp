@@ -204,7 +204,7 @@ Decoder Decoder::from_json(const nlohmann::json& j) {
     d.kind = Kind::Replace;
     const nlohmann::json& pattern = j.contains("pattern") ? j["pattern"] : nlohmann::json();
     if (!pattern.is_object() || !pattern.contains("String") || !pattern["String"].is_string()) {
-      fail("decoder", "Replace is supported with a {\"String\": ...} pattern only, not " + pattern.dump());
+      fail("decoder", "Replace is supported with a {\"String\": ...} pattern only, not " + json_text::write(pattern));
     }
     d.pattern = pattern["String"].get<std::string>();
     if (!j.contains("content") || !j["content"].is_string()) fail("decoder", "Replace needs a \"content\" string");

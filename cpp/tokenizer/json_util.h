@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "json/json_text.h"
+
 namespace attnplay::detail {
 
 using json = nlohmann::json;

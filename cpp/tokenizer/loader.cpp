@@ -283,7 +283,7 @@ ojson ordered_vocab(const std::unordered_map<std::string, std::int32_t>& vocab) 
 Tokenizer Tokenizer::from_json(std::string_view tokenizer_json) {
   json j;
   try {
-    j = json::parse(tokenizer_json.begin(), tokenizer_json.end());
+    j = json_text::parse(tokenizer_json);
   } catch (const json::exception& e) {  // syntax errors, numbers out of range, bad UTF-8
     throw std::invalid_argument(std::string("tokenizer.json is not valid JSON: ") + e.what());
   }
@@ -310,7 +310,7 @@ Tokenizer Tokenizer::from_json(std::string_view tokenizer_json) {
 Tokenizer Tokenizer::from_gpt2_files(std::string_view vocab_json, std::string_view merges_txt) {
   json vocab;
   try {
-    vocab = json::parse(vocab_json.begin(), vocab_json.end());
+    vocab = json_text::parse(vocab_json);
   } catch (const json::exception& e) {  // syntax errors, numbers out of range, bad UTF-8
     throw std::invalid_argument(std::string("vocab.json is not valid JSON: ") + e.what());
   }
@@ -466,7 +466,7 @@ std::string Tokenizer::to_json() const {
                   {"max_input_chars_per_word", o.max_input_chars_per_word},
                   {"vocab", ordered_vocab(d.wordpiece->vocab())}};
   }
-  return j.dump();
+  return json_text::write(j);
 }
 
 }  // namespace attnplay

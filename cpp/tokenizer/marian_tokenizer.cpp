@@ -4,11 +4,11 @@
 // code read as MarianTokenizer reads it, and "$A </s>" as the source's post-processor.
 #include "tokenizer/marian_tokenizer.h"
 
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 
+#include "json/json_text.h"
 #include "tokenizer/pipeline.h"
 #include "tokenizer/sentencepiece_model.h"
 
@@ -22,7 +22,7 @@ using Vocabulary = std::unordered_map<std::string, std::int32_t>;
 Vocabulary read_vocabulary(std::string_view vocab_json) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(vocab_json);
+    j = json_text::parse(vocab_json);
   } catch (const nlohmann::json::parse_error& e) {
     fail_vocab(std::string("not valid JSON (") + e.what() + ")");
   }

@@ -248,7 +248,7 @@ Normalizer Normalizer::from_json(const nlohmann::json& j) {
     n.kind = Kind::Replace;
     const nlohmann::json& pattern = j.contains("pattern") ? j["pattern"] : nlohmann::json();
     if (!pattern.is_object() || !pattern.contains("String") || !pattern["String"].is_string()) {
-      fail("normalizer", "Replace is supported with a {\"String\": ...} pattern only, not " + pattern.dump());
+      fail("normalizer", "Replace is supported with a {\"String\": ...} pattern only, not " + json_text::write(pattern));
     }
     if (!j.contains("content") || !j["content"].is_string()) fail("normalizer", "Replace needs a \"content\" string");
     n.pattern = to_u32(pattern["String"].get<std::string>());

@@ -406,7 +406,7 @@ PreTokenizer PreTokenizer::from_json(const nlohmann::json& j) {
       p.pattern = pattern["Regex"].get<std::string>();
       p.pattern_is_regex = true;
       if (!split_regex_of(p.pattern)) {
-        fail("pre_tokenizer", "Split regex " + nlohmann::json(p.pattern).dump() +
+        fail("pre_tokenizer", "Split regex " + json_text::write(nlohmann::json(p.pattern)) +
                                   " is not supported (known: the GPT-2, cl100k/Llama 3, Qwen2 and o200k patterns)");
       }
     } else if (pattern.is_object() && pattern.contains("String") && pattern["String"].is_string()) {

@@ -33,7 +33,7 @@ Stored random_weight(DType dtype, int rows, int cols, std::mt19937& rng) {
   Stored s;
   s.values.assign(rows, std::vector<double>(cols));
   s.bytes.resize(static_cast<std::size_t>(rows) * cols * attnplay::dtype_size(dtype));
-  std::normal_distribution<float> normal(0.0f, 1.0f);
+  ref::NormalDraws normal;
   std::uniform_int_distribution<unsigned> bits16(0, 0xffff);
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < cols; ++c) {
