@@ -7,7 +7,6 @@
 #include "model/seq2seq.h"
 
 #include <cmath>
-#include <regex>
 #include <stdexcept>
 #include <string>
 
@@ -115,7 +114,7 @@ Seq2SeqWeights load_seq2seq_weights(const Seq2SeqConfig& c, const Checkpoint& st
   if (st.contains("final_logits_bias")) w.final_logits_bias = r.take("final_logits_bias", 1, V, false, WeightLayout::out_by_in).to_matrix();
   std::string tied = "lm_head\\.weight";
   if (c.shared_embeddings) tied += "|(model\\.)?(encoder|decoder)\\.embed_tokens\\.weight";
-  r.reject_unused(std::regex(tied));
+  r.reject_unused(tied);
   return w;
 }
 

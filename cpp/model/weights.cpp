@@ -1,7 +1,6 @@
 // Implementation of model/weights.h.
 #include "model/weights.h"
 
-#include <regex>
 #include <stdexcept>
 #include <string>
 
@@ -43,7 +42,7 @@ ModelWeights load_gpt2(const ModelConfig& c, const Checkpoint& st) {
   w.final_norm = r.layer_norm("ln_f", d);
   if (st.contains("lm_head.weight")) w.output_embedding = r.out_by_in("lm_head.weight", V, d);
   // The causal-mask buffers some exports include.
-  r.reject_unused(std::regex(R"((transformer\.)?h\.\d+\.attn\.(bias|masked_bias))"));
+  r.reject_unused(R"((transformer\.)?h\.\d+\.attn\.(bias|masked_bias))");
   return w;
 }
 
@@ -82,8 +81,8 @@ ModelWeights load_bert(const ModelConfig& c, const Checkpoint& st) {
   }
   // Parts of BERT checkpoints this runtime does not use: the pooler, the
   // next-sentence head, the position-id buffer, the decoder's copy of the bias.
-  r.reject_unused(std::regex(R"((bert\.)?(pooler\..*|embeddings\.position_ids)|cls\.seq_relationship\..*|)"
-                             R"(cls\.predictions\.(decoder\.)?bias)"));
+  r.reject_unused(R"((bert\.)?(pooler\..*|embeddings\.position_ids)|cls\.seq_relationship\..*|)"
+                  R"(cls\.predictions\.(decoder\.)?bias)");
   return w;
 }
 
@@ -129,8 +128,8 @@ ModelWeights load_llama(const ModelConfig& c, const Checkpoint& st) {
   w.final_norm = r.rms_norm("norm", d);
   output_embedding(c, st, r, w, "lm_head.weight");
   // The rotary frequency buffers older exports include; a tied copy of the embedding.
-  r.reject_unused(std::regex(R"((model\.)?layers\.\d+\.self_attn\.rotary_emb\.inv_freq)" +
-                             std::string(c.tied_embeddings ? "|lm_head\\.weight" : "")));
+  r.reject_unused(R"((model\.)?layers\.\d+\.self_attn\.rotary_emb\.inv_freq)" +
+                  std::string(c.tied_embeddings ? "|lm_head\\.weight" : ""));
   return w;
 }
 
@@ -157,8 +156,8 @@ ModelWeights load_gpt_neox(const ModelConfig& c, const Checkpoint& st) {
   w.final_norm = r.layer_norm("final_layer_norm", d);
   output_embedding(c, st, r, w, "embed_out.weight");
   // Buffers of older exports: the causal mask and the rotary frequencies.
-  r.reject_unused(std::regex(R"((gpt_neox\.)?layers\.\d+\.attention\.(bias|masked_bias|rotary_emb\.inv_freq))" +
-                             std::string(c.tied_embeddings ? "|embed_out\\.weight" : "")));
+  r.reject_unused(R"((gpt_neox\.)?layers\.\d+\.attention\.(bias|masked_bias|rotary_emb\.inv_freq))" +
+                  std::string(c.tied_embeddings ? "|embed_out\\.weight" : ""));
   return w;
 }
 

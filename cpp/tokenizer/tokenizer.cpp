@@ -33,13 +33,24 @@ void TokenizerData::finish() {
     throw std::invalid_argument("decoder: ByteLevel needs the ByteLevel pre-tokenizer");
   }
   const auto vocab = bpe ? bpe->vocab() : wordpiece ? wordpiece->vocab() : unigram->vocab();
+  // Ids index the dense tables below (piece, special, added token), so the
+  // largest id sets their size: an id past kTokenIdLimit is refused rather
+  // than allocated (a tokenizer.json with one id of 1.5 billion asked for
+  // ~50 GB).
+  const auto check_id = [](std::int32_t id, const char* section, const std::string& text) {
+    if (id < 0) throw std::invalid_argument(std::string(section) + ": negative id for '" + text + "'");
+    if (id >= kTokenIdLimit) {
+      throw std::invalid_argument(std::string(section) + ": id " + std::to_string(id) + " of '" + text +
+                                  "' is too large (token ids must be below " + std::to_string(kTokenIdLimit) + ")");
+    }
+  };
   std::int32_t size = 0;
   for (const auto& [piece, id] : vocab) {
-    if (id < 0) throw std::invalid_argument("model.vocab: negative id for '" + piece + "'");
+    check_id(id, "model.vocab", piece);
     size = std::max(size, id + 1);
   }
   for (const AddedToken& t : added) {
-    if (t.id < 0) throw std::invalid_argument("added_tokens: negative id for '" + t.content + "'");
+    check_id(t.id, "added_tokens", t.content);
     if (t.content.empty()) throw std::invalid_argument("added_tokens: empty content for id " + std::to_string(t.id));
     if (t.single_word) throw std::invalid_argument("added_tokens: single_word is not supported ('" + t.content + "')");
     size = std::max(size, t.id + 1);

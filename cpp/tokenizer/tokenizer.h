@@ -24,6 +24,11 @@
 
 namespace attnplay {
 
+// Token ids are below this (2^22, 16 times the largest vocabulary of a
+// released model): the tables from id to piece are dense, so a larger id in a
+// tokenizer file is refused with a message instead of allocated.
+inline constexpr std::int32_t kTokenIdLimit = 1 << 22;
+
 struct Token {
   std::int32_t id = 0;
   std::string piece;    // vocabulary string, e.g. "Ġthe", "##ing", "[CLS]"

@@ -174,6 +174,15 @@ TEST_CASE("loader errors name the section") {
   CHECK_THROWS_WITH_AS(Tokenizer::from_bert_vocab("[UNK]\n[CLS]\n[SEP]\n[CLS]\n"), doctest::Contains("repeats"),
                        std::invalid_argument);
   CHECK_THROWS_AS(Tokenizer::from_gpt2_files("{}", ""), std::invalid_argument);
+  // An id far past the vocabulary (found by fuzz_tokenizer: it sized the id tables to 1.5 billion entries).
+  const std::string wordpiece = R"({"model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": )";
+  CHECK_THROWS_WITH_AS(Tokenizer::from_json(wordpiece + "1500000000}}}"),
+                       doctest::Contains("model.vocab: id 1500000000 of 'a' is too large (token ids must be below 4194304)"),
+                       std::invalid_argument);
+  CHECK_NOTHROW(Tokenizer::from_json(wordpiece + std::to_string(attnplay::kTokenIdLimit - 1) + "}}}"));
+  CHECK_THROWS_WITH_AS(
+      Tokenizer::from_json(wordpiece + R"(1}}, "added_tokens": [{"id": 2147483647, "content": "<x>", "special": true}]})"),
+      doctest::Contains("added_tokens: id 2147483647 of '<x>' is too large"), std::invalid_argument);
 }
 
 TEST_CASE("training: BPE and WordPiece, to_json / from_json give the same tokenizer") {
