@@ -1,8 +1,8 @@
 // JSON text in and out for the whole core: nlohmann/json's parser and writer
 // are instantiated once, in json_text.cpp, instead of in every file that reads
 // a config, a safetensors header or a tokenizer.json, or writes the CLI's
-// output (each such file compiled both templates again: ~3 s per file, in
-// each of the four builds: native, WASM, WASM with threads, fuzz).
+// output (each file that parsed compiled the parser again: 2-4 s per file
+// natively, more in the fuzz build's ASan + UBSan).
 // Not a JSON library: the values are nlohmann's, and the rest of its API
 // (members, types, iteration) is used directly.
 #pragma once
