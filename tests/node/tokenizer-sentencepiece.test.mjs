@@ -9,7 +9,7 @@
 // x.model` and `attention --model DIR` with tokenizer.model, and the errors.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,12 +139,16 @@ test('CLI: tokenize --tokenizer x.model, and attention on a folder with tokenize
   assert.deepEqual(out.ids, goldens.models['unigram-nmt-nfkc.model'].results[1].ids);
   assert.deepEqual(out.offsets, goldens.models['unigram-nmt-nfkc.model'].results[1].offsets);
   const tmp = mkdtempSync(join(tmpdir(), 'attnplay-spm-'));
-  for (const name of ['config.json', 'model.safetensors']) copyFileSync(new URL(name, modelDir), join(tmp, name));
-  copyFileSync(new URL('bpe-identity-bytes.model', dir), join(tmp, 'tokenizer.model'));
-  const attention = spawnSync(cli, ['attention', '--model', tmp, '--text', 'Hello world'], { encoding: 'utf8', maxBuffer: 1 << 26 });
-  assert.equal(attention.status, 0, attention.stderr);
-  const tokens = JSON.parse(attention.stdout).tokens;
-  assert.deepEqual(tokens.map((t) => t.id), [bpe.bos_id, ...bpe.results[1].ids]);
-  const info = spawnSync(cli, ['info', '--model', tmp], { encoding: 'utf8' });
-  assert.match(info.stdout, /tokenizer: tokenizer\.model/);
+  try {
+    for (const name of ['config.json', 'model.safetensors']) copyFileSync(new URL(name, modelDir), join(tmp, name));
+    copyFileSync(new URL('bpe-identity-bytes.model', dir), join(tmp, 'tokenizer.model'));
+    const attention = spawnSync(cli, ['attention', '--model', tmp, '--text', 'Hello world'], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    assert.equal(attention.status, 0, attention.stderr);
+    const tokens = JSON.parse(attention.stdout).tokens;
+    assert.deepEqual(tokens.map((t) => t.id), [bpe.bos_id, ...bpe.results[1].ids]);
+    const info = spawnSync(cli, ['info', '--model', tmp], { encoding: 'utf8' });
+    assert.match(info.stdout, /tokenizer: tokenizer\.model/);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 });
