@@ -34,7 +34,7 @@ void TokenizerData::finish() {
   }
   const auto vocab = bpe ? bpe->vocab() : wordpiece ? wordpiece->vocab() : unigram->vocab();
   // Ids index the dense tables below (piece, special, added token), so the
-  // largest id sets their size: an id past kTokenIdLimit is refused rather
+  // largest id sets their size: an id of kTokenIdLimit or more is refused rather
   // than allocated (a tokenizer.json with one id of 1.5 billion asked for
   // ~50 GB).
   const auto check_id = [](std::int32_t id, const char* section, const std::string& text) {
