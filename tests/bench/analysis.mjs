@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
 import { startServer } from '../../scripts/serve.mjs';
+import { CHROMIUM, CHROMIUM_ARGS } from '../browser/browser.mjs';
 import { createEngine } from '../../dist/engine.js';
 import { rolledOut } from '../../web/rollout.js';
 import { randomAttention } from '../node/reference.mjs';
@@ -41,7 +42,7 @@ function assertSame(js, wasm, what) {
 // thread handing the attention to the worker), total (until the map arrives) } in ms, medians.
 async function pageRollout(t) {
   const { server, url } = await startServer({ port: 0 });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   try {
     const page = await browser.newPage();
     await page.goto(`${url}embed/`);

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
 import { startServer } from '../../scripts/serve.mjs';
-import { CHROMIUM_ARGS } from '../browser/browser.mjs';
+import { CHROMIUM, CHROMIUM_ARGS } from '../browser/browser.mjs';
 import { startFakeHub } from '../hub/fake-hub.mjs';
 import { writeByteTokenizer, writeGpt2Checkpoint, writeLlamaCheckpoint } from './checkpoint.mjs';
 import { GPT2_SMALL } from './forward.mjs';
@@ -76,7 +76,7 @@ export const hubPage = {
         let memory = 0;
         for (let i = 0; i < REPEATS; i += 1) {
           const profile = mkdtempSync(join(tmpdir(), 'attnplay-hub-profile-'));
-          const context = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+          const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
           try {
             const page = await context.newPage();
             const link = `${url}#hub=${encodeURIComponent(fake.hub)}`;

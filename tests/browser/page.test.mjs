@@ -1,12 +1,13 @@
 // The playground page in headless Chromium: the engine loads from WASM with
 // SIMD (in a worker), and the from-scratch mode computes the seeds' examples:
 // the NumPy printout, the ×100 saturation, the causal mask, permutation
-// equivariance. Screenshots of each step go to test-results/.
+// equivariance. Screenshots of each step go to test-results/. Also: the test
+// browser itself gets one merged --disable-features list (chromium.sh).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 
-import { newPage, openBrowser, resultsDir } from './browser.mjs';
+import { CHROMIUM_ARGS, newPage, openBrowser, resultsDir } from './browser.mjs';
 
 const golden = JSON.parse(readFileSync(new URL('../golden/seed_numpy_example.json', import.meta.url)));
 let session;
@@ -78,4 +79,25 @@ test('from-scratch controls: x100 saturates, the causal mask gives -inf and zero
   await page.waitForFunction(() => document.querySelector('matrix-table[data-key="v"] tbody tr td')?.dataset.value === '5');
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+test('the test browser runs with one --disable-features list, Playwright\'s and the tests\' together (tests/browser/chromium.sh)', () => {
+  // The browser process is a child of this one (chromium.sh execs Chromium in its place).
+  const children = readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).flatMap((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      return parent === process.pid ? [readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')] : [];
+    } catch {
+      return []; // a process that ended meanwhile
+    }
+  });
+  const browserArgs = children.find((args) => args.some((arg) => arg.startsWith('--remote-debugging-pipe')));
+  assert.ok(browserArgs, `no Chromium among this process's children: ${JSON.stringify(children.map((args) => args[0]))}`);
+  const lists = browserArgs.filter((arg) => arg.startsWith('--disable-features='));
+  assert.equal(lists.length, 1, `Chromium keeps only the last list: ${JSON.stringify(lists)}`);
+  const features = lists[0].slice('--disable-features='.length).split(',');
+  const ours = CHROMIUM_ARGS.find((arg) => arg.startsWith('--disable-features=')).slice('--disable-features='.length).split(',');
+  for (const feature of ours) assert.ok(features.includes(feature), `${feature} in ${lists[0]}`);
+  assert.ok(features.length > ours.length, `Playwright's own list is kept: ${lists[0]}`);
 });
