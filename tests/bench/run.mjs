@@ -16,11 +16,12 @@ import { hubPage } from './hub-page.mjs';
 import { llama, qwenMemory } from './llama.mjs';
 import { forward } from './forward.mjs';
 import { page } from './page.mjs';
+import { pageLoad } from './page-load.mjs';
 import { payload } from './payload.mjs';
 import { tokenizer } from './tokenizer.mjs';
 import { weightsGemm } from './weights-gemm.mjs';
 
-const SECTIONS = [gemm, weightsGemm, payload, forward, ablation, llama, qwenMemory, tokenizer, page, hubPage, analysis];
+const SECTIONS = [gemm, weightsGemm, payload, forward, ablation, llama, qwenMemory, tokenizer, page, pageLoad, hubPage, analysis];
 
 const resultsPath = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 const wanted = process.argv.slice(2);

@@ -18,8 +18,8 @@ export const CHROMIUM = fileURLToPath(new URL('./chromium.sh', import.meta.url))
 // Headless Chromium's switches here (no sandbox in the container, no GPU, no
 // background traffic); the benches use them too. The omnibox's popup is a
 // WebUI page that headless Chromium 156 builds for every new window, in a
-// renderer of its own (~200 files): about half of the CPU time of each page a
-// test opens (1.8 against 3.3 CPU-seconds to load the playground and its engine).
+// renderer of its own (~200 files): a third of the CPU time of each page a
+// test opens (`node tests/bench/run.mjs page-load`).
 export const CHROMIUM_ARGS = [
   '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
