@@ -5,8 +5,12 @@
 // the omnibox popup's WebUI (a renderer of ~200 files that headless Chromium
 // builds for every new window). CPU-seconds of the whole machine from
 // /proc/stat, so run it on an otherwise idle machine; a blank page, and the
-// playground up to its first attention drawn with the default model.
-import { existsSync, readFileSync } from 'node:fs';
+// playground up to its first attention drawn with the default model, as
+// dist/ serves it (app.js bundled, scripts/assemble-dist.mjs) and with
+// web/app.js in its place (each module its own request).
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 import { startServer } from '../../scripts/serve.mjs';
@@ -33,37 +37,55 @@ async function cpuPerLoad(browser, open) {
   return (busySeconds() - before) / LOADS;
 }
 
+/** A copy of dist/ with web/app.js instead of the bundle: the playground as separate modules. Returns its folder. */
+function distWithModules() {
+  const folder = mkdtempSync(`${tmpdir()}/attnplay-modules-`);
+  cpSync(fileURLToPath(new URL('../../dist/', import.meta.url)), folder, { recursive: true });
+  cpSync(fileURLToPath(new URL('../../web/app.js', import.meta.url)), `${folder}/app.js`);
+  rmSync(`${folder}/app.js.map`, { force: true });
+  return folder;
+}
+
+/** Loads the playground at `url` and waits for its first attention. */
+async function openPlayground(page, url) {
+  await page.goto(url);
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 120000 });
+}
+
 export const pageLoad = {
   id: 'page-load',
-  title: 'Page load: CPU per page as the browser tests load pages, with and without the omnibox popup',
+  title: 'Page load: CPU per page as the browser tests load pages, with and without the omnibox popup, bundled and as modules',
   async run({ log }) {
     if (!existsSync('/proc/stat')) return { markdown: '- No /proc/stat on this machine: not measured.' };
-    const { server, url } = await startServer({ port: 0 });
+    const modulesFolder = distWithModules();
+    const bundled = await startServer({ port: 0 });
+    const modules = await startServer({ port: 0, root: modulesFolder });
     const rows = [];
     try {
       for (const [name, args] of [['the tests\' switches', CHROMIUM_ARGS], ['without the omnibox switch', CHROMIUM_ARGS.filter((arg) => arg !== OMNIBOX_SWITCH)]]) {
         const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args });
         try {
           const blank = await cpuPerLoad(browser, async () => {});
-          const playground = await cpuPerLoad(browser, async (page) => {
-            await page.goto(url);
-            await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 120000 });
-          });
-          log(`${name}: blank page ${blank.toFixed(2)} CPU-s, playground ${playground.toFixed(2)} CPU-s per load`);
-          rows.push(`| ${name} | ${blank.toFixed(2)} | ${playground.toFixed(2)} |`);
+          const playground = await cpuPerLoad(browser, (page) => openPlayground(page, bundled.url));
+          const playgroundModules = await cpuPerLoad(browser, (page) => openPlayground(page, modules.url));
+          log(`${name}: blank page ${blank.toFixed(2)} CPU-s, playground ${playground.toFixed(2)} (bundled) / ${playgroundModules.toFixed(2)} (modules) CPU-s per load`);
+          rows.push(`| ${name} | ${blank.toFixed(2)} | ${playground.toFixed(2)} | ${playgroundModules.toFixed(2)} |`);
         } finally {
           await browser.close();
         }
       }
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await Promise.all([bundled, modules].map(({ server }) => new Promise((resolve) => server.close(resolve))));
+      rmSync(modulesFolder, { recursive: true, force: true });
     }
     return {
       markdown: [
         `Command: \`node tests/bench/run.mjs page-load\` (headless Chromium through tests/browser/chromium.sh, a new context and page per load as the browser tests open them, ${LOADS} loads each; the machine's busy CPU time from /proc/stat, so every process counts).`,
         '',
-        '| Chromium switches | blank page, CPU-s per load | playground to its first attention, CPU-s per load |',
-        '|---|---:|---:|',
+        'CPU-seconds per load; the playground up to its first attention, as dist/ serves it (app.js bundled) and with web/app.js in its place (each module its own request).',
+        '',
+        '| Chromium switches | blank page | playground, bundled | playground, modules |',
+        '|---|---:|---:|---:|',
         ...rows,
         '',
         `The omnibox switch: \`${OMNIBOX_SWITCH}\`.`,
