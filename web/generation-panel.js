@@ -34,13 +34,15 @@ export class GenerationPanel extends StoreBound {
   constructor() {
     super();
     const number = (name, label, attrs, title) => h('label', { title }, `${label} `, h('input', { type: 'number', name, required: true, ...attrs }));
-    this.#form = h('form', { class: 'generation-settings', onsubmit: (event) => { event.preventDefault(); this.generate(); } },
+    // noValidate: the browser's own checks would block Generate without a word (a step rule once made the
+    // default temperature invalid); checkSettings checks every field and the note says what is wrong.
+    this.#form = h('form', { class: 'generation-settings', noValidate: true, onsubmit: (event) => { event.preventDefault(); this.generate(); } },
       number('maxNewTokens', 'New tokens', { min: '1', max: String(MAX_NEW_TOKENS), step: '1' }, 'How many tokens to write at most (fewer at an end-of-text token or the model\'s last position)'),
       h('label', {}, 'Decoding ', h('select', { name: 'decoding', onchange: () => this.#syncDisabled() },
         h('option', { value: 'greedy' }, 'greedy (most probable)'), h('option', { value: 'sample' }, 'sampling'))),
-      number('temperature', 'temperature', { min: '0.01', step: '0.05' }, 'Logits are divided by it: below 1 sharpens, above 1 flattens'),
+      number('temperature', 'temperature', { min: '0', step: '0.05' }, 'Logits are divided by it (above 0): below 1 sharpens, above 1 flattens'),
       number('topK', 'top-k', { min: '0', step: '1' }, 'Draw only among the k most probable tokens (0: all)'),
-      number('topP', 'top-p', { min: '0.01', max: '1', step: '0.01' }, 'Then only among the most probable tokens whose probabilities add up to p (nucleus)'),
+      number('topP', 'top-p', { min: '0', max: '1', step: '0.01' }, 'Then only among the most probable tokens whose probabilities add up to p (nucleus)'),
       number('seed', 'seed', { min: '0', step: '1' }, 'The same seed and settings give the same tokens'),
       h('button', { type: 'submit', name: 'generate' }, 'Generate'),
       h('button', { type: 'button', name: 'stop', disabled: true, onclick: () => this.stop() }, 'Stop'));

@@ -33,6 +33,8 @@ const MIN_OPACITY = 0.1; // fainter lines are left out of the full drawing (not 
 const TOP_KEYS = 8; // the full drawing keeps at most this many keys per query and head (ties aside)
 const FOCUS_MIN_OPACITY = 0.06; // a focused token's weakest lines stay faintly visible
 const HEADS_LEGEND = 'One colour per head. ';
+// The keyboard help of the canvas's label: what #onKey does.
+const KEYBOARD_HELP = 'Up and Down arrows lock the next or previous query token, Enter or Space locks the first token or unlocks, Escape unlocks.';
 const OPACITY_LEGEND = `A line’s opacity is its weight relative to the strongest weight of its query in that head, so each query’s strongest line is solid. Shown: each query’s ${TOP_KEYS} strongest keys per head, down to a tenth of the strongest; hover or lock a token to see all its lines.`;
 // bertviz's encoder–decoder form: which side is which, for cross-attention.
 const CROSS_LEGEND = 'Cross-attention: target tokens (the decoder’s queries, left) read source tokens (the encoder’s keys, right). ';
@@ -236,7 +238,7 @@ export class HeadView extends StoreBound {
     this.#spacer.style.height = `${height - viewport}px`;
     this.#baseTop = null;
     this.#fitted.clear();
-    this.#canvas.setAttribute('aria-label', `${this.#caption ?? `Head view of layer ${state.layer + 1}`}: lines from ${this.#prepared?.rowLabels.length ?? 0} query tokens to key tokens${this.#caption === null ? ', one colour per head' : ''}. Arrow keys move the selected token, Enter locks it, Escape unlocks.`);
+    this.#canvas.setAttribute('aria-label', `${this.#caption ?? `Head view of layer ${state.layer + 1}`}: lines from ${this.#prepared?.rowLabels.length ?? 0} query tokens to key tokens${this.#caption === null ? ', one colour per head' : ''}. ${KEYBOARD_HELP}`);
     this.#paint();
   }
 

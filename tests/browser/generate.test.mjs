@@ -106,6 +106,26 @@ test('page: a link with seeded sampling settings generates the same tokens as th
   assert.deepEqual(errors, []);
 });
 
+test('page: sampling with the form\'s default settings generates (temperature 1); a value out of range says why', async () => {
+  const { page, errors } = await newPage(session.browser);
+  const text = 'Emma was';
+  await page.goto(`${session.url}#text=${encodeURIComponent(text)}`); // the default model, austen-gpt
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1 && !document.querySelector('generation-panel button[name=generate]').disabled);
+  await page.selectOption('generation-panel select[name=decoding]', 'sample');
+  await page.fill('generation-panel input[name=maxNewTokens]', '4');
+  assert.equal(await page.inputValue('generation-panel input[name=temperature]'), '1', 'the default temperature');
+  await page.click('generation-panel button[name=generate]');
+  await page.waitForSelector('generation-panel[data-state=done]', { timeout: 60000 });
+  const defaults = { maxNewTokens: 4, greedy: false, temperature: 1, topK: 40, topP: 0.95, seed: 1 }; // generation-run.js's DEFAULT_SETTINGS
+  assert.deepEqual((await panelSteps(page, null)).map((step) => step.token), nodeGeneration(text, defaults, austen).tokens);
+  assert.match(decodeURIComponent(await settledHash(page)), /[#&]gen=4:t1:k40:p0\.95:s1(&|$)/);
+
+  await page.fill('generation-panel input[name=temperature]', '0');
+  await page.click('generation-panel button[name=generate]');
+  assert.match(await page.textContent('generation-panel .generation-note'), /^Cannot generate: temperature must be a positive number \(it is 0\)/);
+  assert.deepEqual(errors, []);
+});
+
 test('page: stepping back on the timeline shows that step\'s attention row, equal to an uncached forward pass on the prefix', async () => {
   const { page, errors } = await newPage(session.browser);
   const text = 'A truth';

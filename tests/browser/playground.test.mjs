@@ -367,6 +367,22 @@ test('the page opens with the shipped default model, austen-gpt, and its predict
   await page.close();
 });
 
+test('the head view\'s keyboard help names the keys its handler uses, and each does what it says', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await openDefault(page);
+  const label = await page.getAttribute('head-view canvas', 'aria-label');
+  assert.match(label, /Up and Down arrows lock the next or previous query token, Enter or Space locks the first token or unlocks, Escape unlocks\.$/);
+  const locked = async () => (await settledHash(page)).match(/[#&]token=(\d+)/)?.[1] ?? null;
+  await page.focus('head-view canvas');
+  for (const [key, want] of [['ArrowDown', '0'], ['ArrowDown', '1'], ['ArrowDown', '2'], ['ArrowUp', '1'], ['Enter', null], ['Enter', '0'],
+    ['Escape', null], [' ', '0'], [' ', null]]) {
+    await page.keyboard.press(key === ' ' ? 'Space' : key);
+    assert.equal(await locked(), want, `after ${key === ' ' ? 'Space' : key}`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('austen-bert is selectable from the picker and fills [MASK]', async () => {
   const { page, errors } = await newPage(session.browser);
   await openDefault(page);
