@@ -3,12 +3,9 @@
 # and remaking the goldens of attnplay need on a fresh Debian machine: the
 # Debian packages of the table below, then the npm packages of
 # package-lock.json, then every program of the profile with a real invocation.
-# Usage: scripts/ensure-deps.sh [native|build|test|bench|goldens]   (default: build)
-#   native:  what the native build needs (clang-14, CMake, the header
-#            libraries, the npm packages): npm test installs it first and
-#            builds natively while the test profile's install runs
-#   build:   native + emscripten, for the native and WASM builds (npm start);
-#            every profile but native includes it
+# Usage: scripts/ensure-deps.sh [build|test|bench|goldens]   (default: build)
+#   build:   compilers (clang-14 natively, emscripten) and libraries for the
+#            native and WASM builds (npm start); every other profile includes it
 #   test:    build + what the test suites run (npm test): Chromium, binaryen's
 #            wasm-dis, clang's libFuzzer and sanitizer runtimes, Debian's
 #            Python with nbconvert and the Jupyter kernel (about 80 MB)
@@ -26,12 +23,11 @@ cd "$(dirname "$0")/.."
 
 profile="${1:-build}"
 case "$profile" in
-  native | build | test | bench | goldens) ;;
-  *) echo "usage: scripts/ensure-deps.sh [native|build|test|bench|goldens]" >&2; exit 2 ;;
+  build | test | bench | goldens) ;;
+  *) echo "usage: scripts/ensure-deps.sh [build|test|bench|goldens]" >&2; exit 2 ;;
 esac
 
-# profiles: where the row applies (base and native: always; build: every
-# profile but native). package: the
+# profiles: where the row applies (base and build: always). package: the
 # Debian package ("-": a prerequisite this script does not install). programs: what the
 # scripts run from it (python3:MODULE is `python3 -m MODULE`). check: a real
 # invocation, run from the repository root with $tmp an empty scratch folder.
@@ -46,14 +42,14 @@ esac
 #| base                | dpkg               | dpkg-query                    | dpkg-query -W bash >/dev/null
 #| base                | apt                | apt-get                       | apt-get --version >/dev/null
 #| base                | -                  | node npm                      | node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)' && npm --version >/dev/null
-#| native              | cmake              | cmake ctest                   | cmake --version >/dev/null && ctest --version >/dev/null
-#| native              | make               | make                          | make --version >/dev/null
-#| native              | clang-14           | clang++-14                    | printf '#include <vector>\nint main() { return std::vector<int>{0}[0]; }\n' | clang++-14 -x c++ - -o "$tmp/a.out" && "$tmp/a.out"
+#| build               | cmake              | cmake ctest                   | cmake --version >/dev/null && ctest --version >/dev/null
+#| build               | make               | make                          | make --version >/dev/null
+#| build               | clang-14           | clang++-14                    | printf '#include <vector>\nint main() { return std::vector<int>{0}[0]; }\n' | clang++-14 -x c++ - -o "$tmp/a.out" && "$tmp/a.out"
 #| build               | emscripten         | emcc emcmake                  | printf 'int f(int x) { return x + 1; }\n' | NODE_PATH=/usr/share/nodejs emcc -msimd128 -x c -c - -o "$tmp/f.o"
-#| native              | libeigen3-dev      | -                             | test -f /usr/include/eigen3/Eigen/Core
-#| native              | nlohmann-json3-dev | -                             | test -f /usr/include/nlohmann/json.hpp
-#| native              | doctest-dev        | -                             | test -f /usr/include/doctest/doctest.h
-#| native              | unicode-data       | -                             | test -f /usr/share/unicode/UnicodeData.txt
+#| build               | libeigen3-dev      | -                             | test -f /usr/include/eigen3/Eigen/Core
+#| build               | nlohmann-json3-dev | -                             | test -f /usr/include/nlohmann/json.hpp
+#| build               | doctest-dev        | -                             | test -f /usr/include/doctest/doctest.h
+#| build               | unicode-data       | -                             | test -f /usr/share/unicode/UnicodeData.txt
 #| test,bench          | chromium           | chromium                      | /usr/bin/chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking --user-data-dir="$tmp/chromium" --dump-dom 'data:text/html,<p>chromium-ok</p>' 2>/dev/null | grep -q chromium-ok
 #| test                | binaryen           | wasm-dis                      | wasm-dis --version >/dev/null
 #| test                | libclang-rt-14-dev | -                             | printf 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char *, unsigned long) { return 0; }\n' | clang++-14 -fsanitize=fuzzer,address,undefined -x c++ - -o "$tmp/fuzz" && "$tmp/fuzz" -runs=1 >/dev/null 2>&1
@@ -75,8 +71,7 @@ rows() {
     while IFS='|' read -r profiles package programs check; do
       profiles="$(echo $profiles)"; package="$(echo $package)"
       case ",$profiles," in
-        *,base,* | *,native,* | *",$profile,"*) ;;
-        *,build,*) [[ "$profile" != native ]] || continue ;;
+        *,base,* | *,build,* | *",$profile,"*) ;;
         *) continue ;;
       esac
       printf '%s|%s\n' "$package" "$(echo "$check" | sed 's/^ *//')"

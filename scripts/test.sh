@@ -8,14 +8,9 @@
 # Usage: scripts/test.sh [STAGE...]   (default: every stage, in this order)
 #   deps native wasm ctest node fuzz browser
 # The stages run one after the other: each keeps both cores of the 2-core
-# machine busy, and overlapping two (the fuzz build beside the browser suite)
-# only moved the time from one to the other. One exception: the install. The
-# deps stage installs what the native build needs (ensure-deps.sh native:
-# the header libraries and the npm packages, seconds), and the rest of the
-# test profile (emscripten, Chromium, Python's notebook packages: ~45 s of
-# dpkg, which unpacks and byte-compiles on one core) installs in the
-# background during the native build, whose stage then waits for it and
-# fails if it failed. Its output follows the build's.
+# machine busy, and overlapping two (the fuzz build beside the browser suite,
+# the test packages' install beside the native build) only moved the time
+# from one to the other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,38 +23,10 @@ for name in "${wanted[@]}"; do
   [[ -n "${title[$name]:-}" ]] || { echo "usage: scripts/test.sh [${all[*]}]" >&2; exit 2; }
 done
 
-# With both the deps and native stages, the test profile's install runs
-# beside the native build (and the stage titles say so).
-beside=false
-if [[ " ${wanted[*]} " == *" deps "* && " ${wanted[*]} " == *" native "* ]]; then
-  beside=true
-  title[deps]="apt/npm (native)"
-  title[native]="native build + apt"
-fi
-
-# The native stage: the build, with the test profile's install beside it
-# when $beside, then that install's outcome.
-native_stage() {
-  local log status=0 install=""
-  log="$(mktemp)"
-  if $beside; then
-    bash scripts/ensure-deps.sh test >"$log" 2>&1 &
-    install=$!
-  fi
-  bash scripts/build.sh native || status=1
-  if [[ -n "$install" ]]; then
-    wait "$install" || status=1
-    echo "== the test profile's install (beside the native build) =="
-    cat "$log"
-  fi
-  rm -f "$log"
-  return "$status"
-}
-
 run_stage() {
   case "$1" in
-    deps) if $beside; then bash scripts/ensure-deps.sh native; else bash scripts/ensure-deps.sh test; fi ;;
-    native) native_stage ;;
+    deps) bash scripts/ensure-deps.sh test ;;
+    native) bash scripts/build.sh native ;;
     wasm) bash scripts/build.sh wasm ;;
     ctest) ctest --test-dir build/native --output-on-failure -j "$(nproc)" ;;
     # Two test files at a time (Node's default is one fewer than the cores),
@@ -77,7 +44,7 @@ print_report() {
   echo
   echo "== stage times =="
   printf '%s\n' "${report[@]}"
-  printf '%-20s %4d s\n' "total" "$(($(date +%s) - started))"
+  printf '%-14s %4d s\n' "total" "$(($(date +%s) - started))"
 }
 trap print_report EXIT
 
@@ -86,7 +53,7 @@ for name in "${wanted[@]}"; do
   begin="$(date +%s)"
   status=ok
   run_stage "$name" || status=FAILED
-  report+=("$(printf '%-20s %4d s  %s' "${title[$name]}" "$(($(date +%s) - begin))" "$status")")
+  report+=("$(printf '%-14s %4d s  %s' "${title[$name]}" "$(($(date +%s) - begin))" "$status")")
   if [[ "$status" != ok ]]; then
     failed+=("${title[$name]}")
     case "$name" in deps | native | wasm) exit 1 ;; esac

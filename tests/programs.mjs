@@ -34,9 +34,9 @@ export function programTable(text = readFileSync(ensureDeps, 'utf8')) {
   });
 }
 
-/** Whether row applies to profile (base and native rows apply to every profile, build rows to every one but native). */
+/** Whether row applies to profile (base and build rows apply to every profile). */
 export function rowApplies(row, profile) {
-  return ['base', 'native', profile].some((name) => row.profiles.includes(name)) || (row.profiles.includes('build') && profile !== 'native');
+  return row.profiles.includes('base') || row.profiles.includes('build') || row.profiles.includes(profile);
 }
 
 /** The row that lists program (a name, /usr/bin/NAME, or python3:MODULE), or undefined. */
