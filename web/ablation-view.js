@@ -12,7 +12,7 @@
 // Not here: running the model (run-loop.js, engine-worker.js), the
 // comparison's arithmetic (ablation.js).
 import { ABLATION_MODES, lossChanges, meanLoss, predictionShift, toggleHead } from './ablation.js';
-import { h } from './dom.js';
+import { h, replaceKeepingFocus } from './dom.js';
 import { StoreBound } from './store-bound.js';
 
 const MODE_LABELS = { zero: 'Zero (output set to 0)', mean: 'Mean (output set to its mean over the text)' };
@@ -58,12 +58,12 @@ export class AblationView extends StoreBound {
     const [layers, heads] = this.#result.attentions.shape;
     const comparison = this.#result.ablation ?? null;
     const ranking = this.#ranking && this.#ranking.mode === state.ablation && this.#ranking.text === state.text ? this.#ranking : null;
-    this.replaceChildren(...[
+    replaceKeepingFocus(this, ...[
       h('div', { class: 'ablation-controls controls' },
-        h('label', {}, 'Ablation ', h('select', { name: 'ablation', onchange: (e) => this.store.set({ ablation: e.target.value }) },
+        h('label', {}, 'Ablation ', h('select', { name: 'ablation', dataset: { focusKey: 'mode' }, onchange: (e) => this.store.set({ ablation: e.target.value }) },
           ABLATION_MODES.map((mode) => h('option', { value: mode, selected: mode === state.ablation }, MODE_LABELS[mode])))),
-        h('button', { type: 'button', name: 'clear', disabled: state.ablate.length === 0, onclick: () => this.store.set({ ablate: [] }) }, 'Restore all heads'),
-        h('button', { type: 'button', name: 'rank', disabled: this.#rankingBusy, onclick: () => this.#requestRanking() },
+        h('button', { type: 'button', name: 'clear', dataset: { focusKey: 'clear' }, disabled: state.ablate.length === 0, onclick: () => this.store.set({ ablate: [] }) }, 'Restore all heads'),
+        h('button', { type: 'button', name: 'rank', dataset: { focusKey: 'rank' }, disabled: this.#rankingBusy, onclick: () => this.#requestRanking() },
           this.#rankingBusy ? 'Ranking heads…' : 'Most important heads')),
       this.#grid(layers, heads, state, ranking),
       this.#rankingError ? h('p', { class: 'status', 'data-state': 'error' }, this.#rankingError) : null,
@@ -85,7 +85,7 @@ export class AblationView extends StoreBound {
     const delta = new Map(ranking?.heads.map((e) => [`${e.layer}:${e.head}`, e.delta]) ?? []);
     const max = ranking ? Math.max(1e-6, ...ranking.heads.map((e) => Math.abs(e.delta))) : 1;
     const ablated = new Set(state.ablate.map(([l, hd]) => `${l}:${hd}`));
-    return h('table', { class: 'ablation-grid' },
+    return h('div', { class: 'ablation-grid-scroller' }, h('table', { class: 'ablation-grid' },
       h('caption', {}, 'Click heads to knock them out (layer × head)'),
       h('tr', {}, h('th', {}, ''), Array.from({ length: heads }, (_, hd) => h('th', { scope: 'col' }, `H${hd + 1}`))),
       Array.from({ length: layers }, (_, l) => h('tr', {}, h('th', { scope: 'row' }, `L${l + 1}`),
@@ -93,13 +93,13 @@ export class AblationView extends StoreBound {
           const key = `${l}:${hd}`;
           const d = delta.get(key);
           return h('td', {}, h('button', {
-            type: 'button', class: 'ablation-head', dataset: { layer: String(l), head: String(hd) },
+            type: 'button', class: 'ablation-head', dataset: { layer: String(l), head: String(hd), focusKey: key },
             'aria-pressed': String(ablated.has(key)),
             title: `Layer ${l + 1}, head ${hd + 1}${d === undefined ? '' : `: loss ${signed(d, 3)} nats when ablated alone`}`,
             style: d === undefined ? undefined : `box-shadow: inset 0 -0.35rem 0 ${lossChangeColor(d, max)}`,
             onclick: () => this.store.set({ ablate: toggleHead(this.store.state.ablate, l, hd) }),
           }, ablated.has(key) ? '✕' : (d === undefined ? '' : signed(d))));
-        }))));
+        })))));
   }
 
   #rankingList(ranking) {

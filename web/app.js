@@ -62,6 +62,7 @@ const compareView = $('compare-view');
 const controls = $('#controls');
 const OWN_MODEL = '__own__'; // the menu's entry for a folder or URL of the reader's
 const HUB_MODEL = '__hub__'; // the menu's entry for a hub model by id
+const PICTURE_VIEWS = ['head', 'model', 'matrix', 'rollout', 'neuron']; // drawn as pictures: PNG and SVG exports
 
 let engineInfo = null;
 let model = null; // the model shown: { key (the state's model), hub (for hf: models), name, config }
@@ -169,10 +170,10 @@ function showView() {
   $('.table-alt').hidden = !modelViews || ['model', 'rollout', 'lens', 'cross', 'compare'].includes(view) || !result;
   generationPanel.hidden = !model || encoderDecoder;
   // The from-scratch mode has no model output: no predictions, images or attention files.
-  for (const selector of ['.predictions', '#export-svg', '#export-png', '#export-json', '#export-npy']) $(selector).hidden = !modelViews;
+  for (const selector of ['.predictions', '#export-json', '#export-npy']) $(selector).hidden = !modelViews;
   if (encoderDecoder) $('.predictions').hidden = true;
-  // The decoding view, the lens grid and the compare tables are pages of their own (HTML, not pictures): no PNG or SVG of them.
-  if (['cross', 'lens', 'compare'].includes(view)) for (const selector of ['#export-svg', '#export-png']) $(selector).hidden = true;
+  // The decoding view, the lens grid, the compare tables and the ablation panel are pages of their own (HTML, not pictures): no PNG or SVG of them.
+  for (const selector of ['#export-svg', '#export-png']) $(selector).hidden = !PICTURE_VIEWS.includes(view);
 }
 
 document.querySelector('.view-tabs').addEventListener('click', (event) => {
@@ -611,8 +612,8 @@ $('#copy-link').addEventListener('click', async () => {
 });
 // The model and rollout views show every layer: their files are not named after one.
 const stem = () => `attnplay-${model?.name ?? 'model'}-${['model', 'rollout'].includes(store.state.view) ? 'all-layers' : `layer${store.state.layer + 1}`}`;
-// Every model view (head-view, matrix-view, rollout-view, model-view, neuron-view) offers exportCanvas() and svg().
-const activeView = () => $(`${store.state.view}-view`);
+// Each of PICTURE_VIEWS' elements offers exportCanvas() and svg().
+const activeView = () => (PICTURE_VIEWS.includes(store.state.view) ? $(`${store.state.view}-view`) : null);
 // The head and matrix pictures get a title (model, layer, heads, text) and their legend (export-frame.js).
 function exportFrame() {
   const { view, layer, heads } = store.state;

@@ -58,7 +58,7 @@ const REDRAW_KEYS = ['layer', 'heads', 'prune', 'hideSpecial', 'words'];
 
 export class CompareView extends StoreBound {
   #runner = null;
-  #results = null; // { a, b }: the views' results of text A and text B
+  #results = null; // { a, b, text, compareText }: the views' results of text A and text B, and those two texts
   #error = null;
   #runs = new RunLoop(() => this.#runBoth());
   #outdated = false; // a run skipped while hidden: it runs when the view is shown
@@ -85,7 +85,7 @@ export class CompareView extends StoreBound {
     this.#runs.runNow();
   }
 
-  /** The results drawn: { a, b } or null. */
+  /** The results drawn: { a, b, text, compareText } or null. */
   get results() { return this.#results; }
 
   storeChanged(state, changed) {
@@ -94,8 +94,10 @@ export class CompareView extends StoreBound {
       this.#draw();
       return;
     }
-    if (changed.includes('text') || changed.includes('compareText')) this.#runs.schedule();
-    else if (changed.some((key) => REDRAW_KEYS.includes(key))) this.#draw();
+    if (changed.includes('text') || changed.includes('compareText')) {
+      this.#runs.schedule();
+      if (!this.deferWhileHidden()) this.#draw(); // text A as it is now, and the maps marked as of the texts before
+    } else if (changed.some((key) => REDRAW_KEYS.includes(key))) this.#draw();
   }
 
   async #runBoth() {
@@ -107,7 +109,7 @@ export class CompareView extends StoreBound {
     try {
       if (text.trim() === '' || compareText.trim() === '') throw new Error('Write text A above and text B here to compare them.');
       const [a, b] = await Promise.all([this.#runner(text), this.#runner(compareText)]);
-      this.#results = { a, b };
+      this.#results = { a, b, text, compareText };
       this.#error = null;
     } catch (error) {
       this.#results = null;
@@ -147,7 +149,9 @@ export class CompareView extends StoreBound {
     const diff = mapDifference(mapA, mapB);
     const title = `layer ${layer + 1}, ${headsTitle(mapA.heads, heads)}`;
     const [ra, rb] = [mapA.map.shape[0], mapB.map.shape[0]];
-    const note = diff.sameLength
+    // Between an edit and its run's end the maps are of the texts before: say so, rather than describe them as the new texts'.
+    const outdated = this.#results.text !== state.text || this.#results.compareText !== state.compareText;
+    const note = outdated ? 'Running both texts again: the maps below are of the texts before the change.' : diff.sameLength
       ? `Both texts have ${ra} rows: the difference is position by position${diff.differing.length ? `; the tokens differ at ${diff.differing.map((r) => `${r + 1} (${diff.rowLabels[r]})`).join(', ')}` : ''}.`
       : `Text A has ${ra} rows and text B ${rb}: the difference covers the first ${Math.min(ra, rb)} positions, which both texts have; the rest of the longer text has no partner (rows and columns name both tokens where they differ).`;
     const table = (caption, map, heat, kind) => {
@@ -155,8 +159,8 @@ export class CompareView extends StoreBound {
       element.show(map.map ?? map, { rowLabels: map.rowLabels, colLabels: map.colLabels, digits: 2 });
       return h('figure', { class: 'compare-map' }, element);
     };
-    parts.push(h('p', { class: 'hint compare-note' }, note),
-      h('div', { class: 'compare-maps' },
+    parts.push(h('p', { class: 'hint compare-note', role: 'status' }, note),
+      h('div', { class: 'compare-maps', dataset: { outdated: String(outdated) } },
         table(`A: ${title}`, mapA, 'rows', 'a'),
         table(`B: ${title}`, mapB, 'rows', 'b'),
         table(`A − B (blue: more attention in A, orange: more in B)`, diff, 'signed', 'difference')));

@@ -11,7 +11,7 @@
 // pruning and word grouping do not apply. Token text is set as text.
 // Not here: building the result (encoder-decoder.js), the other views.
 import { StoreBound } from './store-bound.js';
-import { h } from './dom.js';
+import { h, replaceKeepingFocus } from './dom.js';
 import { crossMap } from './encoder-decoder.js';
 import { WEIGHT_LUT, headsTitle, weightIndex } from './view-support.js';
 
@@ -157,8 +157,8 @@ export class DecodingView extends StoreBound {
       const w = weight(step, k);
       return h('span', { class: 'decoding-token', title: `${label}: ${w.toFixed(4)}`, style: `background: ${weightColour(w)}; color: ${w > 0.5 ? '#fff' : '#1b1b1f'}` }, label);
     }));
-    this.#target.replaceChildren(...targets.slice(0, step + 1).map((label, q) => h('button', {
-      type: 'button', class: 'decoding-token', 'aria-current': q === step ? 'step' : 'false', onclick: () => { this.#stop(); this.#setStep(q); },
+    replaceKeepingFocus(this.#target, ...targets.slice(0, step + 1).map((label, q) => h('button', {
+      type: 'button', class: 'decoding-token', dataset: { focusKey: `step ${q}` }, 'aria-current': q === step ? 'step' : 'false', onclick: () => { this.#stop(); this.#setStep(q); },
     }, label)));
 
     const head = h('tr', {}, h('th', { scope: 'col' }, ''), ...sources.map((label) => h('th', { scope: 'col', class: 'alignment-source' }, label)));

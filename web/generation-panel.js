@@ -14,7 +14,7 @@
 // The host sets `engine` = { client, key, config } once a model is loaded.
 // Events: generation-step { result, query, index, step }, generation-clear.
 // Not here: the views, running the plain text (run-loop.js), the engine.
-import { h } from './dom.js';
+import { h, replaceKeepingFocus } from './dom.js';
 import { StoreBound } from './store-bound.js';
 import { DEFAULT_SETTINGS, MAX_NEW_TOKENS, checkSettings, formatSettings, parseSettings, runGeneration, stepIds, stepResult, stepToken } from './generation-run.js';
 
@@ -266,10 +266,10 @@ export class GenerationPanel extends StoreBound {
     this.#slider.max = String(steps.length);
     this.#slider.value = String(index + 1);
     this.#timeline.querySelector('output').textContent = `${index + 1} of ${steps.length}`;
-    this.#strip.replaceChildren(
+    replaceKeepingFocus(this.#strip,
       h('span', { class: 'generation-prompt' }, run.prompt.tokens.map((token) => token.display).join('')),
       ...steps.map((step, i) => h('button', {
-        type: 'button', class: 'generation-token', 'data-step': String(i + 1), 'aria-pressed': String(i === index),
+        type: 'button', class: 'generation-token', 'data-step': String(i + 1), 'data-focus-key': `step ${i + 1}`, 'aria-pressed': String(i === index),
         tabindex: i === index ? '0' : '-1', title: `step ${i + 1}: ${percent(step.probability)}`,
       }, stepToken(step).display)));
     this.#showProbabilities(steps[index], index);

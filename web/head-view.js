@@ -22,7 +22,7 @@
 import { kvGroup, kvHeadOf, sharesKeyValues, sinkScore, sinkText } from './head-facts.js';
 import { StoreBound } from './store-bound.js';
 import { prepareMaps } from './attention-data.js';
-import { h } from './dom.js';
+import { h, replaceKeepingFocus } from './dom.js';
 import { headColour } from './palette.js';
 import { SvgWriter } from './svg-writer.js';
 import { MAP_STATE_KEYS, pageBackground, rowOfToken, rowTokens, shorten, viewColours } from './view-support.js';
@@ -250,14 +250,14 @@ export class HeadView extends StoreBound {
     const { kvHeads } = this.#result;
     const grouped = sharesKeyValues(count, kvHeads);
     const layer = this.store.state.layer;
-    this.#chips.replaceChildren(...Array.from({ length: count }, (_, head) => {
+    replaceKeepingFocus(this.#chips, ...Array.from({ length: count }, (_, head) => {
       const sink = sinkScore(this.#result.attentions, layer, head);
       const chip = h('button', {
         type: 'button',
         class: 'head-chip',
         style: `--chip: ${headColour(head)}`,
         'aria-pressed': String(active.has(head)),
-        dataset: { sink: sink === null ? '' : sink.toFixed(4), ...(grouped ? { kv: String(kvHeadOf(head, count, kvHeads)) } : {}) },
+        dataset: { focusKey: `head ${head}`, sink: sink === null ? '' : sink.toFixed(4), ...(grouped ? { kv: String(kvHeadOf(head, count, kvHeads)) } : {}) },
         title: [`Head ${head + 1}`, grouped ? `key/value head ${kvHeadOf(head, count, kvHeads) + 1}` : '', sinkText(sink),
           'click to toggle, double-click to show only this head'].filter(Boolean).join(' · '),
         onclick: () => setHeads(active.has(head) ? this.#heads.filter((x) => x !== head) : [...this.#heads, head].sort((a, b) => a - b)),

@@ -215,6 +215,40 @@ test('page: the compare view shows both maps of a head and their difference, equ
   assert.deepEqual(errors, []);
 });
 
+test('page: the compare view\'s text A, maps and note stay in step through "Try" and edits of text A', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await page.goto(`${session.url}#${modelHash()}&view=compare&layer=1&heads=3&text=${encodeURIComponent('The cat sat.')}&compareText=${encodeURIComponent('A dog ran off.')}`);
+  await page.waitForSelector('compare-view matrix-table[data-map=difference]', { timeout: 60000 });
+  const settled = () => page.waitForFunction(() => {
+    const view = document.querySelector('compare-view');
+    return view.results?.text === view.store.state.text && view.results.compareText === view.store.state.compareText;
+  }, null, { timeout: 30000 });
+  // Right after the click, before the run: text A is the example's, and the note does not describe the old maps as the new texts'.
+  const clicked = await page.evaluate(() => {
+    const view = document.querySelector('compare-view');
+    view.querySelector('button[name=example]').click();
+    return { shown: view.querySelector('.compare-text-a').textContent, text: view.store.state.text, note: view.querySelector('.compare-note').textContent };
+  });
+  assert.equal(clicked.shown, clicked.text);
+  assert.match(clicked.note, /^Running both texts again: the maps below are of the texts before the change\.$/);
+  await settled();
+  const example = { text: "The animal didn't cross the street because it was too tired", compareText: "The animal didn't cross the street because it was too wide" };
+  assert.equal(await page.textContent('compare-view .compare-text-a'), example.text);
+  assert.equal(await page.inputValue('compare-view textarea[name=compareText]'), example.compareText);
+  const tables = await compareTables(page);
+  assert.ok(assertCompare(tables, example.text, example.compareText, 1, 3).sameLength);
+  assert.match(tables.note, /^Both texts have \d+ rows: the difference is position by position/);
+  // Text A edited in the page's box: once its run is in, text A, the maps and the note are the new text's.
+  await page.fill('#text-a', 'The cat sat on the mat.');
+  await page.waitForFunction(() => document.querySelector('compare-view').store.state.text === 'The cat sat on the mat.');
+  await settled();
+  assert.equal(await page.textContent('compare-view .compare-text-a'), 'The cat sat on the mat.');
+  const edited = await compareTables(page);
+  assert.equal(assertCompare(edited, 'The cat sat on the mat.', example.compareText, 1, 3).sameLength, false);
+  assert.match(edited.note, /^Text A has \d+ rows and text B \d+/);
+  assert.deepEqual(errors, []);
+});
+
 test('widget: view="generate" writes the seeded tokens of Node\'s engine and shows each step; view="compare" with compare-text of another length', async () => {
   const cspSession = await openBrowser({ mounts: { '/test-models/': modelsDir, '/fixtures/': fixturesDir }, headers: { 'Content-Security-Policy': CSP } });
   try {

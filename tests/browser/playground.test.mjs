@@ -354,6 +354,30 @@ test('a 375 px wide touch screen: no sideways scrolling, tap locks a token', asy
   await context.close();
 });
 
+test('phones and tablets (375 and 768 px, light and dark): no tab of the default model scrolls the page sideways', async () => {
+  for (const width of [375, 768]) {
+    const context = await session.browser.newContext({ viewport: { width, height: 740 }, hasTouch: true, isMobile: true });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await openDefault(page);
+    for (const theme of ['light', 'dark']) {
+      await page.selectOption('#theme', theme);
+      const tabs = await page.$$eval('.view-tabs [role=tab]:not([hidden])', (elements) => elements.map((tab) => tab.dataset.view));
+      for (const view of tabs) {
+        await page.click(`[role=tab][data-view="${view}"]`);
+        if (view === 'ablation') await page.waitForSelector('ablation-view .ablation-loss');
+        // Mobile emulation widens the layout viewport to fit the content, so compare with the screen's width.
+        const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(scrollWidth <= width + 1, `${width} px, ${theme}, ${view} tab: the page is ${scrollWidth} px wide`);
+        if (view === 'ablation') await page.screenshot({ path: `${resultsDir}playground-${width}px-${theme}-ablation.png`, fullPage: true });
+      }
+    }
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
 test('the page opens with the shipped default model, austen-gpt, and its predictions', async () => {
   const { page, errors } = await newPage(session.browser);
   await openDefault(page);
@@ -378,6 +402,57 @@ test('the head view\'s keyboard help names the keys its handler uses, and each d
     ['Escape', null], [' ', '0'], [' ', null]]) {
     await page.keyboard.press(key === ' ' ? 'Space' : key);
     assert.equal(await locked(), want, `after ${key === ' ' ? 'Space' : key}`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the PNG and SVG buttons show on the tabs drawn as pictures only, whose views draw them', async () => {
+  // What each picture view's files hold: 'every view exports PNG and SVG as drawn' above. Here: no other tab offers
+  // them (the ablation panel did, and its buttons threw), and each tab that does has a view that draws them.
+  const { page, errors } = await newPage(session.browser);
+  await openDefault(page);
+  const tabs = await page.$$eval('.view-tabs [role=tab]:not([hidden])', (elements) => elements.map((tab) => tab.dataset.view));
+  const offered = [];
+  for (const view of tabs) {
+    await page.click(`[role=tab][data-view="${view}"]`);
+    const [png, svg] = [await page.isVisible('#export-png'), await page.isVisible('#export-svg')];
+    assert.equal(png, svg, `${view} tab: both picture buttons or neither`);
+    if (!png) continue;
+    offered.push(view);
+    await page.waitForFunction((name) => document.querySelector(`${name}-view`).exportCanvas()?.width > 0, view);
+    assert.match(await page.evaluate((name) => document.querySelector(`${name}-view`).svg(), view), /^<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  }
+  assert.deepEqual(offered, ['head', 'model', 'matrix', 'rollout', 'neuron']);
+  await page.click('[role=tab][data-view="neuron"]');
+  const { name } = await downloadOf(page, '#export-png'); // and the button saves what the view draws
+  assert.match(name, /-neuron\.png$/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('Space or Enter on a head chip or an ablation head toggles it and keeps the keyboard focus there', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await openDefault(page);
+  const focusKey = () => page.evaluate(() => document.activeElement.dataset.focusKey ?? document.activeElement.tagName);
+  const chip = 'head-view .head-chip[data-focus-key="head 1"]';
+  await page.focus(chip);
+  for (const [key, pressed] of [['Space', 'false'], ['Enter', 'true']]) {
+    await page.keyboard.press(key);
+    await page.waitForFunction(([selector, want]) => document.querySelector(selector).getAttribute('aria-pressed') === want, [chip, pressed]);
+    assert.equal(await focusKey(), 'head 1', `the chip keeps the focus after ${key}`);
+  }
+  // The ablation panel renders again when a head toggles, and again when the ablated run arrives.
+  await page.click('[role=tab][data-view="ablation"]');
+  await page.waitForSelector('ablation-view .ablation-loss');
+  const head = 'ablation-view button.ablation-head[data-layer="1"][data-head="2"]';
+  await page.focus(head);
+  for (const [key, pressed] of [['Space', 'true'], ['Enter', 'false']]) {
+    const runs = await page.evaluate(() => Number(document.body.dataset.run));
+    await page.keyboard.press(key);
+    await page.waitForFunction(([selector, want, before]) => document.querySelector(selector).getAttribute('aria-pressed') === want
+      && Number(document.body.dataset.run) > before && document.querySelector('ablation-view .ablation-loss'), [head, pressed, runs]);
+    assert.equal(await focusKey(), '1:2', `the ablation head keeps the focus after ${key}`);
   }
   assert.deepEqual(errors, []);
   await page.close();
