@@ -20,7 +20,7 @@ import { exportCaption, framedCanvas, framedSvg } from './export-frame.js';
 import { attentionPage } from './page-export.js';
 import { headColour } from './palette.js';
 import { marksNote } from './token-marks.js';
-import { LENS_TOP_K, RunLoop, isPair, loadingText, rankHeads, runText, traceHead } from './run-loop.js';
+import { LENS_TOP_K, RunLoop, ablateIds, isPair, loadingText, rankHeads, runText, traceHead } from './run-loop.js';
 import { PartPicker } from './attention-parts.js';
 import { runTranslation } from './translation-run.js';
 import { traceStep } from './generation-run.js';
@@ -206,8 +206,15 @@ store.subscribe((state, changed) => {
   if (changed.includes('rolloutMethod') || changed.includes('rolloutDisplay')) applyRolloutChoices();
   if (changed.includes('text') || changed.includes('textB') || changed.includes('target')) runs.schedule();
   // Ablated heads change every view's attention: run again at once (the ablation view also needs the intact run).
-  if ((changed.includes('ablate') || changed.includes('ablation')) && !model?.config.encoderDecoder) runs.schedule(0);
-  if (changed.includes('view') && state.view === 'ablation' && result && !result.ablation) runs.schedule(0);
+  // On a generation step the views keep the step as generated, and the ablation view compares over its ids.
+  if ((changed.includes('ablate') || changed.includes('ablation')) && !model?.config.encoderDecoder) {
+    if (textResult) ablateShownStep();
+    else runs.schedule(0);
+  }
+  if (changed.includes('view') && state.view === 'ablation' && result && !result.ablation) {
+    if (textResult) ablateShownStep();
+    else runs.schedule(0);
+  }
   if (changed.includes('part') && translated) showPart();
   // The Decoding tab is about cross-attention: the layer menu then lists the decoder's layers.
   if (changed.includes('view') && state.view === 'cross' && translated && state.part !== 'cross') store.set({ part: 'cross', token: null });
@@ -360,7 +367,24 @@ generationPanel.addEventListener('generation-step', (event) => {
   lastRun = null;
   store.set({ token: event.detail.query });
   showView();
+  ablateShownStep();
 });
+// The Ablation tab on a generation step (whose result has no comparison): the model with and without the
+// state's heads over the step's ids, once the generation has stopped writing.
+async function ablateShownStep() {
+  const ids = generationPanel.stepIds;
+  if (!textResult || !ids || store.state.view !== 'ablation' || generationPanel.generation?.running) return;
+  const [shown, asked] = [result, JSON.stringify([store.state.ablate, store.state.ablation])];
+  const current = () => result === shown && asked === JSON.stringify([store.state.ablate, store.state.ablation]);
+  try {
+    const ablation = await ablateIds(client, 'model', model.config, ids, store.state);
+    if (!current()) return; // another step, text or choice of heads since
+    result = { ...result, ablation };
+    $('ablation-view').result = result;
+  } catch (error) {
+    if (current()) $('#run-note').textContent = error.message;
+  }
+}
 generationPanel.addEventListener('generation-clear', () => {
   if (!textResult) return;
   result = textResult;
@@ -503,7 +527,11 @@ $('#model-select').addEventListener('change', (event) => {
     showDownloadsSize();
     $('#hub-id').focus();
   } else {
-    store.set({ model: value });
+    // A shipped model opens with its own example (a [MASK] for BERT, English for the translation model) unless the
+    // reader wrote a text of their own (models/catalog.json's "example"; the default model's is the page's first text).
+    const example = shipped.find((m) => m.name === value)?.example;
+    const readersText = store.state.text.trim() !== '' && !shipped.some((m) => m.example === store.state.text);
+    store.set({ model: value, ...(example && !readersText ? { text: example, textB: '' } : {}) });
   }
 });
 $('#hub-form').addEventListener('submit', (event) => {
@@ -596,6 +624,12 @@ targetText.value = store.state.target;
 textA.addEventListener('input', () => store.set({ text: textA.value, token: null }));
 textB.addEventListener('input', () => store.set({ textB: textB.value, token: null }));
 targetText.addEventListener('input', () => store.set({ target: targetText.value, token: null }));
+// The boxes follow texts set elsewhere (the compare view's example, a model's own example text).
+store.subscribe((state, changed) => {
+  for (const [key, box] of [['text', textA], ['textB', textB], ['target', targetText]]) {
+    if (changed.includes(key) && box.value !== state[key]) box.value = state[key];
+  }
+});
 document.addEventListener('keydown', (event) => {
   if (event.key === 'Escape' && store.state.token !== null && !event.defaultPrevented) store.set({ token: null });
 });

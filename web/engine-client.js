@@ -114,7 +114,8 @@ export class EngineClient {
 
   /**
    * The text intact and with heads knocked out, in one round trip: options
-   * { text, textB, topK, ablate: [{ layer, head }], ablation: 'zero' | 'mean' }.
+   * { text, textB, topK, ablate: [{ layer, head }], ablation: 'zero' | 'mean' },
+   * or { ids, ... } (causal models: token ids, such as a generation step's).
    * Resolves to the ablated run (as run()'s, its attentions reflecting the
    * ablation) plus before { predictions, tokenLoss } of the intact run,
    * tokenLoss and lossPositions (engine-worker.js).

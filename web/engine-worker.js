@@ -118,27 +118,32 @@ const METHODS = {
    * next token; BERT: at the [MASK] positions, against the intact model's top
    * prediction (the text has no true token there). The intact run is kept
    * for the next call on the same text, so a click on a head costs one pass
-   * (attention, predictions and loss together).
+   * (attention, predictions and loss together). { ids, ... } instead of the
+   * text (causal models): token ids, such as a generation step's; the
+   * ablated pass is then forward()'s, without tokens.
    */
   ablate(engine, key, options) {
     const model = loaded(key);
     const started = performance.now();
     const causal = model.config.causal;
+    const byIds = options.ids != null;
+    if (byIds && !causal) throw new Error(`model "${key}" is not a causal model: ablation on token ids needs one`);
+    const pass = (extra) => (byIds ? model.forward(options.ids, extra) : model.run(options.text, { textB: options.textB, ...extra }));
     const topK = Math.max(options.topK ?? 5, 1);
-    const request = JSON.stringify([options.text, options.textB, topK]);
+    const request = JSON.stringify(byIds ? [Array.from(options.ids), topK] : [options.text, options.textB, topK]);
     if (intactRun.model !== model || intactRun.request !== request) {
-      const run = model.run(options.text, { textB: options.textB, topK, tokenLoss: causal });
-      const maskPositions = [...run.maskPositions];
+      const run = pass({ topK, tokenLoss: causal });
+      const maskPositions = [...(run.maskPositions ?? [])];
       const labels = maskPositions.map((_, r) => run.topK.ids[r * topK]); // BERT: the intact model's own top predictions
       const maskLabels = causal || !maskPositions.length ? undefined : labels;
-      const tokenLoss = causal || !maskLabels ? run.tokenLoss ?? new Float32Array(0)
-        : model.run(options.text, { textB: options.textB, tokenLoss: true, maskLabels }).tokenLoss;
-      const lossPositions = causal ? run.tokens.slice(1).map((_, i) => i + 1) : maskPositions;
+      const tokenLoss = causal || !maskLabels ? run.tokenLoss ?? new Float32Array(0) : pass({ tokenLoss: true, maskLabels }).tokenLoss;
+      const length = byIds ? options.ids.length : run.tokens.length;
+      const lossPositions = causal ? Array.from({ length: length - 1 }, (_, i) => i + 1) : maskPositions;
       intactRun = { model, request, value: { predictions: predictions(run), tokenLoss, lossPositions, maskLabels } };
     }
     const intact = intactRun.value;
-    const ablated = model.run(options.text, {
-      textB: options.textB, topK, tokenLoss: causal || Boolean(intact.maskLabels), maskLabels: intact.maskLabels,
+    const ablated = pass({
+      topK, tokenLoss: causal || Boolean(intact.maskLabels), maskLabels: intact.maskLabels,
       ablate: options.ablate, ablation: options.ablation,
     });
     return {

@@ -307,8 +307,9 @@ export class Model {
    *   hiddenStates (options.hiddenStates): [layers + 1, T, width], as in Hugging Face;
    *   logits (options.logits): [T, vocab] (GPT-2) or [maskPositions, vocab] (BERT);
    *   topK (options.topK = k > 0): { ids: Int32Array, probabilities: Float32Array,
-   *     shape: [N, k] }, the next token at every position (GPT-2) or the
-   *     predictions at options.maskPositions (BERT), best first;
+   *     shape: [N, k], displays: [N·k] strings (with a tokenizer) }, the next
+   *     token at every position (GPT-2) or the predictions at
+   *     options.maskPositions (BERT), best first;
    *   lens (options.lens = k > 0): the logit lens (cpp/analysis/logit_lens.h),
    *     { ids: Int32Array, probabilities: Float32Array, shape: [layers + 1, T, k],
    *     displays: [(layers + 1)·T·k] strings (with a tokenizer) }: row 0 reads the

@@ -4,7 +4,8 @@
 // detection, the result the views take, the truncation and loading-progress
 // messages, the neuron view's trace requests, ablated heads (every view then
 // shows the ablated model; the ablation view also gets the intact run to
-// compare with) and the ablation view's head ranking.
+// compare with, on a text or on a generation step's ids) and the ablation
+// view's head ranking.
 // Not here: loading models and their caches (the callers), the engine worker
 // (engine-client.js), DOM and drawing.
 
@@ -59,14 +60,29 @@ export async function runText(client, key, config, { text, textB = '', ablate = 
     throw new Error(`Cannot run the model on this text: ${error.message}`);
   }
   const result = { tokens: raw.tokens, attentions: raw.attentions, texts: pair ? [text, textB] : [text], causal: config.causal, modelType: config.modelType, kvHeads: config.kvHeads, lens: raw.lens ?? null };
-  if (compare) {
-    result.ablation = {
-      heads, mode: ablation, before: raw.before, after: { predictions: raw.predictions, tokenLoss: raw.tokenLoss }, lossPositions: raw.lossPositions,
-    };
-  }
+  if (compare) result.ablation = comparison(raw, heads, ablation);
   const outside = ablate.length - heads.length;
   const ablationNote = outside ? `${outside} ablated head${outside > 1 ? 's are' : ' is'} not in this model (${config.layers} layers × ${config.heads} heads) and ${outside > 1 ? 'were' : 'was'} left out.` : '';
   return { raw, result, note: [truncationText(raw, config), ablationNote].filter(Boolean).join(' ') };
+}
+
+// The ablation view's before → after, from the worker's ablate answer.
+const comparison = (raw, heads, mode) => ({
+  heads, mode, before: raw.before, after: { predictions: raw.predictions, tokenLoss: raw.tokenLoss }, lossPositions: raw.lossPositions,
+});
+
+/**
+ * The ablation view's comparison (result.ablation's form, runText's) on token
+ * ids instead of a text: a generation step's (causal models), with the
+ * state's ablated heads. Throws an Error that says why not.
+ */
+export async function ablateIds(client, key, config, ids, { ablate = [], ablation = 'zero' }, { topK = 5 } = {}) {
+  const heads = ablatedHeads(config, ablate);
+  try {
+    return comparison(await client.ablate(key, { ids, topK, ablate: heads, ablation }), heads, ablation);
+  } catch (error) {
+    throw new Error(`Cannot run the ablation on this step: ${error.message}`);
+  }
 }
 
 /** The ablation view's "Most important heads": the ranking of every head on the state's text. Throws an Error that says why not. */

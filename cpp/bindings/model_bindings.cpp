@@ -191,7 +191,7 @@ val lens_to_js(const TextModel& model, const std::vector<Matrix>& hidden_states,
     ids.insert(ids.end(), cell.ids.begin(), cell.ids.end());
     probabilities.insert(probabilities.end(), cell.probabilities.begin(), cell.probabilities.end());
     if (model.tokenizer()) {
-      for (const std::int32_t id : cell.ids) displays.call<void>("push", model.tokenizer()->display(id));
+      for (const std::int32_t id : cell.ids) displays.call<void>("push", model.display(id));
     }
   }
   val out = val::object();
@@ -222,7 +222,8 @@ void ablation_from_js(const val& spec, std::vector<ForwardRequest::Head>& heads,
 
 // spec: { ids: Int32Array, typeIds?, attentionMask?: Uint8Array, trace?: { layer, head },
 //         hiddenStates?, logits?, topK?, maskPositions?: Int32Array, ablate?, ablation?,
-//         tokenLoss?, maskLabels?: Int32Array, lens?: k } -> forward_to_js (+ lens)
+//         tokenLoss?, maskLabels?: Int32Array, lens?: k } -> forward_to_js (+ lens; topK with displays:
+//         [rows * k] strings, when the model has a tokenizer)
 val forward(int handle, const val& spec) {
   return guarded([&] {
     const TextModel& text_model = model_of(handle);
@@ -245,6 +246,13 @@ val forward(int handle, const val& spec) {
     const ForwardResult result = model.forward(run);
     val out = forward_to_js(model, req, result);
     if (lens_k > 0) out.set("lens", lens_to_js(text_model, result.hidden_states, lens_k));
+    if (!result.top_k.empty() && text_model.tokenizer()) {  // (forward_to_js sets topK when there are rows)
+      val displays = val::array();
+      for (const TopK& row : result.top_k) {
+        for (const std::int32_t id : row.ids) displays.call<void>("push", text_model.display(id));
+      }
+      out["topK"].set("displays", displays);
+    }
     return out;
   });
 }
@@ -338,7 +346,7 @@ val generation_step(int id) {
     const std::optional<GenerationStep> step = generation.generator->step();
     if (!step) return val::null();
     const ModelConfig& c = text_model.model().config();
-    const auto display = [&](std::int32_t token) { return text_model.tokenizer() ? val(text_model.tokenizer()->display(token)) : val::null(); };
+    const auto display = [&](std::int32_t token) { return text_model.tokenizer() ? val(text_model.display(token)) : val::null(); };
     val js = val::object();
     js.set("token", step->token);
     js.set("display", display(step->token));

@@ -75,16 +75,15 @@ RunResult TextModel::run(std::string_view text, std::optional<std::string_view> 
     if (result.mask_positions.empty()) request.top_k = 0;  // nothing to fill
   }
   result.forward = model_.forward(request);
-  // An embedding may have more rows than the tokenizer has entries (Qwen2.5
-  // pads 151,665 tokens to 151,936 rows): such an id is named, not looked up.
-  const std::int32_t named = tokenizer_->vocab_size();
   for (const TopK& row : result.forward.top_k) {
-    for (const std::int32_t id : row.ids) {
-      result.top_k_displays.push_back(id < named ? tokenizer_->display(id)
-                                                 : "<no token: id " + std::to_string(id) + ">");
-    }
+    for (const std::int32_t id : row.ids) result.top_k_displays.push_back(display(id));
   }
   return result;
+}
+
+std::string TextModel::display(std::int32_t id) const {
+  if (!tokenizer_) throw std::invalid_argument("this model has no tokenizer to name token ids");
+  return id >= 0 && id < tokenizer_->vocab_size() ? tokenizer_->display(id) : "<no token: id " + std::to_string(id) + ">";
 }
 
 }  // namespace attnplay

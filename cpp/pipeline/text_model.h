@@ -51,6 +51,11 @@ class TextModel {
   const Model& model() const { return model_; }
   const std::optional<Tokenizer>& tokenizer() const { return tokenizer_; }
 
+  // The display string of vocabulary id `id`, as tokens are named; an id past
+  // the tokenizer's entries (an embedding may have more rows: Qwen2.5 pads
+  // 151,665 tokens to 151,936) is named "<no token: id N>". Needs a tokenizer.
+  std::string display(std::int32_t id) const;
+
   // Throws std::invalid_argument when there is no tokenizer or the text is empty.
   RunResult run(std::string_view text, std::optional<std::string_view> text_b, const RunOptions& options) const;
 

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
 import { createEngine } from '../../dist/engine.js';
-import { assertHeadLines, headViewLines, newPage, openBrowser, resultsDir, settledHash } from './browser.mjs';
+import { assertHeadLines, evaluateJson, headViewLines, newPage, openBrowser, resultsDir, settledHash } from './browser.mjs';
 
 const modelsDir = fileURLToPath(new URL('../golden/models/', import.meta.url));
 const fixturesDir = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -123,6 +123,41 @@ test('page: sampling with the form\'s default settings generates (temperature 1)
   await page.fill('generation-panel input[name=temperature]', '0');
   await page.click('generation-panel button[name=generate]');
   assert.match(await page.textContent('generation-panel .generation-note'), /^Cannot generate: temperature must be a positive number \(it is 0\)/);
+  assert.deepEqual(errors, []);
+});
+
+test('page: the Ablation tab on a generation step compares over the step\'s tokens, as the engine in Node does', async () => {
+  const { page, errors } = await newPage(session.browser);
+  const text = 'Emma was';
+  await page.goto(`${session.url}#text=${encodeURIComponent(text)}&gen=5&view=ablation`); // the default model, austen-gpt
+  await page.waitForSelector('generation-panel[data-state=done]', { timeout: 60000 });
+  const compared = () => evaluateJson(page, () => {
+    const { ablation } = document.querySelector('ablation-view').result;
+    return ablation && { heads: ablation.heads, before: Array.from(ablation.before.tokenLoss), after: Array.from(ablation.after.tokenLoss), positions: ablation.lossPositions };
+  });
+  await page.waitForSelector('ablation-view .ablation-loss', { timeout: 30000 });
+  const ids = await page.evaluate(() => Array.from(document.querySelector('generation-panel').stepIds));
+  assert.equal(ids.length, austen.run(text).tokens.length + 4, 'the last step: the prompt and the 4 tokens before the fifth');
+  const close = (got, want, what) => got.forEach((v, i) => assert.ok(Math.abs(v - want[i]) < 1e-4, `${what} ${i}: ${v} vs ${want[i]}`));
+  const intact = Array.from(austen.forward(ids, { tokenLoss: true }).tokenLoss);
+  let drawn = await compared();
+  assert.deepEqual(drawn.positions, ids.slice(1).map((_, i) => i + 1));
+  close(drawn.before, intact, 'intact loss');
+  close(drawn.after, intact, 'no head ablated: the same loss');
+  // Knock out layer 2, head 3: the comparison follows, over the same step.
+  await page.click('ablation-view button.ablation-head[data-layer="1"][data-head="2"]');
+  await page.waitForFunction(() => document.querySelector('ablation-view').result.ablation?.heads.length === 1, null, { timeout: 30000 });
+  drawn = await compared();
+  close(drawn.before, intact, 'intact loss');
+  close(drawn.after, Array.from(austen.forward(ids, { tokenLoss: true, ablate: [{ layer: 1, head: 2 }] }).tokenLoss), 'loss with layer 2 head 3 knocked out');
+  assert.notDeepEqual(drawn.after, drawn.before);
+  // Choosing the first step on the timeline: the comparison is over that step's shorter prefix.
+  await page.click('generation-panel button[data-step="1"]');
+  await page.waitForFunction((n) => document.querySelector('ablation-view').result.ablation?.lossPositions.length === n - 4 - 1, ids.length, { timeout: 30000 });
+  const first = await page.evaluate(() => Array.from(document.querySelector('generation-panel').stepIds));
+  assert.deepEqual(first, ids.slice(0, ids.length - 4));
+  close((await compared()).after, Array.from(austen.forward(first, { tokenLoss: true, ablate: [{ layer: 1, head: 2 }] }).tokenLoss), 'step 1, layer 2 head 3 knocked out');
+  assert.equal(await page.locator('ablation-view', { hasText: 'Running the model' }).count(), 0);
   assert.deepEqual(errors, []);
 });
 
@@ -234,6 +269,7 @@ test('page: the compare view\'s text A, maps and note stay in step through "Try"
   await settled();
   const example = { text: "The animal didn't cross the street because it was too tired", compareText: "The animal didn't cross the street because it was too wide" };
   assert.equal(await page.textContent('compare-view .compare-text-a'), example.text);
+  assert.equal(await page.inputValue('#text-a'), example.text, 'the page\'s text box shows the example\'s text A');
   assert.equal(await page.inputValue('compare-view textarea[name=compareText]'), example.compareText);
   const tables = await compareTables(page);
   assert.ok(assertCompare(tables, example.text, example.compareText, 1, 3).sameLength);

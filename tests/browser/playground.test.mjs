@@ -458,6 +458,31 @@ test('Space or Enter on a head chip or an ablation head toggles it and keeps the
   await page.close();
 });
 
+test('each shipped model opens from the picker with its own example text; a text of the reader\'s own stays', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await openDefault(page);
+  const catalog = JSON.parse(readFileSync(new URL('../../models/catalog.json', import.meta.url), 'utf8'));
+  const example = (name) => catalog.find((m) => m.name === name).example;
+  assert.equal(await page.inputValue('#text-a'), example('austen-gpt'));
+  const pick = async (name) => {
+    const runs = await page.evaluate(() => Number(document.body.dataset.run));
+    await page.selectOption('#model-select', name);
+    await page.waitForFunction(([n, model]) => Number(document.body.dataset.run) > n && document.querySelector('#engine-status').textContent.startsWith(model), [runs, name], { timeout: 60000 });
+  };
+  await pick('austen-bert');
+  assert.equal(await page.inputValue('#text-a'), example('austen-bert'));
+  assert.match(await page.textContent('#predictions'), /\[MASK\] at token \d+/, 'BERT opens with a [MASK] to fill');
+  await pick('gettext-en-fr');
+  assert.equal(await page.inputValue('#text-a'), example('gettext-en-fr'));
+  // The model card's greedy translation of its example (models/gettext-en-fr/README.md).
+  await page.waitForFunction(() => document.querySelector('#translation output').textContent === 'Afficher le répertoire de travail actuel', null, { timeout: 60000 });
+  await typeText(page, 'File not found');
+  await pick('austen-gpt');
+  assert.equal(await page.inputValue('#text-a'), 'File not found', 'the reader\'s own text stays');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('austen-bert is selectable from the picker and fills [MASK]', async () => {
   const { page, errors } = await newPage(session.browser);
   await openDefault(page);
@@ -465,7 +490,7 @@ test('austen-bert is selectable from the picker and fills [MASK]', async () => {
   await page.selectOption('#model-select', 'austen-bert');
   await page.waitForFunction((n) => Number(document.body.dataset.run) > n && /^austen-bert/.test(document.querySelector('#engine-status').textContent), runs, { timeout: 60000 });
   assert.equal(await page.isVisible('#text-b'), true);
-  await typeText(page, 'Emma walked to the [MASK] with her sister.');
+  await typeText(page, 'Harriet walked to the [MASK] with her friend.'); // not the model's example text, which the picker put in the box
   assert.match(await page.textContent('#predictions'), /\[MASK\] at token \d+/);
   assert.match(await settledHash(page), /model=austen-bert/);
   assert.deepEqual(errors, []);

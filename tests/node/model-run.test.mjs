@@ -54,6 +54,14 @@ test('[MASK] positions are filled; long text is truncated and says so', async ()
   assert.equal(long.inputTokens, 26);
   assert.deepEqual(long.attentions.shape, [1, 1, 16, 16]);
   assert.equal(long.topK.displays.length, 16);
+  // forward() on the same ids names its top-k as run() does (the ablation view reads a generation step through it).
+  const ids = long.tokens.map((token) => token.id).slice(0, 16);
+  const forward = gpt.forward(ids, { topK: 1 });
+  assert.deepEqual(Array.from(forward.topK.ids), Array.from(long.topK.ids));
+  assert.deepEqual(forward.topK.displays, long.topK.displays);
+  const gptTokenizer = engine.loadTokenizer(gpt.tokenizerJson);
+  assert.deepEqual(forward.topK.displays, Array.from(forward.topK.ids, (id) => gptTokenizer.display(id)));
+  gptTokenizer.dispose();
   assert.throws(() => gpt.run('', {}), (e) => e instanceof AttnplayError && /the text is empty/.test(e.message));
   assert.throws(() => gpt.run('a', { textB: 'b' }), /GPT-2 models take one text, not a pair/);
   gpt.dispose();

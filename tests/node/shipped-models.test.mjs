@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { createEngine } from '../../dist/engine.js';
+import { DEFAULT_STATE } from '../../web/state.js';
 
 const read = (path, encoding) => readFileSync(new URL(path, import.meta.url), encoding);
 
@@ -16,8 +17,10 @@ const read = (path, encoding) => readFileSync(new URL(path, import.meta.url), en
 // (gettext-en-fr) have their own suite, tests/node/gettext-en-fr.test.mjs.
 const catalog = JSON.parse(read('../../models/catalog.json', 'utf8'));
 const singleStack = catalog.filter(({ name }) => !JSON.parse(read(`../../models/${name}/config.json`, 'utf8')).is_encoder_decoder);
-test('the catalog lists at least the default model', () => {
-  assert.ok(catalog.some((m) => m.name === 'austen-gpt'));
+test('the catalog lists at least the default model; each model has an example, the default model\'s the page\'s first text', () => {
+  assert.equal(catalog.find((m) => m.name === 'austen-gpt')?.example, DEFAULT_STATE.text);
+  for (const { name, example } of catalog) assert.ok(typeof example === 'string' && example.trim() !== '', `${name}: an example text`);
+  assert.match(catalog.find((m) => m.name === 'austen-bert').example, /\[MASK\]/);
 });
 
 async function loadShipped(name) {
