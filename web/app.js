@@ -174,7 +174,19 @@ function showView() {
   if (encoderDecoder) $('.predictions').hidden = true;
   // The decoding view, the lens grid, the compare tables and the ablation panel are pages of their own (HTML, not pictures): no PNG or SVG of them.
   for (const selector of ['#export-svg', '#export-png']) $(selector).hidden = !PICTURE_VIEWS.includes(view);
+  showAblationBanner();
 }
+
+// Heads knocked out on the Ablation tab change every view: the other model views say so, with a way back
+// (not on a generation step, which the views show as it was generated).
+function showAblationBanner() {
+  const { view, ablate } = store.state;
+  const banner = $('#ablation-banner');
+  banner.hidden = ablate.length === 0 || ['ablation', 'scratch'].includes(view) || Boolean(model?.config.encoderDecoder) || textResult !== null;
+  const n = ablate.length;
+  banner.querySelector('span').textContent = `${n} head${n === 1 ? '' : 's'} knocked out on the Ablation tab (${ablate.map(([l, h]) => `layer ${l + 1} head ${h + 1}`).join(', ')}): this view shows the model without ${n === 1 ? 'it' : 'them'}.`;
+}
+$('#ablation-banner button').addEventListener('click', () => store.set({ ablate: [] }));
 
 document.querySelector('.view-tabs').addEventListener('click', (event) => {
   const tab = event.target.closest('[role=tab]');
@@ -207,6 +219,7 @@ store.subscribe((state, changed) => {
   if (changed.includes('text') || changed.includes('textB') || changed.includes('target')) runs.schedule();
   // Ablated heads change every view's attention: run again at once (the ablation view also needs the intact run).
   // On a generation step the views keep the step as generated, and the ablation view compares over its ids.
+  if (changed.includes('ablate')) showAblationBanner();
   if ((changed.includes('ablate') || changed.includes('ablation')) && !model?.config.encoderDecoder) {
     if (textResult) ablateShownStep();
     else runs.schedule(0);

@@ -99,6 +99,19 @@ test('clicking a head in the ablation view changes the predictions to the engine
   const ranking = model.rankHeads(intact.tokens.map((t) => t.id));
   assert.deepEqual(listed, ranking.heads.slice(0, listed.length).map((e) => `${e.layer}:${e.head}`));
   await page.screenshot({ path: `${resultsDir}ablation-view.png`, fullPage: true });
+
+  // On the other tabs a banner says the model is shown without the head, and restores it.
+  assert.equal(await page.isVisible('#ablation-banner'), false, 'no banner on the Ablation tab itself');
+  await page.click('[role=tab][data-view="head"]');
+  assert.match(await page.textContent('#ablation-banner'), /^1 head knocked out on the Ablation tab \(layer 2 head 1\): this view shows the model without it\./);
+  const runsBefore = await page.evaluate(() => Number(document.body.dataset.run));
+  await page.click('#ablation-banner button');
+  await page.waitForFunction((n) => Number(document.body.dataset.run) > n, runsBefore, { timeout: 30000 });
+  assert.equal(await page.isVisible('#ablation-banner'), false);
+  const restored = await page.evaluate(() => Array.from(document.querySelector('ablation-view').result.attentions.data)); // the result every view has
+  let intactDiff = 0;
+  restored.forEach((w, i) => { intactDiff = Math.max(intactDiff, Math.abs(w - intact.attentions.data[i])); });
+  assert.ok(intactDiff < 1e-6, `the head view shows the intact model again: ${intactDiff}`);
   model.dispose();
   assert.deepEqual(errors, []);
 });
