@@ -217,14 +217,13 @@ store.subscribe((state, changed) => {
   if (changed.includes('theme')) applyTheme();
   if (changed.includes('rolloutMethod') || changed.includes('rolloutDisplay')) applyRolloutChoices();
   if (changed.includes('text') || changed.includes('textB') || changed.includes('target')) runs.schedule();
-  // Ablated heads change every view's attention: run again at once (the ablation view also needs the intact run).
-  // On a generation step the views keep the step as generated, and the ablation view compares over its ids.
   if (changed.includes('ablate')) showAblationBanner();
-  if ((changed.includes('ablate') || changed.includes('ablation')) && !model?.config.encoderDecoder) {
-    if (textResult) ablateShownStep();
-    else runs.schedule(0);
-  }
-  if (changed.includes('view') && state.view === 'ablation' && result && !result.ablation) {
+  // Ablated heads change every view's attention: run again at once (the ablation view also needs the intact run);
+  // so does opening the Ablation tab on a result without its comparison. On a generation step the views keep
+  // the step as generated, and the ablation view compares over its ids.
+  const ablationChanged = (changed.includes('ablate') || changed.includes('ablation')) && !model?.config.encoderDecoder;
+  const comparisonMissing = changed.includes('view') && state.view === 'ablation' && result && !result.ablation;
+  if (ablationChanged || comparisonMissing) {
     if (textResult) ablateShownStep();
     else runs.schedule(0);
   }

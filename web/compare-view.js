@@ -55,6 +55,7 @@ export function modelRunner(client, key, config) {
 }
 
 const REDRAW_KEYS = ['layer', 'heads', 'prune', 'hideSpecial', 'words'];
+const OUTDATED_NOTE = 'Running both texts again: the maps below are of the texts before the change.';
 
 export class CompareView extends StoreBound {
   #runner = null;
@@ -96,7 +97,7 @@ export class CompareView extends StoreBound {
     }
     if (changed.includes('text') || changed.includes('compareText')) {
       this.#runs.schedule();
-      if (!this.deferWhileHidden()) this.#draw(); // text A as it is now, and the maps marked as of the texts before
+      if (!this.deferWhileHidden()) this.#markOutdated();
     } else if (changed.some((key) => REDRAW_KEYS.includes(key))) this.#draw();
   }
 
@@ -118,6 +119,21 @@ export class CompareView extends StoreBound {
     this.#draw();
     this.dataset.runs = String(Number(this.dataset.runs ?? 0) + 1);
     return true;
+  }
+
+  // Between an edit and its run: text A as it is now and the maps marked as of the texts before, without
+  // building the tables again at every keystroke (an edit back to the drawn texts draws them as they are).
+  #markOutdated() {
+    const state = this.store.state;
+    const maps = this.#body.querySelector('.compare-maps');
+    if (!this.#results || !maps || (this.#results.text === state.text && this.#results.compareText === state.compareText)) {
+      this.#draw();
+      return;
+    }
+    this.#textA.textContent = state.text;
+    if (this.#textB.value !== state.compareText) this.#textB.value = state.compareText;
+    this.#body.querySelector('.compare-note').textContent = OUTDATED_NOTE;
+    maps.dataset.outdated = 'true';
   }
 
   #draw() {
@@ -151,7 +167,7 @@ export class CompareView extends StoreBound {
     const [ra, rb] = [mapA.map.shape[0], mapB.map.shape[0]];
     // Between an edit and its run's end the maps are of the texts before: say so, rather than describe them as the new texts'.
     const outdated = this.#results.text !== state.text || this.#results.compareText !== state.compareText;
-    const note = outdated ? 'Running both texts again: the maps below are of the texts before the change.' : diff.sameLength
+    const note = outdated ? OUTDATED_NOTE : diff.sameLength
       ? `Both texts have ${ra} rows: the difference is position by position${diff.differing.length ? `; the tokens differ at ${diff.differing.map((r) => `${r + 1} (${diff.rowLabels[r]})`).join(', ')}` : ''}.`
       : `Text A has ${ra} rows and text B ${rb}: the difference covers the first ${Math.min(ra, rb)} positions, which both texts have; the rest of the longer text has no partner (rows and columns name both tokens where they differ).`;
     const table = (caption, map, heat, kind) => {

@@ -33,6 +33,11 @@ export function ablatedHeads(config, ablate = []) {
   return ablate.filter(([l, h]) => l < config.layers && h < config.heads).map(([layer, head]) => ({ layer, head }));
 }
 
+// The ablation view's before → after, from the worker's ablate answer.
+const comparison = (raw, heads, mode) => ({
+  heads, mode, before: raw.before, after: { predictions: raw.predictions, tokenLoss: raw.tokenLoss }, lossPositions: raw.lossPositions,
+});
+
 /**
  * Runs the model held in the worker under `key` on a text (and B), with the
  * state's ablated heads knocked out (state.ablate, state.ablation).
@@ -65,11 +70,6 @@ export async function runText(client, key, config, { text, textB = '', ablate = 
   const ablationNote = outside ? `${outside} ablated head${outside > 1 ? 's are' : ' is'} not in this model (${config.layers} layers × ${config.heads} heads) and ${outside > 1 ? 'were' : 'was'} left out.` : '';
   return { raw, result, note: [truncationText(raw, config), ablationNote].filter(Boolean).join(' ') };
 }
-
-// The ablation view's before → after, from the worker's ablate answer.
-const comparison = (raw, heads, mode) => ({
-  heads, mode, before: raw.before, after: { predictions: raw.predictions, tokenLoss: raw.tokenLoss }, lossPositions: raw.lossPositions,
-});
 
 /**
  * The ablation view's comparison (result.ablation's form, runText's) on token
