@@ -88,7 +88,7 @@ export class AblationView extends StoreBound {
     return h('div', { class: 'ablation-grid-scroller' }, h('table', { class: 'ablation-grid' },
       h('caption', {}, 'Click heads to knock them out (layer × head)'),
       h('tr', {}, h('th', {}, ''), Array.from({ length: heads }, (_, hd) => h('th', { scope: 'col' }, `H${hd + 1}`))),
-      Array.from({ length: layers }, (_, l) => h('tr', {}, h('th', { scope: 'row' }, `L${l + 1}`),
+      Array.from({ length: layers }, (_, l) => h('tr', { class: 'ablation-layer' }, h('th', { scope: 'row' }, `L${l + 1}`),
         Array.from({ length: heads }, (_, hd) => {
           const key = `${l}:${hd}`;
           const d = delta.get(key);
@@ -129,7 +129,8 @@ export class AblationView extends StoreBound {
         h('td', { class: `shift ${e.shift === null ? '' : e.shift >= 0 ? 'up' : 'down'}` }, e.shift === null ? 'outside the top' : `${signed(100 * e.shift, 1)} pts`))))));
   }
 
-  // Each token's loss change as the background of the token (text only), with a legend; full colour at the largest change (at least 0.1 nats).
+  // Each token's loss change as the background of the token (text only, each in its own outlined box: WordPiece
+  // tokens carry no spaces), with a legend; full colour at the largest change (at least 0.1 nats).
   #losses(comparison) {
     const changes = lossChanges(comparison.lossPositions, comparison.before.tokenLoss, comparison.after.tokenLoss);
     if (changes.length === 0) return null;

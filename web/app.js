@@ -16,8 +16,9 @@ import { h } from './dom.js';
 import { canKeepDownloads, downloadedSize, forgetDownloads } from './download.js';
 import { formatBytes, hubBase, hubReference, isHubReference, parseModelId } from './hub.js';
 import { attentionJson, download, encoderDecoderJson, toNpy } from './export.js';
-import { exportCaption, framedCanvas, framedSvg } from './export-frame.js';
-import { attentionPage } from './page-export.js';
+import { exportCaption, framedCanvas, framedSvg, quotedText } from './export-frame.js';
+import { WIDGET_VIEWS, attentionPage } from './page-export.js';
+import { viewSnapshotPage } from './view-snapshot.js';
 import { headColour } from './palette.js';
 import { marksNote } from './token-marks.js';
 import { LENS_TOP_K, RunLoop, ablateIds, isPair, loadingText, rankHeads, runText, traceHead } from './run-loop.js';
@@ -115,7 +116,9 @@ function describeStatus(ms) {
   setStatus(`${model.name} · ${tokens} tokens · ${c.layers} layers × ${c.heads} heads · WASM SIMD ${engineInfo.simd ? 'on' : 'off'} · forward ${ms.toFixed(1)} ms`);
 }
 
+let modelErrors = 0; // messages shown so far: a run clears only one shown before it started
 function showModelError(message) {
+  if (message) modelErrors += 1;
   const box = $('#model-error');
   box.hidden = !message;
   box.textContent = message ?? '';
@@ -299,38 +302,56 @@ async function runEncoderDecoder() {
 // One run of the latest text with the model shown (the worker holds it as 'model').
 const runs = new RunLoop(async () => {
   if (!model) return false; // loadModel runs once the model is there
+  const modelErrorsBefore = modelErrors;
   try {
-    if (model.config.encoderDecoder) {
-      await runEncoderDecoder();
-      return true;
-    }
-    translated = null;
-    const lens = store.state.view === 'lens' ? LENS_TOP_K : 0;
-    const { raw, result: shown, note } = await runText(client, 'model', model.config, store.state, { topK: 5, lens, compare: store.state.view === 'ablation' });
-    result = shown;
-    textResult = null;
-    for (const view of views) view.result = result;
-    showView();
-    controls.configure({ layers: model.config.layers, pairs: isPair(model.config, store.state.textB) });
-    if (store.state.layer >= model.config.layers) store.set({ layer: 0 });
-    renderPredictions(raw);
-    const predicted = raw.predictions.flatMap((p) => p.top.map((item) => item.display));
-    $('#token-marks').textContent = marksNote([...result.tokens.map((token) => token.display), ...predicted]);
-    $('#run-note').textContent = note;
-    describeStatus(raw.ms);
-    document.body.dataset.run = String(Number(document.body.dataset.run ?? 0) + 1);
+    if (model.config.encoderDecoder) await runEncoderDecoder();
+    else await runDecoderOrEncoder();
+    if (modelErrors === modelErrorsBefore) showModelError(null); // a failed load's message goes once the model shown runs again
   } catch (error) {
     clearResult(error.message);
   }
   return true;
 });
 
+// One run of a decoder-only or encoder-only model on the state's text (and B).
+async function runDecoderOrEncoder() {
+  translated = null;
+  const lens = store.state.view === 'lens' ? LENS_TOP_K : 0;
+  const { raw, result: shown, note } = await runText(client, 'model', model.config, store.state, { topK: 5, lens, compare: store.state.view === 'ablation' });
+  result = shown;
+  textResult = null;
+  for (const view of views) view.result = result;
+  showView();
+  controls.configure({ layers: model.config.layers, pairs: isPair(model.config, store.state.textB) });
+  if (store.state.layer >= model.config.layers) store.set({ layer: 0 });
+  renderPredictions(raw);
+  const predicted = raw.predictions.flatMap((p) => p.top.map((item) => item.display));
+  $('#token-marks').textContent = marksNote([...result.tokens.map((token) => token.display), ...predicted]);
+  $('#run-note').textContent = note;
+  describeStatus(raw.ms);
+  document.body.dataset.run = String(Number(document.body.dataset.run ?? 0) + 1);
+}
+
+// A neuron-view trace or a generation step's ablation that fails says why in #run-note, until one succeeds.
+let requestError = null;
+function showRequestOutcome(error = null) {
+  const note = $('#run-note');
+  if (error) {
+    requestError = error.message;
+    note.textContent = requestError;
+  } else if (requestError !== null) {
+    if (note.textContent === requestError) note.textContent = '';
+    requestError = null;
+  }
+}
+
 $('neuron-view').addEventListener('trace-request', async (event) => {
   try {
     const ids = generationPanel.stepIds; // a generation step: the text shown is the prompt and the tokens before the step's
     $('neuron-view').trace = ids ? await traceStep(client, 'model', ids, event.detail) : await traceHead(client, 'model', model.config, store.state, event.detail);
+    showRequestOutcome();
   } catch (error) {
-    $('#run-note').textContent = error.message;
+    showRequestOutcome(error);
   }
 });
 
@@ -393,8 +414,9 @@ async function ablateShownStep() {
     if (!current()) return; // another step, text or choice of heads since
     result = { ...result, ablation };
     $('ablation-view').result = result;
+    showRequestOutcome();
   } catch (error) {
-    if (current()) $('#run-note').textContent = error.message;
+    if (current()) showRequestOutcome(error);
   }
 }
 generationPanel.addEventListener('generation-clear', () => {
@@ -660,18 +682,32 @@ $('#copy-link').addEventListener('click', async () => {
 const stem = () => `attnplay-${model?.name ?? 'model'}-${['model', 'rollout'].includes(store.state.view) ? 'all-layers' : `layer${store.state.layer + 1}`}`;
 // Each of PICTURE_VIEWS' elements offers exportCanvas() and svg().
 const activeView = () => (PICTURE_VIEWS.includes(store.state.view) ? $(`${store.state.view}-view`) : null);
-// The head and matrix pictures get a title (model, layer, heads, text) and their legend (export-frame.js).
+// The head, matrix and neuron pictures get a title (model, layer, heads or head, the text; the neuron view's
+// query token, and the key of its rotation panel) and their legend (export-frame.js).
+const NEURON_LEGEND = 'Rows: the query vector q, then for each key its vector k, q × k element by element, q·k, q·k ÷ √d_k and the softmax weight. Blue: positive, orange: negative; stronger colour, larger magnitude.';
 function exportFrame() {
   const { view, layer, heads } = store.state;
-  if (!result || !['head', 'matrix'].includes(view)) return null;
+  if (!result || !['head', 'matrix', 'neuron'].includes(view)) return null;
   const element = activeView();
   const headCount = result.attentions.shape[1];
+  const colours = { text: viewColours(element).text, background: pageBackground(element) };
+  if (view === 'neuron') {
+    const shown = element.neuronModel();
+    if (!shown) return null;
+    const { title, subtitle } = exportCaption({ modelName: model.name, layer: shown.layer, heads: [shown.head], headCount, texts: result.texts });
+    const keys = shown.keys;
+    const rotaryKey = shown.rotary ? ` · rotation of the key “${result.tokens[shown.rotary.key].display}” (token ${shown.rotary.key + 1})` : '';
+    return {
+      title: `${title} · query “${shown.queryLabel}” (token ${shown.query + 1}) · keys ${keys[0].key + 1}–${keys[keys.length - 1].key + 1}${rotaryKey}`,
+      subtitle, legend: NEURON_LEGEND, swatches: [], colours,
+    };
+  }
   const shown = (heads ?? [...Array(headCount).keys()]).filter((head) => head < headCount);
   return {
     ...exportCaption({ modelName: model.name, layer, heads, headCount, texts: result.texts }),
     legend: element.querySelector(view === 'head' ? '.head-view-legend' : '.matrix-legend')?.textContent ?? '',
     swatches: view === 'head' ? shown.map((head) => ({ colour: headColour(head), label: `H${head + 1}` })) : [],
-    colours: { text: viewColours(element).text, background: pageBackground(element) },
+    colours,
   };
 }
 $('#export-png').addEventListener('click', () => {
@@ -697,12 +733,22 @@ $('#export-npy').addEventListener('click', () => {
   if (result) download(toNpy(result.cross?.attentions ?? result.attentions), `attnplay-${model.name}-${translated ? `${store.state.part}-` : ''}attention.npy`);
 });
 
-// "Download as a page": one self-contained HTML file with the widget in data mode (page-export.js).
+// "Download as a page": one self-contained HTML file: the widget in data mode
+// for the views it draws (page-export.js), else a snapshot of the tab as drawn (view-snapshot.js).
+function snapshotTitle(view) {
+  const label = $(`[role=tab][data-view="${view}"]`).textContent;
+  if (view === 'scratch' || !result) return `attnplay: ${label}`;
+  return `${label} · ${model.name} · ${quotedText(result.texts)}`;
+}
 $('#export-page').addEventListener('click', async () => {
-  if (!result) return;
+  const { view } = store.state;
+  const widgetView = WIDGET_VIEWS.includes(view);
+  if (!result && widgetView) return;
   try {
-    const page = await attentionPage({ result, state: store.state, modelName: model.name, rolloutMethod: $('rollout-view').method, rolloutDisplay: $('rollout-view').display, run: translated });
-    download(page, `attnplay-${model.name}-${store.state.view}.html`, 'text/html');
+    const page = widgetView
+      ? await attentionPage({ result, state: store.state, modelName: model.name, rolloutMethod: $('rollout-view').method, rolloutDisplay: $('rollout-view').display, run: translated, headScores: $('model-view').headScores })
+      : viewSnapshotPage($(`[role=tabpanel][data-view="${view}"]`), { title: snapshotTitle(view) });
+    download(page, view === 'scratch' ? 'attnplay-from-scratch.html' : `attnplay-${model.name}-${view}.html`, 'text/html');
   } catch (error) {
     $('#run-note').textContent = `Cannot make the page: ${error.message}`;
   }

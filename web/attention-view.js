@@ -128,6 +128,7 @@ export class AttentionView extends HTMLElement {
   #runLoop = new RunLoop(() => this.#runStep());
   #lastPreset = null;
   #matrixError = null;
+  #traceError = null; // the message of a neuron-view trace that failed, until one succeeds
   #data = new DataMode(this); // attention given by the author instead of a model
   #translated = null; // an encoder–decoder model's last run (translation-run.js)
   #partPicker = new PartPicker((name) => this.setAttribute('attention', name));
@@ -642,7 +643,10 @@ export class AttentionView extends HTMLElement {
     if (!this.#model) return;
     try {
       this.#views.get('neuron').trace = await traceHead(getEngineClient(), this.#model.key, this.#model.config, this.#store.state, request);
+      if (this.#traceError !== null && this.#status.textContent === this.#traceError) this.#setStatus('', 'ready'); // the last trace's error, now resolved
+      this.#traceError = null;
     } catch (error) {
+      this.#traceError = error.message;
       this.#setStatus(error.message, 'error');
     }
   }

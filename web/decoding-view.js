@@ -2,7 +2,7 @@
 // target tokens appear one at a time; at each step the source tokens are
 // shaded by that target token's cross-attention row (what the decoder read
 // to go on), and the alignment matrix of the tutorials (source tokens along
-// the top, target tokens down the side, white 0 → dark blue 1) grows by that
+// the top, target tokens down the side, on the theme's weight scale) grows by that
 // row. Values on hover (title and readout). The step is the page's locked
 // token (a target token; none locked = every step so far, the latest
 // current), so locking a target token in the head or matrix view moves here
@@ -13,14 +13,9 @@
 import { StoreBound } from './store-bound.js';
 import { h, replaceKeepingFocus } from './dom.js';
 import { crossMap } from './encoder-decoder.js';
-import { WEIGHT_LUT, headsTitle, weightIndex } from './view-support.js';
+import { headsTitle, textOnWeight, weightColour } from './view-support.js';
 
 const PLAY_MS = 700; // one step per this many milliseconds while playing
-
-const weightColour = (w) => {
-  const i = weightIndex(w);
-  return `rgb(${WEIGHT_LUT[i]}, ${WEIGHT_LUT[i + 1]}, ${WEIGHT_LUT[i + 2]})`;
-};
 
 export class DecodingView extends StoreBound {
   #result = null;
@@ -59,7 +54,7 @@ export class DecodingView extends StoreBound {
   }
 
   storeChanged(state, changed) {
-    if (changed === null || changed.some((key) => ['layer', 'heads', 'token'].includes(key))) this.#render();
+    if (changed === null || changed.some((key) => ['layer', 'heads', 'token', 'theme'].includes(key))) this.#render();
   }
 
   /** A cross-attention result (encoder-decoder.js: result.cross holds [L, H, T, S]). */
@@ -139,6 +134,7 @@ export class DecodingView extends StoreBound {
       return;
     }
     const state = this.store.state;
+    const { theme } = state;
     this.#map = crossMap(this.#result, state);
     if (!this.#map) {
       this.#title.textContent = 'No head selected.';
@@ -155,7 +151,7 @@ export class DecodingView extends StoreBound {
 
     this.#source.replaceChildren(...sources.map((label, k) => {
       const w = weight(step, k);
-      return h('span', { class: 'decoding-token', title: `${label}: ${w.toFixed(4)}`, style: `background: ${weightColour(w)}; color: ${w > 0.5 ? '#fff' : '#1b1b1f'}` }, label);
+      return h('span', { class: 'decoding-token', title: `${label}: ${w.toFixed(4)}`, style: `background: ${weightColour(theme, w)}; color: ${textOnWeight(theme, w)}` }, label);
     }));
     replaceKeepingFocus(this.#target, ...targets.slice(0, step + 1).map((label, q) => h('button', {
       type: 'button', class: 'decoding-token', dataset: { focusKey: `step ${q}` }, 'aria-current': q === step ? 'step' : 'false', onclick: () => { this.#stop(); this.#setStep(q); },
@@ -166,7 +162,7 @@ export class DecodingView extends StoreBound {
       h('th', { scope: 'row' }, targets[q]),
       ...sources.map((label, k) => {
         const w = weight(q, k);
-        return h('td', { title: `${targets[q]} → ${label}: ${w.toFixed(4)}`, dataset: { value: String(w), row: String(q), col: String(k) }, style: `background: ${weightColour(w)}` });
+        return h('td', { title: `${targets[q]} → ${label}: ${w.toFixed(4)}`, dataset: { value: String(w), row: String(q), col: String(k) }, style: `background: ${weightColour(theme, w)}` });
       })));
     this.#table.replaceChildren(
       h('caption', {}, 'Alignment: target tokens (rows) × source tokens (columns)'),

@@ -21,11 +21,13 @@ export function exportCaption({ modelName, layer, heads, headCount, texts }) {
   const which = heads === null || heads.length === headCount
     ? `all ${headCount} heads`
     : `${heads.length === 1 ? 'head' : 'heads'} ${heads.map((head) => head + 1).join(', ')} of ${headCount}`;
+  return { title: `${modelName} · layer ${layer + 1} · ${which}`, subtitle: quotedText(texts) };
+}
+
+/** The texts run (A / B), in quotes, on one line, shortened with … past TEXT_CHARS characters. */
+export function quotedText(texts) {
   const text = texts.join(' / ').replace(/\s+/g, ' ').trim();
-  return {
-    title: `${modelName} · layer ${layer + 1} · ${which}`,
-    subtitle: `“${text.length > TEXT_CHARS ? `${text.slice(0, TEXT_CHARS - 1)}…` : text}”`,
-  };
+  return `“${text.length > TEXT_CHARS ? `${text.slice(0, TEXT_CHARS - 1)}…` : text}”`;
 }
 
 // Splits text into lines of at most `chars` characters at spaces.

@@ -99,7 +99,10 @@ export class HeadView extends StoreBound {
   storeChanged(state, changed) {
     if (changed === null) this.#rebuild();
     else if (changed.some((key) => MAP_STATE_KEYS.includes(key))) this.#rebuild();
-    else if (changed.includes('token')) this.#paint();
+    else if (changed.includes('token')) {
+      this.#revealLocked();
+      this.#paint();
+    }
   }
 
   /** Model output: { tokens, attentions [L, H, T, T], texts, causal }. */
@@ -219,7 +222,7 @@ export class HeadView extends StoreBound {
     this.#rowScales = this.#prepared ? this.#prepared.maps.map(({ map }) => rowScales(map)) : [];
     const rows = this.#prepared ? Math.max(this.#prepared.rowLabels.length, this.#prepared.colLabels.length) : 0;
     const rowHeight = rows > 150 ? 14 : 20;
-    const width = Math.max(280, this.clientWidth || 640);
+    const width = Math.max(280, this.#scroller.clientWidth || this.clientWidth || 640); // inside the scroller's border and scrollbar gutter
     const height = rows * rowHeight + 16;
     // Narrow screens: narrower label columns, and no per-head squares.
     const labelWidth = Math.min(LABEL_WIDTH, Math.round(width * 0.27));
@@ -239,7 +242,18 @@ export class HeadView extends StoreBound {
     this.#baseTop = null;
     this.#fitted.clear();
     this.#canvas.setAttribute('aria-label', `${this.#caption ?? `Head view of layer ${state.layer + 1}`}: lines from ${this.#prepared?.rowLabels.length ?? 0} query tokens to key tokens${this.#caption === null ? ', one colour per head' : ''}. ${KEYBOARD_HELP}`);
+    this.#revealLocked();
     this.#paint();
+  }
+
+  // Scrolls the locked token's row into the middle of the scroller when it is out of sight (a link or preset's token, the keyboard).
+  #revealLocked() {
+    const focus = this.#hover ? null : this.#focus();
+    if (!focus || !this.#layout) return;
+    const y = this.#y(focus.index);
+    const s = this.#scroller;
+    const { rowHeight } = this.#layout;
+    if (y - rowHeight < s.scrollTop || y + rowHeight > s.scrollTop + s.clientHeight) s.scrollTop = Math.max(0, y - s.clientHeight / 2);
   }
 
   #renderChips() {

@@ -1,7 +1,7 @@
 // <lens-view>: the logit lens as a grid, layer × position: each cell is the
 // top token that the residual stream at that position, after that layer, reads
 // as through the model's own output head (the final norm and unembedding; BERT:
-// the masked-LM head), coloured by its probability (white 0 → dark 1), so the
+// the masked-LM head), coloured by its probability (on the theme's weight scale), so the
 // reader watches the prediction form layer by layer. Rows: the embeddings,
 // then layers 1..L; the last row is the model's own prediction (causal models:
 // the next token after each position; BERT: what it reads at each position).
@@ -13,7 +13,7 @@
 // Not here: the computation (cpp/analysis/logit_lens.*), running the model.
 import { h } from './dom.js';
 import { StoreBound } from './store-bound.js';
-import { WEIGHT_LUT, shorten, weightIndex } from './view-support.js';
+import { shorten, textOnWeight, weightColour } from './view-support.js';
 
 const CELL_CHARACTERS = 10; // longer top tokens are shortened in the cell (the full text is in its readout)
 
@@ -45,7 +45,7 @@ export class LensView extends StoreBound {
   get result() { return this.#result; }
 
   storeChanged(state, changed) {
-    if (changed === null || changed.includes('token')) this.#render();
+    if (changed === null || changed.includes('token') || changed.includes('theme')) this.#render();
   }
 
   /**
@@ -98,23 +98,33 @@ export class LensView extends StoreBound {
       : 'Each cell reads the residual stream after that layer through the masked-LM head: the token the model would fill in at the column’s position if it stopped there. The last row is the model’s prediction. Darker = more probable; hover or focus a cell for its top tokens.';
     this.#focus = { row: Math.min(this.#focus.row, rows - 1), col: Math.min(this.#focus.col, t - 1) };
     const locked = this.store?.state.token ?? null;
+    const theme = this.store?.state.theme ?? 'auto';
     const labels = this.#rowLabels();
     const head = h('tr', {}, h('th', { scope: 'col', class: 'lens-corner' }, result.causal ? 'after token →' : 'at token →'),
       result.tokens.map((token, c) => h('th', { scope: 'col', 'aria-current': c === locked ? 'true' : null }, shorten(token.display, CELL_CHARACTERS))));
     const body = labels.map((label, r) => h('tr', {}, h('th', { scope: 'row' }, label),
       Array.from({ length: t }, (_, c) => {
         const [best] = this.#top(r, c);
-        const i = weightIndex(best.probability);
         return h('td', {
           tabindex: r === this.#focus.row && c === this.#focus.col ? '0' : '-1',
           dataset: { row: String(r), col: String(c) },
           'aria-current': c === locked ? 'true' : null,
-          style: `background: rgb(${WEIGHT_LUT[i]}, ${WEIGHT_LUT[i + 1]}, ${WEIGHT_LUT[i + 2]}); color: ${best.probability > 0.5 ? '#fff' : '#111'}`,
+          style: `background: ${weightColour(theme, best.probability)}; color: ${textOnWeight(theme, best.probability)}`,
           'aria-label': `${label}, token ${c + 1}: ${best.display} ${percent(best.probability)}`,
         }, shorten(best.display, CELL_CHARACTERS));
       })));
     this.#table.replaceChildren(h('thead', {}, head), h('tbody', {}, body));
     this.#readout.textContent = '';
+    this.#revealLocked();
+  }
+
+  // Scrolls the locked token's column into sight when it is out of it (a link or preset's token).
+  #revealLocked() {
+    const current = this.#table.querySelector('thead th[aria-current="true"]');
+    const scroller = this.#table.parentElement;
+    if (!current || !scroller) return;
+    const { offsetLeft: x, offsetWidth: width } = current;
+    if (x < scroller.scrollLeft || x + width > scroller.scrollLeft + scroller.clientWidth) scroller.scrollLeft = Math.max(0, x - scroller.clientWidth / 2);
   }
 
   // The readout of a cell: where it is and its top-k.

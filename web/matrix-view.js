@@ -14,7 +14,7 @@
 import { StoreBound } from './store-bound.js';
 import { h } from './dom.js';
 import { SvgWriter } from './svg-writer.js';
-import { HATCH_RGB, MAP_STATE_KEYS, MASKED_RGB, WEIGHT_LUT, hatchPattern, isMasked, pageBackground, rowOfToken, rowTokens, selectedMap, shorten, viewColours, weightIndex } from './view-support.js';
+import { HATCH_RGB, MAP_STATE_KEYS, MASKED_RGB, hatchPattern, isMasked, pageBackground, rowOfToken, rowTokens, selectedMap, shorten, viewColours, weightIndex, weightLut, weightScaleWords } from './view-support.js';
 
 const MIN_CELL = 2;
 const MAX_CELL = 28;
@@ -63,8 +63,11 @@ export class MatrixView extends StoreBound {
 
   storeChanged(state, changed) {
     if (changed === null) this.#rebuild();
-    else if (changed.some((key) => MAP_STATE_KEYS.includes(key))) this.#rebuild();
-    else if (changed.includes('token')) this.#paint();
+    else if (changed.some((key) => [...MAP_STATE_KEYS, 'theme'].includes(key))) this.#rebuild();
+    else if (changed.includes('token')) {
+      this.#revealLocked();
+      this.#paint();
+    }
   }
 
   /** Model output: { tokens, attentions [L, H, T, T], texts, causal }. */
@@ -95,12 +98,13 @@ export class MatrixView extends StoreBound {
       svg.image(this.#cells.toDataURL('image/png'), left, top, cols * cell, rows * cell);
     } else {
       const cells = svg.group({ 'shape-rendering': 'crispEdges' });
+      const scale = weightLut(this.store.state.theme);
       for (let r = 0; r < rows; r += 1) {
         for (let c = 0; c < cols;) {
           const at = this.#cellColour(r * cols + c);
           let end = c + 1;
           while (end < cols && this.#cellColour(r * cols + end) === at) end += 1;
-          const fill = at < 0 ? svg.hatch(`rgb(${HATCH_RGB})`, `rgb(${MASKED_RGB})`) : `rgb(${WEIGHT_LUT[at]}, ${WEIGHT_LUT[at + 1]}, ${WEIGHT_LUT[at + 2]})`;
+          const fill = at < 0 ? svg.hatch(`rgb(${HATCH_RGB})`, `rgb(${MASKED_RGB})`) : `rgb(${scale[at]}, ${scale[at + 1]}, ${scale[at + 2]})`;
           svg.rect(left + c * cell, top + r * cell, (end - c) * cell, cell, { fill }, cells);
           c = end;
         }
@@ -199,13 +203,21 @@ export class MatrixView extends StoreBound {
     }
     this.#scaleMax = max > 0 ? max : 1;
     this.#title.textContent = `${title}: ${caption}`;
-    this.#legend.textContent = `Colour: weight from 0 (white) to ${this.#scaleMax.toFixed(3)} (dark blue), the largest weight shown${this.#result.causal ? '; grey hatching: masked by the causal mask (−∞ before softmax)' : ''}.`;
+    const words = weightScaleWords(this.store.state.theme);
+    this.#legend.textContent = `Colour: weight from 0 (${words.low}) to ${this.#scaleMax.toFixed(3)} (${words.high}), the largest weight shown${this.#result.causal ? '; grey hatching: masked by the causal mask (−∞ before softmax)' : ''}.`;
     this.#layOut();
     this.#drawCells();
     this.#drawBase();
     this.#canvas.setAttribute('aria-label', `${title}: heatmap of ${rows} query tokens by ${cols} key tokens. Arrow keys move a cell cursor and read its weight, Enter locks the query row, Escape unlocks. The attention table lists the same weights as text.`);
     this.#readout.textContent = 'Point at a cell (or focus the map and use the arrow keys) for its exact weight; click to lock its query row.';
+    this.#revealLocked();
     this.#paint();
+  }
+
+  // Scrolls the locked query row into sight when it is out of it (a link or preset's token, the keyboard).
+  #revealLocked() {
+    const r = this.#layout ? this.#lockedRow() : -1;
+    if (r >= 0) this.#scrollTo({ r, c: null });
   }
 
   #layOut() {
@@ -230,7 +242,7 @@ export class MatrixView extends StoreBound {
     this.#canvas.style.height = `${height}px`;
   }
 
-  // Colour of cell i (row-major): its index into WEIGHT_LUT, or -1 when masked.
+  // Colour of cell i (row-major): its index into the theme's weight scale, or -1 when masked.
   // Below-threshold weights are drawn as 0. Shared by the canvas and the SVG.
   #cellColour(i) {
     if (this.#masked[i]) return -1;
@@ -246,14 +258,15 @@ export class MatrixView extends StoreBound {
     const ctx = this.#cells.getContext('2d');
     const image = ctx.createImageData(cols, rows);
     const pixels = image.data;
+    const scale = weightLut(this.store.state.theme);
     for (let i = 0; i < rows * cols; i += 1) {
       const at = this.#cellColour(i);
       if (at < 0) {
         pixels.set(MASKED_RGB, i * 4);
       } else {
-        pixels[i * 4] = WEIGHT_LUT[at];
-        pixels[i * 4 + 1] = WEIGHT_LUT[at + 1];
-        pixels[i * 4 + 2] = WEIGHT_LUT[at + 2];
+        pixels[i * 4] = scale[at];
+        pixels[i * 4 + 1] = scale[at + 1];
+        pixels[i * 4 + 2] = scale[at + 2];
       }
       pixels[i * 4 + 3] = 255;
     }
@@ -440,14 +453,16 @@ export class MatrixView extends StoreBound {
     event.preventDefault();
   }
 
-  // Keeps the cursor's cell inside the scroller's visible part.
+  // Keeps the cursor's cell (or, with c null, its row) inside the scroller's visible part.
   #scrollTo({ r, c }) {
     const { left, top, cell } = this.#layout;
     const s = this.#scroller;
-    const x = left + c * cell;
     const y = top + r * cell;
-    if (x < s.scrollLeft + left) s.scrollLeft = Math.max(0, x - left);
-    else if (x + cell > s.scrollLeft + s.clientWidth) s.scrollLeft = x + cell - s.clientWidth + 8;
+    if (c !== null) {
+      const x = left + c * cell;
+      if (x < s.scrollLeft + left) s.scrollLeft = Math.max(0, x - left);
+      else if (x + cell > s.scrollLeft + s.clientWidth) s.scrollLeft = x + cell - s.clientWidth + 8;
+    }
     if (y < s.scrollTop + top) s.scrollTop = Math.max(0, y - top);
     else if (y + cell > s.scrollTop + s.clientHeight) s.scrollTop = y + cell - s.clientHeight + 8;
   }

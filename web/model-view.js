@@ -18,7 +18,7 @@ import { prepareMaps } from './attention-data.js';
 import { h } from './dom.js';
 import { headColour } from './palette.js';
 import { SvgWriter } from './svg-writer.js';
-import { MASKED_RGB, WEIGHT_LUT, pageBackground, viewColours, weightIndex } from './view-support.js';
+import { MASKED_RGB, pageBackground, viewColours, weightIndex, weightLut } from './view-support.js';
 
 const THUMB_BLOCKS = 64; // at least; doubled (up to MAX_BLOCKS) while the thumbnails have the pixels
 const MAX_BLOCKS = 256;
@@ -66,7 +66,7 @@ export class ModelView extends StoreBound {
 
   storeChanged(state, changed) {
     if (changed === null) this.#rebuild();
-    else if (changed.some((key) => ['threshold', 'prune', 'filter', 'hideSpecial', 'words'].includes(key))) this.#rebuild();
+    else if (changed.some((key) => ['threshold', 'prune', 'filter', 'hideSpecial', 'words', 'theme'].includes(key))) this.#rebuild();
     else if (changed.some((key) => ['layer', 'heads'].includes(key))) this.#markCurrent();
   }
 
@@ -81,6 +81,8 @@ export class ModelView extends StoreBound {
     this.#headScores = scores ?? null;
     this.#rebuild();
   }
+
+  get headScores() { return this.#headScores; }
 
   /**
    * The thumbnails as drawn, for tests: [{ layer, head, labels, shape:
@@ -316,14 +318,15 @@ export class ModelView extends StoreBound {
       const ctx = canvas.getContext('2d');
       const image = ctx.createImageData(bc, br);
       const pixels = image.data;
+      const scale = weightLut(this.store.state.theme);
       for (let i = 0; i < values.length; i += 1) {
         if (Number.isNaN(values[i])) {
           pixels.set(MASKED_RGB, i * 4);
         } else {
           const at = weightIndex(values[i] / scaleMax);
-          pixels[i * 4] = WEIGHT_LUT[at];
-          pixels[i * 4 + 1] = WEIGHT_LUT[at + 1];
-          pixels[i * 4 + 2] = WEIGHT_LUT[at + 2];
+          pixels[i * 4] = scale[at];
+          pixels[i * 4 + 1] = scale[at + 1];
+          pixels[i * 4 + 2] = scale[at + 2];
         }
         pixels[i * 4 + 3] = 255;
       }

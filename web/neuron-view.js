@@ -131,6 +131,14 @@ export class NeuronView extends StoreBound {
     return svg.toString();
   }
 
+  /** Mends the page snapshot's copy of this view (view-snapshot.js): every key row, as the SVG export draws them, in the scroller. */
+  offlineCopy(copy) {
+    const svg = this.svg();
+    const scroller = copy.querySelector('.neuron-view-scroller');
+    if (!svg || !scroller) return;
+    scroller.replaceChildren(this.ownerDocument.importNode(new DOMParser().parseFromString(svg, 'image/svg+xml').documentElement, true));
+  }
+
   /**
    * The numbers shown, for tests and exports (null while waiting for Q and K):
    * { layer, head, query, queryLabel, defaultQuery, dk, divisor, q, keys:

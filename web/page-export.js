@@ -3,11 +3,12 @@
 // scripts/make-page-template.mjs at build time) holds the <attention-view>
 // widget bundled with its styles and a strict Content-Security-Policy; this
 // fills in a title, the widget's attributes (view, layer, heads, token,
-// threshold, theme, rollout-method) and the attention as data-mode JSON (tokens and the
-// tensor as base64 float32). The CLI's `attention --format html` fills the
+// threshold, theme, rollout-method) and the attention as data-mode JSON (tokens, the
+// tensor as base64 float32, and the model view's head labels). The CLI's `attention --format html` fills the
 // same template the same way (cpp/cli/html_page.cpp).
 // An encoder–decoder model's run embeds its three parts (the widget's
 // encoder–decoder data) and opens on the part shown.
+// The tabs the widget does not draw are saved as snapshots (view-snapshot.js).
 // Not here: the widget (attention-view.js), downloads (export.js).
 import { encoderDecoderJson } from './export.js';
 
@@ -31,9 +32,12 @@ export function fillPageTemplate(template, { title, attributes, data }) {
   }) + template.slice(script);
 }
 
+/** The playground's views that the widget draws (the other tabs are saved as snapshots, view-snapshot.js). */
+export const WIDGET_VIEWS = ['head', 'model', 'matrix', 'rollout', 'cross'];
+
 /** The widget attributes that reproduce the playground's view of `state` (and the rollout view's method and display). */
 export function viewAttributes(state, rolloutMethod = 'rollout', rolloutDisplay = 'matrix') {
-  const attributes = { view: ['head', 'model', 'matrix', 'rollout', 'cross'].includes(state.view) ? state.view : 'head', layer: state.layer, controls: '' };
+  const attributes = { view: WIDGET_VIEWS.includes(state.view) ? state.view : 'head', layer: state.layer, controls: '' };
   if (state.view === 'rollout' && rolloutMethod !== 'rollout') attributes['rollout-method'] = rolloutMethod;
   if (state.view === 'rollout' && rolloutDisplay !== 'matrix') attributes['rollout-display'] = rolloutDisplay;
   if (state.heads !== null) attributes.heads = state.heads.join(',');
@@ -47,11 +51,15 @@ export function viewAttributes(state, rolloutMethod = 'rollout', rolloutDisplay 
  * The data a one-file page embeds: tokens and the tensor as base64 float32
  * (exact, and about a third of the size of nested JSON lists).
  */
-function embeddedData({ tokens, attentions, model, modelType, causal }) {
+function embeddedData({ tokens, attentions, model, modelType, causal, headScores }) {
+  const [layers, heads] = attentions.shape;
+  const labels = new Map((headScores ?? []).map((s) => [`${s.layer}.${s.head}`, s.labels]));
   return {
     model, model_type: modelType, causal,
     tokens: tokens.map((t) => ({ token: t.display, id: t.id, special: Boolean(t.special), type_id: t.typeId ?? 0 })),
     attentions: base64Tensor(attentions),
+    // The model view's head labels (its badges), when the head-pattern analysis has run.
+    ...(headScores ? { head_labels: Array.from({ length: layers }, (_, l) => Array.from({ length: heads }, (__, h) => labels.get(`${l}.${h}`) ?? [])) } : {}),
   };
 }
 
@@ -66,9 +74,9 @@ function base64Tensor({ data, shape }) {
 /**
  * The page (HTML text) for a run's result shown with `state` (and the rollout
  * view's method and display); `run`: an encoder–decoder model's run (translation-run.js),
- * whose three parts it embeds.
+ * whose three parts it embeds; `headScores`: the model view's head labels (model-view.js).
  */
-export async function attentionPage({ result, state, modelName, rolloutMethod = 'rollout', rolloutDisplay = 'matrix', run = null }) {
+export async function attentionPage({ result, state, modelName, rolloutMethod = 'rollout', rolloutDisplay = 'matrix', run = null, headScores = null }) {
   const response = await fetch(TEMPLATE_URL);
   if (!response.ok) throw new Error(`the page template ${TEMPLATE_URL.pathname} could not be loaded (HTTP ${response.status})`);
   if (run) {
@@ -82,6 +90,6 @@ export async function attentionPage({ result, state, modelName, rolloutMethod = 
   return fillPageTemplate(await response.text(), {
     title: `Attention of ${modelName}: ${layers} layers × ${heads} heads, ${tokens} tokens`,
     attributes: viewAttributes(state, rolloutMethod, rolloutDisplay),
-    data: embeddedData({ tokens: result.tokens, attentions: result.attentions, model: modelName, modelType: result.modelType, causal: result.causal }),
+    data: embeddedData({ tokens: result.tokens, attentions: result.attentions, model: modelName, modelType: result.modelType, causal: result.causal, headScores }),
   });
 }

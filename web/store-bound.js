@@ -7,7 +7,11 @@
 // rebuilds: deferWhileHidden() in a rebuild marks the view stale, and it
 // redraws everything when it is shown again (or when flushDeferred() asks,
 // before reading what it draws), so a change costs only the visible view.
+// With the theme 'auto', a change of the system's colour scheme reaches the
+// views as a change of 'theme' (the weight scales follow it: view-support.js).
 // Not here: what any view draws.
+
+import { systemDarkScheme } from './view-support.js';
 
 export class StoreBound extends HTMLElement {
   #store = null;
@@ -17,6 +21,9 @@ export class StoreBound extends HTMLElement {
   #shownObserver = new ResizeObserver(() => {
     if (this.#stale && this.checkVisibility()) this.flushDeferred();
   });
+  #schemeChanged = () => {
+    if (this.#store?.state.theme === 'auto') this.storeChanged(this.#store.state, ['theme']);
+  };
 
   get store() { return this.#store; }
 
@@ -29,12 +36,14 @@ export class StoreBound extends HTMLElement {
   connectedCallback() {
     if (this.#store && !this.#unsubscribe) this.#subscribe();
     this.#shownObserver.observe(this);
+    systemDarkScheme?.addEventListener('change', this.#schemeChanged);
   }
 
   disconnectedCallback() {
     this.#unsubscribe?.();
     this.#unsubscribe = null;
     this.#shownObserver.disconnect();
+    systemDarkScheme?.removeEventListener('change', this.#schemeChanged);
   }
 
   /** In a rebuild: true (and the view marked stale) when the element is not rendered now. */

@@ -82,20 +82,53 @@ export function rowOfToken(result, state, map, token) {
   return map.rows.indexOf(group);
 }
 
-// Sequential scale from near-white (0) to dark blue (1), in sRGB.
-const LOW = [247, 251, 255];
-const HIGH = [8, 48, 107];
+// Sequential weight scales, in sRGB: on a light page from near-white (0) to
+// dark blue (1); on a dark page from near the page's background (0) to light
+// blue (1). Either way a weight of 0 sits quietly on the page.
+const SCALES = { light: [[247, 251, 255], [8, 48, 107]], dark: [[31, 34, 42], [147, 197, 253]] };
 /** Masked cells: mid grey, with darker hatching drawn on top. */
 export const MASKED_RGB = [168, 168, 176];
 export const HATCH_RGB = [110, 110, 120];
 
-/** The weight scale in 256 steps: entry i (rgb at 3i..3i+2) is weight i / 255. */
-export const WEIGHT_LUT = Uint8ClampedArray.from({ length: 256 * 3 }, (_, j) => {
+const lut = ([low, high]) => Uint8ClampedArray.from({ length: 256 * 3 }, (_, j) => {
   const channel = j % 3;
-  return Math.round(LOW[channel] + ((HIGH[channel] - LOW[channel]) * Math.floor(j / 3)) / 255);
+  return Math.round(low[channel] + ((high[channel] - low[channel]) * Math.floor(j / 3)) / 255);
 });
+const WEIGHT_LUTS = { light: lut(SCALES.light), dark: lut(SCALES.dark) };
+/** The system's dark colour-scheme query ('auto' themes follow it), or null outside a browser. */
+export const systemDarkScheme = globalThis.matchMedia?.('(prefers-color-scheme: dark)') ?? null;
 
-/** Index into WEIGHT_LUT (times 3) of a weight t in 0..1 (clamped). */
+/** 'light' or 'dark': what a view with the state's theme is drawn on ('auto' follows the reader's system). */
+export function drawnTheme(theme) {
+  return theme === 'dark' || (theme !== 'light' && systemDarkScheme?.matches) ? 'dark' : 'light';
+}
+
+/** The weight scale of a theme in 256 steps: entry i (rgb at 3i..3i+2) is weight i / 255. */
+export function weightLut(theme) {
+  return WEIGHT_LUTS[drawnTheme(theme)];
+}
+
+/** The theme's weight scale in words, for legends: { low, high }. */
+export function weightScaleWords(theme) {
+  return drawnTheme(theme) === 'dark' ? { low: 'near-black', high: 'light blue' } : { low: 'white', high: 'dark blue' };
+}
+
+/** CSS colour of weight t (0..1) on the theme's scale. */
+export function weightColour(theme, t) {
+  const scale = weightLut(theme);
+  const at = weightIndex(t);
+  return `rgb(${scale[at]}, ${scale[at + 1]}, ${scale[at + 2]})`;
+}
+
+/** A text colour readable on the theme's colour of weight t (0..1): dark on light cells, light on dark ones. */
+export function textOnWeight(theme, t) {
+  const scale = weightLut(theme);
+  const at = weightIndex(t);
+  const luminance = 0.2126 * scale[at] + 0.7152 * scale[at + 1] + 0.0722 * scale[at + 2];
+  return luminance > 140 ? '#111' : '#fff';
+}
+
+/** Index into a weight scale (times 3) of a weight t in 0..1 (clamped). */
 export function weightIndex(t) {
   return 3 * Math.round(255 * Math.min(1, Math.max(0, t)));
 }

@@ -4,7 +4,8 @@
 // view's attention of later layers equal what the engine computes in Node for
 // the same text with and without that head (an independent path: no worker,
 // no page); "Most important heads" lists the engine's ranking. With
-// austen-bert, the loss change at each [MASK]. The widget's
+// austen-bert, the loss change at each [MASK] (its tokens set apart in the
+// strip, its layers apart in the grid). The widget's
 // `ablate` and `ablation` attributes knock heads out in the ablation view
 // and in the head view (its attention equals Node's ablated pass), and a bad
 // attribute gets a readable status.
@@ -134,6 +135,16 @@ test('BERT: a click gives the loss change at each [MASK] against the intact mode
   assert.deepEqual(marked.map(([i]) => i), [...intact.maskPositions]);
   marked.forEach(([, change], m) => assert.ok(Math.abs(Number(change) - (after.tokenLoss[m] - before.tokenLoss[m])) < 1e-3, `loss change at [MASK] ${m}`));
   model.dispose();
+  // WordPiece tokens carry no spaces: each token of the strip is set apart, and a line separates the grid's layers.
+  const separated = await page.evaluate(() => {
+    const boxes = [...document.querySelectorAll('ablation-view .ablation-token')].map((span) => span.getBoundingClientRect());
+    const gaps = boxes.slice(1).map((box, i) => [boxes[i], box]).filter(([left, right]) => Math.abs(right.top - left.top) < 1).map(([left, right]) => right.left - left.right);
+    const layerLines = [...document.querySelectorAll('ablation-view .ablation-grid tr')].filter((row) => row.querySelector('th[scope=row]'))
+      .map((row) => parseFloat(getComputedStyle(row.querySelector('th')).borderTopWidth));
+    return { gaps, layerLines, layers: document.querySelector('ablation-view').result.attentions.shape[0] };
+  });
+  assert.ok(separated.gaps.length > 5 && separated.gaps.every((gap) => gap >= 1), `gaps between tokens: ${separated.gaps.join(', ')}`);
+  assert.ok(separated.layerLines.length === separated.layers && separated.layerLines.every((width) => width >= 1), `lines between layers: ${separated.layerLines.join(', ')}`);
   assert.deepEqual(errors, []);
 });
 
