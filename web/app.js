@@ -783,5 +783,8 @@ $('#model-select').replaceChildren(
   h('option', { value: OWN_MODEL }, 'Your own model…'),
 );
 showGallery();
+// A link that names a shipped model and no text opens on the model's own example, as the picker does.
+const linkExample = shipped.find((m) => m.name === store.state.model)?.example;
+if (linkExample && !/(^#|&)z?text=/.test(location.hash)) store.set({ text: linkExample, textB: '' });
 selectModel(store.state.model);
 if (linkProblem) $('#run-note').textContent = linkProblem;

@@ -13,7 +13,7 @@
 // Not here: the computation (cpp/analysis/logit_lens.*), running the model.
 import { h } from './dom.js';
 import { StoreBound } from './store-bound.js';
-import { shorten, textOnWeight, weightColour } from './view-support.js';
+import { shorten, textOnWeight, weightColour, weightScaleWords } from './view-support.js';
 
 const CELL_CHARACTERS = 10; // longer top tokens are shortened in the cell (the full text is in its readout)
 
@@ -92,13 +92,15 @@ export class LensView extends StoreBound {
     }
     this.#title.removeAttribute('data-error');
     const [rows, t] = result.lens.shape;
+    const theme = this.store?.state.theme ?? 'auto';
     this.#title.textContent = `Logit lens: the top token of every layer (rows) at every position (columns), ${rows - 1} layers × ${t} tokens`;
-    this.#caption.textContent = result.causal
-      ? 'Each cell reads the residual stream after that layer through the final norm and the unembedding: the next token the model would predict after the column’s token if it stopped there. The last row is the model’s prediction. Darker = more probable; hover or focus a cell for its top tokens.'
-      : 'Each cell reads the residual stream after that layer through the masked-LM head: the token the model would fill in at the column’s position if it stopped there. The last row is the model’s prediction. Darker = more probable; hover or focus a cell for its top tokens.';
+    const { low, high } = weightScaleWords(theme);
+    const reading = result.causal
+      ? 'Each cell reads the residual stream after that layer through the final norm and the unembedding: the next token the model would predict after the column’s token if it stopped there.'
+      : 'Each cell reads the residual stream after that layer through the masked-LM head: the token the model would fill in at the column’s position if it stopped there.';
+    this.#caption.textContent = `${reading} The last row is the model’s prediction. Colour: the top token’s probability, from 0 (${low}) to 1 (${high}); hover or focus a cell for its top tokens.`;
     this.#focus = { row: Math.min(this.#focus.row, rows - 1), col: Math.min(this.#focus.col, t - 1) };
     const locked = this.store?.state.token ?? null;
-    const theme = this.store?.state.theme ?? 'auto';
     const labels = this.#rowLabels();
     const head = h('tr', {}, h('th', { scope: 'col', class: 'lens-corner' }, result.causal ? 'after token →' : 'at token →'),
       result.tokens.map((token, c) => h('th', { scope: 'col', 'aria-current': c === locked ? 'true' : null }, shorten(token.display, CELL_CHARACTERS))));

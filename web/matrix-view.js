@@ -14,7 +14,7 @@
 import { StoreBound } from './store-bound.js';
 import { h } from './dom.js';
 import { SvgWriter } from './svg-writer.js';
-import { HATCH_RGB, MAP_STATE_KEYS, MASKED_RGB, hatchPattern, isMasked, pageBackground, rowOfToken, rowTokens, selectedMap, shorten, viewColours, weightIndex, weightLut, weightScaleWords } from './view-support.js';
+import { MAP_STATE_KEYS, hatchPattern, isMasked, maskedColours, pageBackground, rowOfToken, rowTokens, selectedMap, shorten, viewColours, weightIndex, weightLut, weightScaleWords } from './view-support.js';
 
 const MIN_CELL = 2;
 const MAX_CELL = 28;
@@ -99,12 +99,13 @@ export class MatrixView extends StoreBound {
     } else {
       const cells = svg.group({ 'shape-rendering': 'crispEdges' });
       const scale = weightLut(this.store.state.theme);
+      const masked = maskedColours(this.store.state.theme);
       for (let r = 0; r < rows; r += 1) {
         for (let c = 0; c < cols;) {
           const at = this.#cellColour(r * cols + c);
           let end = c + 1;
           while (end < cols && this.#cellColour(r * cols + end) === at) end += 1;
-          const fill = at < 0 ? svg.hatch(`rgb(${HATCH_RGB})`, `rgb(${MASKED_RGB})`) : `rgb(${scale[at]}, ${scale[at + 1]}, ${scale[at + 2]})`;
+          const fill = at < 0 ? svg.hatch(`rgb(${masked.hatch})`, `rgb(${masked.cell})`) : `rgb(${scale[at]}, ${scale[at + 1]}, ${scale[at + 2]})`;
           svg.rect(left + c * cell, top + r * cell, (end - c) * cell, cell, { fill }, cells);
           c = end;
         }
@@ -259,10 +260,11 @@ export class MatrixView extends StoreBound {
     const image = ctx.createImageData(cols, rows);
     const pixels = image.data;
     const scale = weightLut(this.store.state.theme);
+    const masked = maskedColours(this.store.state.theme).cell;
     for (let i = 0; i < rows * cols; i += 1) {
       const at = this.#cellColour(i);
       if (at < 0) {
-        pixels.set(MASKED_RGB, i * 4);
+        pixels.set(masked, i * 4);
       } else {
         pixels[i * 4] = scale[at];
         pixels[i * 4 + 1] = scale[at + 1];
@@ -296,7 +298,7 @@ export class MatrixView extends StoreBound {
           ctx.rect(left + start * cell, top + r * cell, (c - start) * cell, cell);
         }
       }
-      ctx.fillStyle = hatchPattern(ctx);
+      ctx.fillStyle = hatchPattern(ctx, this.store.state.theme);
       ctx.fill();
     }
     ctx.strokeStyle = 'rgba(128, 128, 128, 0.6)';

@@ -18,7 +18,7 @@ import { prepareMaps } from './attention-data.js';
 import { h } from './dom.js';
 import { headColour } from './palette.js';
 import { SvgWriter } from './svg-writer.js';
-import { MASKED_RGB, pageBackground, viewColours, weightIndex, weightLut } from './view-support.js';
+import { maskedColours, pageBackground, viewColours, weightIndex, weightLut } from './view-support.js';
 
 const THUMB_BLOCKS = 64; // at least; doubled (up to MAX_BLOCKS) while the thumbnails have the pixels
 const MAX_BLOCKS = 256;
@@ -319,9 +319,10 @@ export class ModelView extends StoreBound {
       const image = ctx.createImageData(bc, br);
       const pixels = image.data;
       const scale = weightLut(this.store.state.theme);
+      const masked = maskedColours(this.store.state.theme).cell;
       for (let i = 0; i < values.length; i += 1) {
         if (Number.isNaN(values[i])) {
-          pixels.set(MASKED_RGB, i * 4);
+          pixels.set(masked, i * 4);
         } else {
           const at = weightIndex(values[i] / scaleMax);
           pixels[i * 4] = scale[at];

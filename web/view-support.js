@@ -86,9 +86,9 @@ export function rowOfToken(result, state, map, token) {
 // dark blue (1); on a dark page from near the page's background (0) to light
 // blue (1). Either way a weight of 0 sits quietly on the page.
 const SCALES = { light: [[247, 251, 255], [8, 48, 107]], dark: [[31, 34, 42], [147, 197, 253]] };
-/** Masked cells: mid grey, with darker hatching drawn on top. */
-export const MASKED_RGB = [168, 168, 176];
-export const HATCH_RGB = [110, 110, 120];
+// Masked cells: a grey between the scale's ends, with hatching drawn on top
+// (on a dark page a darker grey, so the mask does not outshine the weights).
+const MASKED = { light: { cell: [168, 168, 176], hatch: [110, 110, 120] }, dark: { cell: [62, 62, 70], hatch: [98, 98, 110] } };
 
 const lut = ([low, high]) => Uint8ClampedArray.from({ length: 256 * 3 }, (_, j) => {
   const channel = j % 3;
@@ -101,6 +101,11 @@ export const systemDarkScheme = globalThis.matchMedia?.('(prefers-color-scheme: 
 /** 'light' or 'dark': what a view with the state's theme is drawn on ('auto' follows the reader's system). */
 export function drawnTheme(theme) {
   return theme === 'dark' || (theme !== 'light' && systemDarkScheme?.matches) ? 'dark' : 'light';
+}
+
+/** The masked cells' colours for a theme: { cell, hatch } as [r, g, b]. */
+export function maskedColours(theme) {
+  return MASKED[drawnTheme(theme)];
 }
 
 /** The weight scale of a theme in 256 steps: entry i (rgb at 3i..3i+2) is weight i / 255. */
@@ -133,15 +138,16 @@ export function weightIndex(t) {
   return 3 * Math.round(255 * Math.min(1, Math.max(0, t)));
 }
 
-/** An 8 x 8 tile of diagonal hatching on the masked grey, as a canvas pattern. */
-export function hatchPattern(ctx) {
+/** An 8 x 8 tile of diagonal hatching on the theme's masked grey, as a canvas pattern. */
+export function hatchPattern(ctx, theme) {
+  const { cell, hatch } = maskedColours(theme);
   const tile = document.createElement('canvas');
   tile.width = 8;
   tile.height = 8;
   const t = tile.getContext('2d');
-  t.fillStyle = `rgb(${MASKED_RGB})`;
+  t.fillStyle = `rgb(${cell})`;
   t.fillRect(0, 0, 8, 8);
-  t.strokeStyle = `rgb(${HATCH_RGB})`;
+  t.strokeStyle = `rgb(${hatch})`;
   t.lineWidth = 2;
   t.beginPath();
   t.moveTo(-2, 10);

@@ -465,7 +465,7 @@ test('Space or Enter on a head chip or an ablation head toggles it and keeps the
   await page.close();
 });
 
-test('each shipped model opens from the picker with its own example text; a text of the reader\'s own stays', async () => {
+test('each shipped model opens from the picker or a link with its own example text; a text of the reader\'s own stays', async () => {
   const { page, errors } = await newPage(session.browser);
   await openDefault(page);
   const catalog = JSON.parse(readFileSync(new URL('../../models/catalog.json', import.meta.url), 'utf8'));
@@ -486,6 +486,17 @@ test('each shipped model opens from the picker with its own example text; a text
   await typeText(page, 'File not found');
   await pick('austen-gpt');
   assert.equal(await page.inputValue('#text-a'), 'File not found', 'the reader\'s own text stays');
+  // A link naming a shipped model but no text opens it on its own example too; a link's own text stays.
+  for (const name of ['gettext-en-fr', 'austen-bert']) {
+    await page.goto('about:blank');
+    await page.goto(`${session.url}#model=${name}`);
+    await page.waitForFunction((model) => Number(document.body.dataset.run ?? 0) >= 1 && document.querySelector('#engine-status').textContent.startsWith(model), name, { timeout: 60000 });
+    assert.equal(await page.inputValue('#text-a'), example(name), `a link to ${name}`);
+  }
+  await page.goto('about:blank');
+  await page.goto(`${session.url}#model=gettext-en-fr&text=${encodeURIComponent('Open the file')}`);
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  assert.equal(await page.inputValue('#text-a'), 'Open the file');
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -528,16 +539,18 @@ test('heat maps follow the theme: the matrix, the model view\'s thumbnails and t
       const pixel = canvas.getContext('2d').getImageData(Math.floor((heat.left + (c + 0.5) * heat.cell) * ratio), Math.floor((heat.top + (r + 0.5) * heat.cell) * ratio), 1, 1).data;
       out.matrixLow = luminance(pixel);
     }
-    const thumb = document.querySelector('model-view canvas');
+    const thumb = document.querySelector('model-view [data-layer="0"][data-head="0"] canvas');
     if (thumb?.checkVisibility()) {
+      const { values } = document.querySelector('model-view').thumbnailModel()[0]; // block means, null where masked
       const pixels = thumb.getContext('2d').getImageData(0, 0, thumb.width, thumb.height).data;
-      let low = Infinity;
-      let high = -Infinity;
-      for (let i = 0; i < pixels.length; i += 4) {
-        const l = luminance([pixels[i], pixels[i + 1], pixels[i + 2]]);
-        if (!(pixels[i] === 168 && pixels[i + 1] === 168)) { low = Math.min(low, l); high = Math.max(high, l); } // not the masked grey
-      }
+      let [low, high, masked] = [Infinity, -Infinity, -Infinity];
+      values.forEach((v, i) => {
+        const l = luminance([pixels[4 * i], pixels[4 * i + 1], pixels[4 * i + 2]]);
+        if (v === null) masked = Math.max(masked, l);
+        else { low = Math.min(low, l); high = Math.max(high, l); }
+      });
       out.thumbRange = [low, high];
+      out.thumbMasked = masked;
     }
     const cells = [...document.querySelectorAll('lens-view td')];
     if (cells.length && cells[0].checkVisibility()) out.lensLow = Math.min(...cells.map((td) => luminance(rgb(getComputedStyle(td).backgroundColor))));
@@ -551,21 +564,24 @@ test('heat maps follow the theme: the matrix, the model view\'s thumbnails and t
   await checkMatrix('light');
   await page.selectOption('#theme', 'dark');
   await checkMatrix('after switching to dark with the matrix open');
+  assert.match(await page.textContent('matrix-view .matrix-legend'), /^Colour: weight from 0 \(near-black\) to [\d.]+ \(light blue\)/);
   assert.ok((await drawn()).page < 60, 'the page is dark');
   await page.click('[role=tab][data-view="model"]');
   const thumbs = await drawn();
   near(thumbs.thumbRange[0], thumbs.page, 'model view thumbnail, dark');
   assert.ok(thumbs.thumbRange[1] > thumbs.thumbRange[0] + 60, 'strong weights stand out on the dark page');
+  assert.ok(thumbs.thumbMasked < thumbs.thumbRange[1], `the causal mask (luminance ${thumbs.thumbMasked.toFixed(0)}) does not outshine the strongest weight (${thumbs.thumbRange[1].toFixed(0)})`);
   await page.click('[role=tab][data-view="lens"]');
   await page.waitForSelector('lens-view td');
   const lens = await drawn();
   near(lens.lensLow, lens.page, 'logit lens, dark');
+  assert.match(await page.textContent('lens-view .lens-caption'), /from 0 \(near-black\) to 1 \(light blue\)/, 'the caption names the dark scale');
   await page.click('[role=tab][data-view="matrix"]');
   await page.selectOption('#theme', 'auto');
   await page.emulateMedia({ colorScheme: 'light' });
   await checkMatrix('auto, light system');
   await page.emulateMedia({ colorScheme: 'dark' });
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)))); // the media query's change event
+  await page.waitForFunction(() => /near-black/.test(document.querySelector('matrix-view .matrix-legend').textContent), null, { timeout: 5000 }); // redrawn on the media query's change event
   await checkMatrix('auto, after the system turned dark');
   assert.deepEqual(errors, []);
   await page.close();
@@ -627,5 +643,20 @@ test('at 1280 px the page\'s panels sit one even gap apart, and the inputs panel
   }
   assert.equal(gaps.panels[0].gap, 16);
   assert.equal(gaps.inputs[0].gap, 8);
+  await page.close();
+});
+
+// Found in the walk-through: opened from another tab after the model had loaded, the compare
+// view still said "The comparison appears once a model is loaded" and never ran (an inline
+// element: the observer that redraws a view when its tab is shown saw no size change).
+test('the Compare tab opened after the model loads runs both texts', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await page.goto(`${session.url}#compareText=${encodeURIComponent('It is a truth universally known')}`);
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  await page.click('[role=tab][data-view="model"]');
+  await page.click('[role=tab][data-view="compare"]');
+  await page.waitForSelector('compare-view .compare-maps', { timeout: 30000 });
+  assert.doesNotMatch(await page.textContent('compare-view'), /once a model is loaded/);
+  assert.deepEqual(errors, []);
   await page.close();
 });
