@@ -23,7 +23,7 @@ import { headColour } from './palette.js';
 import { marksNote } from './token-marks.js';
 import { LENS_TOP_K, RunLoop, ablateIds, isPair, loadingText, rankHeads, runText, traceHead } from './run-loop.js';
 import { PartPicker } from './attention-parts.js';
-import { runTranslation } from './translation-run.js';
+import { runTranslation, traceTranslation } from './translation-run.js';
 import { traceStep } from './generation-run.js';
 import { modelRunner } from './compare-view.js';
 import { Store, decodeLink, decodeState, encodeLink } from './state.js';
@@ -163,9 +163,8 @@ function showView() {
   controls.hidden = !modelViews || !result || view === 'lens'; // the lens reads no layer, head or weight choice
   for (const element of views) element.hidden = !result;
   decoding.hidden = !translated && !decoding.result;
-  // Encoder–decoder models: the Decoding tab and the part picker; no neuron view or predictions (nor for the others a Decoding tab).
+  // Encoder–decoder models: the Decoding tab and the part picker; no lens, ablation or predictions (nor for the others a Decoding tab).
   $('[role=tab][data-view="cross"]').hidden = !encoderDecoder;
-  $('[role=tab][data-view="neuron"]').hidden = encoderDecoder;
   $('[role=tab][data-view="lens"]').hidden = encoderDecoder;
   $('[role=tab][data-view="ablation"]').hidden = encoderDecoder; // the encoder–decoder runtime has no ablation
   partPicker.element.hidden = !encoderDecoder || !translated || !modelViews || view === 'cross';
@@ -258,8 +257,9 @@ function clearResult(reason) {
 }
 
 // The part the picker chooses (cross-attention by default) in every view but the decoding view, which always shows cross-attention.
+const shownPart = () => (translated.order.includes(store.state.part) ? store.state.part : 'cross');
 function showPart() {
-  const name = translated.order.includes(store.state.part) ? store.state.part : 'cross';
+  const name = shownPart();
   const part = translated.parts[name];
   result = part.result;
   for (const view of views) view.result = result;
@@ -348,7 +348,8 @@ function showRequestOutcome(error = null) {
 $('neuron-view').addEventListener('trace-request', async (event) => {
   try {
     const ids = generationPanel.stepIds; // a generation step: the text shown is the prompt and the tokens before the step's
-    $('neuron-view').trace = ids ? await traceStep(client, 'model', ids, event.detail) : await traceHead(client, 'model', model.config, store.state, event.detail);
+    $('neuron-view').trace = translated ? await traceTranslation(client, 'model', translated, shownPart(), event.detail)
+      : ids ? await traceStep(client, 'model', ids, event.detail) : await traceHead(client, 'model', model.config, store.state, event.detail);
     showRequestOutcome();
   } catch (error) {
     showRequestOutcome(error);
@@ -457,7 +458,7 @@ async function loadModel(key, name, source) {
     if (!encoderDecoder) $('#translation').hidden = true;
     translated = null;
     decoding.result = null;
-    if (encoderDecoder && ['neuron', 'lens', 'ablation'].includes(store.state.view)) store.set({ view: 'head' });
+    if (encoderDecoder && ['lens', 'ablation'].includes(store.state.view)) store.set({ view: 'head' });
     generationPanel.engine = { client, key: 'model', config: loaded.config };
     compareView.runner = modelRunner(client, 'model', loaded.config);
     const kept = !hub ? '' : loaded.fromCache ? ' · opened from this browser\'s copy, nothing downloaded'

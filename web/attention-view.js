@@ -25,7 +25,7 @@ import { checkPreset } from './scratch-examples.js';
 import { DEFAULT_STATE, Store, decodeState } from './state.js';
 import { DataMode } from './attention-data-mode.js';
 import { PartPicker } from './attention-parts.js';
-import { runTranslation } from './translation-run.js';
+import { runTranslation, traceTranslation } from './translation-run.js';
 import { ROLLOUT_DISPLAYS, ROLLOUT_METHODS } from './rollout.js';
 import { isHubReference, parseModelId } from './hub.js';
 import { widgetStyles } from './widget-styles.js';
@@ -596,10 +596,14 @@ export class AttentionView extends HTMLElement {
   }
 
   // The part of the last translation to show: cross-attention in the decoding view, else the `attention` attribute's (cross by default).
+  #shownPart() {
+    const asked = this.getAttribute('attention');
+    return this.#store.state.view !== 'cross' && this.#translated.order.includes(asked) ? asked : 'cross';
+  }
+
   #showPart() {
     const run = this.#translated;
-    const asked = this.getAttribute('attention');
-    const name = this.#store.state.view !== 'cross' && run.order.includes(asked) ? asked : 'cross';
+    const name = this.#shownPart();
     const part = run.parts[name];
     this.#result = part.result;
     this.#controls.configure({ layers: part.layers, pairs: false });
@@ -642,7 +646,9 @@ export class AttentionView extends HTMLElement {
   async #trace(request) {
     if (!this.#model) return;
     try {
-      this.#views.get('neuron').trace = await traceHead(getEngineClient(), this.#model.key, this.#model.config, this.#store.state, request);
+      this.#views.get('neuron').trace = this.#translated
+        ? await traceTranslation(getEngineClient(), this.#model.key, this.#translated, this.#shownPart(), request)
+        : await traceHead(getEngineClient(), this.#model.key, this.#model.config, this.#store.state, request);
       if (this.#traceError !== null && this.#status.textContent === this.#traceError) this.#setStatus('', 'ready'); // the last trace's error, now resolved
       this.#traceError = null;
     } catch (error) {

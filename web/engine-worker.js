@@ -179,6 +179,13 @@ const METHODS = {
     return { ...result, ms: performance.now() - started };
   },
 
+  /** Encoder-decoders: { sourceIds, decoderIds, trace: { part, layer, head } } -> Seq2SeqModel.forward's trace ({ q, k }). */
+  traceSeq2Seq(engine, key, { sourceIds, decoderIds, trace }) {
+    const model = loaded(key);
+    if (!model.config.encoderDecoder) throw new Error(`model "${key}" is not an encoder-decoder`);
+    return model.forward(sourceIds, decoderIds, { trace }).trace;
+  },
+
   /**
    * Encoder-decoders: { text | sourceIds, beams, maxNewTokens } -> Seq2SeqModel.translate's
    * result + ms; each greedy step is reported as progress { step } (the

@@ -527,12 +527,16 @@ export class Seq2SeqModel {
   /**
    * Encoder over sourceIds [S] and decoder over decoderIds [T] (default: the
    * start token alone) -> { encoderAttentions, decoderAttentions, crossAttentions,
-   * logits? ([T, vocab], with options.logits) }.
+   * logits? ([T, vocab], with options.logits), trace? }. options.trace =
+   * { part: 'encoder' | 'decoder' | 'cross', layer, head } traces that head:
+   * trace = { q, k } as [rows, d_k] tensors (encoder: S and S rows; decoder:
+   * T and T; cross: T queries, S keys), the neuron view's vectors.
    */
   forward(sourceIds, decoderIds = [], options = {}) {
     const handle = this.#live();
     return unwrap(this.#module.seq2seqForward(handle, {
       sourceIds: int32Array(sourceIds, 'sourceIds'), decoderIds: int32Array(decoderIds, 'decoderIds'), logits: Boolean(options.logits),
+      ...(options.trace ? { trace: { part: String(options.trace.part), layer: options.trace.layer, head: options.trace.head } } : {}),
     }));
   }
 

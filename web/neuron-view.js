@@ -6,7 +6,9 @@
 // only the keys up to the query are shown (later keys are masked). The view
 // computes q × k, q·k, the scaling and the softmax itself (in double) from
 // the Q and K of the head, so every step is the arithmetic shown.
-// Query token: state.token, else the last token (causal) or the first; head:
+// An encoder–decoder's cross-attention part (result.cross): the query is a
+// target token (the decoder), the keys are the source tokens (the encoder).
+// Query token: state.token, else the last token (causal, cross) or the first; head:
 // the first of state.heads, else head 0. Q and K come from view.trace, which
 // the view asks for with a `trace-request` event.
 // RoPE models (the trace has `rotary`): q and k in the rows are the rotated
@@ -162,33 +164,45 @@ export class NeuronView extends StoreBound {
     };
   }
 
+  // The tokens that are queries and keys. Cross-attention (an encoder–decoder's cross part, drawn over
+  // [source, target] tokens): queries are the target tokens, from `firstQuery` = S on, keys the S source
+  // tokens; the trace's q has a row per target token. Else every token is both, and q and k have t rows.
+  #span() {
+    const t = this.#result.attentions.shape[2];
+    const sources = this.#result.cross ? this.#result.cross.attentions.shape[3] : 0;
+    return this.#result.cross ? { t, firstQuery: sources, queries: t - sources, keys: sources } : { t, firstQuery: 0, queries: t, keys: t };
+  }
+
   #selection() {
-    const [layers, heads, t] = this.#result.attentions.shape;
+    const [layers, heads] = this.#result.attentions.shape;
+    const { t, firstQuery } = this.#span();
     const state = this.store.state;
     const head = (state.heads ?? []).find((x) => x >= 0 && x < heads) ?? 0;
-    const locked = state.token !== null && state.token >= 0 && state.token < t;
-    const query = locked ? state.token : (this.#result.causal ? t - 1 : 0);
-    return { layer: Math.min(state.layer, layers - 1), head, query, defaultQuery: !locked, t };
+    const locked = state.token !== null && state.token >= firstQuery && state.token < t;
+    const query = locked ? state.token : (this.#result.causal || this.#result.cross ? t - 1 : 0);
+    return { layer: Math.min(state.layer, layers - 1), head, query, defaultQuery: !locked };
   }
 
   #rebuild() {
     if (!this.store || !this.#result || !this.isConnected || this.deferWhileHidden()) return;
-    const { layer, head, query, defaultQuery, t } = this.#selection();
+    const { layer, head, query, defaultQuery } = this.#selection();
+    const span = this.#span();
     const tokens = this.#result.tokens;
     const heads = this.#result.attentions.shape[1];
-    this.#querySelect.replaceChildren(...tokens.map((token, i) => h('option', { value: String(i), selected: i === query }, `${i + 1}: ${token.display}`)));
+    this.#querySelect.replaceChildren(...tokens.map((token, i) => (i < span.firstQuery ? null : h('option', { value: String(i), selected: i === query }, `${i + 1}: ${token.display}`))).filter(Boolean));
     this.#headSelect.replaceChildren(...Array.from({ length: heads }, (_, i) => h('option', { value: String(i), selected: i === head }, `Head ${i + 1}`)));
     this.#querySelect.value = String(query);
     this.#headSelect.value = String(head);
     this.#title.textContent = `Layer ${layer + 1}, head ${head + 1}: how query “${tokens[query].display}” (token ${query + 1}) weighs each key`;
     const notes = [];
-    if (defaultQuery) notes.push(`No token is locked, so the query is the ${this.#result.causal ? 'last' : 'first'} token; lock a token (or choose one here) to follow another.`);
+    if (defaultQuery) notes.push(`No token is locked, so the query is the ${this.#result.causal || this.#result.cross ? 'last' : 'first'} ${this.#result.cross ? 'target ' : ''}token; lock a token (or choose one here) to follow another.`);
     if (this.#result.causal) notes.push('Causal model: only keys up to the query are shown; later keys are masked (−∞ before softmax).');
+    if (this.#result.cross) notes.push('Cross-attention: the query comes from the decoder (a target token), the keys from the encoder (every source token).');
     const state = this.store.state;
     if (state.words || state.filter !== 'all' || state.hideSpecial) notes.push('This view shows the model’s own computation on tokens: word grouping, the pair filter and hidden special tokens do not apply here.');
     const trace = this.#trace;
-    const fresh = trace && trace.layer === layer && trace.head === head && trace.q?.shape[0] === t && trace.k?.shape[0] === t &&
-      (!trace.rotary || (trace.rotary.q.shape[0] === t && trace.rotary.k.shape[0] === t));
+    const fresh = trace && trace.layer === layer && trace.head === head && trace.q?.shape[0] === span.queries && trace.k?.shape[0] === span.keys &&
+      (!trace.rotary || (trace.rotary.q.shape[0] === span.queries && trace.rotary.k.shape[0] === span.keys));
     this.#keyLabel.hidden = !(fresh && trace.rotary);
     if (!fresh) {
       this.#ropeSlot.replaceChildren();
@@ -226,9 +240,9 @@ export class NeuronView extends StoreBound {
     const { q, k } = this.#trace;
     const dk = q.shape[1];
     const divisor = Math.sqrt(dk);
-    const qv = q.data.subarray(query * dk, (query + 1) * dk);
-    const t = k.shape[0];
-    const last = this.#result.causal ? query : t - 1;
+    const { t, firstQuery, keys: keyCount } = this.#span();
+    const qv = q.data.subarray((query - firstQuery) * dk, (query - firstQuery + 1) * dk);
+    const last = this.#result.causal ? query : keyCount - 1;
     const [, heads] = this.#result.attentions.shape;
     const weightsAt = ((layer * heads + head) * t + query) * t;
     const keys = [];

@@ -111,3 +111,22 @@ export async function runTranslation(client, key, config, { text, target = '' },
     throw new Error(`Cannot run the model on this text: ${error.message}`);
   }
 }
+
+/**
+ * The neuron view's trace of one head of `part` ('encoder', 'decoder' or
+ * 'cross') in a run of runTranslation's: { layer, head, q, k, rotary: null }
+ * over the run's source ids and decoder input (the decoder tokens without the
+ * last). Throws an Error that says which head could not be traced.
+ */
+export async function traceTranslation(client, key, run, part, { layer, head }) {
+  try {
+    const { q, k } = await client.traceSeq2Seq(key, {
+      sourceIds: run.raw.sourceTokens.map((token) => token.id),
+      decoderIds: run.raw.decoderTokens.slice(0, -1).map((token) => token.id),
+      trace: { part, layer, head },
+    });
+    return { layer, head, q, k, rotary: null };
+  } catch (error) {
+    throw new Error(`Cannot trace head ${head + 1} of layer ${layer + 1} (${part}): ${error.message}`);
+  }
+}

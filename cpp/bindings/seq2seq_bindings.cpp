@@ -7,6 +7,9 @@
 #include <emscripten/bind.h>
 
 #include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
 
 #include "bindings/encoding_js.h"
 #include "bindings/marshal.h"
@@ -74,15 +77,36 @@ val ids_to_js(const TranslationModel& m, const std::vector<std::int32_t>& ids) {
   return out;
 }
 
-// spec: { sourceIds: Int32Array, decoderIds: Int32Array, logits? } -> attentions_to_js
+// { part: 'encoder' | 'decoder' | 'cross', layer, head } -> Seq2SeqHead
+Seq2SeqHead head_of(const val& spec) {
+  const std::string part = spec["part"].as<std::string>();
+  if (part != "encoder" && part != "decoder" && part != "cross") {
+    throw std::invalid_argument("trace.part must be encoder, decoder or cross, not " + part);
+  }
+  return {part == "encoder" ? Seq2SeqPart::encoder : part == "decoder" ? Seq2SeqPart::decoder : Seq2SeqPart::cross,
+          spec["layer"].as<int>(), spec["head"].as<int>()};
+}
+
+// spec: { sourceIds: Int32Array, decoderIds: Int32Array, logits?, trace?: { part, layer, head } } ->
+// attentions_to_js + trace?: { q [Tq, d_k], k [Tk, d_k] } of that head
 val forward(int handle, const val& spec) {
   return guarded([&] {
     const TranslationModel& m = model_of(handle);
     std::vector<std::int32_t> decoder_ids = numbers<std::int32_t>(spec, "decoderIds");
     if (decoder_ids.empty()) decoder_ids = {m.model().config().decoder_start_token_id};
-    const EncoderOutput e = m.model().encode(numbers<std::int32_t>(spec, "sourceIds"));
-    const DecoderOutput d = m.model().decode(e, decoder_ids);
-    return attentions_to_js(m.model().config(), e, d, has(spec, "logits") && spec["logits"].as<bool>());
+    std::optional<Seq2SeqHead> trace;
+    if (has(spec, "trace")) trace = head_of(spec["trace"]);
+    const Seq2SeqHead* traced = trace ? &*trace : nullptr;
+    const EncoderOutput e = m.model().encode(numbers<std::int32_t>(spec, "sourceIds"), traced);
+    const DecoderOutput d = m.model().decode(e, decoder_ids, false, traced);
+    val out = attentions_to_js(m.model().config(), e, d, has(spec, "logits") && spec["logits"].as<bool>());
+    if (const std::optional<HeadTrace>& t = e.trace ? e.trace : d.trace; t) {
+      val js = val::object();
+      js.set("q", matrix_to_js(t->q));
+      js.set("k", matrix_to_js(t->k));
+      out.set("trace", js);
+    }
+    return out;
   });
 }
 

@@ -132,6 +132,16 @@ void check_ids(const Seq2SeqConfig& c, const std::vector<std::int32_t>& ids, con
   }
 }
 
+// The head of `part` that layer `layer` traces (-1: none); throws for a layer or head outside the part.
+int traced_head(const Seq2SeqHead* trace, Seq2SeqPart part, int layers, int heads, int layer) {
+  if (!trace || trace->part != part) return -1;
+  if (trace->layer < 0 || trace->layer >= layers || trace->head < 0 || trace->head >= heads) {
+    bad_request("cannot trace layer " + std::to_string(trace->layer) + " head " + std::to_string(trace->head) +
+                ": that part has " + std::to_string(layers) + " layers of " + std::to_string(heads) + " heads");
+  }
+  return trace->layer == layer ? trace->head : -1;
+}
+
 void activate(MatrixRef x, Activation activation) {
   switch (activation) {
     case Activation::gelu_erf: gelu_erf(x); return;
@@ -163,24 +173,26 @@ class Side {
   Matrix norm(const ConstMatrixRef& x, const NormWeights& n) const { return layer_norm(x, n.gamma, n.beta, c_.norm_eps); }
 
   // Attention of queries from x [T, d] over keys k and values v [Tk, d] (already
-  // projected); the heads' weights [H, T, Tk] go to `weights` at layer `layer`.
+  // projected); the heads' weights [H, T, Tk] go to `weights` at layer `layer`;
+  // head `traced_head` (if >= 0) is traced in full into `trace`.
   // -> out_proj(concat) [T, d].
   Matrix attend(const ConstMatrixRef& x, Matrix k, Matrix v, const AttentionWeights& a, bool causal, int layer,
-                std::vector<float>& weights) const {
+                std::vector<float>& weights, int traced_head = -1, std::optional<HeadTrace>* trace = nullptr) const {
     AttentionOptions options;
     options.causal = causal;
     MultiHeadTrace t = attend_heads(linear(x, a.q.w, a.q.b), std::move(k), std::move(v), heads_, heads_, options,
-                                    TraceLevel::weights_only);
+                                    TraceLevel::weights_only, traced_head);
     for (int h = 0; h < heads_; ++h) {  // [T, Tk] of each head into [L, H, T, Tk]
       const Matrix& w = t.heads[static_cast<std::size_t>(h)].weights;
       std::copy(w.data(), w.data() + w.size(), weights.begin() + (static_cast<std::ptrdiff_t>(layer) * heads_ + h) * w.size());
     }
+    if (traced_head >= 0) *trace = std::move(t.heads[static_cast<std::size_t>(traced_head)]);
     return linear(t.concat, a.out.w, a.out.b);  // [T, d]
   }
 
   Matrix self_attention(const ConstMatrixRef& x, const AttentionWeights& a, bool causal, int layer,
-                        std::vector<float>& weights) const {
-    return attend(x, linear(x, a.k.w, a.k.b), linear(x, a.v.w, a.v.b), a, causal, layer, weights);
+                        std::vector<float>& weights, int traced_head = -1, std::optional<HeadTrace>* trace = nullptr) const {
+    return attend(x, linear(x, a.k.w, a.k.b), linear(x, a.v.w, a.v.b), a, causal, layer, weights, traced_head, trace);
   }
 
   // fc2(act(fc1(x))): [T, d] -> [T, d].
@@ -201,7 +213,7 @@ class Side {
 
 // Marian and BART encoders: embed (·√d, positions, BART's norm), then post-LN
 // layers: h = LN(h + self_attn(h)); h = LN(h + ffn(h)).
-EncoderOutput Seq2SeqModel::encode(const std::vector<std::int32_t>& source_ids) const {
+EncoderOutput Seq2SeqModel::encode(const std::vector<std::int32_t>& source_ids, const Seq2SeqHead* trace) const {
   check_ids(config_, source_ids, "source");
   const Seq2SeqConfig& c = config_;
   const Seq2SeqWeights& w = weights_;
@@ -213,7 +225,8 @@ EncoderOutput Seq2SeqModel::encode(const std::vector<std::int32_t>& source_ids) 
   Matrix h = side.embed(source_ids, w.encoder_embedding, w.encoder_positions, w.encoder_embedding_norm);  // [S, d]
   for (int l = 0; l < c.encoder_layers; ++l) {
     const Seq2SeqLayerWeights& b = w.encoder[static_cast<std::size_t>(l)];
-    h = side.norm(h + side.self_attention(h, b.self_attn, false, l, out.attentions), b.self_attn_norm);  // [S, d]
+    const int traced = traced_head(trace, Seq2SeqPart::encoder, c.encoder_layers, H, l);
+    h = side.norm(h + side.self_attention(h, b.self_attn, false, l, out.attentions, traced, &out.trace), b.self_attn_norm);  // [S, d]
     h = side.norm(h + side.feed_forward(h, b), b.final_norm);                                           // [S, d]
   }
   for (const Seq2SeqLayerWeights& b : w.decoder) {  // every decoder layer's cross keys and values, once
@@ -227,7 +240,7 @@ EncoderOutput Seq2SeqModel::encode(const std::vector<std::int32_t>& source_ids) 
 // Decoders: embed, then post-LN layers: h = LN(h + causal self_attn(h));
 // h = LN(h + cross_attn(h, memory)); h = LN(h + ffn(h)); logits = h·Eᵀ + final_logits_bias.
 DecoderOutput Seq2SeqModel::decode(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
-                                   bool last_logits_only) const {
+                                   bool last_logits_only, const Seq2SeqHead* trace) const {
   check_ids(config_, decoder_ids, "decoder");
   const Seq2SeqConfig& c = config_;
   const Seq2SeqWeights& w = weights_;
@@ -244,9 +257,12 @@ DecoderOutput Seq2SeqModel::decode(const EncoderOutput& encoded, const std::vect
   for (int l = 0; l < c.decoder_layers; ++l) {
     const Seq2SeqLayerWeights& b = w.decoder[static_cast<std::size_t>(l)];
     const std::size_t i = static_cast<std::size_t>(l);
-    h = side.norm(h + side.self_attention(h, b.self_attn, true, l, out.self_attentions), b.self_attn_norm);  // [T, d]
+    const int traced_self = traced_head(trace, Seq2SeqPart::decoder, c.decoder_layers, H, l);
+    const int traced_cross = traced_head(trace, Seq2SeqPart::cross, c.decoder_layers, H, l);
+    h = side.norm(h + side.self_attention(h, b.self_attn, true, l, out.self_attentions, traced_self, &out.trace),
+                  b.self_attn_norm);                                                                       // [T, d]
     h = side.norm(h + side.attend(h, encoded.cross_keys[i], encoded.cross_values[i], b.cross_attn, false, l,
-                                  out.cross_attentions),
+                                  out.cross_attentions, traced_cross, &out.trace),
                   b.cross_attn_norm);                                                                      // [T, d]
     h = side.norm(h + side.feed_forward(h, b), b.final_norm);                                             // [T, d]
   }

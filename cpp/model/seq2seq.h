@@ -7,13 +7,17 @@
 // cross-attention [L_dec, H, T, S], the very arrays the computation used, and
 // the logits. encode() and decode() are separate so that decoding step by step
 // encodes the source once (the cross-attention keys and values of every layer
-// are computed there, once).
+// are computed there, once). One head of any part may be traced in full
+// (its q and k for the neuron view).
 // Not here: tokenization, search (model/translate.h), reading files.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
+
+#include "attention/attention.h"
 
 #include "model/config.h"
 #include "model/weights.h"
@@ -48,12 +52,24 @@ struct Seq2SeqWeights {
   std::int64_t parameter_count() const;
 };
 
+// The three kinds of attention of an encoder-decoder, each with its own heads.
+enum class Seq2SeqPart { encoder, decoder, cross };
+
+// One head to trace in full (the neuron view's q and k): encode() traces an
+// encoder head, decode() a decoder self-attention or cross-attention head.
+struct Seq2SeqHead {
+  Seq2SeqPart part = Seq2SeqPart::encoder;
+  int layer = 0;
+  int head = 0;
+};
+
 // The encoder's output and what the decoder needs from it.
 struct EncoderOutput {
   int tokens = 0;                   // S
   std::vector<float> attentions;    // [L_enc, H, S, S]
   Matrix memory;                    // [S, d] the last layer's output
   std::vector<Matrix> cross_keys, cross_values;  // per decoder layer: [S, d] k_proj(memory), v_proj(memory)
+  std::optional<HeadTrace> trace;  // the encoder head asked for: q, k [S, d_k], scores, weights, ...
 };
 
 struct DecoderOutput {
@@ -61,6 +77,7 @@ struct DecoderOutput {
   std::vector<float> self_attentions;    // [L_dec, H, T, T]
   std::vector<float> cross_attentions;   // [L_dec, H, T, S]
   Matrix logits;                         // [T, V], or [1, V] (the last position) when asked for the last only
+  std::optional<HeadTrace> trace;        // the decoder head asked for: self q, k [T, d_k]; cross q [T, d_k], k [S, d_k]
 };
 
 class Seq2SeqModel {
@@ -76,15 +93,18 @@ class Seq2SeqModel {
   // Throws unless a tokenizer of this many entries fits the embedding matrix.
   void check_vocabulary(std::int32_t tokenizer_vocab_size) const;
 
-  // The encoder over source ids [S] (usually ending in </s>). Throws
-  // std::invalid_argument for no ids, ids outside the vocabulary, more than
-  // the model's positions.
-  EncoderOutput encode(const std::vector<std::int32_t>& source_ids) const;
+  // The encoder over source ids [S] (usually ending in </s>); `trace`: an
+  // encoder head to trace in full (a decoder or cross head is ignored here).
+  // Throws std::invalid_argument for no ids, ids outside the vocabulary, more
+  // than the model's positions, a traced layer or head out of range.
+  EncoderOutput encode(const std::vector<std::int32_t>& source_ids, const Seq2SeqHead* trace = nullptr) const;
   // The decoder over decoder ids [T] (the start token, then the target so
   // far) against an encoding. last_logits_only: logits of the last position
-  // only (a decoding step). Same errors as encode().
+  // only (a decoding step); `trace`: a decoder self-attention or
+  // cross-attention head to trace in full (an encoder head is ignored here).
+  // Same errors as encode().
   DecoderOutput decode(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
-                       bool last_logits_only = false) const;
+                       bool last_logits_only = false, const Seq2SeqHead* trace = nullptr) const;
 
  private:
   Seq2SeqModel(Seq2SeqConfig config, Seq2SeqWeights weights) : config_(std::move(config)), weights_(std::move(weights)) {}

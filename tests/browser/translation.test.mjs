@@ -11,6 +11,7 @@
 // does the same with the model: view="cross" with a `target`, and its own
 // translation. The shipped gettext-en-fr, picked from the model menu,
 // translates typed English with the engine's text, tokens and cross-attention.
+// The Neuron tab of each part gives the engine's weights from q and k.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 
-import { downloadOf, newPage, openBrowser, settledHash } from './browser.mjs';
+import { downloadOf, newPage, openBrowser, resultsDir, settledHash } from './browser.mjs';
 import { createEngine } from '../../dist/engine.js';
 import { modelFiles } from '../node/model-golden.mjs';
 
@@ -97,7 +98,7 @@ test('typed text is translated token by token, each token drawn with its cross-a
   assert.deepEqual(ids, TRANSLATED.decoderTokens.slice(1).map((t) => t.id));
   assert.ok(!(await page.locator('#translation').isHidden()));
   assert.ok(!(await page.locator('[role=tab][data-view="cross"]').isHidden()), 'the Decoding tab');
-  assert.ok(await page.locator('[role=tab][data-view="neuron"]').isHidden(), 'no neuron view for encoder–decoders');
+  assert.ok(!(await page.locator('[role=tab][data-view="neuron"]').isHidden()), 'the Neuron tab (its parts: the last test)');
   assert.ok(await page.locator('[role=tab][data-view="lens"]').isHidden(), 'no logit lens for encoder–decoders');
   assert.match(await page.textContent('#engine-status'), new RegExp(`${TRANSLATED.sourceTokens.length} source → ${steps} target tokens · encoder 2 × 4, decoder 2 × 4`));
 
@@ -171,7 +172,7 @@ test('with a target text every view draws the engine\'s attention; the part pick
   await page.close();
 });
 
-test('the widget: view="cross" with a target draws the engine\'s cross-attention; without one it translates', async () => {
+test('the widget: view="cross" with a target draws the engine\'s cross-attention; without one it translates; its neuron view', async () => {
   const { page, errors } = await newPage(session.browser);
   await page.goto(`${session.url}w/widgets.html`);
   await page.evaluate(([source, target]) => {
@@ -192,6 +193,13 @@ test('the widget: view="cross" with a target draws the engine\'s cross-attention
   // Another view shows the part the `attention` attribute names.
   await page.evaluate(() => { const w = document.getElementById('own'); w.view = 'matrix'; w.setAttribute('attention', 'encoder'); });
   await page.waitForFunction((s) => document.getElementById('own').viewElement.heatModel()?.values.length === s * s, TRANSLATED.sourceTokens.length);
+  // The neuron view of the forced run's cross-attention: the last target token's query over every source key, the engine's weights.
+  await page.evaluate(() => { document.getElementById('forced').view = 'neuron'; });
+  const S = FORCED.sourceTokens.length;
+  await page.waitForFunction((s) => document.getElementById('forced').viewElement.neuronModel?.()?.keys.length === s, S, { timeout: 30000 });
+  const neuron = await page.evaluate(() => document.getElementById('forced').viewElement.neuronModel());
+  assert.equal(neuron.query, S + T - 1);
+  neuron.keys.forEach((key, k) => close(key.softmax, at(FORCED.crossAttentions, 1, 2, T - 1, k), 1e-5, `widget neuron key ${k}`));
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -209,6 +217,38 @@ test('gettext-en-fr in the page: typed English becomes French token by token, wi
   // The last layer, the mean of its 4 heads.
   const mean = (q, k) => [0, 1, 2, 3].reduce((sum, h) => sum + at(FRENCH.crossAttentions, 2, h, q, k), 0) / 4;
   drawn.rows.forEach((row, q) => row.forEach((w, k) => close(w, mean(q, k), 1e-6, `gettext-en-fr step ${q} key ${k}`)));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// Gap: the encoder–decoder had no Neuron tab. For each part the view's q·k arithmetic (from the traced
+// head's q and k) gives the engine's weights of that part (the engine: checked against PyTorch in Node).
+test('the Neuron tab of an encoder–decoder: the encoder, the decoder and cross-attention, each the engine\'s weights', async () => {
+  const { page, errors } = await openModel(`text=${encodeURIComponent(SOURCE)}&target=${encodeURIComponent(TARGET)}&view=neuron&layer=1&heads=2`);
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  assert.equal(await page.isVisible('[role=tab][data-view="neuron"]'), true);
+  const S = FORCED.sourceTokens.length;
+  const T = FORCED.decoderTokens.length - 1;
+  const parts = {
+    encoder: { tensor: FORCED.encoderAttentions, query: 0, row: 0, keys: S },
+    decoder: { tensor: FORCED.decoderAttentions, query: T - 1, row: T - 1, keys: T },
+    cross: { tensor: FORCED.crossAttentions, query: S + T - 1, row: T - 1, keys: S }, // drawn over [source, target] tokens
+  };
+  for (const [part, want] of Object.entries(parts)) {
+    await page.selectOption('select[name="attention"]', part);
+    await page.waitForFunction((p) => {
+      const view = document.querySelector('neuron-view');
+      return view.dataset.state === 'ready' && view.neuronModel()?.keys.length === p;
+    }, want.keys, { timeout: 30000 });
+    const shown = await page.evaluate(() => document.querySelector('neuron-view').neuronModel());
+    assert.deepEqual([shown.layer, shown.head, shown.query], [1, 2, want.query], part);
+    shown.keys.forEach((key, k) => {
+      close(key.softmax, at(want.tensor, 1, 2, want.row, k), 1e-5, `${part}: softmax(q·k/√d_k) of key ${k}`);
+      close(key.modelWeight, at(want.tensor, 1, 2, want.row, k), 1e-6, `${part}: the model's weight of key ${k}`);
+    });
+    if (part === 'cross') assert.match(await page.textContent('neuron-view'), /the query comes from the decoder \(a target token\), the keys from the encoder/);
+  }
+  await page.screenshot({ path: `${resultsDir}translation-neuron-cross.png`, fullPage: true });
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -3,7 +3,8 @@
 // an independent float64 PyTorch implementation of Marian and BART: encoder
 // self-, decoder self- and cross-attention of every layer and head within
 // 1e-5 absolute, logits within 1e-4 relative, greedy and 3-beam translations
-// equal; plus the config and checkpoint errors.
+// equal; a traced head's q and k giving those weights again; plus the config
+// and checkpoint errors.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -70,6 +71,62 @@ TEST_CASE("encoder-decoder forward passes match the PyTorch goldens") {
       REQUIRE(step.logits.rows() == 1);
       CHECK((step.logits.row(0) - decoded.logits.bottomRows(1)).cwiseAbs().maxCoeff() < 1e-4 * scale);
     }
+  }
+}
+
+// The neuron view's numbers: a traced head's q and k give, through
+// softmax(q·kᵀ/√d_k) (causal for the decoder's self-attention), the weights
+// PyTorch computed for that head.
+TEST_CASE("a traced head's q and k reproduce the PyTorch weights of every part, layer and head") {
+  for (const char* name : kSeq2SeqModels) {
+    CAPTURE(name);
+    const Seq2SeqModel model = load(name);
+    const Seq2SeqConfig& config = model.config();
+    const json goldens = golden(name);
+    const json& c = goldens["cases"][0];
+    const std::vector<std::int32_t> source = c["ids"].get<std::vector<std::int32_t>>();
+    const std::vector<std::int32_t> decoder = c["decoder_ids"].get<std::vector<std::int32_t>>();
+    const struct Part { Seq2SeqPart part; const char* key; int layers, heads; } parts[] = {
+        {Seq2SeqPart::encoder, "encoder_attentions", config.encoder_layers, config.encoder_heads},
+        {Seq2SeqPart::decoder, "decoder_attentions", config.decoder_layers, config.decoder_heads},
+        {Seq2SeqPart::cross, "cross_attentions", config.decoder_layers, config.decoder_heads}};
+    for (const Part& p : parts) {
+      const Seq2SeqPart part = p.part;
+      const std::string key = p.key;
+      for (int layer = 0; layer < p.layers; ++layer) {
+        for (int head = 0; head < p.heads; ++head) {
+          CAPTURE(key);
+          CAPTURE(layer);
+          CAPTURE(head);
+          const Seq2SeqHead traced{part, layer, head};
+          const EncoderOutput encoded = model.encode(source, &traced);
+          const DecoderOutput decoded = model.decode(encoded, decoder, false, &traced);
+          const HeadTrace& t = part == Seq2SeqPart::encoder ? *encoded.trace : *decoded.trace;
+          CHECK(!(part == Seq2SeqPart::encoder ? decoded.trace : encoded.trace).has_value());
+          const json& want = c[key][layer][head];  // [Tq][Tk]
+          REQUIRE(t.q.rows() == static_cast<Eigen::Index>(want.size()));
+          REQUIRE(t.k.rows() == static_cast<Eigen::Index>(want[0].size()));
+          for (Eigen::Index q = 0; q < t.q.rows(); ++q) {
+            const Eigen::Index keys = part == Seq2SeqPart::decoder ? q + 1 : t.k.rows();  // causal: keys up to q
+            std::vector<double> scores(static_cast<std::size_t>(keys));
+            double top = -INFINITY, sum = 0;
+            for (Eigen::Index k = 0; k < keys; ++k) {
+              double dot = 0;
+              for (Eigen::Index d = 0; d < t.q.cols(); ++d) dot += static_cast<double>(t.q(q, d)) * t.k(k, d);
+              scores[static_cast<std::size_t>(k)] = dot / std::sqrt(static_cast<double>(t.q.cols()));
+              top = std::max(top, scores[static_cast<std::size_t>(k)]);
+            }
+            for (const double x : scores) sum += std::exp(x - top);
+            for (Eigen::Index k = 0; k < keys; ++k) {
+              CHECK(std::abs(std::exp(scores[static_cast<std::size_t>(k)] - top) / sum - want[q][k].get<double>()) < 1e-5);
+            }
+          }
+        }
+      }
+    }
+    const Seq2SeqHead outside{Seq2SeqPart::cross, config.decoder_layers, 0};
+    CHECK_THROWS_WITH_AS(model.decode(model.encode(source), decoder, false, &outside),
+                         doctest::Contains("cannot trace layer"), std::invalid_argument);
   }
 }
 

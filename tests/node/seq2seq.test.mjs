@@ -3,8 +3,9 @@
 // (tests/golden/make_seq2seq_goldens.py): encoder self-, decoder self- and
 // cross-attention within 1e-5, logits within 1e-4 relative, greedy and 3-beam
 // translations equal to the reference search; the step callback's rows equal
-// the whole decoder's rows; `attnplay attention` and `attnplay translate`
-// print the same numbers; bad input gets readable errors.
+// the whole decoder's rows; a traced head's q and k give its weights;
+// `attnplay attention` and `attnplay translate` print the same numbers; bad
+// input gets readable errors.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -74,6 +75,39 @@ test('translate: a false return from onStep stops after that token', async () =>
     const r = model.translate([40, 41, 0], { maxNewTokens: 6 }, () => { calls += 1; return calls < 2; });
     assert.equal(calls, 2);
     assert.equal(r.decoderTokens.length, 3);
+  } finally {
+    model.dispose();
+  }
+});
+
+// The neuron view's vectors: a traced head's q and k (WASM) give the PyTorch golden weights of that head
+// through softmax(q·kᵀ/√d_k), for the encoder, the decoder (causal) and cross-attention.
+test('a traced encoder, decoder or cross-attention head\'s q and k give the PyTorch weights', async () => {
+  const name = 'marian-l2-h4-f32';
+  const model = await engine.loadModel(modelFiles(name));
+  try {
+    const c = golden(name).cases[0];
+    const [S, T] = [c.ids.length, c.decoder_ids.length];
+    for (const [part, key, rows, keys] of [['encoder', 'encoder_attentions', S, S], ['decoder', 'decoder_attentions', T, T], ['cross', 'cross_attentions', T, S]]) {
+      for (const [layer, head] of [[0, 0], [1, 3]]) {
+        const { trace } = model.forward(c.ids, c.decoder_ids, { trace: { part, layer, head } });
+        const dk = trace.q.shape[1];
+        assert.deepEqual([trace.q.shape[0], trace.k.shape[0], trace.k.shape[1]], [rows, keys, dk], part);
+        for (let q = 0; q < rows; q += 1) {
+          const last = part === 'decoder' ? q : keys - 1;
+          const scaled = Array.from({ length: last + 1 }, (_, k) => {
+            let dot = 0;
+            for (let d = 0; d < dk; d += 1) dot += trace.q.data[q * dk + d] * trace.k.data[k * dk + d];
+            return dot / Math.sqrt(dk);
+          });
+          const top = Math.max(...scaled);
+          const sum = scaled.reduce((total, x) => total + Math.exp(x - top), 0);
+          scaled.forEach((x, k) => assert.ok(Math.abs(Math.exp(x - top) / sum - c[key][layer][head][q][k]) < 1e-5, `${part} L${layer} H${head} [${q}][${k}]`));
+        }
+      }
+    }
+    assert.throws(() => model.forward(c.ids, c.decoder_ids, { trace: { part: 'cross', layer: 2, head: 0 } }), /cannot trace layer 2 head 0: that part has 2 layers of 4 heads/);
+    assert.throws(() => model.forward(c.ids, c.decoder_ids, { trace: { part: 'both', layer: 0, head: 0 } }), /trace.part must be encoder, decoder or cross, not both/);
   } finally {
     model.dispose();
   }
