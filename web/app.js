@@ -27,7 +27,7 @@ import { runTranslation, traceTranslation } from './translation-run.js';
 import { traceStep } from './generation-run.js';
 import { modelRunner } from './compare-view.js';
 import { Store, decodeLink, decodeState, encodeLink } from './state.js';
-import { pageBackground, viewColours } from './view-support.js';
+import { drawnTheme, pageBackground, viewColours } from './view-support.js';
 import './attention-table.js';
 import './generation-panel.js';
 import './decoding-view.js';
@@ -748,7 +748,7 @@ $('#export-page').addEventListener('click', async () => {
   try {
     const page = widgetView
       ? await attentionPage({ result, state: store.state, modelName: model.name, rolloutMethod: $('rollout-view').method, rolloutDisplay: $('rollout-view').display, run: translated, headScores: $('model-view').headScores })
-      : viewSnapshotPage($(`[role=tabpanel][data-view="${view}"]`), { title: snapshotTitle(view) });
+      : viewSnapshotPage($(`[role=tabpanel][data-view="${view}"]`), { title: snapshotTitle(view), theme: drawnTheme(store.state.theme) });
     download(page, view === 'scratch' ? 'attnplay-from-scratch.html' : `attnplay-${model.name}-${view}.html`, 'text/html');
   } catch (error) {
     $('#run-note').textContent = `Cannot make the page: ${error.message}`;

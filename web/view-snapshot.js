@@ -48,9 +48,10 @@ function freeze(live, frozen) {
 
 /**
  * The HTML text of a page that shows `panel` (the playground's tab panel
- * shown, with its view drawn) as it is drawn now, titled `title`.
+ * shown, with its view drawn) as it is drawn now, titled `title`, in `theme`
+ * ('light' or 'dark': the one its colours were drawn for, view-support.js's drawnTheme).
  */
-export function viewSnapshotPage(panel, { title }) {
+export function viewSnapshotPage(panel, { title, theme }) {
   const document = panel.ownerDocument;
   const copy = panel.cloneNode(true);
   const copies = copy.querySelectorAll('*'); // the same elements in the same order, before any is replaced
@@ -58,10 +59,9 @@ export function viewSnapshotPage(panel, { title }) {
   for (const [live, frozen] of pairs) freeze(live, frozen);
   for (const [live, frozen] of pairs) live.offlineCopy?.(frozen);
   copy.removeAttribute('hidden');
-  const theme = document.documentElement.dataset.theme;
   const csp = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
   return `<!doctype html>
-<html lang="en"${theme ? ` data-theme="${escapeHtml(theme)}"` : ''}>
+<html lang="en" data-theme="${theme === 'dark' ? 'dark' : 'light'}">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
