@@ -295,11 +295,10 @@ test('the embedding guide: every widget loads and draws, with no console error, 
 // under the scroller's border and scrollbar). With the shipped models, which
 // have room to generate.
 test('the embedding guide fits a 375 px phone: no widget draws past its right edge', async () => {
-  const guide = await openBrowser();
+  const phone = await session.browser.newContext({ viewport: { width: 375, height: 740 }, hasTouch: true, isMobile: true });
   try {
-    const phone = await guide.browser.newContext({ viewport: { width: 375, height: 740 }, hasTouch: true, isMobile: true });
     const small = await phone.newPage();
-    await small.goto(`${guide.url}embed/`);
+    await small.goto(`${session.url}embed/`);
     const ids = await small.$$eval('attention-view', (widgets) => widgets.map((w) => w.id));
     for (const id of ids) {
       await small.locator(`#${id}`).scrollIntoViewIfNeeded();
@@ -317,8 +316,7 @@ test('the embedding guide fits a 375 px phone: no widget draws past its right ed
     }));
     assert.deepEqual(overflows, []);
     await small.screenshot({ path: `${resultsDir}widget-gallery-375px.png`, fullPage: true });
-    await phone.close();
   } finally {
-    await guide.close();
+    await phone.close();
   }
 });
