@@ -23,7 +23,7 @@ import { headColour } from './palette.js';
 import { marksNote } from './token-marks.js';
 import { LENS_TOP_K, RunLoop, ablateIds, isPair, loadingText, rankHeads, runText, traceHead } from './run-loop.js';
 import { PartPicker } from './attention-parts.js';
-import { runTranslation, traceTranslation } from './translation-run.js';
+import { runTranslation, traceTranslation, translationLens } from './translation-run.js';
 import { traceStep } from './generation-run.js';
 import { modelRunner } from './compare-view.js';
 import { Store, decodeLink, decodeState, encodeLink } from './state.js';
@@ -163,11 +163,11 @@ function showView() {
   controls.hidden = !modelViews || !result || view === 'lens'; // the lens reads no layer, head or weight choice
   for (const element of views) element.hidden = !result;
   decoding.hidden = !translated && !decoding.result;
-  // Encoder–decoder models: the Decoding tab and the part picker; no lens, ablation or predictions (nor for the others a Decoding tab).
+  // Encoder–decoder models: the Decoding tab and the part picker (not on the lens, which reads the decoder); no ablation
+  // or predictions (nor for the others a Decoding tab).
   $('[role=tab][data-view="cross"]').hidden = !encoderDecoder;
-  $('[role=tab][data-view="lens"]').hidden = encoderDecoder;
   $('[role=tab][data-view="ablation"]').hidden = encoderDecoder; // the encoder–decoder runtime has no ablation
-  partPicker.element.hidden = !encoderDecoder || !translated || !modelViews || view === 'cross';
+  partPicker.element.hidden = !encoderDecoder || !translated || !modelViews || view === 'cross' || view === 'lens';
   // The table lists one layer's weights: not what the model view (all layers), the rollout view (layers combined), the lens, the decoding view (its own table) or the compare view (its own tables) shows.
   $('.table-alt').hidden = !modelViews || ['model', 'rollout', 'lens', 'cross', 'compare'].includes(view) || !result;
   generationPanel.hidden = !model || encoderDecoder;
@@ -216,6 +216,7 @@ store.subscribe((state, changed) => {
   if (changed.includes('view')) showView();
   // The logit lens is computed only while its tab is shown: a run brings it.
   if (changed.includes('view') && state.view === 'lens' && result && !result.lens && !model?.config.encoderDecoder) runs.runNow();
+  if (changed.includes('view') && state.view === 'lens' && translated) showTranslationLens();
   if (changed.includes('theme')) applyTheme();
   if (changed.includes('rolloutMethod') || changed.includes('rolloutDisplay')) applyRolloutChoices();
   if (changed.includes('text') || changed.includes('textB') || changed.includes('target')) runs.schedule();
@@ -263,6 +264,7 @@ function showPart() {
   const part = translated.parts[name];
   result = part.result;
   for (const view of views) view.result = result;
+  if (translated.lensResult) $('lens-view').result = translated.lensResult; // the lens reads the decoder, whatever the part
   const patch = { filter: result.filter ?? 'all' };
   if (store.state.layer >= part.layers) patch.layer = 0;
   store.set(patch);
@@ -297,6 +299,22 @@ async function runEncoderDecoder() {
   $('#run-note').textContent = run.note;
   describeStatus(run.ms);
   document.body.dataset.run = String(Number(document.body.dataset.run ?? 0) + 1);
+  showTranslationLens();
+}
+
+// The logit lens of an encoder–decoder reads its decoder (whatever part the picker shows): read while the Lens
+// tab is shown, once per translation, in the worker.
+async function showTranslationLens() {
+  const run = translated;
+  if (!run || store.state.view !== 'lens') return;
+  try {
+    run.lensResult ??= await translationLens(client, 'model', run, LENS_TOP_K);
+    if (run !== translated) return; // another translation since
+    $('lens-view').result = run.lensResult;
+    showRequestOutcome();
+  } catch (error) {
+    if (run === translated) showRequestOutcome(error);
+  }
 }
 
 // One run of the latest text with the model shown (the worker holds it as 'model').
@@ -458,7 +476,7 @@ async function loadModel(key, name, source) {
     if (!encoderDecoder) $('#translation').hidden = true;
     translated = null;
     decoding.result = null;
-    if (encoderDecoder && ['lens', 'ablation'].includes(store.state.view)) store.set({ view: 'head' });
+    if (encoderDecoder && store.state.view === 'ablation') store.set({ view: 'head' });
     generationPanel.engine = { client, key: 'model', config: loaded.config };
     compareView.runner = modelRunner(client, 'model', loaded.config);
     const kept = !hub ? '' : loaded.fromCache ? ' · opened from this browser\'s copy, nothing downloaded'

@@ -109,8 +109,8 @@ export class EngineClient {
     return this.#request('generate', [key, options], ({ prompt, step }) => (prompt ? onPrompt(prompt) : onStep(step)), signal);
   }
 
-  /** Encoder-decoders: the q and k of one head ({ sourceIds, decoderIds, trace: { part, layer, head } }; engine.js Seq2SeqModel.forward). */
-  traceSeq2Seq(key, spec) { return this.call('traceSeq2Seq', key, spec); }
+  /** Encoder-decoders: one head's q and k and the decoder's logit lens ({ sourceIds, decoderIds, trace?, lens? } -> { trace, lens }; engine.js Seq2SeqModel.forward). */
+  forwardSeq2Seq(key, spec) { return this.call('forwardSeq2Seq', key, spec); }
 
   /** Runs the model on token ids: Model.forward(ids, options) (e.g. options.trace = { layer, head }). */
   forward(key, ids, options) { return this.call('forward', key, ids, options); }

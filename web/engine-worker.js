@@ -179,11 +179,15 @@ const METHODS = {
     return { ...result, ms: performance.now() - started };
   },
 
-  /** Encoder-decoders: { sourceIds, decoderIds, trace: { part, layer, head } } -> Seq2SeqModel.forward's trace ({ q, k }). */
-  traceSeq2Seq(engine, key, { sourceIds, decoderIds, trace }) {
+  /**
+   * Encoder-decoders: { sourceIds, decoderIds, trace?: { part, layer, head }, lens?: k } ->
+   * { trace, lens } of Seq2SeqModel.forward (null where not asked for), without the attention tensors.
+   */
+  forwardSeq2Seq(engine, key, { sourceIds, decoderIds, trace, lens }) {
     const model = loaded(key);
     if (!model.config.encoderDecoder) throw new Error(`model "${key}" is not an encoder-decoder`);
-    return model.forward(sourceIds, decoderIds, { trace }).trace;
+    const r = model.forward(sourceIds, decoderIds, { trace, lens });
+    return { trace: r.trace ?? null, lens: r.lens ?? null };
   },
 
   /**

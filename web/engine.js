@@ -527,16 +527,19 @@ export class Seq2SeqModel {
   /**
    * Encoder over sourceIds [S] and decoder over decoderIds [T] (default: the
    * start token alone) -> { encoderAttentions, decoderAttentions, crossAttentions,
-   * logits? ([T, vocab], with options.logits), trace? }. options.trace =
+   * logits? ([T, vocab], with options.logits), trace?, lens? }. options.trace =
    * { part: 'encoder' | 'decoder' | 'cross', layer, head } traces that head:
    * trace = { q, k } as [rows, d_k] tensors (encoder: S and S rows; decoder:
    * T and T; cross: T queries, S keys), the neuron view's vectors.
+   * options.lens = k: the decoder's logit lens, lens = { ids, probabilities,
+   * displays?, shape: [decoderLayers + 1, T, k] } (as Model.run's lens).
    */
   forward(sourceIds, decoderIds = [], options = {}) {
     const handle = this.#live();
     return unwrap(this.#module.seq2seqForward(handle, {
       sourceIds: int32Array(sourceIds, 'sourceIds'), decoderIds: int32Array(decoderIds, 'decoderIds'), logits: Boolean(options.logits),
       ...(options.trace ? { trace: { part: String(options.trace.part), layer: options.trace.layer, head: options.trace.head } } : {}),
+      ...(options.lens ? { lens: options.lens } : {}),
     }));
   }
 

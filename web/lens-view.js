@@ -9,7 +9,8 @@
 // between cells; one tab stop for the grid). Token text is set as text, never
 // HTML. The grid scrolls both ways with the labels kept in view.
 // The result comes from the engine (result.lens: engine.js's Model.run with
-// options.lens); without one (attention data alone) the view says why.
+// options.lens; an encoder–decoder's decoder: Seq2SeqModel.forward's, with
+// result.decoderLens set); without one (attention data alone) the view says why.
 // Not here: the computation (cpp/analysis/logit_lens.*), running the model.
 import { h } from './dom.js';
 import { StoreBound } from './store-bound.js';
@@ -95,7 +96,9 @@ export class LensView extends StoreBound {
     const theme = this.store?.state.theme ?? 'auto';
     this.#title.textContent = `Logit lens: the top token of every layer (rows) at every position (columns), ${rows - 1} layers × ${t} tokens`;
     const { low, high } = weightScaleWords(theme);
-    const reading = result.causal
+    const reading = result.decoderLens
+      ? 'Each cell reads the decoder’s residual stream after that layer through the output layer (the tied embeddings and final_logits_bias): the target token the decoder would write after the column’s token if it stopped there.'
+      : result.causal
       ? 'Each cell reads the residual stream after that layer through the final norm and the unembedding: the next token the model would predict after the column’s token if it stopped there.'
       : 'Each cell reads the residual stream after that layer through the masked-LM head: the token the model would fill in at the column’s position if it stopped there.';
     this.#caption.textContent = `${reading} The last row is the model’s prediction. Colour: the top token’s probability, from 0 (${low}) to 1 (${high}); hover or focus a cell for its top tokens.`;

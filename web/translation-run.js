@@ -112,21 +112,36 @@ export async function runTranslation(client, key, config, { text, target = '' },
   }
 }
 
+// The ids a run's parts are over: the source and the decoder input (the decoder tokens without the last).
+const runIds = (run) => ({
+  sourceIds: run.raw.sourceTokens.map((token) => token.id),
+  decoderIds: run.raw.decoderTokens.slice(0, -1).map((token) => token.id),
+});
+
 /**
  * The neuron view's trace of one head of `part` ('encoder', 'decoder' or
- * 'cross') in a run of runTranslation's: { layer, head, q, k, rotary: null }
- * over the run's source ids and decoder input (the decoder tokens without the
- * last). Throws an Error that says which head could not be traced.
+ * 'cross') in a run of runTranslation's: { layer, head, q, k, rotary: null }.
+ * Throws an Error that says which head could not be traced.
  */
 export async function traceTranslation(client, key, run, part, { layer, head }) {
   try {
-    const { q, k } = await client.traceSeq2Seq(key, {
-      sourceIds: run.raw.sourceTokens.map((token) => token.id),
-      decoderIds: run.raw.decoderTokens.slice(0, -1).map((token) => token.id),
-      trace: { part, layer, head },
-    });
-    return { layer, head, q, k, rotary: null };
+    const { trace } = await client.forwardSeq2Seq(key, { ...runIds(run), trace: { part, layer, head } });
+    return { layer, head, q: trace.q, k: trace.k, rotary: null };
   } catch (error) {
     throw new Error(`Cannot trace head ${head + 1} of layer ${layer + 1} (${part}): ${error.message}`);
+  }
+}
+
+/**
+ * The lens view's result for a run of runTranslation's: the decoder part's
+ * result with the decoder's logit lens (k per cell), `decoderLens` set (the
+ * lens view's caption says what it reads). Throws an Error that says why not.
+ */
+export async function translationLens(client, key, run, k) {
+  try {
+    const { lens } = await client.forwardSeq2Seq(key, { ...runIds(run), lens: k });
+    return { ...run.parts.decoder.result, lens, decoderLens: true };
+  } catch (error) {
+    throw new Error(`Cannot read the decoder's logit lens: ${error.message}`);
   }
 }

@@ -1,9 +1,12 @@
 // Implementation of analysis/logit_lens.h: each hidden state read out by
-// Model::read_out.
+// Model::read_out, or by Seq2SeqModel::output_logits and its top k.
 #include "analysis/logit_lens.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
+
+#include "model/logits.h"
 
 namespace attnplay {
 
@@ -30,6 +33,33 @@ LogitLens logit_lens(const Model& model, const std::vector<Matrix>& hidden_state
     const bool final_norm_applied = r == layers;
     std::vector<TopK> row = model.read_out(hidden_states[static_cast<std::size_t>(r)], final_norm_applied, k);
     for (TopK& cell : row) lens.cells.push_back(std::move(cell));
+  }
+  return lens;
+}
+
+LogitLens logit_lens(const Seq2SeqModel& model, const std::vector<Matrix>& hidden_states, int k) {
+  if (k < 1) throw std::invalid_argument("the logit lens needs top_k of at least 1");
+  const int layers = model.config().decoder_layers;
+  if (static_cast<int>(hidden_states.size()) != layers + 1) {
+    throw std::invalid_argument("the logit lens reads " + std::to_string(layers + 1) + " decoder hidden states (the embeddings and " +
+                                std::to_string(layers) + " layers), not " + std::to_string(hidden_states.size()) +
+                                "; decode with hidden_states");
+  }
+  const int V = model.config().vocab_size;
+  LogitLens lens;
+  lens.rows = layers + 1;
+  lens.tokens = static_cast<int>(hidden_states.front().rows());
+  lens.k = k;
+  lens.cells.reserve(static_cast<std::size_t>(lens.rows) * lens.tokens);
+  constexpr Eigen::Index kChunk = 128;  // rows per product: bounds the [chunk, V] logits held at once
+  for (const Matrix& h : hidden_states) {  // [T, d]
+    for (Eigen::Index start = 0; start < h.rows(); start += kChunk) {
+      const Matrix logits = model.output_logits(h.middleRows(start, std::min(kChunk, h.rows() - start)));  // [n, V]
+      for (Eigen::Index i = 0; i < logits.rows(); ++i) {
+        const float* row = logits.row(i).data();
+        lens.cells.push_back(top_k_of(row, V, k, softmax_norm(row, V)));
+      }
+    }
   }
   return lens;
 }

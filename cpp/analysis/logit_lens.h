@@ -6,7 +6,8 @@
 // the final norm, so it is not applied twice and that row equals the model's
 // predictions. BERT: the masked-LM head (dense, GELU, LayerNorm, decoder) at
 // every position; its last row is the MLM prediction at every position.
-// Row 0 is the embeddings (before any layer).
+// Row 0 is the embeddings (before any layer). Encoder-decoders: the decoder's
+// residual stream through the output layer.
 // Not here: running the model (model/), tokenization, output formats.
 #pragma once
 
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "model/model.h"
+#include "model/seq2seq.h"
 
 namespace attnplay {
 
@@ -33,5 +35,13 @@ struct LogitLens {
 // of hidden states other than L + 1, and a BERT checkpoint without its
 // masked-LM head.
 LogitLens logit_lens(const Model& model, const std::vector<Matrix>& hidden_states, int k);
+
+// An encoder-decoder's decoder (Marian, BART): its hidden states
+// (DecodeRequest::hidden_states: L_dec + 1 matrices [T, d]) read through the
+// output layer (Seq2SeqModel::output_logits; these decoders have no final
+// norm), so the last row is the model's prediction: at decoder input t, the
+// target token it would write next. Throws std::invalid_argument for k < 1
+// and a count of hidden states other than L_dec + 1.
+LogitLens logit_lens(const Seq2SeqModel& model, const std::vector<Matrix>& hidden_states, int k);
 
 }  // namespace attnplay

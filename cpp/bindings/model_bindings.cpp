@@ -8,13 +8,15 @@
 #include <emscripten/bind.h>
 
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <memory>
+#include <string>
 
 #include "analysis/head_ablation.h"
 #include "analysis/head_analysis.h"
-#include "analysis/logit_lens.h"
 #include "bindings/encoding_js.h"
+#include "bindings/lens_js.h"
 #include "bindings/marshal.h"
 #include "bindings/seq2seq_bindings.h"
 #include "model/generate.h"
@@ -180,26 +182,11 @@ val forward_to_js(const Model& model, const ForwardRequest& req, const ForwardRe
   return out;
 }
 
-// The logit lens of a run's hidden states -> { ids: Int32Array, probabilities: Float32Array,
-// shape: [L + 1, T, k], displays?: [(L + 1)·T·k] strings (when the model has a tokenizer) }.
-val lens_to_js(const TextModel& model, const std::vector<Matrix>& hidden_states, int k) {
-  const LogitLens lens = logit_lens(model.model(), hidden_states, k);
-  std::vector<std::int32_t> ids;
-  std::vector<float> probabilities;
-  val displays = val::array();
-  for (const TopK& cell : lens.cells) {
-    ids.insert(ids.end(), cell.ids.begin(), cell.ids.end());
-    probabilities.insert(probabilities.end(), cell.probabilities.begin(), cell.probabilities.end());
-    if (model.tokenizer()) {
-      for (const std::int32_t id : cell.ids) displays.call<void>("push", model.display(id));
-    }
-  }
-  val out = val::object();
-  out.set("ids", typed_array("Int32Array", ids));
-  out.set("probabilities", typed_array("Float32Array", probabilities));
-  out.set("shape", shape_to_js({lens.rows, lens.tokens, lens.k}));
-  if (model.tokenizer()) out.set("displays", displays);
-  return out;
+// The logit lens of a run's hidden states -> lens_to_js (lens_js.h), token displays when the model has a tokenizer.
+val lens_of(const TextModel& model, const std::vector<Matrix>& hidden_states, int k) {
+  std::function<std::string(std::int32_t)> display;
+  if (model.tokenizer()) display = [&model](std::int32_t id) { return model.display(id); };
+  return lens_to_js(logit_lens(model.model(), hidden_states, k), display);
 }
 
 // spec.lens: k of the logit lens (0 or absent: none).
@@ -245,7 +232,7 @@ val forward(int handle, const val& spec) {
     run.hidden_states = req.hidden_states || lens_k > 0;
     const ForwardResult result = model.forward(run);
     val out = forward_to_js(model, req, result);
-    if (lens_k > 0) out.set("lens", lens_to_js(text_model, result.hidden_states, lens_k));
+    if (lens_k > 0) out.set("lens", lens_of(text_model, result.hidden_states, lens_k));
     if (!result.top_k.empty() && text_model.tokenizer()) {  // (forward_to_js sets topK when there are rows)
       val displays = val::array();
       for (const TopK& row : result.top_k) {
@@ -260,7 +247,7 @@ val forward(int handle, const val& spec) {
 // spec: { text, textB?, trace?: { layer, head }, hiddenStates?, topK?, ablate?, ablation?, tokenLoss?,
 //         maskLabels? (BERT, with tokenLoss), lens?: k }
 // -> forward_to_js (topK with displays: [rows * k] strings) + { tokens: encoding_to_js, maskPositions, truncated,
-//    inputTokens, lens? (lens_to_js) }
+//    inputTokens, lens? (lens_of) }
 val run(int handle, const val& spec) {
   return guarded([&] {
     const TextModel& model = model_of(handle);
@@ -282,7 +269,7 @@ val run(int handle, const val& spec) {
     options.hidden_states = options.hidden_states || lens_k > 0;  // the lens reads them; JS gets them only when asked
     const RunResult r = model.run(text, text_b ? std::optional<std::string_view>(*text_b) : std::nullopt, options);
     val out = forward_to_js(model.model(), asked, r.forward);
-    if (lens_k > 0) out.set("lens", lens_to_js(model, r.forward.hidden_states, lens_k));
+    if (lens_k > 0) out.set("lens", lens_of(model, r.forward.hidden_states, lens_k));
     if (!r.top_k_displays.empty()) {
       val displays = val::array();
       for (const std::string& d : r.top_k_displays) displays.call<void>("push", d);

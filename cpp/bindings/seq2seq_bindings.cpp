@@ -6,12 +6,14 @@
 
 #include <emscripten/bind.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "bindings/encoding_js.h"
+#include "bindings/lens_js.h"
 #include "bindings/marshal.h"
 #include "pipeline/translation_model.h"
 
@@ -87,24 +89,30 @@ Seq2SeqHead head_of(const val& spec) {
           spec["layer"].as<int>(), spec["head"].as<int>()};
 }
 
-// spec: { sourceIds: Int32Array, decoderIds: Int32Array, logits?, trace?: { part, layer, head } } ->
-// attentions_to_js + trace?: { q [Tq, d_k], k [Tk, d_k] } of that head
+// spec: { sourceIds: Int32Array, decoderIds: Int32Array, logits?, trace?: { part, layer, head }, lens?: k } ->
+// attentions_to_js + trace?: { q [Tq, d_k], k [Tk, d_k] } of that head + lens?: the decoder's logit lens (lens_to_js)
 val forward(int handle, const val& spec) {
   return guarded([&] {
     const TranslationModel& m = model_of(handle);
     std::vector<std::int32_t> decoder_ids = numbers<std::int32_t>(spec, "decoderIds");
     if (decoder_ids.empty()) decoder_ids = {m.model().config().decoder_start_token_id};
-    std::optional<Seq2SeqHead> trace;
-    if (has(spec, "trace")) trace = head_of(spec["trace"]);
-    const Seq2SeqHead* traced = trace ? &*trace : nullptr;
-    const EncoderOutput e = m.model().encode(numbers<std::int32_t>(spec, "sourceIds"), traced);
-    const DecoderOutput d = m.model().decode(e, decoder_ids, false, traced);
+    DecodeRequest request;
+    if (has(spec, "trace")) request.trace = head_of(spec["trace"]);
+    const int lens_k = has(spec, "lens") ? spec["lens"].as<int>() : 0;
+    request.hidden_states = lens_k > 0;
+    const EncoderOutput e = m.model().encode(numbers<std::int32_t>(spec, "sourceIds"), request.trace);
+    const DecoderOutput d = m.model().decode(e, decoder_ids, request);
     val out = attentions_to_js(m.model().config(), e, d, has(spec, "logits") && spec["logits"].as<bool>());
     if (const std::optional<HeadTrace>& t = e.trace ? e.trace : d.trace; t) {
       val js = val::object();
       js.set("q", matrix_to_js(t->q));
       js.set("k", matrix_to_js(t->k));
       out.set("trace", js);
+    }
+    if (lens_k > 0) {
+      std::function<std::string(std::int32_t)> display;
+      if (m.target_tokenizer()) display = [&m](std::int32_t id) { return m.target_tokenizer()->display(id); };
+      out.set("lens", lens_to_js(logit_lens(m.model(), d.hidden_states, lens_k), display));
     }
     return out;
   });

@@ -133,7 +133,7 @@ void check_ids(const Seq2SeqConfig& c, const std::vector<std::int32_t>& ids, con
 }
 
 // The head of `part` that layer `layer` traces (-1: none); throws for a layer or head outside the part.
-int traced_head(const Seq2SeqHead* trace, Seq2SeqPart part, int layers, int heads, int layer) {
+int traced_head(const std::optional<Seq2SeqHead>& trace, Seq2SeqPart part, int layers, int heads, int layer) {
   if (!trace || trace->part != part) return -1;
   if (trace->layer < 0 || trace->layer >= layers || trace->head < 0 || trace->head >= heads) {
     bad_request("cannot trace layer " + std::to_string(trace->layer) + " head " + std::to_string(trace->head) +
@@ -213,7 +213,8 @@ class Side {
 
 // Marian and BART encoders: embed (·√d, positions, BART's norm), then post-LN
 // layers: h = LN(h + self_attn(h)); h = LN(h + ffn(h)).
-EncoderOutput Seq2SeqModel::encode(const std::vector<std::int32_t>& source_ids, const Seq2SeqHead* trace) const {
+EncoderOutput Seq2SeqModel::encode(const std::vector<std::int32_t>& source_ids,
+                                   const std::optional<Seq2SeqHead>& trace) const {
   check_ids(config_, source_ids, "source");
   const Seq2SeqConfig& c = config_;
   const Seq2SeqWeights& w = weights_;
@@ -240,7 +241,7 @@ EncoderOutput Seq2SeqModel::encode(const std::vector<std::int32_t>& source_ids, 
 // Decoders: embed, then post-LN layers: h = LN(h + causal self_attn(h));
 // h = LN(h + cross_attn(h, memory)); h = LN(h + ffn(h)); logits = h·Eᵀ + final_logits_bias.
 DecoderOutput Seq2SeqModel::decode(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
-                                   bool last_logits_only, const Seq2SeqHead* trace) const {
+                                   const DecodeRequest& request) const {
   check_ids(config_, decoder_ids, "decoder");
   const Seq2SeqConfig& c = config_;
   const Seq2SeqWeights& w = weights_;
@@ -254,21 +255,30 @@ DecoderOutput Seq2SeqModel::decode(const EncoderOutput& encoded, const std::vect
   out.self_attentions.resize(static_cast<std::size_t>(c.decoder_layers) * H * T * T);
   out.cross_attentions.resize(static_cast<std::size_t>(c.decoder_layers) * H * T * S);
   Matrix h = side.embed(decoder_ids, w.decoder_embedding, w.decoder_positions, w.decoder_embedding_norm);  // [T, d]
+  if (request.hidden_states) out.hidden_states.push_back(h);
   for (int l = 0; l < c.decoder_layers; ++l) {
     const Seq2SeqLayerWeights& b = w.decoder[static_cast<std::size_t>(l)];
     const std::size_t i = static_cast<std::size_t>(l);
-    const int traced_self = traced_head(trace, Seq2SeqPart::decoder, c.decoder_layers, H, l);
-    const int traced_cross = traced_head(trace, Seq2SeqPart::cross, c.decoder_layers, H, l);
+    const int traced_self = traced_head(request.trace, Seq2SeqPart::decoder, c.decoder_layers, H, l);
+    const int traced_cross = traced_head(request.trace, Seq2SeqPart::cross, c.decoder_layers, H, l);
     h = side.norm(h + side.self_attention(h, b.self_attn, true, l, out.self_attentions, traced_self, &out.trace),
                   b.self_attn_norm);                                                                       // [T, d]
     h = side.norm(h + side.attend(h, encoded.cross_keys[i], encoded.cross_values[i], b.cross_attn, false, l,
                                   out.cross_attentions, traced_cross, &out.trace),
                   b.cross_attn_norm);                                                                      // [T, d]
     h = side.norm(h + side.feed_forward(h, b), b.final_norm);                                             // [T, d]
+    if (request.hidden_states) out.hidden_states.push_back(h);
   }
-  const Matrix last = last_logits_only ? Matrix(h.bottomRows(1)) : h;
-  out.logits = linear(last, w.decoder_embedding, w.final_logits_bias);  // [T or 1, V]
+  out.logits = output_logits(request.last_logits_only ? ConstMatrixRef(h.bottomRows(1)) : ConstMatrixRef(h));  // [T or 1, V]
   return out;
+}
+
+Matrix Seq2SeqModel::output_logits(const ConstMatrixRef& x) const {
+  if (x.cols() != config_.width) {
+    bad_request("a residual stream of width " + std::to_string(x.cols()) + " for a model of width " +
+                std::to_string(config_.width));
+  }
+  return linear(x, weights_.decoder_embedding, weights_.final_logits_bias);  // [N, V]
 }
 
 std::int64_t Seq2SeqWeights::parameter_count() const {

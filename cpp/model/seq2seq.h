@@ -72,12 +72,20 @@ struct EncoderOutput {
   std::optional<HeadTrace> trace;  // the encoder head asked for: q, k [S, d_k], scores, weights, ...
 };
 
+// What decode() keeps besides the attention and the logits.
+struct DecodeRequest {
+  bool last_logits_only = false;      // logits of the last position only (a decoding step)
+  std::optional<Seq2SeqHead> trace;   // a decoder self-attention or cross-attention head to trace in full
+  bool hidden_states = false;         // the residual stream after the embeddings and after every layer
+};
+
 struct DecoderOutput {
   int tokens = 0;                        // T
   std::vector<float> self_attentions;    // [L_dec, H, T, T]
   std::vector<float> cross_attentions;   // [L_dec, H, T, S]
   Matrix logits;                         // [T, V], or [1, V] (the last position) when asked for the last only
   std::optional<HeadTrace> trace;        // the decoder head asked for: self q, k [T, d_k]; cross q [T, d_k], k [S, d_k]
+  std::vector<Matrix> hidden_states;     // asked for: L_dec + 1 of [T, d] (the last one gives the logits)
 };
 
 class Seq2SeqModel {
@@ -97,14 +105,16 @@ class Seq2SeqModel {
   // encoder head to trace in full (a decoder or cross head is ignored here).
   // Throws std::invalid_argument for no ids, ids outside the vocabulary, more
   // than the model's positions, a traced layer or head out of range.
-  EncoderOutput encode(const std::vector<std::int32_t>& source_ids, const Seq2SeqHead* trace = nullptr) const;
+  EncoderOutput encode(const std::vector<std::int32_t>& source_ids,
+                       const std::optional<Seq2SeqHead>& trace = std::nullopt) const;
   // The decoder over decoder ids [T] (the start token, then the target so
-  // far) against an encoding. last_logits_only: logits of the last position
-  // only (a decoding step); `trace`: a decoder self-attention or
-  // cross-attention head to trace in full (an encoder head is ignored here).
-  // Same errors as encode().
+  // far) against an encoding, keeping what `request` asks for (an encoder
+  // head to trace is ignored here). Same errors as encode().
   DecoderOutput decode(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
-                       bool last_logits_only = false, const Seq2SeqHead* trace = nullptr) const;
+                       const DecodeRequest& request = {}) const;
+  // The output layer on any decoder residual stream x [N, d] (the logit
+  // lens): x·Eᵀ + final_logits_bias, E the decoder's (tied) embeddings -> [N, V].
+  Matrix output_logits(const ConstMatrixRef& x) const;
 
  private:
   Seq2SeqModel(Seq2SeqConfig config, Seq2SeqWeights weights) : config_(std::move(config)), weights_(std::move(weights)) {}

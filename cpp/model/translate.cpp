@@ -10,6 +10,9 @@
 namespace attnplay {
 namespace {
 
+// A decoding step: the logits of the last position only.
+const DecodeRequest kStep{/*last_logits_only=*/true, std::nullopt, /*hidden_states=*/false};
+
 bool is_eos(const Seq2SeqConfig& c, std::int32_t id) {
   return std::find(c.eos_token_ids.begin(), c.eos_token_ids.end(), id) != c.eos_token_ids.end();
 }
@@ -45,7 +48,7 @@ Translation greedy(const Seq2SeqModel& model, const EncoderOutput& encoded, int 
   Translation t;
   t.decoder_ids = {c.decoder_start_token_id};
   for (int step = 0; step < max_new; ++step) {
-    const DecoderOutput out = model.decode(encoded, t.decoder_ids, true);
+    const DecoderOutput out = model.decode(encoded, t.decoder_ids, kStep);
     const std::vector<double> lp = next_log_probabilities(c, out.logits.data(), step == 0);
     const auto best = std::max_element(lp.begin(), lp.end());  // lowest id on ties
     const std::int32_t token = static_cast<std::int32_t>(best - lp.begin());
@@ -93,7 +96,7 @@ Translation beam_search(const Seq2SeqModel& model, const EncoderOutput& encoded,
     };
     std::vector<Candidate> candidates;
     for (std::size_t b = 0; b < running.size(); ++b) {
-      const DecoderOutput out = model.decode(encoded, running[b].ids, true);
+      const DecoderOutput out = model.decode(encoded, running[b].ids, kStep);
       const std::vector<double> lp = next_log_probabilities(c, out.logits.data(), step == 0);
       for (std::size_t id = 0; id < lp.size(); ++id) {
         if (std::isfinite(lp[id])) candidates.push_back({running[b].log_probability + lp[id], b, static_cast<std::int32_t>(id)});

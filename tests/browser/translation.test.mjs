@@ -11,7 +11,8 @@
 // does the same with the model: view="cross" with a `target`, and its own
 // translation. The shipped gettext-en-fr, picked from the model menu,
 // translates typed English with the engine's text, tokens and cross-attention.
-// The Neuron tab of each part gives the engine's weights from q and k.
+// The Neuron tab of each part gives the engine's weights from q and k; the
+// Logit lens tab reads the decoder with the engine's numbers.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -99,7 +100,7 @@ test('typed text is translated token by token, each token drawn with its cross-a
   assert.ok(!(await page.locator('#translation').isHidden()));
   assert.ok(!(await page.locator('[role=tab][data-view="cross"]').isHidden()), 'the Decoding tab');
   assert.ok(!(await page.locator('[role=tab][data-view="neuron"]').isHidden()), 'the Neuron tab (its parts: the last test)');
-  assert.ok(await page.locator('[role=tab][data-view="lens"]').isHidden(), 'no logit lens for encoder–decoders');
+  assert.ok(!(await page.locator('[role=tab][data-view="lens"]').isHidden()), 'the Logit lens tab (its numbers: the last test)');
   assert.match(await page.textContent('#engine-status'), new RegExp(`${TRANSLATED.sourceTokens.length} source → ${steps} target tokens · encoder 2 × 4, decoder 2 × 4`));
 
   // Typing other text translates it again.
@@ -249,6 +250,32 @@ test('the Neuron tab of an encoder–decoder: the encoder, the decoder and cross
     if (part === 'cross') assert.match(await page.textContent('neuron-view'), /the query comes from the decoder \(a target token\), the keys from the encoder/);
   }
   await page.screenshot({ path: `${resultsDir}translation-neuron-cross.png`, fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// Gap: the encoder–decoder had no Logit lens tab. It reads the decoder (every part of the picker alike):
+// each decoder layer's residual stream through the output layer, the engine's numbers (Node: against PyTorch).
+test('the Logit lens tab of an encoder–decoder reads its decoder, with the engine\'s numbers', async () => {
+  const { page, errors } = await openModel(`text=${encodeURIComponent(SOURCE)}&target=${encodeURIComponent(TARGET)}&view=lens`);
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  await page.waitForSelector('lens-view td', { timeout: 30000 });
+  const shown = await page.evaluate(() => document.querySelector('lens-view').lensModel());
+  const inputs = FORCED.decoderTokens.slice(0, -1);
+  const model = await engine.loadModel(modelFiles(MODEL));
+  const { lens } = model.forward(FORCED.sourceTokens.map((t) => t.id), inputs.map((t) => t.id), { lens: 5 });
+  model.dispose();
+  const [rows, T, k] = lens.shape;
+  assert.deepEqual([shown.cells.length, shown.columnLabels.length], [rows, T]);
+  assert.deepEqual(shown.columnLabels, inputs.map((t) => t.display));
+  assert.equal(rows, 3, 'the embeddings and 2 decoder layers');
+  shown.cells.forEach((row, r) => row.forEach((cell, t) => {
+    const at = (r * T + t) * k;
+    assert.deepEqual(cell.top.map((item) => item.id), Array.from(lens.ids.subarray(at, at + k)), `row ${r} position ${t}`);
+    cell.top.forEach((item, i) => close(item.probability, lens.probabilities[at + i], 1e-7, `row ${r} position ${t} rank ${i}`));
+  }));
+  assert.match(await page.textContent('lens-view .lens-caption'), /the decoder’s residual stream .* through the output layer/);
+  assert.equal(await page.isVisible('select[name="attention"]'), false, 'the lens reads the decoder: no part picker');
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -3,8 +3,9 @@
 tests/golden/models/, by a direct float64 implementation of the definition.
 
 Run with Debian's PyTorch (python3-torch, plus libopenblas0-pthread), after
-make_model_goldens.py:
-    /usr/bin/python3 tests/golden/make_lens_goldens.py
+make_model_goldens.py and make_seq2seq_goldens.py (model names as arguments
+rebuild only those):
+    /usr/bin/python3 tests/golden/make_lens_goldens.py [NAME ...]
 
 The logit lens reads the residual stream after every layer (and the
 embeddings) at every position through the model's output head: causal
@@ -18,16 +19,24 @@ forward passes); the weights are read from each model.safetensors by the
 reader below. For every case, lens.json holds the top K ids and probabilities
 (softmax in float64, best first, ties by lower id) of every layer × position;
 the script checks that the last row equals the softmax of golden.json's
-logits. It shares no code with attnplay's C++ runtime; CI only uses its
-committed output.
+logits. Encoder-decoders (Marian, BART): the decoder's residual stream after
+its embeddings and after each layer, from make_seq2seq_goldens.py's float64
+forward pass on the stored weights, read through the output layer (the tied
+decoder embeddings plus final_logits_bias; these decoders have no final norm),
+for each case's source and decoder ids. It shares no code with attnplay's C++
+runtime; CI only uses its committed output.
 """
 import json
 import os
 import struct
+import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_seq2seq_goldens as seq2seq  # noqa: E402
 
 MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 K = 6  # the tests compare a top-5 and use the 6th to tell ties apart
@@ -133,9 +142,36 @@ def build(name):
     print(f"{name}: {len(cases)} case(s), {len(hidden)} rows of {len(hidden[0])} positions")
 
 
+SEQ2SEQ = ["marian-l2-h4-f32", "marian-stored-positions-unshared-f16", "bart-l2-h4-bf16", "bart-scaled-l1-l3-f32"]
+
+
+def build_seq2seq(name):
+    folder = os.path.join(MODELS, name)
+    with open(os.path.join(folder, "config.json")) as f:
+        cfg = json.load(f)
+    with open(os.path.join(folder, "golden.json")) as f:
+        golden = json.load(f)
+    w = read_safetensors(os.path.join(folder, "model.safetensors"))
+    cases = []
+    for case in golden["cases"]:
+        memory, _ = seq2seq.encode(w, cfg, case["ids"])
+        _, _, _, hidden = seq2seq.decode(w, cfg, memory, case["decoder_ids"])  # L_dec + 1 of [T, d]
+        rows = []
+        for h in hidden:
+            p = torch.softmax(seq2seq.output_logits(w, cfg, h), dim=-1)  # [T, V]
+            rows.append([top(p[t].tolist(), K) for t in range(p.shape[0])])
+        final = torch.softmax(torch.tensor(case["logits"], dtype=torch.float64), dim=-1)
+        assert torch.allclose(p, final, atol=1e-6), f"{name}: the last lens row is not the model's prediction"
+        cases.append({"source": case["source"], "ids": case["ids"], "decoder_ids": case["decoder_ids"], "layers": rows})
+    with open(os.path.join(folder, "lens.json"), "w") as f:
+        json.dump({"model": name, "k": K, "cases": cases}, f, separators=(",", ":"))
+    print(f"{name}: {len(cases)} case(s), {len(hidden)} rows of {len(hidden[0])} decoder positions")
+
+
 def main():
-    for name in NAMES:
-        build(name)
+    chosen = sys.argv[1:] or NAMES + SEQ2SEQ  # names on the command line: only those
+    for name in chosen:
+        (build_seq2seq if name in SEQ2SEQ else build)(name)
 
 
 if __name__ == "__main__":

@@ -102,8 +102,9 @@ def encode(w, cfg, src):
 
 
 def decode(w, cfg, memory, dec):
+    """logits [T, V], self- and cross-attention per layer, and the hidden states (the embeddings, then each layer's output)."""
     x = embed(w, cfg, torch.tensor(dec), "decoder")
-    selfs, crosses = [], []
+    selfs, crosses, hidden = [], [], [x]
     for l in range(cfg["decoder_layers"]):
         p = f"model.decoder.layers.{l}."
         a, self_w = mha(x, x, w, p + "self_attn", cfg["decoder_attention_heads"], True)
@@ -113,9 +114,14 @@ def decode(w, cfg, memory, dec):
         x = layer_norm(x + linear(act(cfg, linear(x, w, p + "fc1")), w, p + "fc2"), w, p + "final_layer_norm")
         selfs.append(self_w)
         crosses.append(cross_w)
+        hidden.append(x)
+    return output_logits(w, cfg, x), selfs, crosses, hidden
+
+
+def output_logits(w, cfg, x):
+    """The output layer: x [T, d] through the decoder's (tied) embeddings plus final_logits_bias -> [T, V]."""
     table = w["model.shared.weight"] if cfg.get("share_encoder_decoder_embeddings", True) else w["model.decoder.embed_tokens.weight"]
-    logits = x @ table.T + w["final_logits_bias"][0]
-    return logits, selfs, crosses
+    return x @ table.T + w["final_logits_bias"][0]
 
 
 def next_log_probs(cfg, logits, first):
@@ -212,7 +218,7 @@ def build(name, family, dtype, Le, Ld, He, Hd, d, ffn, P, seed, stored_positions
         src = encode_text(source) + [eos]
         dec = [pad] + encode_text(target)
         memory, enc_attn = encode(ck.w, cfg, src)
-        logits, selfs, crosses = decode(ck.w, cfg, memory, dec)
+        logits, selfs, crosses, _ = decode(ck.w, cfg, memory, dec)
         cases.append({"source": source, "target": target, "ids": src, "decoder_ids": dec,
                       "encoder_attentions": [rounded(a) for a in enc_attn],
                       "decoder_attentions": [rounded(a) for a in selfs],

@@ -4,6 +4,7 @@
 // BERT's masked-LM head, by a direct implementation): top-5 probabilities of
 // every layer × position within 1e-5, the same ids except where the reference
 // itself has a near tie; the last row equals the model's own predictions.
+// Encoder-decoders: the decoder's lens against the same script's reference.
 // Plus the errors: BERT without its MLM head, wrong hidden-state count, k < 1.
 #include <doctest/doctest.h>
 
@@ -88,6 +89,43 @@ TEST_CASE("the logit lens equals the float64 reference on every family") {
         }
       }
     }
+  }
+}
+
+TEST_CASE("an encoder-decoder's decoder lens equals the float64 reference; its last row is the model's logits") {
+  for (const char* name : {"marian-l2-h4-f32", "marian-stored-positions-unshared-f16", "bart-l2-h4-bf16", "bart-scaled-l1-l3-f32"}) {
+    CAPTURE(name);
+    const ModelFiles files = read_model_directory(model_dir(name));
+    const Seq2SeqModel model = Seq2SeqModel::from_checkpoint(files.config_json, files.checkpoint);
+    const json golden_lens = lens_golden(name);
+    for (const json& c : golden_lens["cases"]) {
+      CAPTURE(c["source"].get<std::string>());
+      DecodeRequest request;
+      request.hidden_states = true;
+      const DecoderOutput decoded = model.decode(model.encode(c["ids"].get<std::vector<std::int32_t>>()),
+                                                 c["decoder_ids"].get<std::vector<std::int32_t>>(), request);
+      const LogitLens lens = logit_lens(model, decoded.hidden_states, kTop);
+      REQUIRE(lens.rows == model.config().decoder_layers + 1);
+      REQUIRE(lens.tokens == static_cast<int>(c["decoder_ids"].size()));
+      for (int r = 0; r < lens.rows; ++r) {
+        for (int t = 0; t < lens.tokens; ++t) {
+          CAPTURE(r);
+          CAPTURE(t);
+          const json& ref = c["layers"][r][t];
+          const std::vector<double> p = ref["probabilities"].get<std::vector<double>>();
+          const std::vector<int> ids = ref["ids"].get<std::vector<int>>();
+          const TopK& cell = lens.at(r, t);
+          for (int i = 0; i < kTop; ++i) {
+            CHECK(std::abs(cell.probabilities[i] - p[i]) <= kTolerance);
+            const bool tied = (i > 0 && p[i - 1] - p[i] < kTolerance) || p[i] - p[i + 1] < kTolerance;
+            if (!tied) CHECK(cell.ids[i] == ids[i]);
+          }
+        }
+      }
+      // The last hidden state is what the logits are computed from: the same numbers.
+      CHECK((model.output_logits(decoded.hidden_states.back()) - decoded.logits).cwiseAbs().maxCoeff() == 0.0f);
+    }
+    CHECK_THROWS_WITH_AS(logit_lens(model, {}, 3), doctest::Contains("decoder hidden states"), std::invalid_argument);
   }
 }
 

@@ -67,7 +67,9 @@ TEST_CASE("encoder-decoder forward passes match the PyTorch goldens") {
       for (const double v : flat(c["logits"])) scale = std::max(scale, std::abs(v));
       CHECK(max_abs_diff(logits, c["logits"]) / scale < 1e-4);
       // The last row alone, as a decoding step computes it.
-      const DecoderOutput step = model.decode(encoded, c["decoder_ids"].get<std::vector<std::int32_t>>(), true);
+      DecodeRequest last_only;
+      last_only.last_logits_only = true;
+      const DecoderOutput step = model.decode(encoded, c["decoder_ids"].get<std::vector<std::int32_t>>(), last_only);
       REQUIRE(step.logits.rows() == 1);
       CHECK((step.logits.row(0) - decoded.logits.bottomRows(1)).cwiseAbs().maxCoeff() < 1e-4 * scale);
     }
@@ -98,9 +100,10 @@ TEST_CASE("a traced head's q and k reproduce the PyTorch weights of every part, 
           CAPTURE(key);
           CAPTURE(layer);
           CAPTURE(head);
-          const Seq2SeqHead traced{part, layer, head};
-          const EncoderOutput encoded = model.encode(source, &traced);
-          const DecoderOutput decoded = model.decode(encoded, decoder, false, &traced);
+          DecodeRequest request;
+          request.trace = Seq2SeqHead{part, layer, head};
+          const EncoderOutput encoded = model.encode(source, request.trace);
+          const DecoderOutput decoded = model.decode(encoded, decoder, request);
           const HeadTrace& t = part == Seq2SeqPart::encoder ? *encoded.trace : *decoded.trace;
           CHECK(!(part == Seq2SeqPart::encoder ? decoded.trace : encoded.trace).has_value());
           const json& want = c[key][layer][head];  // [Tq][Tk]
@@ -124,8 +127,9 @@ TEST_CASE("a traced head's q and k reproduce the PyTorch weights of every part, 
         }
       }
     }
-    const Seq2SeqHead outside{Seq2SeqPart::cross, config.decoder_layers, 0};
-    CHECK_THROWS_WITH_AS(model.decode(model.encode(source), decoder, false, &outside),
+    DecodeRequest outside;
+    outside.trace = Seq2SeqHead{Seq2SeqPart::cross, config.decoder_layers, 0};
+    CHECK_THROWS_WITH_AS(model.decode(model.encode(source), decoder, outside),
                          doctest::Contains("cannot trace layer"), std::invalid_argument);
   }
 }

@@ -3,11 +3,13 @@
 // (tests/golden/make_seq2seq_goldens.py): encoder self-, decoder self- and
 // cross-attention within 1e-5, logits within 1e-4 relative, greedy and 3-beam
 // translations equal to the reference search; the step callback's rows equal
-// the whole decoder's rows; a traced head's q and k give its weights;
+// the whole decoder's rows; a traced head's q and k give its weights; the
+// decoder's logit lens equals make_lens_goldens.py's reference;
 // `attnplay attention` and `attnplay translate` print the same numbers; bad
 // input gets readable errors.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { before, test } from 'node:test';
 
@@ -110,6 +112,32 @@ test('a traced encoder, decoder or cross-attention head\'s q and k give the PyTo
     assert.throws(() => model.forward(c.ids, c.decoder_ids, { trace: { part: 'both', layer: 0, head: 0 } }), /trace.part must be encoder, decoder or cross, not both/);
   } finally {
     model.dispose();
+  }
+});
+
+// The decoder's logit lens in WASM against tests/golden/make_lens_goldens.py's float64 reference (lens.json).
+test('the decoder\'s logit lens equals the float64 reference', async () => {
+  for (const name of ['marian-l2-h4-f32', 'bart-l2-h4-bf16']) {
+    const model = await engine.loadModel(modelFiles(name));
+    try {
+      const reference = JSON.parse(readFileSync(fileURLToPath(new URL(`../golden/models/${name}/lens.json`, import.meta.url)), 'utf8'));
+      for (const c of reference.cases) {
+        const { lens } = model.forward(c.ids, c.decoder_ids, { lens: 5 });
+        const [rows, T, k] = lens.shape;
+        assert.deepEqual([rows, T, k], [model.config.decoderLayers + 1, c.decoder_ids.length, 5]);
+        c.layers.forEach((row, r) => row.forEach((cell, t) => {
+          for (let i = 0; i < k; i += 1) {
+            const at = (r * T + t) * k + i;
+            const p = cell.probabilities;
+            assert.ok(Math.abs(lens.probabilities[at] - p[i]) <= 1e-5, `${name} row ${r} position ${t} rank ${i}`);
+            const tied = (i > 0 && p[i - 1] - p[i] < 1e-5) || p[i] - p[i + 1] < 1e-5;
+            if (!tied) assert.equal(lens.ids[at], cell.ids[i], `${name} row ${r} position ${t} rank ${i}`);
+          }
+        }));
+      }
+    } finally {
+      model.dispose();
+    }
   }
 });
 
