@@ -25,7 +25,7 @@ import { checkPreset } from './scratch-examples.js';
 import { DEFAULT_STATE, Store, decodeState } from './state.js';
 import { DataMode } from './attention-data-mode.js';
 import { PartPicker } from './attention-parts.js';
-import { runTranslation, traceTranslation } from './translation-run.js';
+import { runTranslation, traceTranslation, translationLens } from './translation-run.js';
 import { ROLLOUT_DISPLAYS, ROLLOUT_METHODS } from './rollout.js';
 import { isHubReference, parseModelId } from './hub.js';
 import { widgetStyles } from './widget-styles.js';
@@ -428,10 +428,24 @@ export class AttentionView extends HTMLElement {
       this.#showStep();
       return;
     }
-    if (this.#result) element.result = this.#result;
+    if (this.#result) element.result = view === 'lens' && this.#translated?.lensResult ? this.#translated.lensResult : this.#result;
+    if (view === 'lens' && this.#translated && !this.#translated.lensResult) this.#readTranslationLens();
     if (view === 'model' && this.#data.active) element.headScores = this.#data.headScores;
     else if (view === 'model' && this.#model && !this.#model.config.encoderDecoder) sharedHeadScores(this.#model.key).then((scores) => { element.headScores = scores; }, () => {});
     if (!this.#model && !this.#data.active) this.#scheduleRun(0);
+  }
+
+  // An encoder–decoder's logit lens reads its decoder (whatever the `attention` attribute shows): once per translation.
+  async #readTranslationLens() {
+    const run = this.#translated;
+    if (run.lensReading) return;
+    run.lensReading = true;
+    try {
+      run.lensResult = await translationLens(getEngineClient(), this.#model.key, run, LENS_TOP_K);
+      if (run === this.#translated && this.#store.state.view === 'lens') this.#views.get('lens').result = run.lensResult;
+    } catch (error) {
+      if (run === this.#translated) this.#setStatus(error.message, 'error');
+    }
   }
 
   // A rollout view attribute (rollout-method, rollout-display), or the first of its

@@ -173,7 +173,7 @@ test('with a target text every view draws the engine\'s attention; the part pick
   await page.close();
 });
 
-test('the widget: view="cross" with a target draws the engine\'s cross-attention; without one it translates; its neuron view', async () => {
+test('the widget: view="cross" with a target draws the engine\'s cross-attention; without one it translates; its neuron view and lens', async () => {
   const { page, errors } = await newPage(session.browser);
   await page.goto(`${session.url}w/widgets.html`);
   await page.evaluate(([source, target]) => {
@@ -201,6 +201,11 @@ test('the widget: view="cross" with a target draws the engine\'s cross-attention
   const neuron = await page.evaluate(() => document.getElementById('forced').viewElement.neuronModel());
   assert.equal(neuron.query, S + T - 1);
   neuron.keys.forEach((key, k) => close(key.softmax, at(FORCED.crossAttentions, 1, 2, T - 1, k), 1e-5, `widget neuron key ${k}`));
+  // Its logit lens reads the decoder: a row per decoder layer and the embeddings, a column per decoder input.
+  await page.evaluate(() => { document.getElementById('forced').view = 'lens'; });
+  await page.waitForFunction(() => document.getElementById('forced').viewElement.lensModel?.() != null, null, { timeout: 30000 });
+  const lens = await page.evaluate(() => document.getElementById('forced').viewElement.lensModel());
+  assert.deepEqual([lens.cells.length, lens.columnLabels], [3, FORCED.decoderTokens.slice(0, -1).map((t) => t.display)]);
   assert.deepEqual(errors, []);
   await page.close();
 });
