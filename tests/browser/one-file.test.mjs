@@ -189,15 +189,17 @@ test('"Download as a page" on the Lens, Neuron, Compare, Ablation and From scrat
   const tabs = [
     { view: 'lens', label: 'Logit lens', ready: () => document.querySelector('lens-view td') },
     { view: 'neuron', label: 'Neuron view', ready: () => document.querySelector('neuron-view').dataset.state === 'ready' },
-    { view: 'compare', link: `&compareText=${encodeURIComponent('It is a truth universally known')}`, label: 'Compare texts', ready: () => document.querySelector('compare-view table') },
-    { view: 'ablation', link: '&ablate=1:0', label: 'Ablation', ready: () => document.querySelector('ablation-view .ablation-shift') },
+    { view: 'compare', label: 'Compare texts', ready: () => document.querySelector('compare-view table') },
+    { view: 'ablation', label: 'Ablation', ready: () => document.querySelector('ablation-view .ablation-shift') },
     // The positional-encoding step: its heat map is a canvas, saved as an image.
     { view: 'scratch', label: 'From scratch', ready: () => document.querySelector('scratch-view').dataset.state === 'ready', step: '10. Positional encoding' },
   ];
-  for (const { view, link = '', label, ready, step } of tabs) {
-    const page = await session.browser.newPage();
-    await page.goto(`${session.url}#view=${view}${link}`);
-    await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  // One page, one tab after the other: text B for the compare tab, a head knocked out for the ablation tab.
+  const page = await session.browser.newPage();
+  await page.goto(`${session.url}#compareText=${encodeURIComponent('It is a truth universally known')}&ablate=1:0`);
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  for (const { view, label, ready, step } of tabs) {
+    await page.click(`[role=tab][data-view="${view}"]`);
     await page.waitForFunction(ready, null, { timeout: 60000 });
     if (step) await page.click(`scratch-view .step-list button:text-is("${step}")`);
     const live = await page.evaluate(describePanel, view);
@@ -205,7 +207,6 @@ test('"Download as a page" on the Lens, Neuron, Compare, Ablation and From scrat
     assert.equal(download.suggestedFilename(), view === 'scratch' ? 'attnplay-from-scratch.html' : `attnplay-austen-gpt-${view}.html`);
     const path = join(tmp, download.suggestedFilename());
     await download.saveAs(path);
-    await page.close();
 
     const { page: saved, blocked, errors, close } = await openOffline(path, null);
     assert.ok((await saved.title()).startsWith(view === 'scratch' ? `attnplay: ${label}` : `${label} · austen-gpt · “${DEFAULT_STATE.text.slice(0, 20)}`), `${view}: ${await saved.title()}`);
@@ -221,6 +222,7 @@ test('"Download as a page" on the Lens, Neuron, Compare, Ablation and From scrat
     await saved.screenshot({ path: `${resultsDir}one-file-${view}.png`, fullPage: true });
     await close();
   }
+  await page.close();
 });
 
 // Gap: the model view's exports lost the head badges (the head-pattern labels under each thumbnail).
