@@ -264,7 +264,7 @@ function showPart() {
   const part = translated.parts[name];
   result = part.result;
   for (const view of views) view.result = result;
-  if (translated.lensResult) $('lens-view').result = translated.lensResult; // the lens reads the decoder, whatever the part
+  showTranslationLens(); // the lens reads the decoder, whatever the part
   const patch = { filter: result.filter ?? 'all' };
   if (store.state.layer >= part.layers) patch.layer = 0;
   store.set(patch);
@@ -299,7 +299,6 @@ async function runEncoderDecoder() {
   $('#run-note').textContent = run.note;
   describeStatus(run.ms);
   document.body.dataset.run = String(Number(document.body.dataset.run ?? 0) + 1);
-  showTranslationLens();
 }
 
 // The logit lens of an encoder–decoder reads its decoder (whatever part the picker shows): read while the Lens
@@ -308,9 +307,9 @@ async function showTranslationLens() {
   const run = translated;
   if (!run || store.state.view !== 'lens') return;
   try {
-    run.lensResult ??= await translationLens(client, 'model', run, LENS_TOP_K);
-    if (run !== translated) return; // another translation since
-    $('lens-view').result = run.lensResult;
+    const lensResult = await translationLens(client, 'model', run, LENS_TOP_K);
+    if (run !== translated || store.state.view !== 'lens') return; // another translation or tab since
+    $('lens-view').result = lensResult;
     showRequestOutcome();
   } catch (error) {
     if (run === translated) showRequestOutcome(error);
@@ -366,8 +365,11 @@ function showRequestOutcome(error = null) {
 $('neuron-view').addEventListener('trace-request', async (event) => {
   try {
     const ids = generationPanel.stepIds; // a generation step: the text shown is the prompt and the tokens before the step's
-    $('neuron-view').trace = translated ? await traceTranslation(client, 'model', translated, shownPart(), event.detail)
+    const [run, part] = [translated, translated && shownPart()];
+    const trace = run ? await traceTranslation(client, 'model', run, part, event.detail)
       : ids ? await traceStep(client, 'model', ids, event.detail) : await traceHead(client, 'model', model.config, store.state, event.detail);
+    if (run && (run !== translated || part !== shownPart())) return; // another translation or part since: its own request follows
+    $('neuron-view').trace = trace;
     showRequestOutcome();
   } catch (error) {
     showRequestOutcome(error);
@@ -756,7 +758,7 @@ $('#export-npy').addEventListener('click', () => {
 // for the views it draws (page-export.js), else a snapshot of the tab as drawn (view-snapshot.js).
 function snapshotTitle(view) {
   const label = $(`[role=tab][data-view="${view}"]`).textContent;
-  if (view === 'scratch' || !result) return `attnplay: ${label}`;
+  if (view === 'scratch' || !result || !model) return `attnplay: ${label}`;
   return `${label} · ${model.name} · ${quotedText(result.texts)}`;
 }
 $('#export-page').addEventListener('click', async () => {
@@ -767,7 +769,7 @@ $('#export-page').addEventListener('click', async () => {
     const page = widgetView
       ? await attentionPage({ result, state: store.state, modelName: model.name, rolloutMethod: $('rollout-view').method, rolloutDisplay: $('rollout-view').display, run: translated, headScores: $('model-view').headScores })
       : viewSnapshotPage($(`[role=tabpanel][data-view="${view}"]`), { title: snapshotTitle(view), theme: drawnTheme(store.state.theme) });
-    download(page, view === 'scratch' ? 'attnplay-from-scratch.html' : `attnplay-${model.name}-${view}.html`, 'text/html');
+    download(page, view === 'scratch' ? 'attnplay-from-scratch.html' : `attnplay-${model?.name ?? 'model'}-${view}.html`, 'text/html');
   } catch (error) {
     $('#run-note').textContent = `Cannot make the page: ${error.message}`;
   }
@@ -804,6 +806,6 @@ $('#model-select').replaceChildren(
 showGallery();
 // A link that names a shipped model and no text opens on the model's own example, as the picker does.
 const linkExample = shipped.find((m) => m.name === store.state.model)?.example;
-if (linkExample && !/(^#|&)z?text=/.test(location.hash)) store.set({ text: linkExample, textB: '' });
+if (linkExample && !/(^#|&)z?text=/.test(location.hash)) store.set({ text: linkExample, ...(/(^#|&)z?textB=/.test(location.hash) ? {} : { textB: '' }) });
 selectModel(store.state.model);
 if (linkProblem) $('#run-note').textContent = linkProblem;

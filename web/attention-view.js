@@ -428,8 +428,8 @@ export class AttentionView extends HTMLElement {
       this.#showStep();
       return;
     }
-    if (this.#result) element.result = view === 'lens' && this.#translated?.lensResult ? this.#translated.lensResult : this.#result;
-    if (view === 'lens' && this.#translated && !this.#translated.lensResult) this.#readTranslationLens();
+    if (this.#result) element.result = this.#result;
+    if (view === 'lens' && this.#translated) this.#readTranslationLens();
     if (view === 'model' && this.#data.active) element.headScores = this.#data.headScores;
     else if (view === 'model' && this.#model && !this.#model.config.encoderDecoder) sharedHeadScores(this.#model.key).then((scores) => { element.headScores = scores; }, () => {});
     if (!this.#model && !this.#data.active) this.#scheduleRun(0);
@@ -438,11 +438,9 @@ export class AttentionView extends HTMLElement {
   // An encoder–decoder's logit lens reads its decoder (whatever the `attention` attribute shows): once per translation.
   async #readTranslationLens() {
     const run = this.#translated;
-    if (run.lensReading) return;
-    run.lensReading = true;
     try {
-      run.lensResult = await translationLens(getEngineClient(), this.#model.key, run, LENS_TOP_K);
-      if (run === this.#translated && this.#store.state.view === 'lens') this.#views.get('lens').result = run.lensResult;
+      const lensResult = await translationLens(getEngineClient(), this.#model.key, run, LENS_TOP_K);
+      if (run === this.#translated && this.#store.state.view === 'lens') this.#views.get('lens').result = lensResult;
     } catch (error) {
       if (run === this.#translated) this.#setStatus(error.message, 'error');
     }
@@ -626,7 +624,7 @@ export class AttentionView extends HTMLElement {
     this.#quietly(() => this.#store.set(patch));
     this.#partPicker.show(run.order, name);
     if (this.#partPicker.element.nextSibling !== this.#controls) this.#controls.before(this.#partPicker.element);
-    this.#partPicker.element.hidden = ['cross', 'scratch'].includes(this.#store.state.view);
+    this.#partPicker.element.hidden = ['cross', 'scratch', 'lens'].includes(this.#store.state.view); // the lens reads the decoder
     this.#showView();
   }
 
@@ -660,9 +658,11 @@ export class AttentionView extends HTMLElement {
   async #trace(request) {
     if (!this.#model) return;
     try {
-      this.#views.get('neuron').trace = this.#translated
-        ? await traceTranslation(getEngineClient(), this.#model.key, this.#translated, this.#shownPart(), request)
+      const [run, part] = [this.#translated, this.#translated && this.#shownPart()];
+      const trace = run ? await traceTranslation(getEngineClient(), this.#model.key, run, part, request)
         : await traceHead(getEngineClient(), this.#model.key, this.#model.config, this.#store.state, request);
+      if (run && (run !== this.#translated || part !== this.#shownPart())) return; // another translation or part since
+      this.#views.get('neuron').trace = trace;
       if (this.#traceError !== null && this.#status.textContent === this.#traceError) this.#setStatus('', 'ready'); // the last trace's error, now resolved
       this.#traceError = null;
     } catch (error) {

@@ -186,7 +186,7 @@ const METHODS = {
   forwardSeq2Seq(engine, key, { sourceIds, decoderIds, trace, lens }) {
     const model = loaded(key);
     if (!model.config.encoderDecoder) throw new Error(`model "${key}" is not an encoder-decoder`);
-    const r = model.forward(sourceIds, decoderIds, { trace, lens });
+    const r = model.forward(sourceIds, decoderIds, { trace, lens, attentions: false });
     return { trace: r.trace ?? null, lens: r.lens ?? null };
   },
 

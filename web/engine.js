@@ -533,6 +533,7 @@ export class Seq2SeqModel {
    * T and T; cross: T queries, S keys), the neuron view's vectors.
    * options.lens = k: the decoder's logit lens, lens = { ids, probabilities,
    * displays?, shape: [decoderLayers + 1, T, k] } (as Model.run's lens).
+   * options.attentions = false leaves the attention tensors out (a trace or a lens alone).
    */
   forward(sourceIds, decoderIds = [], options = {}) {
     const handle = this.#live();
@@ -540,6 +541,7 @@ export class Seq2SeqModel {
       sourceIds: int32Array(sourceIds, 'sourceIds'), decoderIds: int32Array(decoderIds, 'decoderIds'), logits: Boolean(options.logits),
       ...(options.trace ? { trace: { part: String(options.trace.part), layer: options.trace.layer, head: options.trace.head } } : {}),
       ...(options.lens ? { lens: options.lens } : {}),
+      ...(options.attentions === false ? { attentions: false } : {}),
     }));
   }
 

@@ -97,7 +97,7 @@ export class LensView extends StoreBound {
     this.#title.textContent = `Logit lens: the top token of every layer (rows) at every position (columns), ${rows - 1} layers × ${t} tokens`;
     const { low, high } = weightScaleWords(theme);
     const reading = result.decoderLens
-      ? 'Each cell reads the decoder’s residual stream after that layer through the output layer (the tied embeddings and final_logits_bias): the target token the decoder would write after the column’s token if it stopped there.'
+      ? 'Each cell reads the decoder’s residual stream after that layer through the output layer (the tied embeddings and final_logits_bias): the target token the decoder would write after the column’s token if it stopped there (before the search’s own rules, such as never writing the pad token).'
       : result.causal
       ? 'Each cell reads the residual stream after that layer through the final norm and the unembedding: the next token the model would predict after the column’s token if it stopped there.'
       : 'Each cell reads the residual stream after that layer through the masked-LM head: the token the model would fill in at the column’s position if it stopped there.';
@@ -123,13 +123,18 @@ export class LensView extends StoreBound {
     this.#revealLocked();
   }
 
-  // Scrolls the locked token's column into sight when it is out of it (a link or preset's token).
+  // Scrolls the locked token's column into sight when it is out of it (a link or preset's token), beside the
+  // row labels that stay in view.
   #revealLocked() {
     const current = this.#table.querySelector('thead th[aria-current="true"]');
     const scroller = this.#table.parentElement;
     if (!current || !scroller) return;
-    const { offsetLeft: x, offsetWidth: width } = current;
-    if (x < scroller.scrollLeft || x + width > scroller.scrollLeft + scroller.clientWidth) scroller.scrollLeft = Math.max(0, x - scroller.clientWidth / 2);
+    const cell = current.getBoundingClientRect();
+    const box = scroller.getBoundingClientRect();
+    const labels = this.#table.querySelector('th.lens-corner').getBoundingClientRect().width;
+    if (cell.left < box.left + labels || cell.right > box.left + scroller.clientWidth) {
+      scroller.scrollLeft += cell.left - box.left - labels - (scroller.clientWidth - labels - cell.width) / 2;
+    }
   }
 
   // The readout of a cell: where it is and its top-k.

@@ -92,7 +92,10 @@ export class NeuronView extends StoreBound {
     else if (changed.some((key) => ['layer', 'heads', 'token', 'words', 'filter', 'hideSpecial'].includes(key))) this.#rebuild();
   }
 
-  /** Model output: { tokens, attentions [L, H, T, T], texts, causal }. Clears the trace. */
+  /**
+   * Model output: { tokens, attentions [L, H, T, T], texts, causal }, or an encoder–decoder's
+   * cross-attention part (encoder-decoder.js's crossResult, with `cross`). Clears the trace.
+   */
   set result(result) {
     this.#result = result;
     this.#trace = null;

@@ -67,12 +67,17 @@ const headList = (value, fallback) => {
 };
 const httpUrl = (value, fallback) => (value !== null && /^https?:\/\/[^\s]+$/.test(value) ? value.replace(/\/+$/, '') : fallback);
 
-/** State -> URL hash (without '#'); only values that differ from the defaults. */
+/**
+ * State -> URL hash (without '#'); only values that differ from the defaults,
+ * and the text with any model but the default (a link that names a shipped
+ * model and no text opens on the model's own example).
+ */
 export function encodeState(state) {
   const params = new URLSearchParams();
   for (const [key, fallback] of Object.entries(DEFAULT_STATE)) {
     const value = state[key];
-    if (value === undefined || JSON.stringify(value) === JSON.stringify(fallback)) continue;
+    const named = key === 'text' && state.model !== DEFAULT_STATE.model;
+    if (value === undefined || (!named && JSON.stringify(value) === JSON.stringify(fallback))) continue;
     if (key === 'heads') params.set(key, value.join(','));
     else if (key === 'ablate') params.set(key, formatHeads(value));
     else if (typeof value === 'boolean') params.set(key, value ? '1' : '0');

@@ -83,8 +83,8 @@ export function translationParts(raw, source, config) {
  * Without a target the model translates: onSource(source) runs once the
  * source tokens are known, onStep(partial cross result, steps so far) after
  * each target token. Returns { parts, order, translation (text), source,
- * raw, ms, note }. Throws an Error that says what went wrong, also for an
- * empty text.
+ * raw, ms, note } (translationLens adds `lens`, the promise of its decoder's
+ * lens). Throws an Error that says what went wrong, also for an empty text.
  */
 export async function runTranslation(client, key, config, { text, target = '' }, { onSource = () => {}, onStep = () => {} } = {}) {
   if (text.trim() === '') throw new Error('Write some text to translate.');
@@ -135,13 +135,17 @@ export async function traceTranslation(client, key, run, part, { layer, head }) 
 /**
  * The lens view's result for a run of runTranslation's: the decoder part's
  * result with the decoder's logit lens (k per cell), `decoderLens` set (the
- * lens view's caption says what it reads). Throws an Error that says why not.
+ * lens view's caption says what it reads). Asked of the worker once per run
+ * (the promise is kept as run.lens; a failure is not kept, so a later call
+ * asks again). Rejects with an Error that says why not.
  */
-export async function translationLens(client, key, run, k) {
-  try {
-    const { lens } = await client.forwardSeq2Seq(key, { ...runIds(run), lens: k });
-    return { ...run.parts.decoder.result, lens, decoderLens: true };
-  } catch (error) {
-    throw new Error(`Cannot read the decoder's logit lens: ${error.message}`);
-  }
+export function translationLens(client, key, run, k) {
+  run.lens ??= client.forwardSeq2Seq(key, { ...runIds(run), lens: k }).then(
+    ({ lens }) => ({ ...run.parts.decoder.result, lens, decoderLens: true }),
+    (error) => {
+      run.lens = null;
+      throw new Error(`Cannot read the decoder's logit lens: ${error.message}`);
+    },
+  );
+  return run.lens;
 }

@@ -39,8 +39,9 @@ LogitLens logit_lens(const Model& model, const std::vector<Matrix>& hidden_state
 // An encoder-decoder's decoder (Marian, BART): its hidden states
 // (DecodeRequest::hidden_states: L_dec + 1 matrices [T, d]) read through the
 // output layer (Seq2SeqModel::output_logits; these decoders have no final
-// norm), so the last row is the model's prediction: at decoder input t, the
-// target token it would write next. Throws std::invalid_argument for k < 1
+// norm), so the last row is the decoder's own output: at decoder input t, the
+// probabilities of the target token it writes next (before the search's
+// rules, such as never writing the pad token: model/translate.h). Throws std::invalid_argument for k < 1
 // and a count of hidden states other than L_dec + 1.
 LogitLens logit_lens(const Seq2SeqModel& model, const std::vector<Matrix>& hidden_states, int k);
 

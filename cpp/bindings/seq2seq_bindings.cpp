@@ -89,8 +89,9 @@ Seq2SeqHead head_of(const val& spec) {
           spec["layer"].as<int>(), spec["head"].as<int>()};
 }
 
-// spec: { sourceIds: Int32Array, decoderIds: Int32Array, logits?, trace?: { part, layer, head }, lens?: k } ->
-// attentions_to_js + trace?: { q [Tq, d_k], k [Tk, d_k] } of that head + lens?: the decoder's logit lens (lens_to_js)
+// spec: { sourceIds: Int32Array, decoderIds: Int32Array, logits?, trace?: { part, layer, head }, lens?: k,
+// attentions? (false: leave the attention tensors out) } -> attentions_to_js + trace?: { q [Tq, d_k], k [Tk, d_k] }
+// of that head + lens?: the decoder's logit lens (lens_to_js)
 val forward(int handle, const val& spec) {
   return guarded([&] {
     const TranslationModel& m = model_of(handle);
@@ -102,7 +103,9 @@ val forward(int handle, const val& spec) {
     request.hidden_states = lens_k > 0;
     const EncoderOutput e = m.model().encode(numbers<std::int32_t>(spec, "sourceIds"), request.trace);
     const DecoderOutput d = m.model().decode(e, decoder_ids, request);
-    val out = attentions_to_js(m.model().config(), e, d, has(spec, "logits") && spec["logits"].as<bool>());
+    const bool with_attentions = !has(spec, "attentions") || spec["attentions"].as<bool>();
+    val out = with_attentions ? attentions_to_js(m.model().config(), e, d, has(spec, "logits") && spec["logits"].as<bool>())
+                              : val::object();
     if (const std::optional<HeadTrace>& t = e.trace ? e.trace : d.trace; t) {
       val js = val::object();
       js.set("q", matrix_to_js(t->q));

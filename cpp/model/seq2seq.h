@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "attention/attention.h"
-
 #include "model/config.h"
 #include "model/weights.h"
 #include "safetensors/checkpoint.h"

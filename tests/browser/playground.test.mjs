@@ -614,9 +614,11 @@ test('a locked token from a link is scrolled into view on first draw: head view,
         const row = heat.rows.indexOf(token);
         return { at: heat.top + (row + 0.5) * heat.cell, from: s.scrollTop + heat.top, to: s.scrollTop + s.clientHeight, scrolls: s.scrollHeight > s.clientHeight, token };
       }
-      const cell = document.querySelector('lens-view thead th[aria-current="true"]');
+      const cell = document.querySelector('lens-view thead th[aria-current="true"]').getBoundingClientRect();
       const s = document.querySelector('.lens-scroller');
-      return { at: cell.offsetLeft + cell.offsetWidth / 2, from: s.scrollLeft, to: s.scrollLeft + s.clientWidth, scrolls: s.scrollWidth > s.clientWidth, token };
+      const box = s.getBoundingClientRect();
+      const labels = document.querySelector('lens-view th.lens-corner').getBoundingClientRect().width; // the row labels stay in view
+      return { at: (cell.left + cell.right) / 2, from: box.left + labels, to: box.left + s.clientWidth, scrolls: s.scrollWidth > s.clientWidth, token };
     }, { view, token });
     assert.ok(seen.scrolls, `${view}: ${count} tokens need the inner scroll area`);
     assert.equal(seen.token, token);

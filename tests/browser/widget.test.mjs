@@ -284,7 +284,6 @@ test('the embedding guide: every widget loads and draws, with no console error, 
     await page.screenshot({ path: `${resultsDir}widget-gallery.png`, fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();
-
   } finally {
     await gallery.close();
   }

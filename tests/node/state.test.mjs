@@ -21,6 +21,9 @@ test('every field survives the URL round trip', () => {
   assert.deepEqual(decodeState(''), { ...DEFAULT_STATE });
   assert.deepEqual(decodeState(encodeState({ ...DEFAULT_STATE, heads: [] })).heads, []);
   assert.equal(encodeState({ ...DEFAULT_STATE, ablate: [[1, 0], [0, 3]] }), 'ablate=1%3A0%2C0%3A3');
+  // Another model's link names its text even when it is the default one (a link without text opens on the model's example).
+  assert.match(encodeState({ ...DEFAULT_STATE, model: 'austen-bert' }), /^model=austen-bert&text=It\+is\+a\+truth/);
+  assert.equal(decodeState(encodeState({ ...DEFAULT_STATE, model: 'austen-bert' })).text, DEFAULT_STATE.text);
 });
 
 test('invalid values fall back to defaults', () => {
