@@ -9,15 +9,22 @@
 #include "model/logits.h"
 
 namespace attnplay {
+namespace {
+
+// Throws unless k >= 1 and there are `layers` + 1 hidden states (`what`: which ones; `how`: how to get them).
+void check_request(int k, std::size_t hidden_states, int layers, const std::string& what, const std::string& how) {
+  if (k < 1) throw std::invalid_argument("the logit lens needs top_k of at least 1");
+  if (static_cast<int>(hidden_states) != layers + 1) {
+    throw std::invalid_argument("the logit lens reads " + std::to_string(layers + 1) + " " + what + " (the embeddings and " +
+                                std::to_string(layers) + " layers), not " + std::to_string(hidden_states) + "; " + how);
+  }
+}
+
+}  // namespace
 
 LogitLens logit_lens(const Model& model, const std::vector<Matrix>& hidden_states, int k) {
-  if (k < 1) throw std::invalid_argument("the logit lens needs top_k of at least 1");
   const int layers = model.config().layers;
-  if (static_cast<int>(hidden_states.size()) != layers + 1) {
-    throw std::invalid_argument("the logit lens reads " + std::to_string(layers + 1) + " hidden states (the embeddings and " +
-                                std::to_string(layers) + " layers), not " + std::to_string(hidden_states.size()) +
-                                "; run the model with hidden_states");
-  }
+  check_request(k, hidden_states.size(), layers, "hidden states", "run the model with hidden_states");
   if (!model.config().causal() && !model.has_mlm_head()) {
     throw std::invalid_argument(
         "this BERT checkpoint has no masked-LM head (cls.predictions.*), so its residual stream cannot be read as "
@@ -38,13 +45,8 @@ LogitLens logit_lens(const Model& model, const std::vector<Matrix>& hidden_state
 }
 
 LogitLens logit_lens(const Seq2SeqModel& model, const std::vector<Matrix>& hidden_states, int k) {
-  if (k < 1) throw std::invalid_argument("the logit lens needs top_k of at least 1");
   const int layers = model.config().decoder_layers;
-  if (static_cast<int>(hidden_states.size()) != layers + 1) {
-    throw std::invalid_argument("the logit lens reads " + std::to_string(layers + 1) + " decoder hidden states (the embeddings and " +
-                                std::to_string(layers) + " layers), not " + std::to_string(hidden_states.size()) +
-                                "; decode with hidden_states");
-  }
+  check_request(k, hidden_states.size(), layers, "decoder hidden states", "decode with hidden_states");
   const int V = model.config().vocab_size;
   LogitLens lens;
   lens.rows = layers + 1;

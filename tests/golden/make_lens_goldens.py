@@ -120,52 +120,57 @@ def top(probabilities, k):
     return {"ids": order, "probabilities": [float("%.12g" % probabilities[i]) for i in order]}
 
 
-def build(name):
+def lens_rows(name, hidden, read, logits):
+    """The lens rows (top K of every position) of hidden states [T, d] read by read(h, last) -> logits; checks that
+    the last row is the softmax of the model's own logits."""
+    rows = []
+    for r, h in enumerate(hidden):
+        p = torch.softmax(read(h, r == len(hidden) - 1), dim=-1)  # [T, V]
+        rows.append([top(p[t].tolist(), K) for t in range(p.shape[0])])
+    final = torch.softmax(torch.tensor(logits, dtype=torch.float64), dim=-1)
+    assert torch.allclose(p, final, atol=1e-6), f"{name}: the last lens row is not the model's prediction"
+    return rows
+
+
+def write_lens(name, cases, hidden, what):
+    with open(os.path.join(MODELS, name, "lens.json"), "w") as f:
+        json.dump({"model": name, "k": K, "cases": cases}, f, separators=(",", ":"))
+    print(f"{name}: {len(cases)} case(s), {len(hidden)} rows of {len(hidden[0])} {what}")
+
+
+def read_folder(name):
+    """(config, golden.json, weights) of a checkpoint folder."""
     folder = os.path.join(MODELS, name)
     with open(os.path.join(folder, "config.json")) as f:
         cfg = json.load(f)
     with open(os.path.join(folder, "golden.json")) as f:
         golden = json.load(f)
-    read = output_head(cfg, read_safetensors(os.path.join(folder, "model.safetensors")))
+    return cfg, golden, read_safetensors(os.path.join(folder, "model.safetensors"))
+
+
+def build(name):
+    cfg, golden, w = read_folder(name)
+    read = output_head(cfg, w)
     cases = []
     for case in golden["cases"]:
         hidden = [torch.tensor(h, dtype=torch.float64) for h in case["hidden_states"]]  # L + 1 of [T, d]
-        rows = []
-        for r, h in enumerate(hidden):
-            p = torch.softmax(read(h, r == len(hidden) - 1), dim=-1)  # [T, V]
-            rows.append([top(p[t].tolist(), K) for t in range(p.shape[0])])
-        final = torch.softmax(torch.tensor(case["logits"], dtype=torch.float64), dim=-1)
-        assert torch.allclose(p, final, atol=1e-6), f"{name}: the last lens row is not the model's prediction"
+        rows = lens_rows(name, hidden, read, case["logits"])
         cases.append({"text": case["text"], "ids": case["ids"], "type_ids": case["type_ids"], "layers": rows})
-    with open(os.path.join(folder, "lens.json"), "w") as f:
-        json.dump({"model": name, "k": K, "cases": cases}, f, separators=(",", ":"))
-    print(f"{name}: {len(cases)} case(s), {len(hidden)} rows of {len(hidden[0])} positions")
+    write_lens(name, cases, hidden, "positions")
 
 
 SEQ2SEQ = ["marian-l2-h4-f32", "marian-stored-positions-unshared-f16", "bart-l2-h4-bf16", "bart-scaled-l1-l3-f32"]
 
 
 def build_seq2seq(name):
-    folder = os.path.join(MODELS, name)
-    with open(os.path.join(folder, "config.json")) as f:
-        cfg = json.load(f)
-    with open(os.path.join(folder, "golden.json")) as f:
-        golden = json.load(f)
-    w = read_safetensors(os.path.join(folder, "model.safetensors"))
+    cfg, golden, w = read_folder(name)
     cases = []
     for case in golden["cases"]:
         memory, _ = seq2seq.encode(w, cfg, case["ids"])
         _, _, _, hidden = seq2seq.decode(w, cfg, memory, case["decoder_ids"])  # L_dec + 1 of [T, d]
-        rows = []
-        for h in hidden:
-            p = torch.softmax(seq2seq.output_logits(w, cfg, h), dim=-1)  # [T, V]
-            rows.append([top(p[t].tolist(), K) for t in range(p.shape[0])])
-        final = torch.softmax(torch.tensor(case["logits"], dtype=torch.float64), dim=-1)
-        assert torch.allclose(p, final, atol=1e-6), f"{name}: the last lens row is not the model's prediction"
+        rows = lens_rows(name, hidden, lambda h, last: seq2seq.output_logits(w, cfg, h), case["logits"])
         cases.append({"source": case["source"], "ids": case["ids"], "decoder_ids": case["decoder_ids"], "layers": rows})
-    with open(os.path.join(folder, "lens.json"), "w") as f:
-        json.dump({"model": name, "k": K, "cases": cases}, f, separators=(",", ":"))
-    print(f"{name}: {len(cases)} case(s), {len(hidden)} rows of {len(hidden[0])} decoder positions")
+    write_lens(name, cases, hidden, "decoder positions")
 
 
 def main():

@@ -53,6 +53,19 @@ ForwardResult run(const Model& model, const json& c, bool top_k) {
   return model.forward(request);
 }
 
+// One cell against its reference { ids, probabilities }: probabilities within kTolerance, the same ids except
+// where the reference itself has a near tie.
+void check_cell(const TopK& cell, const json& ref) {
+  const std::vector<double> p = ref["probabilities"].get<std::vector<double>>();
+  const std::vector<int> ids = ref["ids"].get<std::vector<int>>();
+  REQUIRE(cell.ids.size() == static_cast<std::size_t>(kTop));
+  for (int i = 0; i < kTop; ++i) {
+    CHECK(std::abs(cell.probabilities[i] - p[i]) <= kTolerance);
+    const bool tied = (i > 0 && p[i - 1] - p[i] < kTolerance) || p[i] - p[i + 1] < kTolerance;
+    if (!tied) CHECK(cell.ids[i] == ids[i]);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("the logit lens equals the float64 reference on every family") {
@@ -71,16 +84,8 @@ TEST_CASE("the logit lens equals the float64 reference on every family") {
         for (int t = 0; t < lens.tokens; ++t) {
           CAPTURE(r);
           CAPTURE(t);
-          const json& ref = c["layers"][r][t];
-          const std::vector<double> p = ref["probabilities"].get<std::vector<double>>();
-          const std::vector<int> ids = ref["ids"].get<std::vector<int>>();
           const TopK& cell = lens.at(r, t);
-          REQUIRE(cell.ids.size() == static_cast<std::size_t>(kTop));
-          for (int i = 0; i < kTop; ++i) {
-            CHECK(std::abs(cell.probabilities[i] - p[i]) <= kTolerance);
-            const bool tied = (i > 0 && p[i - 1] - p[i] < kTolerance) || p[i] - p[i + 1] < kTolerance;
-            if (!tied) CHECK(cell.ids[i] == ids[i]);
-          }
+          check_cell(cell, c["layers"][r][t]);
           if (r == lens.rows - 1) {  // the model's own prediction at this position, exactly
             const TopK& own = forward.top_k[static_cast<std::size_t>(t)];
             CHECK(own.ids == cell.ids);
@@ -111,15 +116,7 @@ TEST_CASE("an encoder-decoder's decoder lens equals the float64 reference; its l
         for (int t = 0; t < lens.tokens; ++t) {
           CAPTURE(r);
           CAPTURE(t);
-          const json& ref = c["layers"][r][t];
-          const std::vector<double> p = ref["probabilities"].get<std::vector<double>>();
-          const std::vector<int> ids = ref["ids"].get<std::vector<int>>();
-          const TopK& cell = lens.at(r, t);
-          for (int i = 0; i < kTop; ++i) {
-            CHECK(std::abs(cell.probabilities[i] - p[i]) <= kTolerance);
-            const bool tied = (i > 0 && p[i - 1] - p[i] < kTolerance) || p[i] - p[i + 1] < kTolerance;
-            if (!tied) CHECK(cell.ids[i] == ids[i]);
-          }
+          check_cell(lens.at(r, t), c["layers"][r][t]);
         }
       }
       // The last hidden state is what the logits are computed from: the same numbers.
