@@ -214,9 +214,11 @@ $('#theme').addEventListener('change', (event) => store.set({ theme: event.targe
 
 store.subscribe((state, changed) => {
   if (changed.includes('view')) showView();
-  // The logit lens is computed only while its tab is shown: a run brings it.
-  if (changed.includes('view') && state.view === 'lens' && result && !result.lens && !model?.config.encoderDecoder) runs.runNow();
-  if (changed.includes('view') && state.view === 'lens' && translated) showTranslationLens();
+  // The logit lens is computed only while its tab is shown: a run brings it (an encoder–decoder's: its decoder's, read apart).
+  if (changed.includes('view') && state.view === 'lens') {
+    if (translated) showTranslationLens();
+    else if (result && !result.lens && !model?.config.encoderDecoder) runs.runNow();
+  }
   if (changed.includes('theme')) applyTheme();
   if (changed.includes('rolloutMethod') || changed.includes('rolloutDisplay')) applyRolloutChoices();
   if (changed.includes('text') || changed.includes('textB') || changed.includes('target')) runs.schedule();
@@ -298,7 +300,6 @@ async function runEncoderDecoder() {
   $('#token-marks').textContent = marksNote(run.parts.cross.result.tokens.map((token) => token.display));
   $('#run-note').textContent = run.note;
   describeStatus(run.ms);
-  document.body.dataset.run = String(Number(document.body.dataset.run ?? 0) + 1);
 }
 
 // The logit lens of an encoder–decoder reads its decoder (whatever part the picker shows): read while the Lens
@@ -324,6 +325,7 @@ const runs = new RunLoop(async () => {
     if (model.config.encoderDecoder) await runEncoderDecoder();
     else await runDecoderOrEncoder();
     if (modelErrors === modelErrorsBefore) showModelError(null); // a failed load's message goes once the model shown runs again
+    document.body.dataset.run = String(Number(document.body.dataset.run ?? 0) + 1); // runs drawn (tests wait on it)
   } catch (error) {
     clearResult(error.message);
   }
@@ -346,7 +348,6 @@ async function runDecoderOrEncoder() {
   $('#token-marks').textContent = marksNote([...result.tokens.map((token) => token.display), ...predicted]);
   $('#run-note').textContent = note;
   describeStatus(raw.ms);
-  document.body.dataset.run = String(Number(document.body.dataset.run ?? 0) + 1);
 }
 
 // A neuron-view trace or a generation step's ablation that fails says why in #run-note, until one succeeds.

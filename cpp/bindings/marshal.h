@@ -96,6 +96,13 @@ inline val matrix_to_js(const Matrix& m) {
   return out;
 }
 
+// A JS array of strings.
+inline val strings_to_js(const std::vector<std::string>& strings) {
+  val out = val::array();
+  for (const std::string& s : strings) out.call<void>("push", s);
+  return out;
+}
+
 inline val shape_to_js(std::initializer_list<int> shape) {
   val out = val::array();
   for (int d : shape) out.call<void>("push", d);

@@ -68,11 +68,7 @@ val config_to_js(const Model& m) {
 
 // model.safetensors.index.json text -> the shard file names it lists, sorted.
 val shard_files(const std::string& index_json) {
-  return guarded([&] {
-    val out = val::array();
-    for (const std::string& name : Checkpoint::shard_files(index_json)) out.call<void>("push", name);
-    return out;
-  });
+  return guarded([&] { return strings_to_js(Checkpoint::shard_files(index_json)); });
 }
 
 // config.json text; files: [{ name, address, size }], buffers from
@@ -234,11 +230,7 @@ val forward(int handle, const val& spec) {
     val out = forward_to_js(model, req, result);
     if (lens_k > 0) out.set("lens", lens_of(text_model, result.hidden_states, lens_k));
     if (!result.top_k.empty() && text_model.tokenizer()) {  // (forward_to_js sets topK when there are rows)
-      val displays = val::array();
-      for (const TopK& row : result.top_k) {
-        for (const std::int32_t id : row.ids) displays.call<void>("push", text_model.display(id));
-      }
-      out["topK"].set("displays", displays);
+      out["topK"].set("displays", strings_to_js(text_model.top_k_displays(result.top_k)));
     }
     return out;
   });
@@ -270,11 +262,7 @@ val run(int handle, const val& spec) {
     const RunResult r = model.run(text, text_b ? std::optional<std::string_view>(*text_b) : std::nullopt, options);
     val out = forward_to_js(model.model(), asked, r.forward);
     if (lens_k > 0) out.set("lens", lens_of(model, r.forward.hidden_states, lens_k));
-    if (!r.top_k_displays.empty()) {
-      val displays = val::array();
-      for (const std::string& d : r.top_k_displays) displays.call<void>("push", d);
-      out["topK"].set("displays", displays);
-    }
+    if (!r.top_k_displays.empty()) out["topK"].set("displays", strings_to_js(r.top_k_displays));
     out.set("tokens", encoding_to_js(r.encoding));
     out.set("maskPositions", typed_array("Int32Array", r.mask_positions));
     out.set("truncated", r.truncated);
@@ -376,9 +364,7 @@ val analyze(int handle) {
       item.set("self", report.scores.self);
       item.set("local", report.scores.local);
       item.set("broad", report.scores.broad);
-      val labels = val::array();
-      for (const std::string& label : report.labels) labels.call<void>("push", label);
-      item.set("labels", labels);
+      item.set("labels", strings_to_js(report.labels));
       out.call<void>("push", item);
     }
     return out;

@@ -75,10 +75,16 @@ RunResult TextModel::run(std::string_view text, std::optional<std::string_view> 
     if (result.mask_positions.empty()) request.top_k = 0;  // nothing to fill
   }
   result.forward = model_.forward(request);
-  for (const TopK& row : result.forward.top_k) {
-    for (const std::int32_t id : row.ids) result.top_k_displays.push_back(display(id));
-  }
+  result.top_k_displays = top_k_displays(result.forward.top_k);
   return result;
+}
+
+std::vector<std::string> TextModel::top_k_displays(const std::vector<TopK>& rows) const {
+  std::vector<std::string> out;
+  for (const TopK& row : rows) {
+    for (const std::int32_t id : row.ids) out.push_back(display(id));
+  }
+  return out;
 }
 
 std::string TextModel::display(std::int32_t id) const {

@@ -55,6 +55,8 @@ class TextModel {
   // the tokenizer's entries (an embedding may have more rows: Qwen2.5 pads
   // 151,665 tokens to 151,936) is named "<no token: id N>". Needs a tokenizer.
   std::string display(std::int32_t id) const;
+  // display() of each id of `rows`, row by row [rows * k] (RunResult::top_k_displays). Needs a tokenizer.
+  std::vector<std::string> top_k_displays(const std::vector<TopK>& rows) const;
 
   // Throws std::invalid_argument when there is no tokenizer or the text is empty.
   RunResult run(std::string_view text, std::optional<std::string_view> text_b, const RunOptions& options) const;
