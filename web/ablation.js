@@ -1,39 +1,56 @@
 // Head ablation on the page and in the widget, without DOM or WASM: the
 // "L:H,L:H" form of a list of heads (the CLI's --ablate, the widget's
-// `ablate` attribute, the link's ablate=), and the before → after comparison
-// the ablation view draws from two runs of the same text (intact, ablated):
-// the predictions at one row with each token's probability shift, and the
-// change of every token's loss.
+// `ablate` attribute, the link's ablate=; an encoder–decoder's heads as
+// "PART:L:H", PART one of encoder, decoder, cross), and the before → after
+// comparison the ablation view draws from two runs of the same text (intact,
+// ablated): the predictions at one row with each token's probability shift,
+// and the change of every token's loss.
+// A head is [layer, head] (0-based), or [layer, head, part] for an encoder–decoder.
 // Not here: running the model (engine-worker.js's ablate), drawing (ablation-view.js).
+import { SEQ2SEQ_PARTS } from './engine-inputs.js';
 
 export const ABLATION_MODES = ['zero', 'mean'];
 
-/** "0:1, 2:3" -> [[0, 1], [2, 3]] (sorted, duplicates dropped). Throws an Error naming a bad item. */
+/** "0:1, cross:2:3" -> [[0, 1], [2, 3, 'cross']] (sorted, duplicates dropped). Throws an Error naming a bad item. */
 export function parseHeads(text) {
-  const pairs = [];
+  const heads = [];
   for (const item of String(text).split(',').map((s) => s.trim()).filter((s) => s !== '')) {
-    const match = /^(\d+):(\d+)$/.exec(item);
-    if (!match) throw new Error(`"${item}" is not LAYER:HEAD (two numbers from 0, e.g. 0:3)`);
-    pairs.push([Number(match[1]), Number(match[2])]);
+    const match = new RegExp(`^(?:(${SEQ2SEQ_PARTS.join('|')}):)?(\\d+):(\\d+)$`).exec(item);
+    if (!match) throw new Error(`"${item}" is not LAYER:HEAD (two numbers from 0, e.g. 0:3) or PART:LAYER:HEAD (PART: ${SEQ2SEQ_PARTS.join(', ')})`);
+    heads.push(match[1] ? [Number(match[2]), Number(match[3]), match[1]] : [Number(match[2]), Number(match[3])]);
   }
-  return normalizeHeads(pairs);
+  return normalizeHeads(heads);
 }
 
-/** [[layer, head], ...] sorted by layer then head, without duplicates. */
-export function normalizeHeads(pairs) {
+/** "L:H", or "PART:L:H" for a head with a part: the form of one head in a list, and its identity. */
+export const headKey = ([layer, head, part]) => (part ? `${part}:${layer}:${head}` : `${layer}:${head}`);
+
+/** The heads sorted by part (encoder, decoder, cross; none first), layer, then head, without duplicates. */
+export function normalizeHeads(heads) {
   const seen = new Set();
-  return pairs.filter(([l, h]) => !seen.has(`${l}:${h}`) && seen.add(`${l}:${h}`))
-    .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const partOrder = (part) => (part ? 1 + SEQ2SEQ_PARTS.indexOf(part) : 0);
+  return heads.filter((h) => !seen.has(headKey(h)) && seen.add(headKey(h)))
+    .sort((a, b) => partOrder(a[2]) - partOrder(b[2]) || a[0] - b[0] || a[1] - b[1]);
 }
 
-/** [[0, 1], [2, 3]] -> "0:1,2:3". */
-export const formatHeads = (pairs) => pairs.map(([l, h]) => `${l}:${h}`).join(',');
+/** [[0, 1], [2, 3, 'cross']] -> "0:1,cross:2:3". */
+export const formatHeads = (heads) => heads.map(headKey).join(',');
 
-/** The list with head (layer, head) added, or removed when it is there. */
-export function toggleHead(pairs, layer, head) {
-  const has = pairs.some(([l, h]) => l === layer && h === head);
-  return has ? pairs.filter(([l, h]) => l !== layer || h !== head) : normalizeHeads([...pairs, [layer, head]]);
+/** The list with head (layer, head[, part]) added, or removed when it is there. */
+export function toggleHead(heads, layer, head, part) {
+  const key = headKey([layer, head, part]);
+  const has = heads.some((h) => headKey(h) === key);
+  return has ? heads.filter((h) => headKey(h) !== key) : normalizeHeads([...heads, part ? [layer, head, part] : [layer, head]]);
 }
+
+/** "layer 2 head 3", or "cross-attention layer 2 head 3" (1-based, for people). */
+export function headName([layer, head, part]) {
+  const parts = { encoder: 'encoder ', decoder: 'decoder self-attention ', cross: 'cross-attention ' };
+  return `${part ? parts[part] : ''}layer ${layer + 1} head ${head + 1}`;
+}
+
+/** What a ranking of heads was computed on (the ranking shown must be of the text, pair and target shown). */
+export const rankingKey = ({ text, textB = '', target = '' }) => JSON.stringify([text, textB, target]);
 
 /**
  * Before → after at one prediction row: the union of both top-k lists, each

@@ -23,7 +23,7 @@ import { headColour } from './palette.js';
 import { marksNote } from './token-marks.js';
 import { LENS_TOP_K, RunLoop, ablateIds, isPair, loadingText, rankHeads, runText, traceHead } from './run-loop.js';
 import { PartPicker } from './attention-parts.js';
-import { runTranslation, traceTranslation, translationLens } from './translation-run.js';
+import { ablationFrame, rankTranslationHeads, runTranslation, traceTranslation, translationAblation, translationLens } from './translation-run.js';
 import { traceStep } from './generation-run.js';
 import { modelRunner } from './compare-view.js';
 import { Store, decodeLink, decodeState, encodeLink } from './state.js';
@@ -37,6 +37,7 @@ import './model-view.js';
 import './lens-view.js';
 import './neuron-view.js';
 import './rollout-view.js';
+import { headName, rankingKey } from './ablation.js';
 import './ablation-view.js';
 import './scratch-view.js';
 import './view-controls.js';
@@ -163,11 +164,10 @@ function showView() {
   controls.hidden = !modelViews || !result || view === 'lens'; // the lens reads no layer, head or weight choice
   for (const element of views) element.hidden = !result;
   decoding.hidden = !translated && !decoding.result;
-  // Encoder–decoder models: the Decoding tab and the part picker (not on the lens, which reads the decoder); no ablation
-  // or predictions (nor for the others a Decoding tab).
+  // Encoder–decoder models: the Decoding tab and the part picker (not on the lens, which reads the decoder, nor on the
+  // ablation view, which has a grid per part); no predictions panel (nor for the others a Decoding tab).
   $('[role=tab][data-view="cross"]').hidden = !encoderDecoder;
-  $('[role=tab][data-view="ablation"]').hidden = encoderDecoder; // the encoder–decoder runtime has no ablation
-  partPicker.element.hidden = !encoderDecoder || !translated || !modelViews || view === 'cross' || view === 'lens';
+  partPicker.element.hidden = !encoderDecoder || !translated || !modelViews || ['cross', 'lens', 'ablation'].includes(view);
   // The table lists one layer's weights: not what the model view (all layers), the rollout view (layers combined), the lens, the decoding view (its own table) or the compare view (its own tables) shows.
   $('.table-alt').hidden = !modelViews || ['model', 'rollout', 'lens', 'cross', 'compare'].includes(view) || !result;
   generationPanel.hidden = !model || encoderDecoder;
@@ -180,13 +180,14 @@ function showView() {
 }
 
 // Heads knocked out on the Ablation tab change every view: the other model views say so, with a way back
-// (not on a generation step, which the views show as it was generated).
+// (not on a generation step, which the views show as it was generated, nor for an encoder–decoder, whose
+// heads are knocked out on the Ablation tab only).
 function showAblationBanner() {
   const { view, ablate } = store.state;
   const banner = $('#ablation-banner');
   banner.hidden = ablate.length === 0 || ['ablation', 'scratch'].includes(view) || Boolean(model?.config.encoderDecoder) || textResult !== null;
   const n = ablate.length;
-  banner.querySelector('span').textContent = `${n} head${n === 1 ? '' : 's'} knocked out on the Ablation tab (${ablate.map(([l, h]) => `layer ${l + 1} head ${h + 1}`).join(', ')}): this view shows the model without ${n === 1 ? 'it' : 'them'}.`;
+  banner.querySelector('span').textContent = `${n} head${n === 1 ? '' : 's'} knocked out on the Ablation tab (${ablate.map(headName).join(', ')}): this view shows the model without ${n === 1 ? 'it' : 'them'}.`;
 }
 $('#ablation-banner button').addEventListener('click', () => store.set({ ablate: [] }));
 
@@ -226,11 +227,13 @@ store.subscribe((state, changed) => {
   // Ablated heads change every view's attention: run again at once (the ablation view also needs the intact run);
   // so does opening the Ablation tab on a result without its comparison. On a generation step the views keep
   // the step as generated, and the ablation view compares over its ids.
-  const ablationChanged = (changed.includes('ablate') || changed.includes('ablation')) && !model?.config.encoderDecoder;
+  // An encoder–decoder's heads are knocked out on the Ablation tab only: it compares its translation with and without them.
+  const ablationChanged = changed.includes('ablate') || changed.includes('ablation');
   const comparisonMissing = changed.includes('view') && state.view === 'ablation' && result && !result.ablation;
-  if (ablationChanged || comparisonMissing) {
+  if (translated && (ablationChanged || (changed.includes('view') && state.view === 'ablation'))) showTranslationAblation();
+  else if (ablationChanged || comparisonMissing) {
     if (textResult) ablateShownStep();
-    else runs.schedule(0);
+    else if (!model?.config.encoderDecoder) runs.schedule(0);
   }
   if (changed.includes('part') && translated) showPart();
   // The Decoding tab is about cross-attention: the layer menu then lists the decoder's layers.
@@ -267,6 +270,7 @@ function showPart() {
   result = part.result;
   for (const view of views) view.result = result;
   showTranslationLens(); // the lens reads the decoder, whatever the part
+  showTranslationAblation(); // the ablation view has a grid per part
   const patch = { filter: result.filter ?? 'all' };
   if (store.state.layer >= part.layers) patch.layer = 0;
   store.set(patch);
@@ -314,6 +318,27 @@ async function showTranslationLens() {
     showRequestOutcome();
   } catch (error) {
     if (run === translated) showRequestOutcome(error);
+  }
+}
+
+// The Ablation tab of an encoder–decoder: the target's loss and predictions and the model's translation, with and
+// without the state's heads (of any part), read while the tab is shown.
+async function showTranslationAblation() {
+  const run = translated;
+  if (!run || store.state.view !== 'ablation') return;
+  const asked = JSON.stringify([store.state.ablate, store.state.ablation]);
+  const current = () => run === translated && store.state.view === 'ablation' && asked === JSON.stringify([store.state.ablate, store.state.ablation]);
+  const frame = ablationFrame(run, model.config);
+  if ($('ablation-view').result?.tokens !== frame.tokens) $('ablation-view').result = frame; // the grids at once; the comparison follows
+  try {
+    const ablationResult = await translationAblation(client, 'model', run, model.config, store.state, {
+      onComparison: (partial) => { if (current()) $('ablation-view').result = partial; },
+    });
+    if (!current()) return; // another translation, tab or choice of heads since
+    $('ablation-view').result = ablationResult;
+    showRequestOutcome();
+  } catch (error) {
+    if (current()) showRequestOutcome(error);
   }
 }
 
@@ -378,9 +403,10 @@ $('neuron-view').addEventListener('trace-request', async (event) => {
 });
 
 $('ablation-view').addEventListener('rank-request', async (event) => {
-  const { text } = store.state;
+  const key = rankingKey(store.state);
   try {
-    $('ablation-view').ranking = { ...await rankHeads(client, 'model', model.config, store.state), mode: event.detail.ablation, text };
+    const ranking = translated ? await rankTranslationHeads(client, 'model', translated, store.state) : await rankHeads(client, 'model', model.config, store.state);
+    $('ablation-view').ranking = { ...ranking, mode: event.detail.ablation, key };
   } catch (error) {
     $('ablation-view').ranking = error;
   }
@@ -479,7 +505,6 @@ async function loadModel(key, name, source) {
     if (!encoderDecoder) $('#translation').hidden = true;
     translated = null;
     decoding.result = null;
-    if (encoderDecoder && store.state.view === 'ablation') store.set({ view: 'head' });
     generationPanel.engine = { client, key: 'model', config: loaded.config };
     compareView.runner = modelRunner(client, 'model', loaded.config);
     const kept = !hub ? '' : loaded.fromCache ? ' · opened from this browser\'s copy, nothing downloaded'

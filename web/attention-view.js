@@ -25,12 +25,12 @@ import { checkPreset } from './scratch-examples.js';
 import { DEFAULT_STATE, Store, decodeState } from './state.js';
 import { DataMode } from './attention-data-mode.js';
 import { PartPicker } from './attention-parts.js';
-import { runTranslation, traceTranslation, translationLens } from './translation-run.js';
+import { ablationFrame, rankTranslationHeads, runTranslation, traceTranslation, translationAblation, translationLens } from './translation-run.js';
 import { ROLLOUT_DISPLAYS, ROLLOUT_METHODS } from './rollout.js';
 import { isHubReference, parseModelId } from './hub.js';
 import { widgetStyles } from './widget-styles.js';
 import { modelRunner } from './compare-view.js';
-import { formatHeads, parseHeads } from './ablation.js';
+import { formatHeads, parseHeads, rankingKey } from './ablation.js';
 import './ablation-view.js';
 import './decoding-view.js';
 import './generation-panel.js';
@@ -344,8 +344,11 @@ export class AttentionView extends HTMLElement {
       if (this.#views.has('ablation')) this.#views.get('ablation').ranking = null; // the previous model's ranking
     }
     if (changed.some((key) => ['model', 'hub', 'text', 'textB', 'target'].includes(key))) this.#scheduleRun(this.#quiet ? 0 : undefined);
-    // Ablated heads change every view's attention; the ablation view also needs the intact run.
-    if (changed.includes('ablate') || changed.includes('ablation') || (changed.includes('view') && state.view === 'ablation' && this.#result && !this.#result.ablation)) this.#scheduleRun(0);
+    // Ablated heads change every view's attention; the ablation view also needs the intact run. An encoder–decoder's
+    // heads are knocked out in the ablation view only, which compares its translation with and without them.
+    const ablationChanged = changed.includes('ablate') || changed.includes('ablation');
+    if (this.#translated && ablationChanged) this.#readTranslationAblation();
+    else if (ablationChanged || (changed.includes('view') && state.view === 'ablation' && this.#result && !this.#result.ablation && !this.#translated)) this.#scheduleRun(0);
     if (changed.includes('ablate') && !this.#quiet) {
       this.dispatchEvent(new CustomEvent('ablation-change', { bubbles: true, composed: true, detail: { ablate: formatHeads(state.ablate), ablation: state.ablation } }));
     }
@@ -430,6 +433,7 @@ export class AttentionView extends HTMLElement {
     }
     if (this.#result) element.result = this.#result;
     if (view === 'lens' && this.#translated) this.#readTranslationLens();
+    if (view === 'ablation' && this.#translated) this.#readTranslationAblation();
     if (view === 'model' && this.#data.active) element.headScores = this.#data.headScores;
     else if (view === 'model' && this.#model && !this.#model.config.encoderDecoder) sharedHeadScores(this.#model.key).then((scores) => { element.headScores = scores; }, () => {});
     if (!this.#model && !this.#data.active) this.#scheduleRun(0);
@@ -443,6 +447,26 @@ export class AttentionView extends HTMLElement {
       if (run === this.#translated && this.#store.state.view === 'lens') this.#views.get('lens').result = lensResult;
     } catch (error) {
       if (run === this.#translated) this.#setStatus(error.message, 'error');
+    }
+  }
+
+  // An encoder–decoder's ablation view: its target's loss and predictions and its translation, with and without the
+  // state's heads (of any part); the grids first, the comparison when the worker answers.
+  async #readTranslationAblation() {
+    const run = this.#translated;
+    const view = this.#views.get('ablation');
+    if (!view || this.#store.state.view !== 'ablation') return;
+    const { ablate, ablation } = this.#store.state;
+    const current = () => run === this.#translated && this.#store.state.view === 'ablation' && ablate === this.#store.state.ablate && ablation === this.#store.state.ablation;
+    const frame = ablationFrame(run, this.#model.config);
+    if (view.result?.tokens !== frame.tokens) view.result = frame;
+    try {
+      const ablationResult = await translationAblation(getEngineClient(), this.#model.key, run, this.#model.config, this.#store.state, {
+        onComparison: (partial) => { if (current()) view.result = partial; },
+      });
+      if (current()) view.result = ablationResult;
+    } catch (error) {
+      if (current()) this.#setStatus(error.message, 'error');
     }
   }
 
@@ -561,10 +585,6 @@ export class AttentionView extends HTMLElement {
       this.#connectModel();
     }
     const { config } = this.#model;
-    if (config.encoderDecoder) {
-      await this.#translate();
-      return;
-    }
     const { ablate, ablation, view } = this.#store.state;
     const ablateAttribute = this.getAttribute('ablate');
     if (ablateAttribute && ablate.length === 0) {
@@ -573,6 +593,10 @@ export class AttentionView extends HTMLElement {
       } catch (error) {
         throw new Error(`The ablate attribute: ${error.message}`);
       }
+    }
+    if (config.encoderDecoder) {
+      await this.#translate();
+      return;
     }
     const lens = view === 'lens' ? LENS_TOP_K : 0;
     const { raw: r, result, note } = await runText(getEngineClient(), this.#model.key, config, { text, textB, ablate, ablation }, { lens, compare: view === 'ablation' });
@@ -624,7 +648,7 @@ export class AttentionView extends HTMLElement {
     this.#quietly(() => this.#store.set(patch));
     this.#partPicker.show(run.order, name);
     if (this.#partPicker.element.nextSibling !== this.#controls) this.#controls.before(this.#partPicker.element);
-    this.#partPicker.element.hidden = ['cross', 'scratch', 'lens'].includes(this.#store.state.view); // the lens reads the decoder
+    this.#partPicker.element.hidden = ['cross', 'scratch', 'lens', 'ablation'].includes(this.#store.state.view); // the lens reads the decoder; the ablation view has a grid per part
     this.#showView();
   }
 
@@ -647,9 +671,12 @@ export class AttentionView extends HTMLElement {
   async #rank({ ablation }) {
     const view = this.#views.get('ablation');
     if (!this.#model || !view) return;
-    const { text } = this.#store.state;
+    const key = rankingKey(this.#store.state);
     try {
-      view.ranking = { ...await rankHeads(getEngineClient(), this.#model.key, this.#model.config, this.#store.state), mode: ablation, text };
+      const run = this.#translated;
+      const ranking = run ? await rankTranslationHeads(getEngineClient(), this.#model.key, run, this.#store.state)
+        : await rankHeads(getEngineClient(), this.#model.key, this.#model.config, this.#store.state);
+      view.ranking = { ...ranking, mode: ablation, key };
     } catch (error) {
       view.ranking = error;
     }

@@ -89,7 +89,7 @@ export class EngineClient {
   runSeq2Seq(key, options) { return this.call('runSeq2Seq', key, options); }
 
   /**
-   * Encoder-decoders: translates options { text | sourceIds, beams = 1, maxNewTokens }.
+   * Encoder-decoders: translates options { text | sourceIds, beams = 1, maxNewTokens, ablate, ablation }.
    * onStep({ index, token, display, special, crossAttention: { data, shape:
    * [decoderLayers, decoderHeads, S] } }) runs as each greedy token arrives
    * from the worker. Resolves to Seq2SeqModel.translate's result plus ms.
@@ -121,13 +121,16 @@ export class EngineClient {
    * or { ids, ... } (causal models: token ids, such as a generation step's).
    * Resolves to the ablated run (as run()'s, its attentions reflecting the
    * ablation) plus before { predictions, tokenLoss } of the intact run,
-   * tokenLoss and lossPositions (engine-worker.js).
+   * tokenLoss and lossPositions (engine-worker.js). Encoder–decoders:
+   * { sourceIds, decoderIds, topK, ablate: [{ part, layer, head }], ablation }
+   * -> { before, after, lossPositions } (engine-worker.js's ablateSeq2Seq).
    */
   ablate(key, options) { return this.call('ablate', key, options); }
 
   /**
    * Every head ranked by the loss increase its ablation alone causes on the
-   * text: options { text, textB, ablation }. Resolves to Model.rankHeads's
+   * text: options { text, textB, ablation } (encoder–decoders: { sourceIds,
+   * decoderIds, ablation }). Resolves to Model.rankHeads's (Seq2SeqModel.rankHeads's)
    * result plus ms.
    */
   rankHeads(key, options) { return this.call('rankHeads', key, options); }

@@ -4,6 +4,9 @@
 // Not here: tokenization, model files.
 import { AttnplayError } from './errors.js';
 
+/** The attention parts of an encoder–decoder, as the core names them. */
+export const SEQ2SEQ_PARTS = ['encoder', 'decoder', 'cross'];
+
 /**
  * A row-major float32 matrix as the core takes and returns it.
  * @typedef {{ data: Float32Array, shape: [number, number] }} Matrix
@@ -86,17 +89,21 @@ export function traceSpec({ layer, head }) {
  * options.ablate [{ layer, head }] and options.ablation ('zero' | 'mean') ->
  * { ablate: Int32Array [layer0, head0, ...], ablation } (empty object when
  * nothing is ablated and no mode is named). Whether a head exists is the core's check.
+ * withPart (encoder–decoders): each entry is { part: 'encoder' | 'decoder' | 'cross',
+ * layer, head } and ablate stays a list of such objects.
  */
-export function ablationSpec({ ablate, ablation } = {}) {
+export function ablationSpec({ ablate, ablation } = {}, { withPart = false } = {}) {
   const spec = {};
   if (ablate != null) {
-    if (!Array.isArray(ablate)) throw new AttnplayError('ablate: expected an array of { layer, head }');
-    spec.ablate = int32Array(ablate.flatMap((h, i) => {
-      if (h == null || !Number.isInteger(h.layer) || !Number.isInteger(h.head)) {
-        throw new AttnplayError(`ablate: entry ${i} is not { layer, head } integers`);
+    const form = withPart ? '{ part, layer, head }' : '{ layer, head }';
+    if (!Array.isArray(ablate)) throw new AttnplayError(`ablate: expected an array of ${form}`);
+    const heads = ablate.map((h, i) => {
+      if (h == null || !Number.isInteger(h.layer) || !Number.isInteger(h.head) || (withPart && !SEQ2SEQ_PARTS.includes(h.part))) {
+        throw new AttnplayError(`ablate: entry ${i} is not ${form}${withPart ? ` (part: ${SEQ2SEQ_PARTS.join(', ')}; layer and head integers)` : ' integers'}`);
       }
-      return [h.layer, h.head];
-    }), 'ablate');
+      return withPart ? { part: h.part, layer: h.layer, head: h.head } : [h.layer, h.head];
+    });
+    spec.ablate = withPart ? heads : int32Array(heads.flat(), 'ablate');
   }
   if (ablation != null) {
     if (ablation !== 'zero' && ablation !== 'mean') throw new AttnplayError(`ablation: 'zero' or 'mean', not '${String(ablation)}'`);

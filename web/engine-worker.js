@@ -46,6 +46,30 @@ function predictions(result) {
   }));
 }
 
+/**
+ * An encoder–decoder with and without heads: { sourceIds, decoderIds (the
+ * start token and the target), topK, ablate: [{ part, layer, head }],
+ * ablation } -> { before, after: { predictions (at every decoder position),
+ * tokenLoss (teacher-forced, [T - 1]) }, lossPositions (the target token
+ * each loss belongs to: 1..T-1 of decoderIds), ms }. The intact pass is kept
+ * for the next call on the same ids, so a click on a head costs one pass.
+ * (The translation without the heads: the translate method with ablate.)
+ */
+function ablateSeq2Seq(model, { sourceIds, decoderIds, topK = 5, ablate = [], ablation }) {
+  const started = performance.now();
+  const k = Math.max(topK, 1);
+  const pass = (heads) => {
+    const r = model.forward(sourceIds, decoderIds, { topK: k, tokenLoss: true, ablate: heads, ablation, attentions: false });
+    return { predictions: predictions(r), tokenLoss: r.tokenLoss };
+  };
+  const request = JSON.stringify([Array.from(sourceIds), Array.from(decoderIds), k]);
+  if (intactRun.model !== model || intactRun.request !== request) intactRun = { model, request, value: pass([]) };
+  const before = { predictions: intactRun.value.predictions, tokenLoss: Float32Array.from(intactRun.value.tokenLoss) };
+  return {
+    before, after: pass(ablate), lossPositions: Array.from({ length: decoderIds.length - 1 }, (_, i) => i + 1), ms: performance.now() - started,
+  };
+}
+
 const METHODS = {
   info: (engine) => ({ version: engine.version, simd: engine.simd, threads: engine.threads, memoryBytes: engine.memoryBytes() }),
   attention: (engine, spec) => engine.attention(spec),
@@ -120,10 +144,12 @@ const METHODS = {
    * for the next call on the same text, so a click on a head costs one pass
    * (attention, predictions and loss together). { ids, ... } instead of the
    * text (causal models): token ids, such as a generation step's; the
-   * ablated pass is then forward()'s, without tokens.
+   * ablated pass is then forward()'s, without tokens. Encoder–decoders:
+   * ablateSeq2Seq's answer.
    */
   ablate(engine, key, options) {
     const model = loaded(key);
+    if (model.config.encoderDecoder) return ablateSeq2Seq(model, options);
     const started = performance.now();
     const causal = model.config.causal;
     const byIds = options.ids != null;
@@ -152,10 +178,16 @@ const METHODS = {
     };
   },
 
-  /** { text, textB, ablation } -> Model.rankHeads's ranking over the text's tokens + ms. */
+  /**
+   * { text, textB, ablation } -> Model.rankHeads's ranking over the text's tokens + ms.
+   * Encoder–decoders: { sourceIds, decoderIds, ablation } -> Seq2SeqModel.rankHeads's + ms.
+   */
   rankHeads(engine, key, options) {
     const model = loaded(key);
     const started = performance.now();
+    if (model.config.encoderDecoder) {
+      return { ...model.rankHeads(options.sourceIds, options.decoderIds, { ablation: options.ablation }), ms: performance.now() - started };
+    }
     const { tokens, maskPositions } = model.run(options.text, { textB: options.textB });
     const ranking = model.rankHeads(tokens.map((t) => t.id), {
       typeIds: tokens.map((t) => t.typeId), maskPositions: model.config.causal ? undefined : [...maskPositions], ablation: options.ablation,
@@ -191,7 +223,7 @@ const METHODS = {
   },
 
   /**
-   * Encoder-decoders: { text | sourceIds, beams, maxNewTokens } -> Seq2SeqModel.translate's
+   * Encoder-decoders: { text | sourceIds, beams, maxNewTokens, ablate, ablation } -> Seq2SeqModel.translate's
    * result + ms; each greedy step is reported as progress { step } (the
    * onStep object) as soon as it is decoded.
    */
@@ -199,7 +231,8 @@ const METHODS = {
     const model = loaded(key);
     if (!model.config.encoderDecoder) throw new Error(`model "${key}" is not an encoder-decoder`);
     const started = performance.now();
-    const result = model.translate(options.sourceIds ?? options.text, { beams: options.beams ?? 1, maxNewTokens: options.maxNewTokens },
+    const { beams = 1, maxNewTokens, ablate, ablation } = options;
+    const result = model.translate(options.sourceIds ?? options.text, { beams, maxNewTokens, ablate, ablation },
       (step) => { report({ step }); });
     return { ...result, ms: performance.now() - started };
   },

@@ -527,13 +527,19 @@ export class Seq2SeqModel {
   /**
    * Encoder over sourceIds [S] and decoder over decoderIds [T] (default: the
    * start token alone) -> { encoderAttentions, decoderAttentions, crossAttentions,
-   * logits? ([T, vocab], with options.logits), trace?, lens? }. options.trace =
-   * { part: 'encoder' | 'decoder' | 'cross', layer, head } traces that head:
-   * trace = { q, k } as [rows, d_k] tensors (encoder: S and S rows; decoder:
-   * T and T; cross: T queries, S keys), the neuron view's vectors.
+   * logits? ([T, vocab], with options.logits), trace?, lens?, topK?, tokenLoss? }.
+   * options.trace = { part: 'encoder' | 'decoder' | 'cross', layer, head } traces
+   * that head: trace = { q, k } as [rows, d_k] tensors (encoder: S and S rows;
+   * decoder: T and T; cross: T queries, S keys), the neuron view's vectors.
    * options.lens = k: the decoder's logit lens, lens = { ids, probabilities,
-   * displays?, shape: [decoderLayers + 1, T, k] } (as Model.run's lens).
-   * options.attentions = false leaves the attention tensors out (a trace or a lens alone).
+   * displays, shape: [decoderLayers + 1, T, k] } (as Model.run's lens).
+   * options.ablate = [{ part, layer, head }] knocks those heads out, with
+   * options.ablation 'zero' (default) or 'mean' (as Model.forward's, per part).
+   * options.topK = k: the k most probable next tokens at every decoder
+   * position, topK = { ids, probabilities, displays, shape: [T, k] }.
+   * options.tokenLoss: the teacher-forced loss of each target token,
+   * tokenLoss = Float32Array [T - 1] (position i predicting decoderIds[i + 1]).
+   * options.attentions = false leaves the attention tensors out (a trace, a lens or a loss alone).
    */
   forward(sourceIds, decoderIds = [], options = {}) {
     const handle = this.#live();
@@ -541,7 +547,25 @@ export class Seq2SeqModel {
       sourceIds: int32Array(sourceIds, 'sourceIds'), decoderIds: int32Array(decoderIds, 'decoderIds'), logits: Boolean(options.logits),
       ...(options.trace ? { trace: { part: String(options.trace.part), layer: options.trace.layer, head: options.trace.head } } : {}),
       ...(options.lens ? { lens: options.lens } : {}),
+      ...(options.topK ? { topK: options.topK } : {}),
+      ...(options.tokenLoss ? { tokenLoss: true } : {}),
+      ...ablationSpec(options, { withPart: true }),
       ...(options.attentions === false ? { attentions: false } : {}),
+    }));
+  }
+
+  /**
+   * Every head of the three parts ranked by how much knocking it out alone
+   * raises the mean teacher-forced loss of the target decoderIds[1..]
+   * (decoderIds: the start token and at least one target token;
+   * cpp/analysis/head_ablation.h): { baseLoss, heads: [{ part, layer, head,
+   * loss, delta }] largest delta first }. options: { ablation: 'zero' | 'mean' }.
+   */
+  rankHeads(sourceIds, decoderIds, options = {}) {
+    const handle = this.#live();
+    return unwrap(this.#module.seq2seqRankHeads(handle, {
+      sourceIds: int32Array(sourceIds, 'sourceIds'), decoderIds: int32Array(decoderIds, 'decoderIds'),
+      ...ablationSpec({ ablation: options.ablation }),
     }));
   }
 
@@ -565,7 +589,8 @@ export class Seq2SeqModel {
   /**
    * Translates a source: a text (tokenized with the closing </s>) or an array
    * of source ids; greedy (beams = 1, the default) or beam search (beams = N),
-   * at most maxNewTokens tokens (default: config.json's max_length or the positions).
+   * at most maxNewTokens tokens (default: config.json's max_length or the positions),
+   * with the heads of ablate ([{ part, layer, head }], ablation: 'zero' | 'mean') knocked out in every pass.
    * onStep({ index, token, display, special, crossAttention: { data, shape: [decoderLayers, decoderHeads, S] } })
    * runs after each greedy token, with the cross-attention row of the position
    * that produced it, so a page can show tokens as they appear; returning false
@@ -576,11 +601,11 @@ export class Seq2SeqModel {
    *   last, so that row i of crossAttentions is the step that produced target
    *   token i (decoderTokens[i + 1]).
    */
-  translate(source, { beams = 1, maxNewTokens } = {}, onStep = () => {}) {
+  translate(source, { beams = 1, maxNewTokens, ablate, ablation } = {}, onStep = () => {}) {
     const handle = this.#live();
     if (typeof onStep !== 'function') throw new AttnplayError('translate: onStep must be a function');
     if (!Number.isInteger(beams)) throw new AttnplayError('translate: beams must be an integer');
-    const spec = { beams };
+    const spec = { beams, ...ablationSpec({ ablate, ablation }, { withPart: true }) };
     if (typeof source === 'string') spec.text = source;
     else spec.sourceIds = int32Array(source, 'translate: source (a text or an array of ids)');
     if (maxNewTokens != null) {

@@ -82,10 +82,11 @@ export class LensView extends StoreBound {
     if (this.deferWhileHidden()) return;
     const result = this.#result;
     if (!result?.lens) {
-      this.#title.textContent = result
+      const missing = result && !result.decoderLensPending; // an encoder–decoder run's decoder lens is on its way
+      this.#title.textContent = !result ? '' : missing
         ? 'The logit lens needs a run of a decoder-only or encoder-only model here (its hidden states and output layer); attention weights alone, or an encoder–decoder’s attention, do not have them.'
-        : '';
-      this.#title.toggleAttribute('data-error', Boolean(result));
+        : 'Reading the decoder’s logit lens…';
+      this.#title.toggleAttribute('data-error', Boolean(missing));
       this.#caption.textContent = '';
       this.#table.replaceChildren();
       this.#readout.textContent = '';

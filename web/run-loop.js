@@ -28,9 +28,9 @@ export function truncationText(raw, config) {
   return raw.truncated ? `The text has ${raw.inputTokens} tokens; the model reads ${config.positions}, so the rest was cut off.` : '';
 }
 
-/** The state's ablated heads that the model has, as the engine takes them: [{ layer, head }]. */
+/** The state's ablated heads that the model has, as the engine takes them: [{ layer, head }] (an encoder–decoder's heads, with a part, are not this model's). */
 export function ablatedHeads(config, ablate = []) {
-  return ablate.filter(([l, h]) => l < config.layers && h < config.heads).map(([layer, head]) => ({ layer, head }));
+  return ablate.filter(([l, h, part]) => !part && l < config.layers && h < config.heads).map(([layer, head]) => ({ layer, head }));
 }
 
 // The ablation view's before → after, from the worker's ablate answer.

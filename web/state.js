@@ -10,14 +10,15 @@
 // links with plain text keep opening).
 // Not here: DOM, drawing or computation.
 import { ABLATION_MODES, formatHeads, parseHeads } from './ablation.js';
+import { SEQ2SEQ_PARTS } from './engine-inputs.js';
 import { DEFAULT_HUB } from './hub.js';
 import { ROLLOUT_DISPLAYS, ROLLOUT_METHODS } from './rollout.js';
 
 export const VIEWS = ['head', 'model', 'matrix', 'rollout', 'lens', 'neuron', 'scratch', 'cross', 'generate', 'compare', 'ablation'];
 export const FILTERS = ['all', 'a-a', 'b-b', 'a-b', 'b-a'];
 export const THEMES = ['auto', 'light', 'dark'];
-/** The attention parts of an encoder–decoder model the views can show. */
-export const PARTS = ['encoder', 'decoder', 'cross'];
+/** The attention parts of an encoder–decoder model the views can show (the core's names). */
+export const PARTS = SEQ2SEQ_PARTS;
 
 export const DEFAULT_STATE = Object.freeze({
   model: 'austen-gpt', // a shipped model's name, hf:ORG/NAME[@revision] (hub.js) or a model folder's URL

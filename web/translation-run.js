@@ -7,6 +7,9 @@
 // decoder at its input token i (the start token first), which wrote target
 // token i; cross-attention rows are labelled by the token they wrote, as in
 // the tutorials' alignment matrix, decoder self-attention rows by the input.
+// The Ablation tab's comparison: the target's teacher-forced loss and
+// predictions with and without heads of any part, and the translation the
+// model writes without them.
 // Not here: loading models, DOM, drawing.
 import { readTokens } from './attention-data-source.js';
 import { crossResult } from './encoder-decoder.js';
@@ -59,6 +62,8 @@ export function partialCross(source, steps, modelType) {
 /**
  * The three parts of an encoder–decoder run:
  * { parts: { encoder, decoder, cross: { result, layers, heads } }, order }.
+ * Each result is marked decoderLensPending: the lens view shows the decoder's
+ * lens (translationLens) once it is read, not the lens a part lacks.
  * raw: the engine's answer (sourceTokens, decoderTokens = start token,
  * target tokens; encoder [L, H, S, S], decoder [L, H, T, T] and cross
  * [L, H, T, S] attention over decoderTokens less the last), config: the model's.
@@ -68,12 +73,13 @@ export function translationParts(raw, source, config) {
   const inputs = raw.decoderTokens.slice(0, -1);
   const written = raw.decoderTokens.slice(1);
   const decoder = viewTokens(inputs, 'the decoder input');
-  const encoderPart = { tokens: source.tokens, attentions: raw.encoderAttentions, texts: [source.text], causal: false, modelType };
-  const decoderPart = { tokens: decoder.tokens, attentions: raw.decoderAttentions, texts: [decoder.text], causal: true, modelType };
+  const encoderPart = { tokens: source.tokens, attentions: raw.encoderAttentions, texts: [source.text], causal: false, modelType, decoderLensPending: true };
+  const decoderPart = { tokens: decoder.tokens, attentions: raw.decoderAttentions, texts: [decoder.text], causal: true, modelType, decoderLensPending: true };
+  const crossPart = { ...crossResult(source, viewTokens(written, 'the translation'), raw.crossAttentions, modelType), decoderLensPending: true };
   const parts = {
     encoder: { result: encoderPart, layers: config.encoderLayers, heads: config.encoderHeads },
     decoder: { result: decoderPart, layers: config.decoderLayers, heads: config.decoderHeads },
-    cross: { result: crossResult(source, viewTokens(written, 'the translation'), raw.crossAttentions, modelType), layers: config.decoderLayers, heads: config.decoderHeads },
+    cross: { result: crossPart, layers: config.decoderLayers, heads: config.decoderHeads },
   };
   return { parts, order: ['encoder', 'decoder', 'cross'] };
 }
@@ -148,4 +154,72 @@ export function translationLens(client, key, run, k) {
     },
   );
   return run.lens;
+}
+
+/** The three parts' layer × head grids of an encoder–decoder: [{ part, layers, heads }]. */
+export const partGrids = (config) => [
+  { part: 'encoder', layers: config.encoderLayers, heads: config.encoderHeads },
+  { part: 'decoder', layers: config.decoderLayers, heads: config.decoderHeads },
+  { part: 'cross', layers: config.decoderLayers, heads: config.decoderHeads },
+];
+
+/** The state's ablated heads that an encoder–decoder has, as the engine takes them: [{ part, layer, head }]. */
+export function ablatedParts(config, ablate = []) {
+  const grids = new Map(partGrids(config).map((grid) => [grid.part, grid]));
+  return ablate.filter(([l, h, part]) => grids.has(part) && l < grids.get(part).layers && h < grids.get(part).heads)
+    .map(([layer, head, part]) => ({ part, layer, head }));
+}
+
+/**
+ * The ablation view's result for a run of runTranslation's, before its
+ * comparison is known: { tokens (the target tokens the decoder wrote, or the
+ * reader's target), texts, causal: true, modelType, grids (partGrids),
+ * translation (the intact model's own, or null for the reader's target) };
+ * made once per run (kept as run.ablationFrame: the same tokens each time).
+ */
+export function ablationFrame(run, config) {
+  const cross = run.parts.cross.result;
+  run.ablationFrame ??= {
+    tokens: cross.tokens.filter((token) => token.segment === 1), texts: [cross.texts[1]], causal: true, modelType: config.modelType,
+    grids: partGrids(config), translation: run.raw.text ?? null,
+  };
+  return run.ablationFrame;
+}
+
+// The source ids and every decoder id of a run (start token, target): the teacher-forced loss reads each target token.
+const targetIds = (run) => ({ sourceIds: runIds(run).sourceIds, decoderIds: run.raw.decoderTokens.map((token) => token.id) });
+
+/**
+ * ablationFrame's result with its comparison: result.ablation = { heads,
+ * mode, before, after: { predictions, tokenLoss }, lossPositions (loss i is
+ * target token i's, predicted by the decoder at position i), leftOut (how
+ * many of the state's heads the model lacks), translation:
+ * { text, decoderTokens } the model's own translation with the heads knocked
+ * out } (engine-worker.js's ablateSeq2Seq, then its translate), over the
+ * target the run shows. onComparison(result) runs first, without the
+ * translation (null), which takes a whole decoding. Throws an Error that says why not.
+ */
+export async function translationAblation(client, key, run, config, { ablate = [], ablation = 'zero' }, { topK = 5, onComparison = () => {} } = {}) {
+  const heads = ablatedParts(config, ablate);
+  try {
+    const raw = await client.ablate(key, { ...targetIds(run), topK, ablate: heads, ablation });
+    const comparison = {
+      heads, mode: ablation, before: raw.before, after: raw.after, lossPositions: raw.lossPositions.map((p) => p - 1), translation: null,
+      leftOut: ablate.length - heads.length, // heads of the state (a link's) that this model does not have
+    };
+    onComparison({ ...ablationFrame(run, config), ablation: comparison });
+    const { text, decoderTokens } = await client.translate(key, { sourceIds: targetIds(run).sourceIds, ablate: heads, ablation });
+    return { ...ablationFrame(run, config), ablation: { ...comparison, translation: { text, decoderTokens } } };
+  } catch (error) {
+    throw new Error(`Cannot run the ablation on this translation: ${error.message}`);
+  }
+}
+
+/** The ablation view's "Most important heads" of a run of runTranslation's, over its target. Throws an Error that says why not. */
+export async function rankTranslationHeads(client, key, run, { ablation = 'zero' }) {
+  try {
+    return await client.rankHeads(key, { ...targetIds(run), ablation });
+  } catch (error) {
+    throw new Error(`Cannot rank the heads: ${error.message}`);
+  }
 }

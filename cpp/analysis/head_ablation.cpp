@@ -8,8 +8,7 @@
 namespace attnplay {
 namespace {
 
-double mean_loss(const ForwardResult& result) {
-  const std::vector<float>& loss = result.token_loss;
+double mean_loss(const std::vector<float>& loss) {
   return std::accumulate(loss.begin(), loss.end(), 0.0) / static_cast<double>(loss.size());
 }
 
@@ -39,17 +38,46 @@ HeadAblationRanking rank_heads_by_ablation(const Model& model, const ForwardRequ
     for (const TopK& row : model.forward(top).top_k) request.mask_labels.push_back(row.ids.front());
   }
   ranking.mask_labels = request.mask_labels;
-  ranking.base_loss = mean_loss(model.forward(request));
+  ranking.base_loss = mean_loss(model.forward(request).token_loss);
   for (int l = 0; l < c.layers; ++l) {
     for (int h = 0; h < c.heads; ++h) {
       request.ablate = {{l, h}};
-      const double loss = mean_loss(model.forward(request));
+      const double loss = mean_loss(model.forward(request).token_loss);
       ranking.heads.push_back({l, h, loss, loss - ranking.base_loss});
     }
   }
   std::sort(ranking.heads.begin(), ranking.heads.end(), [](const HeadAblationEffect& a, const HeadAblationEffect& b) {
     return a.delta != b.delta ? a.delta > b.delta : a.layer != b.layer ? a.layer < b.layer : a.head < b.head;
   });
+  return ranking;
+}
+
+Seq2SeqHeadAblationRanking rank_heads_by_ablation(const Seq2SeqModel& model, const std::vector<std::int32_t>& source_ids,
+                                                  const std::vector<std::int32_t>& decoder_ids, AblationMode mode) {
+  if (decoder_ids.size() < 2) {
+    throw std::invalid_argument("ranking heads needs a target: the start token and at least one target token");
+  }
+  const Seq2SeqConfig& c = model.config();
+  Seq2SeqRequest request;
+  request.token_loss = true;
+  request.ablation = mode;
+  const EncoderOutput intact = model.encode(source_ids);
+  Seq2SeqHeadAblationRanking ranking;
+  ranking.base_loss = mean_loss(model.decode(intact, decoder_ids, request).token_loss);
+  for (const Seq2SeqPart part : {Seq2SeqPart::encoder, Seq2SeqPart::decoder, Seq2SeqPart::cross}) {
+    const bool encoder = part == Seq2SeqPart::encoder;
+    const int layers = encoder ? c.encoder_layers : c.decoder_layers, heads = encoder ? c.encoder_heads : c.decoder_heads;
+    for (int l = 0; l < layers; ++l) {
+      for (int h = 0; h < heads; ++h) {
+        request.ablate = {{part, l, h}};
+        const double loss = mean_loss(
+            model.decode(encoder ? model.encode(source_ids, request) : intact, decoder_ids, request).token_loss);
+        ranking.heads.push_back({{part, l, h}, loss, loss - ranking.base_loss});
+      }
+    }
+  }
+  std::stable_sort(ranking.heads.begin(), ranking.heads.end(),  // built in part, layer, head order: ties keep it
+                   [](const Seq2SeqHeadAblationEffect& a, const Seq2SeqHeadAblationEffect& b) { return a.delta > b.delta; });
   return ranking;
 }
 

@@ -1,12 +1,16 @@
 // Ranks every head of a model by how much knocking it out (zero or mean
 // ablation, model.h's ForwardRequest::ablate) raises the loss on one text:
-// one forward pass per head, each head alone against the intact model.
+// one forward pass per head, each head alone against the intact model. And
+// the same for an encoder-decoder's three parts (encoder, decoder
+// self-attention, cross-attention) on a source and a target, the loss being
+// that of each target token, teacher-forced.
 // Not here: the ablated forward pass itself (model/model.h), drawing the ranking.
 #pragma once
 
 #include <vector>
 
 #include "model/model.h"
+#include "model/seq2seq.h"
 
 namespace attnplay {
 
@@ -31,5 +35,26 @@ struct HeadAblationRanking {
 // intact model's own top prediction at each mask position (how much the head
 // matters to what the model predicts). Throws std::invalid_argument otherwise.
 HeadAblationRanking rank_heads_by_ablation(const Model& model, const ForwardRequest& text, AblationMode mode);
+
+struct Seq2SeqHeadAblationEffect {
+  Seq2SeqHead head;
+  double loss = 0;   // mean per-target-token loss with this head ablated
+  double delta = 0;  // loss - the intact model's loss
+};
+
+struct Seq2SeqHeadAblationRanking {
+  double base_loss = 0;                            // the intact model's mean per-target-token loss
+  std::vector<Seq2SeqHeadAblationEffect> heads;    // every head of every part, largest delta first
+                                                   // (ties: encoder, decoder, cross; then layer, head)
+};
+
+// Every head of an encoder-decoder ranked by how much knocking it out alone
+// raises the mean teacher-forced loss of decoder_ids[1..] (Seq2SeqRequest::
+// token_loss: decoder_ids is the start token and a target, needs T >= 2).
+// An encoder head costs an encoder and a decoder pass; a decoder or cross
+// head a decoder pass over the intact encoding. Throws std::invalid_argument
+// for fewer than two decoder ids and as encode()/decode() do.
+Seq2SeqHeadAblationRanking rank_heads_by_ablation(const Seq2SeqModel& model, const std::vector<std::int32_t>& source_ids,
+                                                  const std::vector<std::int32_t>& decoder_ids, AblationMode mode);
 
 }  // namespace attnplay

@@ -142,4 +142,18 @@ MultiHeadTrace multi_head_attention(const ConstMatrixRef& x, const ConstMatrixRe
   return t;
 }
 
+// Plain loops: this runs once per ablated head, and Eigen's reductions here
+// would only add code to the page's download.
+void ablate_head_output(Matrix& concat, int head, int n_heads, AblationMode mode) {
+  const int dv = static_cast<int>(concat.cols()) / n_heads;
+  const int T = static_cast<int>(concat.rows());
+  const Eigen::Index stride = concat.cols();
+  float* z = concat.data() + static_cast<std::ptrdiff_t>(head) * dv;  // row t at z + t·(H·d_v)
+  std::vector<double> mean(static_cast<std::size_t>(dv), 0.0);  // [d_v]
+  for (int t = 0; mode == AblationMode::mean && t < T; ++t)
+    for (int j = 0; j < dv; ++j) mean[j] += z[t * stride + j] / T;
+  for (int t = 0; t < T; ++t)
+    for (int j = 0; j < dv; ++j) z[t * stride + j] = static_cast<float>(mean[j]);
+}
+
 }  // namespace attnplay

@@ -3,6 +3,7 @@
 // parameter-free self-attention the tutorials start from.
 // Shapes: T = tokens (queries Tq, keys Tk), d = model width, H = heads,
 // d_k = key/query width per head, d_v = value width per head.
+// Knocking a head out (ablation) rewrites its slice of the concatenated output.
 // Not here: positional encodings (positional.h), layer norm / GELU (nn/).
 #pragma once
 
@@ -79,6 +80,17 @@ struct MultiHeadTrace {
 // k, v (moved in), heads and concat; output is left empty.
 MultiHeadTrace attend_heads(Matrix q, Matrix k, Matrix v, int n_heads, int n_kv_heads,
                             const AttentionOptions& options, TraceLevel level, int full_head = -1);
+
+// What a knocked-out (ablated) head's output becomes.
+enum class AblationMode {
+  zero,  // zero at every position
+  mean,  // at every position, its mean over the T positions of this pass
+};
+
+// Knocks head `head` out of concat [T, H·d_v] (attend_heads' concat, before
+// the output projection): its slice z [T, d_v] (columns head·d_v..) set to
+// zero, or every row of z to (1/T)·Σ_t z[t]. The head's weights stay as computed.
+void ablate_head_output(Matrix& concat, int head, int n_heads, AblationMode mode);
 
 // Multi-head self-attention. x [T, d]; wq, wk [d, H·d_k]; wv [d, H·d_v];
 // wo [H·d_v, d_out] or an empty matrix for no output projection.

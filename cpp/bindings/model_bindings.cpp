@@ -16,7 +16,7 @@
 #include "analysis/head_ablation.h"
 #include "analysis/head_analysis.h"
 #include "bindings/encoding_js.h"
-#include "bindings/lens_js.h"
+#include "bindings/top_k_js.h"
 #include "bindings/marshal.h"
 #include "bindings/seq2seq_bindings.h"
 #include "model/generate.h"
@@ -160,25 +160,12 @@ val forward_to_js(const Model& model, const ForwardRequest& req, const ForwardRe
     out.set("hiddenStates", tensor_to_js(hidden.data(), hidden.size(), {static_cast<int>(r.hidden_states.size()), r.tokens, d}));
   }
   if (req.logits) out.set("logits", matrix_to_js(r.logits));
-  if (!r.top_k.empty()) {
-    const int k = static_cast<int>(r.top_k.front().ids.size());
-    std::vector<std::int32_t> ids;
-    std::vector<float> probabilities;
-    for (const TopK& t : r.top_k) {
-      ids.insert(ids.end(), t.ids.begin(), t.ids.end());
-      probabilities.insert(probabilities.end(), t.probabilities.begin(), t.probabilities.end());
-    }
-    val top = val::object();
-    top.set("ids", typed_array("Int32Array", ids));
-    top.set("probabilities", typed_array("Float32Array", probabilities));
-    top.set("shape", shape_to_js({static_cast<int>(r.top_k.size()), k}));
-    out.set("topK", top);
-  }
+  if (!r.top_k.empty()) out.set("topK", top_k_to_js(r.top_k, nullptr));
   if (req.token_loss) out.set("tokenLoss", typed_array("Float32Array", r.token_loss));
   return out;
 }
 
-// The logit lens of a run's hidden states -> lens_to_js (lens_js.h), token displays when the model has a tokenizer.
+// The logit lens of a run's hidden states -> lens_to_js (top_k_js.h), token displays when the model has a tokenizer.
 val lens_of(const TextModel& model, const std::vector<Matrix>& hidden_states, int k) {
   std::function<std::string(std::int32_t)> display;
   if (model.tokenizer()) display = [&model](std::int32_t id) { return model.display(id); };
@@ -198,9 +185,7 @@ void ablation_from_js(const val& spec, std::vector<ForwardRequest::Head>& heads,
   const std::vector<int> flat = numbers<int>(spec, "ablate");
   if (flat.size() % 2 != 0) throw std::invalid_argument("ablate: pairs of layer, head");
   for (std::size_t i = 0; i < flat.size(); i += 2) heads.push_back({flat[i], flat[i + 1]});
-  const std::string name = has(spec, "ablation") ? spec["ablation"].as<std::string>() : "zero";
-  if (name != "zero" && name != "mean") throw std::invalid_argument("ablation is 'zero' or 'mean', not '" + name + "'");
-  mode = name == "mean" ? AblationMode::mean : AblationMode::zero;
+  mode = ablation_mode_from_js(spec);
 }
 
 // spec: { ids: Int32Array, typeIds?, attentionMask?: Uint8Array, trace?: { layer, head },
@@ -385,14 +370,7 @@ val rank_heads(int handle, const val& spec) {
     ablation_from_js(spec, unused, mode);
     const HeadAblationRanking ranking = rank_heads_by_ablation(model_of(handle).model(), text, mode);
     val heads = val::array();
-    for (const HeadAblationEffect& e : ranking.heads) {
-      val item = val::object();
-      item.set("layer", e.layer);
-      item.set("head", e.head);
-      item.set("loss", e.loss);
-      item.set("delta", e.delta);
-      heads.call<void>("push", item);
-    }
+    for (const HeadAblationEffect& e : ranking.heads) heads.call<void>("push", ranked_head_to_js(e.layer, e.head, e.loss, e.delta));
     val out = val::object();
     out.set("baseLoss", ranking.base_loss);
     out.set("heads", heads);

@@ -12,8 +12,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "analysis/head_ablation.h"
 #include "bindings/encoding_js.h"
-#include "bindings/lens_js.h"
+#include "bindings/top_k_js.h"
 #include "bindings/marshal.h"
 #include "pipeline/translation_model.h"
 
@@ -71,37 +72,55 @@ val ids_to_js(const TranslationModel& m, const std::vector<std::int32_t>& ids) {
   val list = val::array();
   val flags = val::array();
   for (const std::int32_t id : ids) {
-    list.call<void>("push", m.target_tokenizer() ? m.target_tokenizer()->display(id) : std::to_string(id));
-    flags.call<void>("push", m.target_tokenizer() ? m.target_tokenizer()->is_special(id) : false);
+    list.call<void>("push", m.target_display(id));
+    flags.call<void>("push", m.target_is_special(id));
   }
   out.set("displays", list);
   out.set("special", flags);
   return out;
 }
 
-// { part: 'encoder' | 'decoder' | 'cross', layer, head } -> Seq2SeqHead
-Seq2SeqHead head_of(const val& spec) {
-  const std::string part = spec["part"].as<std::string>();
-  if (part != "encoder" && part != "decoder" && part != "cross") {
-    throw std::invalid_argument("trace.part must be encoder, decoder or cross, not " + part);
+// { part: 'encoder' | 'decoder' | 'cross', layer, head } -> Seq2SeqHead; `what` names the field in errors.
+Seq2SeqHead head_of(const val& spec, const char* what) {
+  const std::string name = has(spec, "part") ? spec["part"].as<std::string>() : std::string();
+  const std::optional<Seq2SeqPart> part = part_from_name(name);
+  if (!part) throw std::invalid_argument(std::string(what) + ".part must be encoder, decoder or cross, not '" + name + "'");
+  return {*part, spec["layer"].as<int>(), spec["head"].as<int>()};
+}
+
+// spec.ablate: [{ part, layer, head }]; spec.ablation: 'zero' (default) or 'mean'.
+void ablation_from_js(const val& spec, std::vector<Seq2SeqHead>& heads, AblationMode& mode) {
+  if (has(spec, "ablate")) {
+    const val list = spec["ablate"];
+    const int n = list["length"].as<int>();
+    for (int i = 0; i < n; ++i) heads.push_back(head_of(list[i], "ablate[]"));
   }
-  return {part == "encoder" ? Seq2SeqPart::encoder : part == "decoder" ? Seq2SeqPart::decoder : Seq2SeqPart::cross,
-          spec["layer"].as<int>(), spec["head"].as<int>()};
+  mode = ablation_mode_from_js(spec);
+}
+
+// The source and decoder ids of a spec: { sourceIds: Int32Array, decoderIds?: Int32Array (empty: the start token) }.
+std::vector<std::int32_t> decoder_ids_of(const TranslationModel& m, const val& spec) {
+  std::vector<std::int32_t> ids = numbers<std::int32_t>(spec, "decoderIds");
+  if (ids.empty()) ids = {m.model().config().decoder_start_token_id};
+  return ids;
 }
 
 // spec: { sourceIds: Int32Array, decoderIds: Int32Array, logits?, trace?: { part, layer, head }, lens?: k,
+// ablate?: [{ part, layer, head }], ablation?, topK?: k, tokenLoss? (teacher-forced: [T - 1]),
 // attentions? (false: leave the attention tensors out) } -> attentions_to_js + trace?: { q [Tq, d_k], k [Tk, d_k] }
-// of that head + lens?: the decoder's logit lens (lens_to_js)
+// of that head + lens?: the decoder's logit lens (top_k_to_js) + topK?: [T, k] (top_k_to_js) + tokenLoss?: Float32Array
 val forward(int handle, const val& spec) {
   return guarded([&] {
     const TranslationModel& m = model_of(handle);
-    std::vector<std::int32_t> decoder_ids = numbers<std::int32_t>(spec, "decoderIds");
-    if (decoder_ids.empty()) decoder_ids = {m.model().config().decoder_start_token_id};
-    DecodeRequest request;
-    if (has(spec, "trace")) request.trace = head_of(spec["trace"]);
+    const std::vector<std::int32_t> decoder_ids = decoder_ids_of(m, spec);
+    Seq2SeqRequest request;
+    if (has(spec, "trace")) request.trace = head_of(spec["trace"], "trace");
+    ablation_from_js(spec, request.ablate, request.ablation);
     const int lens_k = has(spec, "lens") ? spec["lens"].as<int>() : 0;
     request.hidden_states = lens_k > 0;
-    const EncoderOutput e = m.model().encode(numbers<std::int32_t>(spec, "sourceIds"), request.trace);
+    request.top_k = has(spec, "topK") ? spec["topK"].as<int>() : 0;
+    request.token_loss = has(spec, "tokenLoss") && spec["tokenLoss"].as<bool>();
+    const EncoderOutput e = m.model().encode(numbers<std::int32_t>(spec, "sourceIds"), request);
     const DecoderOutput d = m.model().decode(e, decoder_ids, request);
     const bool with_attentions = !has(spec, "attentions") || spec["attentions"].as<bool>();
     val out = with_attentions ? attentions_to_js(m.model().config(), e, d, has(spec, "logits") && spec["logits"].as<bool>())
@@ -112,11 +131,30 @@ val forward(int handle, const val& spec) {
       js.set("k", matrix_to_js(t->k));
       out.set("trace", js);
     }
-    if (lens_k > 0) {
-      std::function<std::string(std::int32_t)> display;
-      if (m.target_tokenizer()) display = [&m](std::int32_t id) { return m.target_tokenizer()->display(id); };
-      out.set("lens", lens_to_js(logit_lens(m.model(), d.hidden_states, lens_k), display));
+    const auto display = [&m](std::int32_t id) { return m.target_display(id); };
+    if (lens_k > 0) out.set("lens", lens_to_js(logit_lens(m.model(), d.hidden_states, lens_k), display));
+    if (request.top_k > 0) out.set("topK", top_k_to_js(d.top_k, display));
+    if (request.token_loss) out.set("tokenLoss", typed_array("Float32Array", d.token_loss));
+    return out;
+  });
+}
+
+// spec: { sourceIds: Int32Array, decoderIds: Int32Array (start token + target), ablation? } -> { baseLoss, heads:
+// [{ part, layer, head, loss, delta }] largest delta first } (analysis/head_ablation.h)
+val rank_heads(int handle, const val& spec) {
+  return guarded([&] {
+    const TranslationModel& m = model_of(handle);
+    const Seq2SeqHeadAblationRanking ranking = rank_heads_by_ablation(
+        m.model(), numbers<std::int32_t>(spec, "sourceIds"), decoder_ids_of(m, spec), ablation_mode_from_js(spec));
+    val heads = val::array();
+    for (const Seq2SeqHeadAblationEffect& e : ranking.heads) {
+      val item = ranked_head_to_js(e.head.layer, e.head.head, e.loss, e.delta);
+      item.set("part", std::string(part_name(e.head.part)));
+      heads.call<void>("push", item);
     }
+    val out = val::object();
+    out.set("baseLoss", ranking.base_loss);
+    out.set("heads", heads);
     return out;
   });
 }
@@ -139,7 +177,7 @@ val run(int handle, const val& spec) {
   });
 }
 
-// spec: { text | sourceIds: Int32Array, beams?, maxNewTokens? }; on_step({ index, token, display, special,
+// spec: { text | sourceIds: Int32Array, beams?, maxNewTokens?, ablate?, ablation? }; on_step({ index, token, display, special,
 // crossAttention: { data, shape [Ld, H, S] } }) after each greedy token, a false return stops. -> { sourceTokens
 // (encoding_to_js for text, ids_to_js for ids), decoderTokens, textBytes (Uint8Array; null without a
 // tokenizer), score, logProbability, truncated, inputTokens } + attentions_to_js of the final target (decoder
@@ -151,12 +189,13 @@ val translate_source(int handle, const val& spec, const val& on_step) {
     TranslateOptions options;
     if (has(spec, "beams")) options.beams = spec["beams"].as<int>();
     if (has(spec, "maxNewTokens")) options.max_new_tokens = spec["maxNewTokens"].as<int>();
+    ablation_from_js(spec, options.ablate, options.ablation);
     auto step_to_js = [&](const TranslationStep& step) {
       val js = val::object();
       js.set("index", step.index);
       js.set("token", step.token);
-      js.set("display", m.target_tokenizer() ? m.target_tokenizer()->display(step.token) : std::to_string(step.token));
-      js.set("special", m.target_tokenizer() ? m.target_tokenizer()->is_special(step.token) : false);
+      js.set("display", m.target_display(step.token));
+      js.set("special", m.target_is_special(step.token));
       const int S = static_cast<int>(step.cross_attention.size()) / (c.decoder_layers * c.decoder_heads);
       js.set("crossAttention", tensor_to_js(step.cross_attention.data(), step.cross_attention.size(),
                                             {c.decoder_layers, c.decoder_heads, S}));
@@ -174,8 +213,11 @@ val translate_source(int handle, const val& spec, const val& on_step) {
     }
     const std::vector<std::int32_t>& ids = r.translation.decoder_ids;
     const std::vector<std::int32_t> inputs(ids.begin(), ids.size() > 1 ? ids.end() - 1 : ids.end());
-    const EncoderOutput e = m.model().encode(source_ids);
-    const DecoderOutput d = m.model().decode(e, inputs);
+    Seq2SeqRequest ablated;  // the attention of the final target as the search saw it
+    ablated.ablate = options.ablate;
+    ablated.ablation = options.ablation;
+    const EncoderOutput e = m.model().encode(source_ids, ablated);
+    const DecoderOutput d = m.model().decode(e, inputs, ablated);
     val out = attentions_to_js(c, e, d, false);
     out.set("sourceTokens", has(spec, "sourceIds") ? ids_to_js(m, source_ids) : encoding_to_js(r.source));
     out.set("decoderTokens", ids_to_js(m, ids));
@@ -217,5 +259,6 @@ EMSCRIPTEN_BINDINGS(attnplay_seq2seq) {
   emscripten::function("seq2seqForward", &forward);
   emscripten::function("seq2seqRun", &run);
   emscripten::function("seq2seqTranslate", &translate_source);
+  emscripten::function("seq2seqRankHeads", &rank_heads);
   emscripten::function("disposeSeq2SeqModel", &dispose);
 }

@@ -1,8 +1,10 @@
 // Parsing of comma-separated lists given on the command line: token ids
-// ("--ids 1,2,3"), shared by the model commands, and heads ("--ablate 0:1,2:3").
+// ("--ids 1,2,3"), shared by the model commands, and heads ("--ablate 0:1,2:3",
+// an encoder-decoder's "--ablate encoder:0:1,cross:2:3").
 #pragma once
 
 #include <climits>
+#include <optional>
 #include <cstdint>
 #include <sstream>
 #include <stdexcept>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "model/model.h"
+#include "model/seq2seq.h"
 
 namespace attnplay::cli {
 
@@ -35,32 +38,61 @@ inline std::vector<std::int32_t> parse_ids(const std::string& text, const std::s
   return ids;
 }
 
-// "0:1,2:3" -> heads (layer 0, head 1), (layer 2, head 3). Throws
-// std::invalid_argument naming `option` for an item that is not L:H with two
-// non-negative integers (whether the head exists is the model's check).
-inline std::vector<ForwardRequest::Head> parse_heads(const std::string& text, const std::string& option) {
-  std::vector<ForwardRequest::Head> heads;
+// "0:1,2:3" -> heads (layer 0, head 1), (layer 2, head 3); with `parts`
+// (encoder-decoders) each item is PART:LAYER:HEAD, PART one of encoder,
+// decoder, cross ("cross:0:1"). Throws std::invalid_argument naming `option`
+// for an item of another form (whether the head exists is the model's check).
+struct HeadItem {
+  std::optional<Seq2SeqPart> part;  // with parts only
+  int layer = 0, head = 0;
+};
+
+inline std::vector<HeadItem> parse_head_items(const std::string& text, const std::string& option, bool parts) {
+  const std::string form = parts ? "PART:LAYER:HEAD (PART: encoder, decoder or cross; e.g. cross:0:3)"
+                                 : "LAYER:HEAD (two numbers from 0, e.g. 0:3)";
+  std::vector<HeadItem> heads;
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    const std::size_t colon = item.find(':');
-    const auto number = [&](const std::string& part) {
+    std::vector<std::string> fields;
+    std::stringstream pieces(item);
+    for (std::string field; std::getline(pieces, field, ':');) fields.push_back(field);
+    if (!item.empty() && item.back() == ':') fields.push_back("");
+    const auto bad = [&]() { return std::invalid_argument(option + ": '" + item + "' is not " + form); };
+    const auto number = [&](const std::string& field) {
       std::size_t used = 0;
       long long value = -1;
       try {
-        value = std::stoll(part, &used);
+        value = std::stoll(field, &used);
       } catch (const std::exception&) {
         used = 0;
       }
-      if (used == 0 || used != part.size() || part[0] == '-' || part[0] == '+' || value > INT32_MAX) {
-        throw std::invalid_argument(option + ": '" + item + "' is not LAYER:HEAD (two numbers from 0, e.g. 0:3)");
-      }
+      if (used == 0 || used != field.size() || field[0] == '-' || field[0] == '+' || value > INT32_MAX) throw bad();
       return static_cast<int>(value);
     };
-    if (colon == std::string::npos) number("");  // throws with the message above
-    heads.push_back({number(item.substr(0, colon)), number(item.substr(colon + 1))});
+    if (fields.size() != (parts ? 3u : 2u)) throw bad();
+    HeadItem h;
+    if (parts) {
+      h.part = part_from_name(fields[0]);
+      if (!h.part) throw bad();
+    }
+    h.layer = number(fields[parts ? 1 : 0]);
+    h.head = number(fields[parts ? 2 : 1]);
+    heads.push_back(h);
   }
-  if (heads.empty()) throw std::invalid_argument(option + ": no heads given (LAYER:HEAD[,LAYER:HEAD...])");
+  if (heads.empty()) throw std::invalid_argument(option + ": no heads given (" + form + "[,...])");
+  return heads;
+}
+
+inline std::vector<ForwardRequest::Head> parse_heads(const std::string& text, const std::string& option) {
+  std::vector<ForwardRequest::Head> heads;
+  for (const HeadItem& h : parse_head_items(text, option, false)) heads.push_back({h.layer, h.head});
+  return heads;
+}
+
+inline std::vector<Seq2SeqHead> parse_part_heads(const std::string& text, const std::string& option) {
+  std::vector<Seq2SeqHead> heads;
+  for (const HeadItem& h : parse_head_items(text, option, true)) heads.push_back({*h.part, h.layer, h.head});
   return heads;
 }
 

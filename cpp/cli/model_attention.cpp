@@ -16,7 +16,9 @@
 // positions is truncated and the JSON says so ("truncated", "input_tokens").
 // Encoder-decoder folders (marian, bart) take the source as --text/--file or
 // --ids and the decoder's input as --target TEXT or --decoder-ids, and print
-// their three kinds of attention (cli/seq2seq.h; JSON only).
+// their three kinds of attention (cli/seq2seq.h; JSON only), with heads of
+// any part knocked out (--ablate PART:L:H), and the decoder's top-k, its
+// teacher-forced loss of each target token and the ranking of every head.
 #include <climits>
 #include <filesystem>
 #include <cstdint>
@@ -44,10 +46,11 @@ const char* const kUsage =
     "       attnplay attention --model DIR --ids 1,2,3 [--type-ids 0,0,1] [--format json|npy|html] [--view head|model|matrix] [--out FILE]\n"
     "       attnplay attention --model ENCODER_DECODER_DIR (--text TEXT | --file PATH | --ids 1,2,3)\n"
     "                          [--target TEXT | --decoder-ids 4,5,6] [--out FILE]\n"
-    "  options of the first two forms (JSON adds them; 0-based layers and heads):\n"
+    "  options (JSON adds them; 0-based layers and heads):\n"
     "    --ablate L:H[,L:H...]  knock these heads out    --ablation zero|mean  (default zero)\n"
+    "                (encoder-decoders: PART:L:H, PART encoder, decoder or cross)\n"
     "    --top-k K   \"top_k\": the K best next tokens per position (BERT: per [MASK])\n"
-    "    --loss      \"token_loss\": -log p(next token) per position (causal models)\n"
+    "    --loss      \"token_loss\": -log p(next token) per position (causal models and decoders)\n"
     "    --rank-heads  \"head_ranking\": every head by the loss increase its ablation causes\n";
 
 std::string read_text_file(const std::string& path) {
@@ -64,6 +67,7 @@ int run_attention(const Args& args) {
   std::vector<std::int32_t> decoder_ids;
   ForwardRequest request;
   std::string ablation = "zero";
+  std::optional<std::string> ablate;  // parsed once the model's kind is known
   bool rank_heads = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const bool has_value = i + 1 < args.size();
@@ -90,7 +94,7 @@ int run_attention(const Args& args) {
     } else if (args[i] == "--out" && has_value) {
       out_path = args[++i];
     } else if (args[i] == "--ablate" && has_value) {
-      request.ablate = parse_heads(args[++i], "--ablate");
+      ablate = args[++i];
     } else if (args[i] == "--ablation" && has_value) {
       ablation = args[++i];
     } else if (args[i] == "--top-k" && has_value) {
@@ -117,18 +121,13 @@ int run_attention(const Args& args) {
     return 2;
   }
   request.ablation = ablation == "mean" ? AblationMode::mean : AblationMode::zero;
-  const bool analysis = !request.ablate.empty() || request.top_k > 0 || request.token_loss || rank_heads;
-  if (analysis && format != "json" && (request.top_k > 0 || request.token_loss || rank_heads)) {
+  if ((request.top_k > 0 || request.token_loss || rank_heads) && format != "json") {
     std::cerr << "attnplay attention: --top-k, --loss and --rank-heads add to the JSON output (--format json)\n";
     return 2;
   }
 
   const ModelFiles files = read_model_directory(dir);
   if (is_encoder_decoder_config(files.config_json)) {
-    if (analysis) {
-      std::cerr << "attnplay attention: --ablate, --top-k, --loss and --rank-heads are for GPT-style, Llama-family and BERT models\n";
-      return 2;
-    }
     if (format != "json" || pair || !request.type_ids.empty() || (target && !decoder_ids.empty())) {
       std::cerr << kUsage << "(an encoder-decoder takes --format json only, no --pair or --type-ids, and one of --target or --decoder-ids)\n";
       return 2;
@@ -138,8 +137,19 @@ int run_attention(const Args& args) {
       file.open(out_path);
       if (!file) throw std::runtime_error("cannot write " + out_path);
     }
-    return seq2seq_attention(files, {request.ids, decoder_ids, text, target}, out_path.empty() ? std::cout : file);
+    Seq2SeqAttentionRequest seq2seq;
+    seq2seq.source_ids = request.ids;
+    seq2seq.decoder_ids = decoder_ids;
+    seq2seq.text = text;
+    seq2seq.target = target;
+    if (ablate) seq2seq.ablate = parse_part_heads(*ablate, "--ablate");
+    seq2seq.ablation = request.ablation;
+    seq2seq.top_k = request.top_k;
+    seq2seq.token_loss = request.token_loss;
+    seq2seq.rank_heads = rank_heads;
+    return seq2seq_attention(files, seq2seq, out_path.empty() ? std::cout : file);
   }
+  if (ablate) request.ablate = parse_heads(*ablate, "--ablate");
   if (target || !decoder_ids.empty()) {
     std::cerr << "attnplay attention: --target and --decoder-ids are for encoder-decoder models; " << dir
               << " is a " << parse_config(files.config_json).model_type << " model\n";

@@ -19,6 +19,11 @@ struct Seq2SeqAttentionRequest {
   std::vector<std::int32_t> decoder_ids;  // --decoder-ids; empty: the start token only (or from target)
   std::optional<std::string> text;        // --text / --file: the source, tokenized with </s>
   std::optional<std::string> target;      // --target: the target, after the decoder's start token
+  std::vector<Seq2SeqHead> ablate;        // --ablate PART:L:H,...: heads knocked out
+  AblationMode ablation = AblationMode::zero;  // --ablation
+  int top_k = 0;                          // --top-k: "top_k" of every decoder position
+  bool token_loss = false;                // --loss: "token_loss", teacher-forced [T - 1]
+  bool rank_heads = false;                // --rank-heads: "head_ranking" over the three parts
 };
 
 TranslationModel load_translation_model(const ModelFiles& files);

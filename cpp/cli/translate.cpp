@@ -1,6 +1,7 @@
 // The encoder-decoder commands of the CLI:
-// `attnplay translate --model DIR (--text TEXT | --file PATH) [--beams N] [--max-new-tokens N] [--all-layers]`
-// translates each input line (--file: one source per line, empty lines
+// `attnplay translate --model DIR (--text TEXT | --file PATH) [--beams N] [--max-new-tokens N] [--all-layers]
+//                    [--ablate PART:L:H[,...] [--ablation zero|mean]]`
+// translates each input line (with the heads of --ablate knocked out in every pass) (--file: one source per line, empty lines
 // skipped) and prints one JSON object per line: {"source", "translation",
 // "source_tokens", "target_tokens", "cross_attentions"}; target_tokens are the
 // generated tokens (the closing </s> included when produced), and
@@ -13,7 +14,11 @@
 // "decoder_tokens", "encoder_attentions", "decoder_attentions",
 // "cross_attentions"}, nested [layer][head][query][key] as Hugging Face names
 // them; tokens are {"id", "token", "special"}, so the output is the widget's
-// data format (web/attention-data-source.js) as it is.
+// data format (web/attention-data-source.js) as it is; with --ablate,
+// --top-k, --loss and --rank-heads also "ablate", "ablation", "top_k" (of
+// every decoder position), "token_loss" (teacher-forced: decoder position i
+// predicting decoder token i + 1) and "head_ranking" (every head of the
+// three parts, analysis/head_ablation.h).
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -21,6 +26,8 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "analysis/head_ablation.h"
+#include "cli/ids.h"
 #include "cli/seq2seq.h"
 #include "model/directory.h"
 #include "json/json_text.h"
@@ -29,7 +36,8 @@ namespace attnplay::cli {
 namespace {
 
 const char* const kUsage =
-    "usage: attnplay translate --model DIR (--text TEXT | --file PATH) [--beams N] [--max-new-tokens N] [--all-layers]\n";
+    "usage: attnplay translate --model DIR (--text TEXT | --file PATH) [--beams N] [--max-new-tokens N] [--all-layers]\n"
+    "                          [--ablate PART:L:H[,...] [--ablation zero|mean]]   (PART: encoder, decoder or cross)\n";
 
 // [layers][heads][rows][cols] from a row-major [L, H, R, C] array.
 nlohmann::ordered_json nested(const std::vector<float>& data, int layers, int heads, int rows, int cols) {
@@ -47,6 +55,15 @@ nlohmann::ordered_json nested(const std::vector<float>& data, int layers, int he
   return out;
 }
 
+// [["cross", 0, 1], ...]
+nlohmann::ordered_json heads_json(const std::vector<Seq2SeqHead>& heads) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const Seq2SeqHead& h : heads) out.push_back({part_name(h.part), h.layer, h.head});
+  return out;
+}
+
+const char* mode_name(AblationMode mode) { return mode == AblationMode::mean ? "mean" : "zero"; }
+
 nlohmann::ordered_json token_list(const Tokenizer* tokenizer, const std::vector<std::int32_t>& ids) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const std::int32_t id : ids) {
@@ -62,10 +79,13 @@ nlohmann::ordered_json translate_line(const TranslationModel& model, const std::
                                       const TranslateOptions& options, bool all_layers) {
   const TranslationRun run = model.translate(line, options);
   const std::vector<std::int32_t>& ids = run.translation.decoder_ids;  // start, target...
-  // The cross-attention of the chosen target, rerun whole: row i predicted ids[i + 1].
-  const EncoderOutput encoded = model.model().encode(run.source.ids());
+  // The cross-attention of the chosen target, rerun whole (with the same heads knocked out): row i predicted ids[i + 1].
+  Seq2SeqRequest ablated;
+  ablated.ablate = options.ablate;
+  ablated.ablation = options.ablation;
+  const EncoderOutput encoded = model.model().encode(run.source.ids(), ablated);
   const std::vector<std::int32_t> inputs(ids.begin(), ids.end() - 1);
-  const DecoderOutput decoded = model.model().decode(encoded, inputs.empty() ? ids : inputs);
+  const DecoderOutput decoded = model.model().decode(encoded, inputs.empty() ? ids : inputs, ablated);
   const Seq2SeqConfig& c = model.model().config();
   const int T = static_cast<int>(ids.size()) - 1, S = encoded.tokens, H = c.decoder_heads;
   nlohmann::ordered_json cross;
@@ -90,6 +110,10 @@ nlohmann::ordered_json translate_line(const TranslationModel& model, const std::
   nlohmann::ordered_json out = {{"source", line}, {"translation", run.text}, {"source_tokens", source_tokens},
                                 {"target_tokens", target_tokens}, {"cross_attentions", cross}};
   if (run.truncated) out["truncated_source_tokens"] = run.input_tokens;
+  if (!options.ablate.empty()) {
+    out["ablate"] = heads_json(options.ablate);
+    out["ablation"] = mode_name(options.ablation);
+  }
   return out;
 }
 
@@ -99,6 +123,7 @@ int run_translate(const Args& args) {
   std::string dir;
   std::optional<std::string> text, file;
   TranslateOptions options;
+  std::string ablation = "zero";
   bool all_layers = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const bool has_value = i + 1 < args.size();
@@ -114,6 +139,10 @@ int run_translate(const Args& args) {
       options.max_new_tokens = std::stoi(args[++i]);
     } else if (args[i] == "--all-layers") {
       all_layers = true;
+    } else if (args[i] == "--ablate" && has_value) {
+      options.ablate = parse_part_heads(args[++i], "--ablate");
+    } else if (args[i] == "--ablation" && has_value) {
+      ablation = args[++i];
     } else {
       std::cerr << "attnplay translate: unknown or incomplete argument '" << args[i] << "'\n" << kUsage;
       return 2;
@@ -123,6 +152,11 @@ int run_translate(const Args& args) {
     std::cerr << kUsage << "(--model and one of --text or --file are required)\n";
     return 2;
   }
+  if (ablation != "zero" && ablation != "mean") {
+    std::cerr << "attnplay translate: --ablation is zero or mean, not '" << ablation << "'\n";
+    return 2;
+  }
+  options.ablation = ablation == "mean" ? AblationMode::mean : AblationMode::zero;
   const ModelFiles files = read_model_directory(dir);
   const TranslationModel model = load_translation_model(files);
   if (!model.has_tokenizer()) {
@@ -161,8 +195,13 @@ int seq2seq_attention(const ModelFiles& files, const Seq2SeqAttentionRequest& re
   }
   if (request.target) decoder_ids = model.decoder_ids(*request.target);
   if (decoder_ids.empty()) decoder_ids = {c.decoder_start_token_id};
-  const EncoderOutput encoded = model.model().encode(source_ids);
-  const DecoderOutput decoded = model.model().decode(encoded, decoder_ids);
+  Seq2SeqRequest pass;
+  pass.ablate = request.ablate;
+  pass.ablation = request.ablation;
+  pass.top_k = request.top_k;
+  pass.token_loss = request.token_loss;
+  const EncoderOutput encoded = model.model().encode(source_ids, pass);
+  const DecoderOutput decoded = model.model().decode(encoded, decoder_ids, pass);
   const Tokenizer* source_tokenizer = model.source_tokenizer() ? &*model.source_tokenizer() : nullptr;
   const Tokenizer* target_tokenizer = model.target_tokenizer() ? &*model.target_tokenizer() : nullptr;
   const int S = encoded.tokens, T = decoded.tokens;
@@ -173,6 +212,26 @@ int seq2seq_attention(const ModelFiles& files, const Seq2SeqAttentionRequest& re
       {"encoder_attentions", nested(encoded.attentions, c.encoder_layers, c.encoder_heads, S, S)},
       {"decoder_attentions", nested(decoded.self_attentions, c.decoder_layers, c.decoder_heads, T, T)},
       {"cross_attentions", nested(decoded.cross_attentions, c.decoder_layers, c.decoder_heads, T, S)}};
+  if (!request.ablate.empty()) {
+    j["ablate"] = heads_json(request.ablate);
+    j["ablation"] = mode_name(request.ablation);
+  }
+  if (request.top_k > 0) {
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const TopK& row : decoded.top_k) {
+      rows.push_back({{"ids", row.ids}, {"probabilities", row.probabilities}, {"tokens", token_list(target_tokenizer, row.ids)}});
+    }
+    j["top_k"] = std::move(rows);
+  }
+  if (request.token_loss) j["token_loss"] = decoded.token_loss;
+  if (request.rank_heads) {
+    const Seq2SeqHeadAblationRanking ranking = rank_heads_by_ablation(model.model(), source_ids, decoder_ids, request.ablation);
+    nlohmann::ordered_json heads = nlohmann::ordered_json::array();
+    for (const Seq2SeqHeadAblationEffect& e : ranking.heads) {
+      heads.push_back({{"part", part_name(e.head.part)}, {"layer", e.head.layer}, {"head", e.head.head}, {"loss", e.loss}, {"delta", e.delta}});
+    }
+    j["head_ranking"] = {{"mode", mode_name(request.ablation)}, {"base_loss", ranking.base_loss}, {"heads", std::move(heads)}};
+  }
   out << json_text::write_replacing_invalid_utf8(j) << "\n";
   return 0;
 }

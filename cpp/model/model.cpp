@@ -209,22 +209,10 @@ class Pass {
     return linear(t.concat, b.attention_out.w, b.attention_out.b);  // [T, d]
   }
 
-  // The request's ablated heads of this layer: their slices z [T, d_k] of
-  // concat [T, H·d_k] set to zero, or every row of z to its column mean.
-  // Plain loops: this runs once per ablated head, and Eigen's reductions
-  // here would only add code to the page's download.
+  // The request's ablated heads of this layer knocked out of concat [T, H·d_k].
   void ablate(Matrix& concat, int layer) const {
-    const int dk = static_cast<int>(concat.cols()) / c_.heads;
-    const int T = static_cast<int>(concat.rows());
-    std::vector<double> mean(static_cast<std::size_t>(dk));  // [d_k]
     for (const ForwardRequest::Head& head : request_.ablate) {
-      if (head.layer != layer) continue;
-      float* z = concat.data() + static_cast<std::ptrdiff_t>(head.head) * dk;  // row t at z + t·(H·d_k)
-      std::fill(mean.begin(), mean.end(), 0.0);
-      for (int t = 0; request_.ablation == AblationMode::mean && t < T; ++t)
-        for (int j = 0; j < dk; ++j) mean[j] += z[t * concat.cols() + j] / T;
-      for (int t = 0; t < T; ++t)
-        for (int j = 0; j < dk; ++j) z[t * concat.cols() + j] = static_cast<float>(mean[j]);
+      if (head.layer == layer) ablate_head_output(concat, head.head, c_.heads, request_.ablation);
     }
   }
 

@@ -22,12 +22,6 @@
 
 namespace attnplay {
 
-// What an ablated head's output becomes (ForwardRequest::ablate).
-enum class AblationMode {
-  zero,  // zero at every position
-  mean,  // at every position, its mean over the T positions of this pass
-};
-
 struct ForwardRequest {
   std::vector<std::int32_t> ids;          // [T] token ids
   std::vector<std::int32_t> type_ids;     // [T] BERT segment ids; empty = all 0 (causal models: must be empty or 0)

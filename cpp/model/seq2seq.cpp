@@ -11,6 +11,7 @@
 #include <string>
 
 #include "attention/attention.h"
+#include "model/logits.h"
 #include "model/weight_reader.h"
 #include "nn/layers.h"
 
@@ -132,14 +133,38 @@ void check_ids(const Seq2SeqConfig& c, const std::vector<std::int32_t>& ids, con
   }
 }
 
-// The head of `part` that layer `layer` traces (-1: none); throws for a layer or head outside the part.
-int traced_head(const std::optional<Seq2SeqHead>& trace, Seq2SeqPart part, int layers, int heads, int layer) {
-  if (!trace || trace->part != part) return -1;
-  if (trace->layer < 0 || trace->layer >= layers || trace->head < 0 || trace->head >= heads) {
-    bad_request("cannot trace layer " + std::to_string(trace->layer) + " head " + std::to_string(trace->head) +
-                ": that part has " + std::to_string(layers) + " layers of " + std::to_string(heads) + " heads");
+// Throws for a traced or ablated head outside its part (the encoder's layers
+// and heads, or the decoder's for decoder self-attention and cross-attention).
+void check_heads(const Seq2SeqConfig& c, const Seq2SeqRequest& request) {
+  auto check = [&c](const Seq2SeqHead& h, const char* what) {
+    const bool encoder = h.part == Seq2SeqPart::encoder;
+    const int layers = encoder ? c.encoder_layers : c.decoder_layers, heads = encoder ? c.encoder_heads : c.decoder_heads;
+    if (h.layer < 0 || h.layer >= layers || h.head < 0 || h.head >= heads) {
+      bad_request(std::string(what) + " " + part_name(h.part) + " head " + std::to_string(h.layer) + ":" +
+                  std::to_string(h.head) + " (layer:head, from 0) does not exist: that part has " +
+                  std::to_string(layers) + " layers of " + std::to_string(heads) + " heads");
+    }
+  };
+  if (request.trace) check(*request.trace, "traced");
+  for (const Seq2SeqHead& h : request.ablate) check(h, "ablated");
+}
+
+// What one attention sub-layer (a part's layer) is asked: a head to trace
+// (-1: none) and heads to knock out.
+struct LayerHeads {
+  int traced = -1;
+  std::vector<int> ablated;
+  AblationMode ablation = AblationMode::zero;
+};
+
+LayerHeads layer_heads(const Seq2SeqRequest& request, Seq2SeqPart part, int layer) {
+  LayerHeads out;
+  out.ablation = request.ablation;
+  if (request.trace && request.trace->part == part && request.trace->layer == layer) out.traced = request.trace->head;
+  for (const Seq2SeqHead& h : request.ablate) {
+    if (h.part == part && h.layer == layer) out.ablated.push_back(h.head);
   }
-  return trace->layer == layer ? trace->head : -1;
+  return out;
 }
 
 void activate(MatrixRef x, Activation activation) {
@@ -174,25 +199,26 @@ class Side {
 
   // Attention of queries from x [T, d] over keys k and values v [Tk, d] (already
   // projected); the heads' weights [H, T, Tk] go to `weights` at layer `layer`;
-  // head `traced_head` (if >= 0) is traced in full into `trace`.
-  // -> out_proj(concat) [T, d].
+  // the traced head (if any) is traced in full into `trace`, the ablated heads
+  // knocked out before the output projection. -> out_proj(concat) [T, d].
   Matrix attend(const ConstMatrixRef& x, Matrix k, Matrix v, const AttentionWeights& a, bool causal, int layer,
-                std::vector<float>& weights, int traced_head = -1, std::optional<HeadTrace>* trace = nullptr) const {
+                std::vector<float>& weights, const LayerHeads& asked, std::optional<HeadTrace>& trace) const {
     AttentionOptions options;
     options.causal = causal;
     MultiHeadTrace t = attend_heads(linear(x, a.q.w, a.q.b), std::move(k), std::move(v), heads_, heads_, options,
-                                    TraceLevel::weights_only, traced_head);
+                                    TraceLevel::weights_only, asked.traced);
     for (int h = 0; h < heads_; ++h) {  // [T, Tk] of each head into [L, H, T, Tk]
       const Matrix& w = t.heads[static_cast<std::size_t>(h)].weights;
       std::copy(w.data(), w.data() + w.size(), weights.begin() + (static_cast<std::ptrdiff_t>(layer) * heads_ + h) * w.size());
     }
-    if (traced_head >= 0) *trace = std::move(t.heads[static_cast<std::size_t>(traced_head)]);
+    if (asked.traced >= 0) trace = std::move(t.heads[static_cast<std::size_t>(asked.traced)]);
+    for (const int h : asked.ablated) ablate_head_output(t.concat, h, heads_, asked.ablation);
     return linear(t.concat, a.out.w, a.out.b);  // [T, d]
   }
 
   Matrix self_attention(const ConstMatrixRef& x, const AttentionWeights& a, bool causal, int layer,
-                        std::vector<float>& weights, int traced_head = -1, std::optional<HeadTrace>* trace = nullptr) const {
-    return attend(x, linear(x, a.k.w, a.k.b), linear(x, a.v.w, a.v.b), a, causal, layer, weights, traced_head, trace);
+                        std::vector<float>& weights, const LayerHeads& asked, std::optional<HeadTrace>& trace) const {
+    return attend(x, linear(x, a.k.w, a.k.b), linear(x, a.v.w, a.v.b), a, causal, layer, weights, asked, trace);
   }
 
   // fc2(act(fc1(x))): [T, d] -> [T, d].
@@ -209,13 +235,24 @@ class Side {
 
 }  // namespace
 
+const char* part_name(Seq2SeqPart part) {
+  return part == Seq2SeqPart::encoder ? "encoder" : part == Seq2SeqPart::decoder ? "decoder" : "cross";
+}
+
+std::optional<Seq2SeqPart> part_from_name(std::string_view name) {
+  for (const Seq2SeqPart part : {Seq2SeqPart::encoder, Seq2SeqPart::decoder, Seq2SeqPart::cross}) {
+    if (name == part_name(part)) return part;
+  }
+  return std::nullopt;
+}
+
 // ---------------------------------------------------------------- recipes
 
 // Marian and BART encoders: embed (·√d, positions, BART's norm), then post-LN
 // layers: h = LN(h + self_attn(h)); h = LN(h + ffn(h)).
-EncoderOutput Seq2SeqModel::encode(const std::vector<std::int32_t>& source_ids,
-                                   const std::optional<Seq2SeqHead>& trace) const {
+EncoderOutput Seq2SeqModel::encode(const std::vector<std::int32_t>& source_ids, const Seq2SeqRequest& request) const {
   check_ids(config_, source_ids, "source");
+  check_heads(config_, request);
   const Seq2SeqConfig& c = config_;
   const Seq2SeqWeights& w = weights_;
   const int S = static_cast<int>(source_ids.size()), H = c.encoder_heads;
@@ -226,8 +263,8 @@ EncoderOutput Seq2SeqModel::encode(const std::vector<std::int32_t>& source_ids,
   Matrix h = side.embed(source_ids, w.encoder_embedding, w.encoder_positions, w.encoder_embedding_norm);  // [S, d]
   for (int l = 0; l < c.encoder_layers; ++l) {
     const Seq2SeqLayerWeights& b = w.encoder[static_cast<std::size_t>(l)];
-    const int traced = traced_head(trace, Seq2SeqPart::encoder, c.encoder_layers, H, l);
-    h = side.norm(h + side.self_attention(h, b.self_attn, false, l, out.attentions, traced, &out.trace), b.self_attn_norm);  // [S, d]
+    const LayerHeads asked = layer_heads(request, Seq2SeqPart::encoder, l);
+    h = side.norm(h + side.self_attention(h, b.self_attn, false, l, out.attentions, asked, out.trace), b.self_attn_norm);  // [S, d]
     h = side.norm(h + side.feed_forward(h, b), b.final_norm);                                           // [S, d]
   }
   for (const Seq2SeqLayerWeights& b : w.decoder) {  // every decoder layer's cross keys and values, once
@@ -241,8 +278,13 @@ EncoderOutput Seq2SeqModel::encode(const std::vector<std::int32_t>& source_ids,
 // Decoders: embed, then post-LN layers: h = LN(h + causal self_attn(h));
 // h = LN(h + cross_attn(h, memory)); h = LN(h + ffn(h)); logits = h·Eᵀ + final_logits_bias.
 DecoderOutput Seq2SeqModel::decode(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
-                                   const DecodeRequest& request) const {
+                                   const Seq2SeqRequest& request) const {
   check_ids(config_, decoder_ids, "decoder");
+  check_heads(config_, request);
+  if (request.token_loss && request.last_logits_only) {
+    bad_request("the per-token loss needs the logits of every position, not the last only");
+  }
+  if (request.top_k < 0) bad_request("top_k must not be negative");
   const Seq2SeqConfig& c = config_;
   const Seq2SeqWeights& w = weights_;
   if (static_cast<int>(encoded.cross_keys.size()) != c.decoder_layers) {
@@ -259,17 +301,22 @@ DecoderOutput Seq2SeqModel::decode(const EncoderOutput& encoded, const std::vect
   for (int l = 0; l < c.decoder_layers; ++l) {
     const Seq2SeqLayerWeights& b = w.decoder[static_cast<std::size_t>(l)];
     const std::size_t i = static_cast<std::size_t>(l);
-    const int traced_self = traced_head(request.trace, Seq2SeqPart::decoder, c.decoder_layers, H, l);
-    const int traced_cross = traced_head(request.trace, Seq2SeqPart::cross, c.decoder_layers, H, l);
-    h = side.norm(h + side.self_attention(h, b.self_attn, true, l, out.self_attentions, traced_self, &out.trace),
+    h = side.norm(h + side.self_attention(h, b.self_attn, true, l, out.self_attentions,
+                                          layer_heads(request, Seq2SeqPart::decoder, l), out.trace),
                   b.self_attn_norm);                                                                       // [T, d]
     h = side.norm(h + side.attend(h, encoded.cross_keys[i], encoded.cross_values[i], b.cross_attn, false, l,
-                                  out.cross_attentions, traced_cross, &out.trace),
+                                  out.cross_attentions, layer_heads(request, Seq2SeqPart::cross, l), out.trace),
                   b.cross_attn_norm);                                                                      // [T, d]
     h = side.norm(h + side.feed_forward(h, b), b.final_norm);                                             // [T, d]
     if (request.hidden_states) out.hidden_states.push_back(h);
   }
   out.logits = output_logits(request.last_logits_only ? ConstMatrixRef(h.bottomRows(1)) : ConstMatrixRef(h));  // [T or 1, V]
+  for (Eigen::Index r = 0; (request.top_k > 0 || request.token_loss) && r < out.logits.rows(); ++r) {
+    const float* row = out.logits.row(r).data();
+    const SoftmaxNorm norm = softmax_norm(row, c.vocab_size);
+    if (request.top_k > 0) out.top_k.push_back(top_k_of(row, c.vocab_size, request.top_k, norm));
+    if (request.token_loss && r + 1 < T) out.token_loss.push_back(token_loss_of(row, norm, decoder_ids[static_cast<std::size_t>(r + 1)]));
+  }
   return out;
 }
 

@@ -8,7 +8,8 @@
 // the logits. encode() and decode() are separate so that decoding step by step
 // encodes the source once (the cross-attention keys and values of every layer
 // are computed there, once). One head of any part may be traced in full
-// (its q and k for the neuron view).
+// (its q and k for the neuron view), heads of any part knocked out (ablation),
+// and the decoder's top-k and teacher-forced per-token loss kept.
 // Not here: tokenization, search (model/translate.h), reading files.
 #pragma once
 
@@ -19,6 +20,7 @@
 
 #include "attention/attention.h"
 #include "model/config.h"
+#include "model/model.h"
 #include "model/weights.h"
 #include "safetensors/checkpoint.h"
 
@@ -54,8 +56,12 @@ struct Seq2SeqWeights {
 // The three kinds of attention of an encoder-decoder, each with its own heads.
 enum class Seq2SeqPart { encoder, decoder, cross };
 
-// One head to trace in full (the neuron view's q and k): encode() traces an
-// encoder head, decode() a decoder self-attention or cross-attention head.
+// "encoder", "decoder" (its self-attention) or "cross": the parts' names in
+// JSON, JS and links; and back (nullopt for another name).
+const char* part_name(Seq2SeqPart part);
+std::optional<Seq2SeqPart> part_from_name(std::string_view name);
+
+// One head of one part: to trace in full (the neuron view's q and k) or to knock out.
 struct Seq2SeqHead {
   Seq2SeqPart part = Seq2SeqPart::encoder;
   int layer = 0;
@@ -71,11 +77,23 @@ struct EncoderOutput {
   std::optional<HeadTrace> trace;  // the encoder head asked for: q, k [S, d_k], scores, weights, ...
 };
 
-// What decode() keeps besides the attention and the logits.
-struct DecodeRequest {
-  bool last_logits_only = false;      // logits of the last position only (a decoding step)
-  std::optional<Seq2SeqHead> trace;   // a decoder self-attention or cross-attention head to trace in full
+// What a pass asks of encode() and decode(), besides the attention they
+// always keep: encode() reads the trace and the ablated heads of the encoder,
+// decode() those of the decoder self-attention and cross-attention and the rest.
+struct Seq2SeqRequest {
+  std::optional<Seq2SeqHead> trace;   // a head to trace in full (its q and k)
+  // Heads knocked out (ablation, attention/attention.h's ablate_head_output):
+  // a head's output z [T, d_k], before the output projection, set to zero or
+  // to its mean over the positions of this pass (the encoder's S source
+  // tokens; the decoder's T inputs, for self-attention and cross-attention).
+  std::vector<Seq2SeqHead> ablate;
+  AblationMode ablation = AblationMode::zero;
+  bool last_logits_only = false;      // logits (and top-k) of the last position only (a decoding step)
   bool hidden_states = false;         // the residual stream after the embeddings and after every layer
+  int top_k = 0;                      // the k most probable next tokens at every position (or the last)
+  // Teacher-forced per-token loss [T - 1]: -log p(decoder_ids[i + 1]) at
+  // position i, the target token that position wrote (needs every position's logits).
+  bool token_loss = false;
 };
 
 struct DecoderOutput {
@@ -85,6 +103,8 @@ struct DecoderOutput {
   Matrix logits;                         // [T, V], or [1, V] (the last position) when asked for the last only
   std::optional<HeadTrace> trace;        // the decoder head asked for: self q, k [T, d_k]; cross q [T, d_k], k [S, d_k]
   std::vector<Matrix> hidden_states;     // asked for: L_dec + 1 of [T, d] (the last one gives the logits)
+  std::vector<TopK> top_k;               // asked for: one per position (or the last)
+  std::vector<float> token_loss;         // asked for: [T - 1]
 };
 
 class Seq2SeqModel {
@@ -100,17 +120,17 @@ class Seq2SeqModel {
   // Throws unless a tokenizer of this many entries fits the embedding matrix.
   void check_vocabulary(std::int32_t tokenizer_vocab_size) const;
 
-  // The encoder over source ids [S] (usually ending in </s>); `trace`: an
-  // encoder head to trace in full (a decoder or cross head is ignored here).
+  // The encoder over source ids [S] (usually ending in </s>), tracing and
+  // knocking out the request's encoder heads (the other fields are decode()'s).
   // Throws std::invalid_argument for no ids, ids outside the vocabulary, more
-  // than the model's positions, a traced layer or head out of range.
-  EncoderOutput encode(const std::vector<std::int32_t>& source_ids,
-                       const std::optional<Seq2SeqHead>& trace = std::nullopt) const;
+  // than the model's positions, a traced or ablated head of any part out of range.
+  EncoderOutput encode(const std::vector<std::int32_t>& source_ids, const Seq2SeqRequest& request = {}) const;
   // The decoder over decoder ids [T] (the start token, then the target so
-  // far) against an encoding, keeping what `request` asks for (an encoder
-  // head to trace is ignored here). Same errors as encode().
+  // far) against an encoding, keeping what `request` asks for (its encoder
+  // heads are encode()'s). Same errors as encode(), and for a token loss
+  // with the last logits only.
   DecoderOutput decode(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
-                       const DecodeRequest& request = {}) const;
+                       const Seq2SeqRequest& request = {}) const;
   // The output layer on any decoder residual stream x [N, d] (the logit
   // lens): x·Eᵀ + final_logits_bias, E the decoder's (tied) embeddings -> [N, V].
   Matrix output_logits(const ConstMatrixRef& x) const;

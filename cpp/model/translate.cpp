@@ -10,8 +10,14 @@
 namespace attnplay {
 namespace {
 
-// A decoding step: the logits of the last position only.
-const DecodeRequest kStep{/*last_logits_only=*/true, std::nullopt, /*hidden_states=*/false};
+// A decoding step: the logits of the last position only, with the options' heads knocked out.
+Seq2SeqRequest decoding_step(const TranslateOptions& options) {
+  Seq2SeqRequest step;
+  step.last_logits_only = true;
+  step.ablate = options.ablate;
+  step.ablation = options.ablation;
+  return step;
+}
 
 bool is_eos(const Seq2SeqConfig& c, std::int32_t id) {
   return std::find(c.eos_token_ids.begin(), c.eos_token_ids.end(), id) != c.eos_token_ids.end();
@@ -41,14 +47,14 @@ double length_normalised(const Seq2SeqConfig& c, double log_probability, std::si
   return log_probability / std::pow(static_cast<double>(std::max<std::size_t>(generated, 1)), c.length_penalty);
 }
 
-Translation greedy(const Seq2SeqModel& model, const EncoderOutput& encoded, int max_new,
+Translation greedy(const Seq2SeqModel& model, const EncoderOutput& encoded, const Seq2SeqRequest& step_request, int max_new,
                    const std::function<bool(const TranslationStep&)>& on_step) {
   const Seq2SeqConfig& c = model.config();
   const int S = encoded.tokens, H = c.decoder_heads;
   Translation t;
   t.decoder_ids = {c.decoder_start_token_id};
   for (int step = 0; step < max_new; ++step) {
-    const DecoderOutput out = model.decode(encoded, t.decoder_ids, kStep);
+    const DecoderOutput out = model.decode(encoded, t.decoder_ids, step_request);
     const std::vector<double> lp = next_log_probabilities(c, out.logits.data(), step == 0);
     const auto best = std::max_element(lp.begin(), lp.end());  // lowest id on ties
     const std::int32_t token = static_cast<std::int32_t>(best - lp.begin());
@@ -77,7 +83,8 @@ struct Hypothesis {
   double log_probability = 0;
 };
 
-Translation beam_search(const Seq2SeqModel& model, const EncoderOutput& encoded, int beams, int max_new) {
+Translation beam_search(const Seq2SeqModel& model, const EncoderOutput& encoded, const Seq2SeqRequest& step_request,
+                        int beams, int max_new) {
   const Seq2SeqConfig& c = model.config();
   std::vector<Hypothesis> running = {{{c.decoder_start_token_id}, 0.0}};
   std::vector<Translation> finished;  // best first, at most `beams`
@@ -96,7 +103,7 @@ Translation beam_search(const Seq2SeqModel& model, const EncoderOutput& encoded,
     };
     std::vector<Candidate> candidates;
     for (std::size_t b = 0; b < running.size(); ++b) {
-      const DecoderOutput out = model.decode(encoded, running[b].ids, kStep);
+      const DecoderOutput out = model.decode(encoded, running[b].ids, step_request);
       const std::vector<double> lp = next_log_probabilities(c, out.logits.data(), step == 0);
       for (std::size_t id = 0; id < lp.size(); ++id) {
         if (std::isfinite(lp[id])) candidates.push_back({running[b].log_probability + lp[id], b, static_cast<std::int32_t>(id)});
@@ -142,8 +149,10 @@ Translation translate(const Seq2SeqModel& model, const std::vector<std::int32_t>
   if (options.max_new_tokens < 0) throw std::invalid_argument("max_new_tokens must not be negative");
   int max_new = options.max_new_tokens > 0 ? options.max_new_tokens : c.max_length > 0 ? c.max_length : c.positions;
   max_new = std::min(max_new, c.positions - 1);  // the start token takes one position
-  const EncoderOutput encoded = model.encode(source_ids);
-  return options.beams == 1 ? greedy(model, encoded, max_new, on_step) : beam_search(model, encoded, options.beams, max_new);
+  const Seq2SeqRequest step_request = decoding_step(options);
+  const EncoderOutput encoded = model.encode(source_ids, step_request);
+  return options.beams == 1 ? greedy(model, encoded, step_request, max_new, on_step)
+                            : beam_search(model, encoded, step_request, options.beams, max_new);
 }
 
 }  // namespace attnplay

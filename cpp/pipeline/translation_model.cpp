@@ -78,4 +78,13 @@ TranslationRun TranslationModel::translate(std::string_view source, const Transl
   return r;
 }
 
+std::string TranslationModel::target_display(std::int32_t id) const {
+  if (!target_tokenizer_) return std::to_string(id);
+  return id >= 0 && id < target_tokenizer_->vocab_size() ? target_tokenizer_->display(id) : "<no token: id " + std::to_string(id) + ">";
+}
+
+bool TranslationModel::target_is_special(std::int32_t id) const {
+  return target_tokenizer_ && id >= 0 && id < target_tokenizer_->vocab_size() && target_tokenizer_->is_special(id);
+}
+
 }  // namespace attnplay

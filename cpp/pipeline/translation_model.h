@@ -59,6 +59,11 @@ class TranslationModel {
   const std::optional<Tokenizer>& source_tokenizer() const { return source_tokenizer_; }
   const std::optional<Tokenizer>& target_tokenizer() const { return target_tokenizer_; }
 
+  // The target side's name of vocabulary id `id` (as tokens are named; the
+  // id itself without a tokenizer) and whether it is a special token.
+  std::string target_display(std::int32_t id) const;
+  bool target_is_special(std::int32_t id) const;
+
   // Source tokens of a text (post-processor applied, truncated to the positions).
   // Throws std::invalid_argument without a tokenizer or for an empty text.
   Encoding encode_source(std::string_view text, int* input_tokens = nullptr, bool* truncated = nullptr) const;

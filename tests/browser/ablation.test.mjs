@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
 import { createEngine } from '../../dist/engine.js';
-import { newPage, openBrowser, resultsDir } from './browser.mjs';
+import { newPage, openBrowser, resultsDir, settledHash } from './browser.mjs';
 
 const modelsDir = fileURLToPath(new URL('../golden/models/', import.meta.url));
 const fixturesDir = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -191,6 +191,123 @@ test('the widget\'s ablate and ablation attributes knock heads out in the ablati
   await page.waitForFunction(() => document.getElementById('head').runs >= 2, null, { timeout: 30000 });
   const restored = await page.evaluate(() => Array.from(document.getElementById('head').result.attentions.data));
   assert.ok(restored.every((w, i) => Math.abs(w - intact.attentions.data[i]) < 1e-6));
+  model.dispose();
+  assert.deepEqual(errors, []);
+});
+
+// ---- encoder–decoders: a grid per part; the target's loss, the decoder's predictions and the translation without the heads
+
+/** What the ablation view of `root` (the page's document or a widget's shadow root) shows. */
+const translationShown = (page, widgetId = null) => page.evaluate((id) => {
+  const root = id ? document.getElementById(id).shadowRoot : document;
+  const view = root.querySelector('ablation-view');
+  return {
+    grids: [...view.querySelectorAll('table.ablation-grid')].map((table) => ({
+      part: table.dataset.part, layers: table.querySelectorAll('tr.ablation-layer').length,
+      heads: table.querySelector('tr.ablation-layer').querySelectorAll('.ablation-head').length,
+    })),
+    pressed: [...view.querySelectorAll('.ablation-head[aria-pressed="true"]')].map((b) => `${b.dataset.part}:${b.dataset.layer}:${b.dataset.head}`),
+    strip: [...view.querySelectorAll('.ablation-token')].map((b) => ({ token: b.textContent, change: b.dataset.change ?? null, pressed: b.getAttribute('aria-pressed') })),
+    caption: view.querySelector('.ablation-shift caption')?.textContent ?? null,
+    rows: [...view.querySelectorAll('.ablation-shift tr[data-id]')].map((tr) => ({ id: Number(tr.dataset.id), before: tr.querySelector('.before').textContent, after: tr.querySelector('.after').textContent })),
+    intact: view.querySelector('.ablation-translations .intact')?.textContent ?? null,
+    ablated: view.querySelector('.ablation-translations .ablated')?.textContent ?? null,
+  };
+}, widgetId);
+
+test('an encoder–decoder\'s Ablation tab: heads of each part change the target\'s loss, the predictions and the translation as the engine computes', async () => {
+  const dir = `${shippedDir}gettext-en-fr/`;
+  const model = await loadModel(dir);
+  const text = 'The file could not be opened.';
+  const { page, errors } = await newPage(session.browser);
+  // The link's "1:0" is a decoder-only model's head (no part): this model lacks it, and the tab says so.
+  await page.goto(`${session.url}#model=gettext-en-fr&view=ablation&ablate=1%3A0&text=${encodeURIComponent(text)}`);
+  await page.waitForSelector('ablation-view .ablation-translations .ablated[aria-busy="false"]', { timeout: 60000 });
+  assert.match(await page.textContent('ablation-view [data-left-out="1"]'), /^1 head in the link is not in this model/);
+  await page.click('ablation-view button[name="clear"]');
+  const { config } = model;
+  const intact = await translationShown(page);
+  assert.deepEqual(intact.grids, [
+    { part: 'encoder', layers: config.encoderLayers, heads: config.encoderHeads },
+    { part: 'decoder', layers: config.decoderLayers, heads: config.decoderHeads },
+    { part: 'cross', layers: config.decoderLayers, heads: config.decoderHeads },
+  ]);
+  assert.equal(await page.isVisible('select[name="attention"]'), false, 'a grid per part: no part picker');
+  const own = model.translate(text);
+  assert.equal(intact.intact, own.text);
+  assert.deepEqual(intact.strip.map((t) => t.token), own.decoderTokens.slice(1).map((t) => t.display));
+
+  // Knock out the cross-attention head and the encoder head that matter most to this target (the engine's ranking):
+  // the link keeps them, the strip and the translation follow.
+  const sourceIds = own.sourceTokens.map((t) => t.id);
+  const decoderIds = own.decoderTokens.map((t) => t.id);
+  const ranking = model.rankHeads(sourceIds, decoderIds);
+  const heads = ['encoder', 'cross'].map((part) => ranking.heads.find((e) => e.part === part)).map(({ part, layer, head }) => ({ part, layer, head }));
+  for (const { part, layer, head } of [...heads].reverse()) await page.click(`ablation-view table[data-part="${part}"] .ablation-head[data-layer="${layer}"][data-head="${head}"]`);
+  const withoutText = model.translate(text, { ablate: heads }).text;
+  await page.waitForFunction(() => document.querySelector('ablation-view').result.ablation?.heads.length === 2
+    && document.querySelector('ablation-view').result.ablation.translation !== null, null, { timeout: 30000 });
+  const ablated = await translationShown(page);
+  const names = heads.map(({ part, layer, head }) => `${part}:${layer}:${head}`);
+  assert.deepEqual(ablated.pressed, names);
+  assert.equal(ablated.ablated, withoutText);
+  assert.match(await settledHash(page), new RegExp(`ablate=${encodeURIComponent(names.join(','))}`));
+  const before = model.forward(sourceIds, decoderIds, { topK: 5, tokenLoss: true, attentions: false });
+  const after = model.forward(sourceIds, decoderIds, { topK: 5, tokenLoss: true, ablate: heads, attentions: false });
+  ablated.strip.forEach((t, i) => assert.ok(Math.abs(Number(t.change) - (after.tokenLoss[i] - before.tokenLoss[i])) < 1e-3, `loss change of target token ${i + 1}`));
+  const rises = ablated.strip.map((t) => Number(t.change));
+  assert.ok(rises.some((c) => c > 0.1), `the heads matter to this target: ${rises.join(', ')}`);
+  // The predictions shown at first are at the target token whose loss rose most; a click on another shows its own.
+  const most = rises.indexOf(Math.max(...rises));
+  assert.equal(ablated.strip[most].pressed, 'true');
+  const pick = most === 0 ? 1 : 0;
+  await page.click(`ablation-view .ablation-token >> nth=${pick}`);
+  const picked = await translationShown(page);
+  assert.match(picked.caption, new RegExp(`^Target token ${pick + 1} `));
+  const k = 5;
+  const topAt = (run) => Array.from({ length: k }, (_, j) => ({ id: run.topK.ids[pick * k + j], p: run.topK.probabilities[pick * k + j] }));
+  for (const { id, p } of topAt(after)) assert.equal(picked.rows.find((r) => r.id === id)?.after, percent(p), `after of ${id}`);
+  for (const { id, p } of topAt(before)) assert.equal(picked.rows.find((r) => r.id === id)?.before, percent(p), `before of ${id}`);
+
+  // Most important heads: the engine's ranking over the three parts.
+  await page.click('ablation-view button[name="rank"]');
+  await page.waitForSelector('ablation-view .ablation-ranking li', { timeout: 60000 });
+  const listed = await page.evaluate(() => [...document.querySelectorAll('ablation-view .ablation-ranking li')].map((li) => `${li.dataset.part}:${li.dataset.layer}:${li.dataset.head}`));
+  assert.deepEqual(listed, ranking.heads.slice(0, listed.length).map((e) => `${e.part}:${e.layer}:${e.head}`));
+  await page.screenshot({ path: `${resultsDir}ablation-translation.png`, fullPage: true });
+  // On a phone the three grids, their captions and the prediction table fit the page's width.
+  await page.setViewportSize({ width: 375, height: 800 });
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 375, 'the Ablation tab is no wider than a 375 px phone');
+  await page.setViewportSize({ width: 1280, height: 720 });
+
+  // The heads are knocked out on this tab only: the cross-attention tab draws the intact model, with no banner.
+  await page.click('[role=tab][data-view="cross"]');
+  assert.equal(await page.isVisible('#ablation-banner'), false);
+  const shownCross = await page.evaluate(() => Array.from(document.querySelector('decoding-view').result.cross.attentions.data));
+  const intactCross = model.translate(text).crossAttentions.data;
+  assert.ok(shownCross.every((w, i) => Math.abs(w - intactCross[i]) < 1e-6), 'the Decoding tab shows the intact model');
+  model.dispose();
+  assert.deepEqual(errors, []);
+});
+
+test('the widget\'s ablate attribute names an encoder–decoder\'s heads by part', async () => {
+  const model = await loadModel(`${modelsDir}marian-l2-h4-f32/`);
+  const { page, errors } = await newPage(session.browser);
+  await page.goto(`${session.url}fixtures/widget-ablation.html`);
+  await page.locator('#translation').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.getElementById('translation').shadowRoot.querySelector('ablation-view .ablation-translations .ablated[aria-busy="false"]'), null, { timeout: 60000 });
+  const shownNow = await translationShown(page, 'translation');
+  assert.deepEqual(shownNow.pressed, ['encoder:0:1', 'cross:1:2']);
+  assert.deepEqual(shownNow.grids.map((g) => g.part), ['encoder', 'decoder', 'cross']);
+  const text = 'The cat sat.';
+  const heads = [{ part: 'encoder', layer: 0, head: 1 }, { part: 'cross', layer: 1, head: 2 }];
+  const own = model.translate(text);
+  const ids = [own.sourceTokens.map((t) => t.id), own.decoderTokens.map((t) => t.id)];
+  const before = model.forward(...ids, { tokenLoss: true, attentions: false });
+  const after = model.forward(...ids, { tokenLoss: true, ablate: heads, attentions: false });
+  shownNow.strip.forEach((t, i) => assert.ok(Math.abs(Number(t.change) - (after.tokenLoss[i] - before.tokenLoss[i])) < 1e-3, `widget loss change ${i + 1}`));
+  const ablatedIds = model.translate(text, { ablate: heads }).decoderTokens;
+  assert.equal(shownNow.ablated, model.translate(text, { ablate: heads }).text ?? ablatedIds.slice(1).map((t) => t.display).join(' '));
   model.dispose();
   assert.deepEqual(errors, []);
 });

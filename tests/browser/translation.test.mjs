@@ -280,6 +280,17 @@ test('the Logit lens tab of an encoder–decoder reads its decoder, with the eng
     cell.top.forEach((item, i) => close(item.probability, lens.probabilities[at + i], 1e-7, `row ${r} position ${t} rank ${i}`));
   }));
   assert.match(await page.textContent('lens-view .lens-caption'), /the decoder’s residual stream .* through the output layer/);
+  // While the decoder's lens is read, a part's result says so, not that the model has no lens.
+  const waiting = await page.evaluate(() => {
+    const view = document.querySelector('lens-view');
+    const kept = view.result;
+    view.result = { ...kept, lens: null, decoderLens: false }; // a part's result, as translationParts makes it
+    const title = view.querySelector('.view-title');
+    const shown = [title.textContent, title.hasAttribute('data-error')];
+    view.result = kept;
+    return shown;
+  });
+  assert.deepEqual(waiting, ['Reading the decoder’s logit lens…', false]);
   assert.equal(await page.isVisible('select[name="attention"]'), false, 'the lens reads the decoder: no part picker');
   assert.deepEqual(errors, []);
   await page.close();

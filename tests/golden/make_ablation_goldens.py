@@ -4,7 +4,8 @@ for random checkpoints of GPT-2, BERT, Llama (grouped-query attention), Qwen3
 and GPT-NeoX, computed in float64 by an independent PyTorch implementation.
 
 Run with Debian's PyTorch (python3-torch, plus libopenblas0-pthread):
-    /usr/bin/python3 tests/golden/make_ablation_goldens.py
+    /usr/bin/python3 tests/golden/make_ablation_goldens.py [NAME ...]
+(encoder-decoder checkpoint names as arguments rebuild only their ablation.json)
 
 The checkpoints are the random ones make_model_goldens.py writes (its
 build_* functions, with the same seeds; this script writes them again, so
@@ -25,6 +26,17 @@ distribution [V] of the last of those rows; the per-token loss -log p(true
 token) (causal: [T - 1], position i predicting ids[i + 1]; BERT: [M] against
 mask_labels); and the last layer's attention of the last position [H, T]
 (which shows a first-layer ablation reaching later layers).
+
+Encoder-decoders (Marian, BART; the checkpoints make_seq2seq_goldens.py
+wrote, read back from their model.safetensors): make_seq2seq_goldens.py's
+float64 forward pass with its attention function wrapped the same way, the
+part and layer read from the attention's weight names (encoder self_attn,
+decoder self_attn, decoder encoder_attn = cross). Each case records the
+top-5 next tokens at every decoder position, the last row's distribution, the
+teacher-forced loss of each target token ([T - 1]: position i predicting
+decoder_ids[i + 1]) and the greedy translation of the source with the heads
+knocked out in every pass (make_seq2seq_goldens.py's search); "ranking" holds
+every head's mean loss when zero-ablated alone.
 CI does not run this script; it only uses its committed output.
 """
 import json
@@ -35,6 +47,8 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_model_goldens as mmg  # noqa: E402  (the reference forwards and checkpoints)
+import make_lens_goldens as lens  # noqa: E402  (reading a checkpoint folder in float64)
+import make_seq2seq_goldens as seq2seq  # noqa: E402  (the encoder-decoder reference)
 
 TOP_K = 5
 
@@ -114,7 +128,82 @@ def write(name, cfg, ck, tokenizer, model_cases, record):
     print(f"{name}: {len(record['cases'])} ablation case(s)")
 
 
+class Seq2SeqAblationHook:
+    """Replaces seq2seq.mha: the same attention, with the ablated heads' columns of the concatenated head outputs
+    rewritten before out_proj. The part and layer come from the weights' name
+    (model.encoder.layers.L.self_attn, model.decoder.layers.L.self_attn or .encoder_attn)."""
+
+    def __init__(self):
+        self.heads, self.mode = [], "zero"
+        seq2seq.mha = self.mha
+
+    def mha(self, x, memory, w, base, heads, causal):
+        side, _, layer, kind = base.split(".")[1:5]
+        part = "encoder" if side == "encoder" else "cross" if kind == "encoder_attn" else "decoder"
+        T, d = x.shape
+        S = memory.shape[0]
+        dk = d // heads
+        q = (seq2seq.linear(x, w, base + ".q_proj") * dk ** -0.5).reshape(T, heads, dk).transpose(0, 1)  # [H, T, dk]
+        k = seq2seq.linear(memory, w, base + ".k_proj").reshape(S, heads, dk).transpose(0, 1)
+        v = seq2seq.linear(memory, w, base + ".v_proj").reshape(S, heads, dk).transpose(0, 1)
+        scores = q @ k.transpose(1, 2)  # [H, T, S]
+        if causal:
+            scores = scores.masked_fill(torch.triu(torch.ones(T, S, dtype=torch.bool), diagonal=1), float("-inf"))
+        weights = torch.softmax(scores, dim=-1)
+        z = weights @ v  # [H, T, dk]
+        for p, l, h in self.heads:
+            if (p, l) == (part, int(layer)):
+                z[h] = 0 if self.mode == "zero" else z[h].mean(dim=0, keepdim=True)
+        return seq2seq.linear(z.transpose(0, 1).reshape(T, d), w, base + ".out_proj"), weights
+
+
+SEQ2SEQ = ["marian-l2-h4-f32", "marian-stored-positions-unshared-f16", "bart-l2-h4-bf16",
+                           "bart-scaled-l1-l3-f32"]
+SEQ2SEQ_ABLATIONS = both_modes([("encoder", 0, 1)], [("decoder", 1, 1)], [("cross", 0, 1)],
+                               [("encoder", 0, 0), ("cross", 1, 1), ("decoder", 0, 1)])
+
+
+def seq2seq_ablation(hook, name):
+    cfg, golden, w = lens.read_folder(name)
+    case = golden["cases"][0]
+    src, dec = case["ids"], case["decoder_ids"]
+
+    def losses(heads, mode):
+        hook.heads, hook.mode = heads, mode
+        memory, _ = seq2seq.encode(w, cfg, src)
+        logits = seq2seq.decode(w, cfg, memory, dec)[0]
+        log_p = torch.log_softmax(logits, dim=-1)  # [T, V]
+        return log_p, -log_p[torch.arange(len(dec) - 1), torch.tensor(dec[1:])]  # [T - 1]
+
+    cases = []
+    for heads, mode in SEQ2SEQ_ABLATIONS:
+        log_p, loss = losses(heads, mode)
+        greedy = seq2seq.greedy(w, cfg, src, 6)  # the hook still holds these heads
+        cases.append({"ablate": [list(h) for h in heads], "mode": mode, "top_k": top_k(log_p.exp()),
+                      "last_row_probabilities": mmg.rounded(log_p[-1].exp()), "token_loss": mmg.rounded(loss),
+                      "greedy": greedy})
+    ranking = []
+    for part, layers, heads in (("encoder", cfg["encoder_layers"], cfg["encoder_attention_heads"]),
+                                ("decoder", cfg["decoder_layers"], cfg["decoder_attention_heads"]),
+                                ("cross", cfg["decoder_layers"], cfg["decoder_attention_heads"])):
+        for layer in range(layers):
+            for head in range(heads):
+                ranking.append({"part": part, "layer": layer, "head": head,
+                                "loss": float(losses([(part, layer, head)], "zero")[1].mean())})
+    hook.heads = []
+    with open(os.path.join(lens.MODELS, name, "ablation.json"), "w") as f:
+        json.dump({"model": name, "source": case["source"], "ids": src, "decoder_ids": dec,
+                   "base_loss": float(losses([], "zero")[1].mean()), "cases": cases, "ranking": ranking},
+                  f, separators=(",", ":"))
+    print(f"{name}: {len(cases)} ablation case(s), {len(ranking)} heads ranked")
+
+
 def main():
+    if sys.argv[1:]:  # encoder-decoder names: only those
+        hook = Seq2SeqAblationHook()
+        for name in sys.argv[1:]:
+            seq2seq_ablation(hook, name)
+        return
     torch.manual_seed(0)
     hook = AblationHook()
     _, _, encode_bytes = mmg.gpt2_tokenizer()
@@ -159,6 +248,10 @@ def main():
     forward = lambda t: mmg.gpt_neox_forward(ck.w, cfg, t)
     write(case[0], cfg, ck, tok, cases, {"ids": ids, "cases": causal_cases(
         hook, forward, ids, both_modes([(0, 1)], [(0, 0), (1, 1)]))})
+
+    seq2seq_hook = Seq2SeqAblationHook()
+    for name in SEQ2SEQ:
+        seq2seq_ablation(seq2seq_hook, name)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,10 @@
 // per-token loss within 1e-5 relative (random checkpoints reach losses of 60,
 // where a float32 ulp is 4e-6); the head ranking equals per-head golden losses; zero ablation
 // with the KV cache equals the uncached pass; bad requests get clear errors.
+// Encoder-decoders (Marian, BART): heads of the encoder, decoder
+// self-attention and cross-attention against the same goldens (top-k, the
+// teacher-forced loss of each target token, greedy translation without the
+// heads, the ranking of every head of the three parts).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -20,6 +24,8 @@
 #include "golden_models.h"
 #include "model/directory.h"
 #include "model/model.h"
+#include "model/seq2seq.h"
+#include "model/translate.h"
 
 using namespace attnplay;
 using nlohmann::json;
@@ -221,5 +227,110 @@ TEST_CASE("bad ablation and loss requests get clear errors") {
   b.mask_positions.clear();
   b.mask_labels.clear();
   CHECK_THROWS_WITH_AS(rank_heads_by_ablation(bert, b, AblationMode::zero), doctest::Contains("[MASK]"),
+                       std::invalid_argument);
+}
+
+// ---- encoder-decoders (Marian, BART): heads of the encoder, decoder self-attention and cross-attention
+
+namespace {
+
+const char* const kSeq2SeqModels[] = {"marian-l2-h4-f32", "marian-stored-positions-unshared-f16", "bart-l2-h4-bf16",
+                                      "bart-scaled-l1-l3-f32"};
+
+Seq2SeqModel load_seq2seq(const std::string& name) {
+  const ModelFiles files = read_model_directory(model_dir(name));
+  return Seq2SeqModel::from_checkpoint(files.config_json, files.checkpoint);
+}
+
+Seq2SeqPart part_of(const std::string& name) {
+  return name == "encoder" ? Seq2SeqPart::encoder : name == "decoder" ? Seq2SeqPart::decoder : Seq2SeqPart::cross;
+}
+
+std::vector<Seq2SeqHead> seq2seq_heads_of(const json& c) {
+  std::vector<Seq2SeqHead> heads;
+  for (const json& h : c["ablate"]) heads.push_back({part_of(h[0].get<std::string>()), h[1].get<int>(), h[2].get<int>()});
+  return heads;
+}
+
+}  // namespace
+
+TEST_CASE("encoder-decoder ablation of every part matches the PyTorch goldens, in a pass and in translation") {
+  for (const char* name : kSeq2SeqModels) {
+    CAPTURE(name);
+    const Seq2SeqModel model = load_seq2seq(name);
+    const json g = ablation_golden(name);
+    const std::vector<std::int32_t> source = g["ids"].get<std::vector<std::int32_t>>();
+    const std::vector<std::int32_t> decoder = g["decoder_ids"].get<std::vector<std::int32_t>>();
+    std::vector<double> intact_loss;
+    for (const json& c : g["cases"]) {
+      CAPTURE(c["ablate"].dump());
+      CAPTURE(c["mode"].get<std::string>());
+      Seq2SeqRequest r;
+      r.ablate = seq2seq_heads_of(c);
+      r.ablation = c["mode"] == "mean" ? AblationMode::mean : AblationMode::zero;
+      r.token_loss = true;
+      r.top_k = 5;
+      const DecoderOutput out = model.decode(model.encode(source, r), decoder, r);
+      const json& top = c["top_k"];
+      REQUIRE(out.top_k.size() == top.size());
+      for (std::size_t row = 0; row < top.size(); ++row) {
+        CHECK(out.top_k[row].ids == top[row]["ids"].get<std::vector<std::int32_t>>());
+        CHECK(max_abs_diff(out.top_k[row].probabilities, top[row]["probabilities"].get<std::vector<double>>()) < 1e-5);
+      }
+      CHECK(max_abs_diff(softmax_row(out.logits, out.logits.rows() - 1), c["last_row_probabilities"].get<std::vector<double>>()) < 1e-5);
+      const std::vector<double> loss = c["token_loss"].get<std::vector<double>>();
+      CHECK(loss_error(out.token_loss, loss) < 1e-5);
+      TranslateOptions options;
+      options.max_new_tokens = 6;
+      options.ablate = r.ablate;
+      options.ablation = r.ablation;
+      CHECK(translate(model, source, options).decoder_ids == c["greedy"].get<std::vector<std::int32_t>>());
+      if (r.ablate.empty()) intact_loss = loss;
+      else CHECK(max_abs_diff(std::vector<float>(loss.begin(), loss.end()), intact_loss) > 1e-3);  // it moves some token's loss
+    }
+  }
+}
+
+TEST_CASE("an encoder-decoder's ranking covers every head of the three parts with the golden losses") {
+  for (const char* name : kSeq2SeqModels) {
+    CAPTURE(name);
+    const Seq2SeqModel model = load_seq2seq(name);
+    const json g = ablation_golden(name);
+    const Seq2SeqHeadAblationRanking ranking = rank_heads_by_ablation(
+        model, g["ids"].get<std::vector<std::int32_t>>(), g["decoder_ids"].get<std::vector<std::int32_t>>(), AblationMode::zero);
+    const double base = g["base_loss"].get<double>(), tolerance = 1e-5 * std::max(1.0, base);
+    CHECK(std::abs(ranking.base_loss - base) < tolerance);
+    REQUIRE(ranking.heads.size() == g["ranking"].size());
+    CHECK(std::is_sorted(ranking.heads.begin(), ranking.heads.end(),
+                         [](const Seq2SeqHeadAblationEffect& a, const Seq2SeqHeadAblationEffect& b) { return a.delta > b.delta; }));
+    for (const json& e : g["ranking"]) {
+      const Seq2SeqPart part = part_of(e["part"].get<std::string>());
+      const int layer = e["layer"], head = e["head"];
+      const auto it = std::find_if(ranking.heads.begin(), ranking.heads.end(), [&](const Seq2SeqHeadAblationEffect& x) {
+        return x.head.part == part && x.head.layer == layer && x.head.head == head;
+      });
+      REQUIRE(it != ranking.heads.end());
+      CHECK(std::abs(it->loss - e["loss"].get<double>()) < tolerance);
+      CHECK(std::abs(it->delta - (e["loss"].get<double>() - base)) < tolerance);
+    }
+  }
+}
+
+TEST_CASE("bad encoder-decoder ablation requests get clear errors") {
+  const Seq2SeqModel model = load_seq2seq("bart-scaled-l1-l3-f32");  // encoder 1 x 2, decoder 3 x 2
+  const std::vector<std::int32_t> source = {3, 4, 2}, decoder = {2, 5, 6};
+  Seq2SeqRequest r;
+  r.ablate = {{Seq2SeqPart::encoder, 1, 0}};  // the decoder has a layer 1, the encoder has not
+  CHECK_THROWS_WITH_AS(model.encode(source, r),
+                       "ablated encoder head 1:0 (layer:head, from 0) does not exist: that part has 1 layers of 2 heads",
+                       std::invalid_argument);
+  r.ablate = {{Seq2SeqPart::cross, 0, 2}};
+  CHECK_THROWS_WITH_AS(model.decode(model.encode(source), decoder, r), doctest::Contains("ablated cross head 0:2"),
+                       std::invalid_argument);
+  r.ablate = {};
+  r.token_loss = true;
+  r.last_logits_only = true;
+  CHECK_THROWS_WITH_AS(model.decode(model.encode(source), decoder, r), doctest::Contains("every position"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(rank_heads_by_ablation(model, source, {2}, AblationMode::zero), doctest::Contains("needs a target"),
                        std::invalid_argument);
 }

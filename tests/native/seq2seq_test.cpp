@@ -23,6 +23,13 @@ using namespace golden_models;
 
 namespace {
 
+TranslateOptions search(int beams, int max_new_tokens) {
+  TranslateOptions options;
+  options.beams = beams;
+  options.max_new_tokens = max_new_tokens;
+  return options;
+}
+
 const char* const kSeq2SeqModels[] = {"marian-l2-h4-f32", "marian-stored-positions-unshared-f16", "bart-l2-h4-bf16",
                                       "bart-scaled-l1-l3-f32"};
 
@@ -67,7 +74,7 @@ TEST_CASE("encoder-decoder forward passes match the PyTorch goldens") {
       for (const double v : flat(c["logits"])) scale = std::max(scale, std::abs(v));
       CHECK(max_abs_diff(logits, c["logits"]) / scale < 1e-4);
       // The last row alone, as a decoding step computes it.
-      DecodeRequest last_only;
+      Seq2SeqRequest last_only;
       last_only.last_logits_only = true;
       const DecoderOutput step = model.decode(encoded, c["decoder_ids"].get<std::vector<std::int32_t>>(), last_only);
       REQUIRE(step.logits.rows() == 1);
@@ -100,9 +107,9 @@ TEST_CASE("a traced head's q and k reproduce the PyTorch weights of every part, 
           CAPTURE(key);
           CAPTURE(layer);
           CAPTURE(head);
-          DecodeRequest request;
+          Seq2SeqRequest request;
           request.trace = Seq2SeqHead{part, layer, head};
-          const EncoderOutput encoded = model.encode(source, request.trace);
+          const EncoderOutput encoded = model.encode(source, request);
           const DecoderOutput decoded = model.decode(encoded, decoder, request);
           const HeadTrace& t = part == Seq2SeqPart::encoder ? *encoded.trace : *decoded.trace;
           CHECK(!(part == Seq2SeqPart::encoder ? decoded.trace : encoded.trace).has_value());
@@ -127,10 +134,10 @@ TEST_CASE("a traced head's q and k reproduce the PyTorch weights of every part, 
         }
       }
     }
-    DecodeRequest outside;
+    Seq2SeqRequest outside;
     outside.trace = Seq2SeqHead{Seq2SeqPart::cross, config.decoder_layers, 0};
     CHECK_THROWS_WITH_AS(model.decode(model.encode(source), decoder, outside),
-                         doctest::Contains("cannot trace layer"), std::invalid_argument);
+                         doctest::Contains("(layer:head, from 0) does not exist: that part has"), std::invalid_argument);
   }
 }
 
@@ -142,7 +149,7 @@ TEST_CASE("greedy and beam-search translations match the reference search") {
       CAPTURE(c["source"].get<std::string>());
       const std::vector<std::int32_t> source = c["ids"].get<std::vector<std::int32_t>>();
       int steps = 0;
-      const Translation greedy = translate(model, source, {1, 6}, [&](const TranslationStep& s) {
+      const Translation greedy = translate(model, source, search(1, 6), [&](const TranslationStep& s) {
         CHECK(s.index == steps++);
         CHECK(s.cross_attention.size() ==
               static_cast<std::size_t>(model.config().decoder_layers * model.config().decoder_heads) * source.size());
@@ -150,7 +157,7 @@ TEST_CASE("greedy and beam-search translations match the reference search") {
       });
       CHECK(greedy.decoder_ids == c["greedy"].get<std::vector<std::int32_t>>());
       CHECK(steps == static_cast<int>(greedy.decoder_ids.size()) - 1);
-      CHECK(translate(model, source, {3, 6}).decoder_ids == c["beam3"].get<std::vector<std::int32_t>>());
+      CHECK(translate(model, source, search(3, 6)).decoder_ids == c["beam3"].get<std::vector<std::int32_t>>());
     }
   }
 }
@@ -159,7 +166,7 @@ TEST_CASE("a greedy step's cross-attention row is the decoder's last row") {
   const Seq2SeqModel model = load("marian-l2-h4-f32");
   const std::vector<std::int32_t> source = golden("marian-l2-h4-f32")["cases"][0]["ids"].get<std::vector<std::int32_t>>();
   std::vector<TranslationStep> steps;
-  const Translation t = translate(model, source, {1, 4}, [&](const TranslationStep& s) {
+  const Translation t = translate(model, source, search(1, 4), [&](const TranslationStep& s) {
     steps.push_back(s);
     return true;
   });
@@ -175,7 +182,7 @@ TEST_CASE("a greedy step's cross-attention row is the decoder's last row") {
     }
   }
   int calls = 0;  // returning false stops after that token
-  const Translation stopped = translate(model, source, {1, 4}, [&](const TranslationStep&) { return ++calls < 2; });
+  const Translation stopped = translate(model, source, search(1, 4), [&](const TranslationStep&) { return ++calls < 2; });
   CHECK(stopped.decoder_ids.size() == 3);
 }
 
@@ -189,7 +196,7 @@ TEST_CASE("bad requests and broken configs get clear errors") {
                        std::invalid_argument);
   const EncoderOutput encoded = model.encode({3, 4, 0});
   CHECK_THROWS_WITH_AS(model.decode(encoded, {-1}), doctest::Contains("decoder token id -1"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(translate(model, {3, 0}, {0, 4}), doctest::Contains("beams must be from 1 to 64"),
+  CHECK_THROWS_WITH_AS(translate(model, {3, 0}, search(0, 4)), doctest::Contains("beams must be from 1 to 64"),
                        std::invalid_argument);
   const std::string& config = files.config_json;
   auto load_with = [&](const std::string& key, const std::string& value) {

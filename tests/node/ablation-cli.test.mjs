@@ -2,14 +2,17 @@
 // --rank-heads` on the golden checkpoints against the PyTorch ablation goldens
 // (tests/golden/make_ablation_goldens.py): top-k probabilities within 1e-5,
 // the per-token loss within 1e-5 relative; and its errors for bad heads and
-// options.
+// options. Encoder-decoders: the same with --ablate PART:L:H against the same
+// goldens, and `attnplay translate --ablate` writing the engine's translation
+// without the heads.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 
-import { maxAbsDiff } from './model-golden.mjs';
+import { createEngine } from '../../dist/engine.js';
+import { maxAbsDiff, modelFiles } from './model-golden.mjs';
 
 const cli = fileURLToPath(new URL('../../build/native/attnplay', import.meta.url));
 const dirOf = (name) => fileURLToPath(new URL(`../golden/models/${name}`, import.meta.url));
@@ -78,4 +81,57 @@ test('attention --ablate rejects bad heads and options with clear messages', () 
   const bert = run(['attention', '--model', dirOf('bert-l2-h2-k32-f32'), '--ids', '2,5,3', '--loss']);
   assert.equal(bert.status, 2);
   assert.match(bert.stderr, /--loss is for causal models/);
+});
+
+test('an encoder–decoder\'s attention --ablate PART:L:H --loss --top-k --rank-heads matches the PyTorch goldens', () => {
+  for (const name of ['marian-l2-h4-f32', 'bart-scaled-l1-l3-f32']) {
+    const g = ablationGolden(name);
+    for (const c of g.cases) {
+      const args = ['attention', '--model', dirOf(name), '--ids', g.ids.join(','), '--decoder-ids', g.decoder_ids.join(','), '--top-k', '5', '--loss'];
+      if (c.ablate.length) args.push('--ablate', c.ablate.map((h) => h.join(':')).join(','), '--ablation', c.mode);
+      const r = run(args);
+      assert.equal(r.status, 0, r.stderr);
+      const out = JSON.parse(r.stdout);
+      out.top_k.forEach((row, i) => {
+        assert.deepEqual(row.ids, c.top_k[i].ids);
+        assert.ok(maxAbsDiff(row.probabilities, c.top_k[i].probabilities) < 1e-5);
+      });
+      assert.ok(lossError(out.token_loss, c.token_loss) < 1e-5, `${name} ${JSON.stringify(c.ablate)} ${c.mode}`);
+      if (c.ablate.length) assert.deepEqual([out.ablate, out.ablation], [c.ablate, c.mode]);
+    }
+    const r = run(['attention', '--model', dirOf(name), '--ids', g.ids.join(','), '--decoder-ids', g.decoder_ids.join(','), '--rank-heads']);
+    assert.equal(r.status, 0, r.stderr);
+    const ranking = JSON.parse(r.stdout).head_ranking;
+    assert.equal(ranking.heads.length, g.ranking.length);
+    for (const e of g.ranking) {
+      const ours = ranking.heads.find((x) => x.part === e.part && x.layer === e.layer && x.head === e.head);
+      assert.ok(Math.abs(ours.loss - e.loss) < 1e-5 * Math.max(1, e.loss), `${name} ${e.part}:${e.layer}:${e.head}`);
+    }
+  }
+});
+
+test('translate --ablate knocks heads out of every decoding step; bad heads get clear messages', async () => {
+  const engine = await createEngine();
+  const model = await engine.loadModel(modelFiles('marian-l2-h4-f32'));
+  const text = 'The cat sat.';
+  const heads = [{ part: 'cross', layer: 0, head: 1 }, { part: 'decoder', layer: 1, head: 1 }];
+  const wanted = model.translate(text, { ablate: heads, maxNewTokens: 6 }).decoderTokens.slice(1).map((t) => t.display);
+  const intact = model.translate(text, { maxNewTokens: 6 }).decoderTokens.slice(1).map((t) => t.display);
+  model.dispose();
+  assert.notDeepEqual(wanted, intact, 'these heads change the translation');
+  const r = run(['translate', '--model', dirOf('marian-l2-h4-f32'), '--text', text, '--max-new-tokens', '6', '--ablate', 'cross:0:1,decoder:1:1']);
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.deepEqual(out.target_tokens, wanted);
+  assert.deepEqual(out.ablate, [['cross', 0, 1], ['decoder', 1, 1]]);
+  for (const [extra, status, message] of [
+    [['--ablate', 'cross:2:0'], 1, /ablated cross head 2:0 \(layer:head, from 0\) does not exist: that part has 2 layers of 4 heads/],
+    [['--ablate', '0:1'], 1, /--ablate: '0:1' is not PART:LAYER:HEAD \(PART: encoder, decoder or cross/],
+    [['--ablate', 'self:0:1'], 1, /'self:0:1' is not PART:LAYER:HEAD/],
+    [['--ablate', 'cross:0:1', '--ablation', 'max'], 2, /--ablation is zero or mean, not 'max'/],
+  ]) {
+    const bad = run(['translate', '--model', dirOf('marian-l2-h4-f32'), '--text', text, ...extra]);
+    assert.equal(bad.status, status, `${extra.join(' ')}: ${bad.stderr}`);
+    assert.match(bad.stderr, message);
+  }
 });

@@ -7,6 +7,10 @@
 // mask labels (one pass, as the page's click uses); and on the shipped austen-gpt, that
 // knocking out the heads heads.json labels "induction" stops the copying of a
 // repeated random sequence far more than knocking out a random other head.
+// Encoder–decoders (Marian, BART): heads of each part knocked out against the
+// same goldens (top-k at every decoder position, the teacher-forced loss of
+// each target token, the greedy translation without the heads, the ranking
+// of every head of the three parts) and their errors.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { before, test } from 'node:test';
@@ -182,4 +186,59 @@ test('austen-gpt: ablating its induction heads stops the copying of a repeated r
   assert.ok(intact < 1, `the intact model copies: ${figures}`);
   assert.ok(inductionRise > 2, `the copying stops: ${figures}`);
   assert.ok(inductionRise > 5 * Math.max(otherRise, 0.05), `far more than another head: ${figures}`);
+});
+
+// ---- encoder–decoders: heads of the encoder, decoder self-attention and cross-attention
+const SEQ2SEQ = ['marian-l2-h4-f32', 'marian-stored-positions-unshared-f16', 'bart-l2-h4-bf16', 'bart-scaled-l1-l3-f32'];
+const partHeads = (triples) => triples.map(([part, layer, head]) => ({ part, layer, head }));
+
+for (const name of SEQ2SEQ) {
+  test(`${name}: ablating encoder, decoder and cross heads in WASM matches PyTorch, in a pass and in translation`, async () => {
+    const model = await engine.loadModel(modelFiles(name));
+    const g = ablationGolden(name);
+    try {
+      for (const c of g.cases) {
+        const at = `${JSON.stringify(c.ablate)} ${c.mode}`;
+        const options = { ablate: partHeads(c.ablate), ablation: c.mode };
+        const r = model.forward(g.ids, g.decoder_ids, { ...options, topK: 5, tokenLoss: true, logits: true });
+        assert.deepEqual(r.topK.shape, [g.decoder_ids.length, 5]);
+        assert.equal(r.topK.displays.length, 5 * g.decoder_ids.length);
+        c.top_k.forEach((row, i) => {
+          assert.deepEqual(Array.from(r.topK.ids.subarray(5 * i, 5 * i + 5)), row.ids, at);
+          assert.ok(maxAbsDiff(r.topK.probabilities.subarray(5 * i, 5 * i + 5), row.probabilities) < 1e-5, at);
+        });
+        assert.ok(maxAbsDiff(softmaxRow(r.logits, r.logits.shape[0] - 1), c.last_row_probabilities) < 1e-5, at);
+        assert.ok(lossError(r.tokenLoss, c.token_loss) < 1e-5, `${at}: loss differs by ${lossError(r.tokenLoss, c.token_loss)}`);
+        const translated = model.translate(g.ids, { maxNewTokens: 6, ...options });
+        assert.deepEqual(translated.decoderTokens.map((t) => t.id), c.greedy, at);
+      }
+      const ranking = model.rankHeads(g.ids, g.decoder_ids);
+      assert.ok(Math.abs(ranking.baseLoss - g.base_loss) < 1e-5 * Math.max(1, g.base_loss));
+      assert.equal(ranking.heads.length, g.ranking.length);
+      for (let i = 1; i < ranking.heads.length; i += 1) assert.ok(ranking.heads[i - 1].delta >= ranking.heads[i].delta);
+      for (const e of g.ranking) {
+        const ours = ranking.heads.find((x) => x.part === e.part && x.layer === e.layer && x.head === e.head);
+        assert.ok(ours && Math.abs(ours.loss - e.loss) < 1e-5 * Math.max(1, e.loss), `${e.part} ${e.layer}:${e.head}`);
+      }
+    } finally {
+      model.dispose();
+    }
+  });
+}
+
+test('encoder–decoder ablation: bad heads, parts and requests get readable errors', async () => {
+  const model = await engine.loadModel(modelFiles('bart-scaled-l1-l3-f32')); // encoder 1 × 2, decoder 3 × 2
+  try {
+    const ids = [3, 4, 2];
+    assert.throws(() => model.forward(ids, [2, 5], { ablate: [{ part: 'encoder', layer: 1, head: 0 }] }),
+      (e) => e instanceof AttnplayError && /ablated encoder head 1:0 \(layer:head, from 0\) does not exist: that part has 1 layers of 2 heads/.test(e.message));
+    assert.throws(() => model.forward(ids, [2, 5], { ablate: [{ part: 'self', layer: 0, head: 0 }] }),
+      (e) => e instanceof AttnplayError && /entry 0 is not \{ part, layer, head \} \(part: encoder, decoder, cross; layer and head integers\)/.test(e.message));
+    assert.throws(() => model.translate(ids, { ablate: [{ part: 'cross', layer: 0, head: 2 }] }),
+      (e) => e instanceof AttnplayError && /ablated cross head 0:2/.test(e.message));
+    assert.throws(() => model.rankHeads(ids, [2]), (e) => e instanceof AttnplayError && /needs a target/.test(e.message));
+    assert.throws(() => model.forward(ids, [2, 5], { ablation: 'half' }), (e) => e instanceof AttnplayError && /'zero' or 'mean', not 'half'/.test(e.message));
+  } finally {
+    model.dispose();
+  }
 });

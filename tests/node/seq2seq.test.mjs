@@ -108,8 +108,8 @@ test('a traced encoder, decoder or cross-attention head\'s q and k give the PyTo
         }
       }
     }
-    assert.throws(() => model.forward(c.ids, c.decoder_ids, { trace: { part: 'cross', layer: 2, head: 0 } }), /cannot trace layer 2 head 0: that part has 2 layers of 4 heads/);
-    assert.throws(() => model.forward(c.ids, c.decoder_ids, { trace: { part: 'both', layer: 0, head: 0 } }), /trace.part must be encoder, decoder or cross, not both/);
+    assert.throws(() => model.forward(c.ids, c.decoder_ids, { trace: { part: 'cross', layer: 2, head: 0 } }), /traced cross head 2:0 \(layer:head, from 0\) does not exist: that part has 2 layers of 4 heads/);
+    assert.throws(() => model.forward(c.ids, c.decoder_ids, { trace: { part: 'both', layer: 0, head: 0 } }), /trace.part must be encoder, decoder or cross, not 'both'/);
   } finally {
     model.dispose();
   }

@@ -39,7 +39,11 @@ test('invalid values fall back to defaults', () => {
   const g = decodeState('genStep=0&gen=');
   assert.equal(g.genStep, null);
   assert.equal(g.gen, null);
-  for (const bad of ['0:a', '1', '-1:2', '0:1;1:2']) assert.deepEqual(decodeState(`ablate=${encodeURIComponent(bad)}&ablation=max`).ablate, []);
+  for (const bad of ['0:a', '1', '-1:2', '0:1;1:2', 'self:0:1', 'cross:0', 'cross:0:1:2']) assert.deepEqual(decodeState(`ablate=${encodeURIComponent(bad)}&ablation=max`).ablate, []);
+  // An encoder–decoder's heads name their part; sorted by part (encoder, decoder, cross), then layer and head.
+  const parts = decodeState(`ablate=${encodeURIComponent('cross:1:2,encoder:0:3,decoder:2:0,cross:0:1')}`).ablate;
+  assert.deepEqual(parts, [[0, 3, 'encoder'], [2, 0, 'decoder'], [0, 1, 'cross'], [1, 2, 'cross']]);
+  assert.equal(encodeState({ ...DEFAULT_STATE, ablate: parts }), `ablate=${encodeURIComponent('encoder:0:3,decoder:2:0,cross:0:1,cross:1:2')}`);
   assert.equal(decodeState('ablation=max').ablation, 'zero');
   const r = decodeState('rolloutMethod=max-flow&rolloutDisplay=<svg>');
   assert.deepEqual([r.rolloutMethod, r.rolloutDisplay], ['rollout', 'matrix']);
