@@ -119,10 +119,32 @@ Seq2SeqWeights load_seq2seq_weights(const Seq2SeqConfig& c, const Checkpoint& st
   return w;
 }
 
-void check_ids(const Seq2SeqConfig& c, const std::vector<std::int32_t>& ids, const char* side) {
+// `first_position`: the tokens already in a decoder cache.
+// Packs every matrix the passes multiply by (the attention projections, the
+// feed-forward layers, the output layer) as model/weights.h's
+// pack_for_products does for the other families: all of them when they fit
+// its budget, else none.
+void pack_for_products(Seq2SeqWeights& w) {
+  std::vector<WeightMatrix*> multiplied = {&w.decoder_embedding};
+  for (std::vector<Seq2SeqLayerWeights>* side : {&w.encoder, &w.decoder}) {
+    for (Seq2SeqLayerWeights& l : *side) {
+      for (AttentionWeights* a : {&l.self_attn, &l.cross_attn}) {
+        for (LinearWeights* p : {&a->q, &a->k, &a->v, &a->out}) multiplied.push_back(&p->w);
+      }
+      multiplied.push_back(&l.fc1.w);
+      multiplied.push_back(&l.fc2.w);
+    }
+  }
+  std::size_t bytes = 0;
+  for (const WeightMatrix* m : multiplied) bytes += m->packing_bytes();
+  if (bytes > kPackingBudgetBytes) return;
+  for (WeightMatrix* m : multiplied) m->pack_for_products();
+}
+
+void check_ids(const Seq2SeqConfig& c, const std::vector<std::int32_t>& ids, const char* side, int first_position = 0) {
   if (ids.empty()) bad_request(std::string("no ") + side + " tokens to run");
-  if (static_cast<int>(ids.size()) > c.positions) {
-    bad_request(std::to_string(ids.size()) + " " + side + " tokens are more than the model's " +
+  if (first_position + static_cast<int>(ids.size()) > c.positions) {
+    bad_request(std::to_string(first_position + ids.size()) + " " + side + " tokens are more than the model's " +
                 std::to_string(c.positions) + " positions");
   }
   for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -180,16 +202,16 @@ class Side {
  public:
   Side(const Seq2SeqConfig& c, int heads) : c_(c), heads_(heads) {}
 
-  // Token embeddings · scale + positions, then BART's layernorm_embedding: [T, d].
+  // Token embeddings · scale + positions (from `first_position`), then BART's layernorm_embedding: [T, d].
   Matrix embed(const std::vector<std::int32_t>& ids, const WeightMatrix& tokens, const WeightMatrix& positions,
-               const NormWeights& embedding_norm) const {
+               const NormWeights& embedding_norm, int first_position = 0) const {
     const int T = static_cast<int>(ids.size());
     const float scale = c_.scale_embedding ? std::sqrt(static_cast<float>(c_.width)) : 1.0f;
     Matrix h(T, c_.width);       // [T, d]
     RowVector position(c_.width);  // [d]
     for (int i = 0; i < T; ++i) {
       tokens.row_to_float(ids[static_cast<std::size_t>(i)], h.row(i).data());
-      positions.row_to_float(i + position_offset(c_), position.data());
+      positions.row_to_float(first_position + i + position_offset(c_), position.data());
       h.row(i) = h.row(i) * scale + position;
     }
     return embedding_norm.gamma.size() ? norm(h, embedding_norm) : h;
@@ -216,9 +238,26 @@ class Side {
     return linear(t.concat, a.out.w, a.out.b);  // [T, d]
   }
 
+  // Self-attention of x [T, d]; with a cache (`cached_keys`, `cached_values`: [T_past, d] of the tokens
+  // before x, appended to here) the queries attend to the cached tokens and to themselves.
   Matrix self_attention(const ConstMatrixRef& x, const AttentionWeights& a, bool causal, int layer,
-                        std::vector<float>& weights, const LayerHeads& asked, std::optional<HeadTrace>& trace) const {
-    return attend(x, linear(x, a.k.w, a.k.b), linear(x, a.v.w, a.v.b), a, causal, layer, weights, asked, trace);
+                        std::vector<float>& weights, const LayerHeads& asked, std::optional<HeadTrace>& trace,
+                        Matrix* cached_keys = nullptr, Matrix* cached_values = nullptr) const {
+    Matrix k = linear(x, a.k.w, a.k.b), v = linear(x, a.v.w, a.v.b);  // [T, d]
+    if (cached_keys) {
+      append_rows(*cached_keys, k);
+      append_rows(*cached_values, v);
+      k = *cached_keys;    // [T_past + T, d]
+      v = *cached_values;
+    }
+    return attend(x, std::move(k), std::move(v), a, causal, layer, weights, asked, trace);
+  }
+
+  // m [n, d] becomes [n + rows of x, d]: x below the old rows.
+  static void append_rows(Matrix& m, const Matrix& x) {
+    const Eigen::Index n = m.rows();
+    m.conservativeResize(n + x.rows(), x.cols());
+    m.bottomRows(x.rows()) = x;
   }
 
   // fc2(act(fc1(x))): [T, d] -> [T, d].
@@ -275,11 +314,37 @@ EncoderOutput Seq2SeqModel::encode(const std::vector<std::int32_t>& source_ids, 
   return out;
 }
 
-// Decoders: embed, then post-LN layers: h = LN(h + causal self_attn(h));
-// h = LN(h + cross_attn(h, memory)); h = LN(h + ffn(h)); logits = h·Eᵀ + final_logits_bias.
 DecoderOutput Seq2SeqModel::decode(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
                                    const Seq2SeqRequest& request) const {
-  check_ids(config_, decoder_ids, "decoder");
+  return run_decoder(encoded, decoder_ids, request, nullptr);
+}
+
+DecoderOutput Seq2SeqModel::decode(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
+                                   const Seq2SeqRequest& request, DecoderCache& cache) const {
+  if (request.token_loss) bad_request("the per-token loss reads a whole target: decode it without a cache");
+  if (request.ablation == AblationMode::mean) {
+    for (const Seq2SeqHead& h : request.ablate) {
+      if (h.part != Seq2SeqPart::encoder) {
+        bad_request("mean ablation averages a decoder head over the whole target, which a cached step never sees at "
+                    "once; decode without a cache, or use zero ablation");
+      }
+    }
+  }
+  if (cache.keys.empty()) {
+    cache.keys.assign(static_cast<std::size_t>(config_.decoder_layers), Matrix(0, config_.width));
+    cache.values = cache.keys;
+  } else if (static_cast<int>(cache.keys.size()) != config_.decoder_layers) {
+    bad_request("the decoder cache belongs to another model");
+  }
+  return run_decoder(encoded, decoder_ids, request, &cache);
+}
+
+// Decoders: embed, then post-LN layers: h = LN(h + causal self_attn(h));
+// h = LN(h + cross_attn(h, memory)); h = LN(h + ffn(h)); logits = h·Eᵀ + final_logits_bias.
+DecoderOutput Seq2SeqModel::run_decoder(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
+                                        const Seq2SeqRequest& request, DecoderCache* cache) const {
+  const int past = cache ? cache->length() : 0;
+  check_ids(config_, decoder_ids, "decoder", past);
   check_heads(config_, request);
   if (request.token_loss && request.last_logits_only) {
     bad_request("the per-token loss needs the logits of every position, not the last only");
@@ -294,15 +359,17 @@ DecoderOutput Seq2SeqModel::decode(const EncoderOutput& encoded, const std::vect
   const Side side(c, H);
   DecoderOutput out;
   out.tokens = T;
-  out.self_attentions.resize(static_cast<std::size_t>(c.decoder_layers) * H * T * T);
+  out.keys = past + T;
+  out.self_attentions.resize(static_cast<std::size_t>(c.decoder_layers) * H * T * out.keys);
   out.cross_attentions.resize(static_cast<std::size_t>(c.decoder_layers) * H * T * S);
-  Matrix h = side.embed(decoder_ids, w.decoder_embedding, w.decoder_positions, w.decoder_embedding_norm);  // [T, d]
+  Matrix h = side.embed(decoder_ids, w.decoder_embedding, w.decoder_positions, w.decoder_embedding_norm, past);  // [T, d]
   if (request.hidden_states) out.hidden_states.push_back(h);
   for (int l = 0; l < c.decoder_layers; ++l) {
     const Seq2SeqLayerWeights& b = w.decoder[static_cast<std::size_t>(l)];
     const std::size_t i = static_cast<std::size_t>(l);
     h = side.norm(h + side.self_attention(h, b.self_attn, true, l, out.self_attentions,
-                                          layer_heads(request, Seq2SeqPart::decoder, l), out.trace),
+                                          layer_heads(request, Seq2SeqPart::decoder, l), out.trace,
+                                          cache ? &cache->keys[i] : nullptr, cache ? &cache->values[i] : nullptr),
                   b.self_attn_norm);                                                                       // [T, d]
     h = side.norm(h + side.attend(h, encoded.cross_keys[i], encoded.cross_values[i], b.cross_attn, false, l,
                                   out.cross_attentions, layer_heads(request, Seq2SeqPart::cross, l), out.trace),
@@ -356,6 +423,7 @@ Seq2SeqModel Seq2SeqModel::from_buffers(std::string_view config_json, std::strin
 Seq2SeqModel Seq2SeqModel::from_checkpoint(std::string_view config_json, const Checkpoint& checkpoint) {
   Seq2SeqConfig config = parse_seq2seq_config(config_json);
   Seq2SeqWeights weights = load_seq2seq_weights(config, checkpoint);
+  pack_for_products(weights);
   return Seq2SeqModel(std::move(config), std::move(weights));
 }
 

@@ -97,8 +97,9 @@ struct Seq2SeqRequest {
 };
 
 struct DecoderOutput {
-  int tokens = 0;                        // T
-  std::vector<float> self_attentions;    // [L_dec, H, T, T]
+  int tokens = 0;                        // T (the tokens run)
+  int keys = 0;                          // the self-attention keys of each row: T, or cached + T
+  std::vector<float> self_attentions;    // [L_dec, H, T, keys]
   std::vector<float> cross_attentions;   // [L_dec, H, T, S]
   Matrix logits;                         // [T, V], or [1, V] (the last position) when asked for the last only
   std::optional<HeadTrace> trace;        // the decoder head asked for: self q, k [T, d_k]; cross q [T, d_k], k [S, d_k]
@@ -107,11 +108,22 @@ struct DecoderOutput {
   std::vector<float> token_loss;         // asked for: [T - 1]
 };
 
+// The decoder's self-attention keys and values of every layer for the target
+// tokens run so far: the cache of step-by-step decoding. keys[l], values[l]:
+// [T_past, d], exactly as attention used them (the cross-attention keys and
+// values are the encoding's).
+struct DecoderCache {
+  std::vector<Matrix> keys, values;
+  int length() const { return keys.empty() ? 0 : static_cast<int>(keys.front().rows()); }
+};
+
 class Seq2SeqModel {
  public:
   // From the bytes of config.json and model.safetensors (copied in their stored dtype).
   static Seq2SeqModel from_buffers(std::string_view config_json, std::string_view safetensors);
-  // From config.json and a checkpoint; weights it owns may be viewed in place.
+  // From config.json and a checkpoint; weights it owns may be viewed in place;
+  // the matrices the passes multiply by are packed for products when they fit
+  // model/weights.h's budget (as for the other families).
   // Throws std::invalid_argument naming the tensor or config key at fault.
   static Seq2SeqModel from_checkpoint(std::string_view config_json, const Checkpoint& checkpoint);
 
@@ -131,12 +143,23 @@ class Seq2SeqModel {
   // with the last logits only.
   DecoderOutput decode(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
                        const Seq2SeqRequest& request = {}) const;
+  // The same for decoder_ids continuing the tokens in `cache` (at positions
+  // cache.length()...): they attend to the cached self-attention keys and
+  // values without recomputing them, and theirs are appended, so a decoding
+  // step costs one token's work. Self-attentions are [L_dec, H, T,
+  // cache.length() + T]. No token loss (it reads a whole target) and no mean
+  // ablation of a decoder or cross head (its mean spans the whole target);
+  // throws std::invalid_argument for those and for a cache of another model.
+  DecoderOutput decode(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
+                       const Seq2SeqRequest& request, DecoderCache& cache) const;
   // The output layer on any decoder residual stream x [N, d] (the logit
   // lens): x·Eᵀ + final_logits_bias, E the decoder's (tied) embeddings -> [N, V].
   Matrix output_logits(const ConstMatrixRef& x) const;
 
  private:
   Seq2SeqModel(Seq2SeqConfig config, Seq2SeqWeights weights) : config_(std::move(config)), weights_(std::move(weights)) {}
+  DecoderOutput run_decoder(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
+                            const Seq2SeqRequest& request, DecoderCache* cache) const;  // cache may be null
   Seq2SeqConfig config_;
   Seq2SeqWeights weights_;
 };

@@ -43,6 +43,29 @@ std::vector<double> next_log_probabilities(const Seq2SeqConfig& c, const float* 
   return out;
 }
 
+// One decoding step of a hypothesis (its ids: the start token and the target so far): the logits of its next
+// token. With the cache only its last token runs, attending to the cached keys and values of the ones before
+// it; without (mean ablation of a decoder or cross head, whose mean spans the target so far) the decoder
+// reruns over the whole target.
+class Decoding {
+ public:
+  Decoding(const Seq2SeqModel& model, const EncoderOutput& encoded, const Seq2SeqRequest& request)
+      : model_(model), encoded_(encoded), request_(request), cached_(true) {
+    for (const Seq2SeqHead& h : request.ablate) {
+      if (request.ablation == AblationMode::mean && h.part != Seq2SeqPart::encoder) cached_ = false;
+    }
+  }
+  DecoderOutput step(const std::vector<std::int32_t>& ids, DecoderCache& cache) const {
+    return cached_ ? model_.decode(encoded_, {ids.back()}, request_, cache) : model_.decode(encoded_, ids, request_);
+  }
+
+ private:
+  const Seq2SeqModel& model_;
+  const EncoderOutput& encoded_;
+  const Seq2SeqRequest& request_;
+  bool cached_;
+};
+
 double length_normalised(const Seq2SeqConfig& c, double log_probability, std::size_t generated) {
   return log_probability / std::pow(static_cast<double>(std::max<std::size_t>(generated, 1)), c.length_penalty);
 }
@@ -51,10 +74,12 @@ Translation greedy(const Seq2SeqModel& model, const EncoderOutput& encoded, cons
                    const std::function<bool(const TranslationStep&)>& on_step) {
   const Seq2SeqConfig& c = model.config();
   const int S = encoded.tokens, H = c.decoder_heads;
+  const Decoding decoding(model, encoded, step_request);
+  DecoderCache cache;
   Translation t;
   t.decoder_ids = {c.decoder_start_token_id};
   for (int step = 0; step < max_new; ++step) {
-    const DecoderOutput out = model.decode(encoded, t.decoder_ids, step_request);
+    const DecoderOutput out = decoding.step(t.decoder_ids, cache);
     const std::vector<double> lp = next_log_probabilities(c, out.logits.data(), step == 0);
     const auto best = std::max_element(lp.begin(), lp.end());  // lowest id on ties
     const std::int32_t token = static_cast<std::int32_t>(best - lp.begin());
@@ -64,7 +89,7 @@ Translation greedy(const Seq2SeqModel& model, const EncoderOutput& encoded, cons
       TranslationStep s;
       s.index = step;
       s.token = token;
-      const int T = out.tokens;
+      const int T = out.tokens;  // 1 with the cache
       s.cross_attention.resize(static_cast<std::size_t>(c.decoder_layers) * H * S);
       for (int lh = 0; lh < c.decoder_layers * H; ++lh) {  // row T - 1 of each [T, S] block
         const float* row = out.cross_attentions.data() + (static_cast<std::size_t>(lh) * T + (T - 1)) * S;
@@ -81,12 +106,14 @@ Translation greedy(const Seq2SeqModel& model, const EncoderOutput& encoded, cons
 struct Hypothesis {
   std::vector<std::int32_t> ids;
   double log_probability = 0;
+  DecoderCache cache;  // the keys and values of ids but the last (Decoding::step runs the last)
 };
 
 Translation beam_search(const Seq2SeqModel& model, const EncoderOutput& encoded, const Seq2SeqRequest& step_request,
                         int beams, int max_new) {
   const Seq2SeqConfig& c = model.config();
-  std::vector<Hypothesis> running = {{{c.decoder_start_token_id}, 0.0}};
+  const Decoding decoding(model, encoded, step_request);
+  std::vector<Hypothesis> running = {{{c.decoder_start_token_id}, 0.0, {}}};
   std::vector<Translation> finished;  // best first, at most `beams`
   auto finish = [&](const Hypothesis& h) {
     Translation t{h.ids, h.log_probability, length_normalised(c, h.log_probability, h.ids.size() - 1)};
@@ -103,7 +130,7 @@ Translation beam_search(const Seq2SeqModel& model, const EncoderOutput& encoded,
     };
     std::vector<Candidate> candidates;
     for (std::size_t b = 0; b < running.size(); ++b) {
-      const DecoderOutput out = model.decode(encoded, running[b].ids, step_request);
+      const DecoderOutput out = decoding.step(running[b].ids, running[b].cache);  // the cache now holds every id of b
       const std::vector<double> lp = next_log_probabilities(c, out.logits.data(), step == 0);
       for (std::size_t id = 0; id < lp.size(); ++id) {
         if (std::isfinite(lp[id])) candidates.push_back({running[b].log_probability + lp[id], b, static_cast<std::int32_t>(id)});
@@ -118,11 +145,15 @@ Translation beam_search(const Seq2SeqModel& model, const EncoderOutput& encoded,
     std::vector<Hypothesis> next;
     for (std::size_t rank = 0; rank < keep && static_cast<int>(next.size()) < beams; ++rank) {
       const Candidate& k = candidates[rank];
-      Hypothesis h{running[k.beam].ids, k.log_probability};
-      h.ids.push_back(k.token);
-      if (is_eos(c, k.token)) {
-        if (static_cast<int>(rank) < beams) finish(h);  // an end among the N best finishes a hypothesis
+      if (is_eos(c, k.token)) {  // an end among the N best finishes a hypothesis
+        if (static_cast<int>(rank) < beams) {
+          Hypothesis h{running[k.beam].ids, k.log_probability, {}};
+          h.ids.push_back(k.token);
+          finish(h);
+        }
       } else {
+        Hypothesis h{running[k.beam].ids, k.log_probability, running[k.beam].cache};  // the cache copied: beams fork
+        h.ids.push_back(k.token);
         next.push_back(std::move(h));
       }
     }

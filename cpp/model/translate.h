@@ -3,10 +3,12 @@
 // picks the next token, greedily or by beam search, until an end-of-sequence
 // token (config.json's eos_token_id) or the length limit. The pad token is
 // never generated (Marian's bad_words_ids), and BART's forced_bos_token_id is
-// the first token when the config names one. Each decoding step reruns the
-// decoder over the whole target so far (no self-attention cache: the targets
-// of the models this runs are short, and every step's attention comes out
-// whole).
+// the first token when the config names one. Each decoding step runs the
+// decoder on the newest token alone, attending to the self-attention keys and
+// values of the ones before it (model/seq2seq.h's DecoderCache; each beam
+// keeps its own), so a step costs one token's work; with a decoder or cross
+// head mean-ablated (its mean spans the target so far) each step reruns the
+// decoder over the whole target instead.
 // Not here: tokenization, the forward pass itself.
 #pragma once
 

@@ -157,7 +157,7 @@ export const ablation = {
         `| gettext-en-fr (${seq2seq.shape}), “${SENTENCE}”: ${seq2seq.source} source, ${seq2seq.target} target tokens | time | target |`,
         '|---|---:|---:|',
         `| a click in the Ablation tab: the teacher-forced pass without the head (encoder layer 0, head 0), top-5 and the loss of each target token | ${both(seq2seq.click)} | ${FRAME_MS} ms |`,
-        `| then the translation without that head (greedy; each step reruns the decoder over the target so far) | ${both(seq2seq.translation)} | not judged |`,
+        `| then the translation without that head (greedy, one decoder step per token with the self-attention cache) | ${both(seq2seq.translation)} | not judged |`,
         `| most important heads: ${seq2seq.heads} heads of the three parts, each alone | ${both(seq2seq.rank)} | ${RANK_TARGET_MS} ms |`,
       ].join('\n'),
     };

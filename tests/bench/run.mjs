@@ -19,9 +19,10 @@ import { page } from './page.mjs';
 import { pageLoad } from './page-load.mjs';
 import { payload } from './payload.mjs';
 import { tokenizer } from './tokenizer.mjs';
+import { translation } from './translation.mjs';
 import { weightsGemm } from './weights-gemm.mjs';
 
-const SECTIONS = [gemm, weightsGemm, payload, forward, ablation, llama, qwenMemory, tokenizer, page, pageLoad, hubPage, analysis];
+const SECTIONS = [gemm, weightsGemm, payload, forward, ablation, translation, llama, qwenMemory, tokenizer, page, pageLoad, hubPage, analysis];
 
 const resultsPath = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 const wanted = process.argv.slice(2);

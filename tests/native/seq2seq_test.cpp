@@ -3,8 +3,9 @@
 // an independent float64 PyTorch implementation of Marian and BART: encoder
 // self-, decoder self- and cross-attention of every layer and head within
 // 1e-5 absolute, logits within 1e-4 relative, greedy and 3-beam translations
-// equal; a traced head's q and k giving those weights again; plus the config
-// and checkpoint errors.
+// equal (decoded step by step with the self-attention cache); a traced head's
+// q and k giving those weights again; the cached decoder, a token at a time,
+// giving every row of the whole pass; plus the config and checkpoint errors.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -217,4 +218,45 @@ TEST_CASE("bad requests and broken configs get clear errors") {
   CHECK_THROWS_WITH_AS(parse_config(config), doctest::Contains("is an encoder-decoder"), std::invalid_argument);
   CHECK(is_encoder_decoder_config(config));
   CHECK_FALSE(is_encoder_decoder_config(read_model_directory(model_dir("gpt2-l1-h1-k64-f32")).config_json));
+}
+
+TEST_CASE("decoding token by token with the cache equals the whole decoder pass") {
+  for (const char* name : kSeq2SeqModels) {
+    CAPTURE(name);
+    const Seq2SeqModel model = load(name);
+    const json c = golden(name)["cases"][0];
+    const std::vector<std::int32_t> decoder = c["decoder_ids"].get<std::vector<std::int32_t>>();
+    const EncoderOutput encoded = model.encode(c["ids"].get<std::vector<std::int32_t>>());
+    const DecoderOutput whole = model.decode(encoded, decoder);
+    const int T = whole.tokens, S = encoded.tokens, LH = model.config().decoder_layers * model.config().decoder_heads;
+    DecoderCache cache;
+    for (int t = 0; t < T; ++t) {  // one token at a time: row t of every whole result
+      const DecoderOutput step = model.decode(encoded, {decoder[static_cast<std::size_t>(t)]}, {}, cache);
+      REQUIRE(step.tokens == 1);
+      REQUIRE(step.keys == t + 1);
+      CHECK(cache.length() == t + 1);
+      const double scale = std::max(1.0f, whole.logits.row(t).cwiseAbs().maxCoeff());
+      CHECK((step.logits.row(0) - whole.logits.row(t)).cwiseAbs().maxCoeff() / scale < 1e-5);
+      for (int lh = 0; lh < LH; ++lh) {
+        for (int k = 0; k <= t; ++k) {
+          CHECK(step.self_attentions[static_cast<std::size_t>(lh * (t + 1) + k)] ==
+                doctest::Approx(whole.self_attentions[(static_cast<std::size_t>(lh) * T + t) * T + k]).epsilon(1e-5));
+        }
+        for (int s = 0; s < S; ++s) {
+          CHECK(step.cross_attentions[static_cast<std::size_t>(lh * S + s)] ==
+                doctest::Approx(whole.cross_attentions[(static_cast<std::size_t>(lh) * T + t) * S + s]).epsilon(1e-5));
+        }
+      }
+    }
+    Seq2SeqRequest loss;
+    loss.token_loss = true;
+    CHECK_THROWS_WITH_AS(model.decode(encoded, {decoder[0]}, loss, cache), doctest::Contains("without a cache"), std::invalid_argument);
+    Seq2SeqRequest mean;
+    mean.ablate = {{Seq2SeqPart::cross, 0, 0}};
+    mean.ablation = AblationMode::mean;
+    DecoderCache fresh;
+    CHECK_THROWS_WITH_AS(model.decode(encoded, {decoder[0]}, mean, fresh), doctest::Contains("use zero ablation"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(model.decode(encoded, std::vector<std::int32_t>(static_cast<std::size_t>(model.config().positions), 3), {}, cache),
+                         doctest::Contains("more than the model's"), std::invalid_argument);
+  }
 }
