@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Builds attnplay. Usage: scripts/build.sh [native|wasm|all]   (default: all)
+# Builds attnplay. Usage: scripts/build.sh [native|wasm|all|bench]   (default: all)
 #   native: build/native/ (core library, doctest suites, CLI build/native/attnplay)
 #   wasm:   build/wasm/ (attnplay_core.mjs + .wasm, single-threaded) and
 #           build/wasm-mt/ (attnplay_core_mt.*, pthreads), then assembles dist/
 #           (the static site: web/ plus the WASM module under dist/wasm/)
 #   all:    both, native first
+#   bench:  all, and the benchmark programs (tests/bench/CMakeLists.txt: the
+#           native GEMM and runtime benches, the WASM SIMD probe)
 # The two WASM builds share one make job server (so at most $(nproc) jobs
 # run in all): while one links (binaryen's -O3, ~25 s that keep a core and a
 # half busy) the other compiles; 203 -> 172 s here from clean, against one
@@ -53,5 +55,8 @@ case "$target" in
   native) build_native ;;
   wasm) build_wasm && node scripts/assemble-dist.mjs ;;
   all) build_native && build_wasm && node scripts/assemble-dist.mjs ;;
-  *) echo "usage: scripts/build.sh [native|wasm|all]" >&2; exit 2 ;;
+  bench) build_native && build_wasm && node scripts/assemble-dist.mjs &&
+         cmake --build build/native -j "$jobs" --target gemm_native_bench runtime_bench &&
+         cmake --build build/wasm -j "$jobs" --target simd_peak ;;
+  *) echo "usage: scripts/build.sh [native|wasm|all|bench]" >&2; exit 2 ;;
 esac
