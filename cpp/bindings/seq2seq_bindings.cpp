@@ -213,10 +213,10 @@ val translate_source(int handle, const val& spec, const val& on_step) {
     }
     const std::vector<std::int32_t>& ids = r.translation.decoder_ids;
     const std::vector<std::int32_t> inputs(ids.begin(), ids.size() > 1 ? ids.end() - 1 : ids.end());
-    Seq2SeqRequest ablated;  // the attention of the final target as the search saw it
+    Seq2SeqRequest ablated;  // the attention of the final target as the search saw it, against its encoding
     ablated.ablate = options.ablate;
     ablated.ablation = options.ablation;
-    const EncoderOutput e = m.model().encode(source_ids, ablated);
+    const EncoderOutput& e = r.translation.encoded;
     const DecoderOutput d = m.model().decode(e, inputs, ablated);
     val out = attentions_to_js(c, e, d, false);
     out.set("sourceTokens", has(spec, "sourceIds") ? ids_to_js(m, source_ids) : encoding_to_js(r.source));

@@ -79,11 +79,12 @@ nlohmann::ordered_json translate_line(const TranslationModel& model, const std::
                                       const TranslateOptions& options, bool all_layers) {
   const TranslationRun run = model.translate(line, options);
   const std::vector<std::int32_t>& ids = run.translation.decoder_ids;  // start, target...
-  // The cross-attention of the chosen target, rerun whole (with the same heads knocked out): row i predicted ids[i + 1].
+  // The cross-attention of the chosen target, the decoder rerun whole against the search's encoding (with the same
+  // heads knocked out): row i predicted ids[i + 1].
   Seq2SeqRequest ablated;
   ablated.ablate = options.ablate;
   ablated.ablation = options.ablation;
-  const EncoderOutput encoded = model.model().encode(run.source.ids(), ablated);
+  const EncoderOutput& encoded = run.translation.encoded;
   const std::vector<std::int32_t> inputs(ids.begin(), ids.end() - 1);
   const DecoderOutput decoded = model.model().decode(encoded, inputs.empty() ? ids : inputs, ablated);
   const Seq2SeqConfig& c = model.model().config();

@@ -116,7 +116,7 @@ Translation beam_search(const Seq2SeqModel& model, const EncoderOutput& encoded,
   std::vector<Hypothesis> running = {{{c.decoder_start_token_id}, 0.0, {}}};
   std::vector<Translation> finished;  // best first, at most `beams`
   auto finish = [&](const Hypothesis& h) {
-    Translation t{h.ids, h.log_probability, length_normalised(c, h.log_probability, h.ids.size() - 1)};
+    Translation t{h.ids, h.log_probability, length_normalised(c, h.log_probability, h.ids.size() - 1), {}};
     finished.insert(std::upper_bound(finished.begin(), finished.end(), t,
                                      [](const Translation& a, const Translation& b) { return a.score > b.score; }),
                     t);
@@ -181,9 +181,11 @@ Translation translate(const Seq2SeqModel& model, const std::vector<std::int32_t>
   int max_new = options.max_new_tokens > 0 ? options.max_new_tokens : c.max_length > 0 ? c.max_length : c.positions;
   max_new = std::min(max_new, c.positions - 1);  // the start token takes one position
   const Seq2SeqRequest step_request = decoding_step(options);
-  const EncoderOutput encoded = model.encode(source_ids, step_request);
-  return options.beams == 1 ? greedy(model, encoded, step_request, max_new, on_step)
-                            : beam_search(model, encoded, step_request, options.beams, max_new);
+  EncoderOutput encoded = model.encode(source_ids, step_request);
+  Translation t = options.beams == 1 ? greedy(model, encoded, step_request, max_new, on_step)
+                                     : beam_search(model, encoded, step_request, options.beams, max_new);
+  t.encoded = std::move(encoded);
+  return t;
 }
 
 }  // namespace attnplay

@@ -41,6 +41,9 @@ struct Translation {
   std::vector<std::int32_t> decoder_ids;  // the start token, the target tokens, the end token when one was produced
   double log_probability = 0;             // sum over the target tokens (the end token included)
   double score = 0;                       // beam search's ranking: log_probability / length^length_penalty
+  // The source's encoding the search read (the options' heads knocked out):
+  // a caller decodes the final target against it without encoding again.
+  EncoderOutput encoded;
 };
 
 // Translates source ids (usually ending in </s>). on_step (greedy only; may

@@ -64,7 +64,7 @@ export const translation = {
           '|---:|---:|',
           ...rows.map((r) => `| ${r.first}–${r.last} | ${r.ms.toFixed(2)} ms |`),
           '',
-          `Spread between the windows: ${(100 * spread).toFixed(0)}% (target: flat within ${100 * FLAT_WITHIN}%, issue 26). The whole call, ${call.toFixed(1)} ms, also encodes the source and, for the attention it returns, runs the encoder and the decoder over the final target once more.`,
+          `Spread between the windows: ${(100 * spread).toFixed(0)}% (target: flat within ${100 * FLAT_WITHIN}%, issue 26). The whole call, ${call.toFixed(1)} ms, also encodes the source (once) and, for the attention it returns, runs the decoder over the final target once more.`,
         ].join('\n'),
       };
     } finally {
