@@ -65,6 +65,9 @@ export class AblationView extends StoreBound {
   }
   get ranking() { return this.#ranking; }
 
+  // An encoder–decoder's result (its `grids` name the parts).
+  get #seq2seq() { return Boolean(this.#result.grids); }
+
   #render() {
     if (!this.store || !this.#result || !this.isConnected || this.deferWhileHidden()) return;
     const state = this.store.state;
@@ -82,7 +85,7 @@ export class AblationView extends StoreBound {
       this.#rankingError ? h('p', { class: 'status', 'data-state': 'error' }, this.#rankingError) : null,
       ranking ? this.#rankingList(ranking) : null,
       comparison ? null : h('p', { class: 'hint' }, 'Running the model…'),
-      comparison && this.#result.grids ? this.#translations(comparison) : null,
+      comparison && this.#seq2seq ? this.#translations(comparison) : null,
       comparison ? this.#predictions(comparison, state) : null,
       comparison ? this.#losses(comparison) : null,
     ].filter(Boolean));
@@ -148,7 +151,7 @@ export class AblationView extends StoreBound {
     if (before.predictions.length === 0) {
       return h('p', { class: 'hint ablation-predictions' }, this.#result.causal ? 'No predictions.' : 'Write [MASK] in the text to see what the model fills in, with and without the heads.');
     }
-    const seq2seq = Boolean(this.#result.grids);
+    const seq2seq = this.#seq2seq;
     const locked = state.token !== null && state.token < tokens.length ? state.token : tokens.length - 1;
     const wanted = seq2seq ? [this.#shownTargetRow(comparison)] : this.#result.causal ? [locked] : before.predictions.map((p) => p.position);
     const rows = before.predictions.map((p, i) => [p, after.predictions[i]]).filter(([p]) => wanted.includes(p.position));
@@ -181,7 +184,7 @@ export class AblationView extends StoreBound {
     const scale = Math.max(0.1, ...changes.map((c) => Math.abs(c.change)));
     const byPosition = new Map(changes.map((c) => [c.position, c]));
     const mean = meanLoss(changes);
-    const seq2seq = Boolean(this.#result.grids);
+    const seq2seq = this.#seq2seq;
     const what = seq2seq ? 'each target token (teacher-forced: given the source and the target before it; click one for its predictions)'
       : this.#result.causal ? 'each token (predicted from the ones before it)' : 'each [MASK] (against the intact model’s top prediction)';
     const shown = seq2seq ? this.#shownTargetRow(comparison) : null;

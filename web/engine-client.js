@@ -89,7 +89,7 @@ export class EngineClient {
   runSeq2Seq(key, options) { return this.call('runSeq2Seq', key, options); }
 
   /**
-   * Encoder-decoders: translates options { text | sourceIds, beams = 1, maxNewTokens, ablate, ablation }.
+   * Encoder-decoders: translates options { text | sourceIds, beams = 1, maxNewTokens, ablate, ablation, attentions }.
    * onStep({ index, token, display, special, crossAttention: { data, shape:
    * [decoderLayers, decoderHeads, S] } }) runs as each greedy token arrives
    * from the worker. Resolves to Seq2SeqModel.translate's result plus ms.

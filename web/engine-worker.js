@@ -223,7 +223,7 @@ const METHODS = {
   },
 
   /**
-   * Encoder-decoders: { text | sourceIds, beams, maxNewTokens, ablate, ablation } -> Seq2SeqModel.translate's
+   * Encoder-decoders: { text | sourceIds, beams, maxNewTokens, ablate, ablation, attentions } -> Seq2SeqModel.translate's
    * result + ms; each greedy step is reported as progress { step } (the
    * onStep object) as soon as it is decoded.
    */
@@ -231,8 +231,8 @@ const METHODS = {
     const model = loaded(key);
     if (!model.config.encoderDecoder) throw new Error(`model "${key}" is not an encoder-decoder`);
     const started = performance.now();
-    const { beams = 1, maxNewTokens, ablate, ablation } = options;
-    const result = model.translate(options.sourceIds ?? options.text, { beams, maxNewTokens, ablate, ablation },
+    const { beams = 1, maxNewTokens, ablate, ablation, attentions } = options;
+    const result = model.translate(options.sourceIds ?? options.text, { beams, maxNewTokens, ablate, ablation, attentions },
       (step) => { report({ step }); });
     return { ...result, ms: performance.now() - started };
   },

@@ -590,7 +590,8 @@ export class Seq2SeqModel {
    * Translates a source: a text (tokenized with the closing </s>) or an array
    * of source ids; greedy (beams = 1, the default) or beam search (beams = N),
    * at most maxNewTokens tokens (default: config.json's max_length or the positions),
-   * with the heads of ablate ([{ part, layer, head }], ablation: 'zero' | 'mean') knocked out in every pass.
+   * with the heads of ablate ([{ part, layer, head }], ablation: 'zero' | 'mean') knocked out in every pass;
+   * attentions: false leaves the attention tensors out (the translation alone).
    * onStep({ index, token, display, special, crossAttention: { data, shape: [decoderLayers, decoderHeads, S] } })
    * runs after each greedy token, with the cross-attention row of the position
    * that produced it, so a page can show tokens as they appear; returning false
@@ -601,11 +602,11 @@ export class Seq2SeqModel {
    *   last, so that row i of crossAttentions is the step that produced target
    *   token i (decoderTokens[i + 1]).
    */
-  translate(source, { beams = 1, maxNewTokens, ablate, ablation } = {}, onStep = () => {}) {
+  translate(source, { beams = 1, maxNewTokens, ablate, ablation, attentions } = {}, onStep = () => {}) {
     const handle = this.#live();
     if (typeof onStep !== 'function') throw new AttnplayError('translate: onStep must be a function');
     if (!Number.isInteger(beams)) throw new AttnplayError('translate: beams must be an integer');
-    const spec = { beams, ...ablationSpec({ ablate, ablation }, { withPart: true }) };
+    const spec = { beams, ...ablationSpec({ ablate, ablation }, { withPart: true }), ...(attentions === false ? { attentions: false } : {}) };
     if (typeof source === 'string') spec.text = source;
     else spec.sourceIds = int32Array(source, 'translate: source (a text or an array of ids)');
     if (maxNewTokens != null) {

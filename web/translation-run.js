@@ -208,7 +208,7 @@ export async function translationAblation(client, key, run, config, { ablate = [
       leftOut: ablate.length - heads.length, // heads of the state (a link's) that this model does not have
     };
     onComparison({ ...ablationFrame(run, config), ablation: comparison });
-    const { text, decoderTokens } = await client.translate(key, { sourceIds: targetIds(run).sourceIds, ablate: heads, ablation });
+    const { text, decoderTokens } = await client.translate(key, { sourceIds: targetIds(run).sourceIds, ablate: heads, ablation, attentions: false });
     return { ...ablationFrame(run, config), ablation: { ...comparison, translation: { text, decoderTokens } } };
   } catch (error) {
     throw new Error(`Cannot run the ablation on this translation: ${error.message}`);

@@ -65,8 +65,8 @@ Seq2SeqHeadAblationRanking rank_heads_by_ablation(const Seq2SeqModel& model, con
   Seq2SeqHeadAblationRanking ranking;
   ranking.base_loss = mean_loss(model.decode(intact, decoder_ids, request).token_loss);
   for (const Seq2SeqPart part : {Seq2SeqPart::encoder, Seq2SeqPart::decoder, Seq2SeqPart::cross}) {
-    const bool encoder = part == Seq2SeqPart::encoder;
-    const int layers = encoder ? c.encoder_layers : c.decoder_layers, heads = encoder ? c.encoder_heads : c.decoder_heads;
+    const bool encoder = part == Seq2SeqPart::encoder;  // its heads change the encoding
+    const auto [layers, heads] = part_shape(c, part);
     for (int l = 0; l < layers; ++l) {
       for (int h = 0; h < heads; ++h) {
         request.ablate = {{part, l, h}};

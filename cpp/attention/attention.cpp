@@ -142,6 +142,15 @@ MultiHeadTrace multi_head_attention(const ConstMatrixRef& x, const ConstMatrixRe
   return t;
 }
 
+const char* ablation_mode_name(AblationMode mode) { return mode == AblationMode::mean ? "mean" : "zero"; }
+
+std::optional<AblationMode> ablation_mode_from_name(std::string_view name) {
+  for (const AblationMode mode : {AblationMode::zero, AblationMode::mean}) {
+    if (name == ablation_mode_name(mode)) return mode;
+  }
+  return std::nullopt;
+}
+
 // Plain loops: this runs once per ablated head, and Eigen's reductions here
 // would only add code to the page's download.
 void ablate_head_output(Matrix& concat, int head, int n_heads, AblationMode mode) {

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "tensor/tensor.h"
@@ -86,6 +88,11 @@ enum class AblationMode {
   zero,  // zero at every position
   mean,  // at every position, its mean over the T positions of this pass
 };
+
+// "zero" or "mean": the modes' names in JSON, JS, links and the CLI; and back
+// (nullopt for another name).
+const char* ablation_mode_name(AblationMode mode);
+std::optional<AblationMode> ablation_mode_from_name(std::string_view name);
 
 // Knocks head `head` out of concat [T, H·d_v] (attend_heads' concat, before
 // the output projection): its slice z [T, d_v] (columns head·d_v..) set to

@@ -177,7 +177,8 @@ val run(int handle, const val& spec) {
   });
 }
 
-// spec: { text | sourceIds: Int32Array, beams?, maxNewTokens?, ablate?, ablation? }; on_step({ index, token, display, special,
+// spec: { text | sourceIds: Int32Array, beams?, maxNewTokens?, ablate?, ablation?, attentions? (false: leave the
+// attention tensors out) }; on_step({ index, token, display, special,
 // crossAttention: { data, shape [Ld, H, S] } }) after each greedy token, a false return stops. -> { sourceTokens
 // (encoding_to_js for text, ids_to_js for ids), decoderTokens, textBytes (Uint8Array; null without a
 // tokenizer), score, logProbability, truncated, inputTokens } + attentions_to_js of the final target (decoder
@@ -212,13 +213,9 @@ val translate_source(int handle, const val& spec, const val& on_step) {
       source_ids = r.source.ids();
     }
     const std::vector<std::int32_t>& ids = r.translation.decoder_ids;
-    const std::vector<std::int32_t> inputs(ids.begin(), ids.size() > 1 ? ids.end() - 1 : ids.end());
-    Seq2SeqRequest ablated;  // the attention of the final target as the search saw it, against its encoding
-    ablated.ablate = options.ablate;
-    ablated.ablation = options.ablation;
-    const EncoderOutput& e = r.translation.encoded;
-    const DecoderOutput d = m.model().decode(e, inputs, ablated);
-    val out = attentions_to_js(c, e, d, false);
+    const bool with_attentions = !has(spec, "attentions") || spec["attentions"].as<bool>();
+    val out = with_attentions ? attentions_to_js(c, r.translation.encoded, decode_translation(m.model(), r.translation, options), false)
+                              : val::object();
     out.set("sourceTokens", has(spec, "sourceIds") ? ids_to_js(m, source_ids) : encoding_to_js(r.source));
     out.set("decoderTokens", ids_to_js(m, ids));
     if (m.target_tokenizer()) {  // bytes: engine.js decodes them (invalid UTF-8 as U+FFFD, as the CLI prints it)

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -50,8 +51,9 @@ inline emscripten::val lens_to_js(const LogitLens& lens, const std::function<std
 // spec.ablation: 'zero' (the default) or 'mean'.
 inline AblationMode ablation_mode_from_js(const emscripten::val& spec) {
   const std::string name = has(spec, "ablation") ? spec["ablation"].as<std::string>() : "zero";
-  if (name != "zero" && name != "mean") throw std::invalid_argument("ablation is 'zero' or 'mean', not '" + name + "'");
-  return name == "mean" ? AblationMode::mean : AblationMode::zero;
+  const std::optional<AblationMode> mode = ablation_mode_from_name(name);
+  if (!mode) throw std::invalid_argument("ablation is 'zero' or 'mean', not '" + name + "'");
+  return *mode;
 }
 
 // One head of a ranking by ablation (analysis/head_ablation.h) -> { layer, head, loss, delta }.

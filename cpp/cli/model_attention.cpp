@@ -116,11 +116,12 @@ int run_attention(const Args& args) {
     std::cerr << kUsage << "(--model and either text or --ids are required; --format npy needs --out; --view is head, model or matrix)\n";
     return 2;
   }
-  if (ablation != "zero" && ablation != "mean") {
+  const std::optional<AblationMode> mode = ablation_mode_from_name(ablation);
+  if (!mode) {
     std::cerr << "attnplay attention: --ablation is zero or mean, not '" << ablation << "'\n";
     return 2;
   }
-  request.ablation = ablation == "mean" ? AblationMode::mean : AblationMode::zero;
+  request.ablation = *mode;
   if ((request.top_k > 0 || request.token_loss || rank_heads) && format != "json") {
     std::cerr << "attnplay attention: --top-k, --loss and --rank-heads add to the JSON output (--format json)\n";
     return 2;

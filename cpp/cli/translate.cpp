@@ -62,8 +62,6 @@ nlohmann::ordered_json heads_json(const std::vector<Seq2SeqHead>& heads) {
   return out;
 }
 
-const char* mode_name(AblationMode mode) { return mode == AblationMode::mean ? "mean" : "zero"; }
-
 nlohmann::ordered_json token_list(const Tokenizer* tokenizer, const std::vector<std::int32_t>& ids) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const std::int32_t id : ids) {
@@ -79,16 +77,10 @@ nlohmann::ordered_json translate_line(const TranslationModel& model, const std::
                                       const TranslateOptions& options, bool all_layers) {
   const TranslationRun run = model.translate(line, options);
   const std::vector<std::int32_t>& ids = run.translation.decoder_ids;  // start, target...
-  // The cross-attention of the chosen target, the decoder rerun whole against the search's encoding (with the same
-  // heads knocked out): row i predicted ids[i + 1].
-  Seq2SeqRequest ablated;
-  ablated.ablate = options.ablate;
-  ablated.ablation = options.ablation;
-  const EncoderOutput& encoded = run.translation.encoded;
-  const std::vector<std::int32_t> inputs(ids.begin(), ids.end() - 1);
-  const DecoderOutput decoded = model.model().decode(encoded, inputs.empty() ? ids : inputs, ablated);
+  // The cross-attention of the chosen target as the search produced it: row i predicted ids[i + 1].
+  const DecoderOutput decoded = decode_translation(model.model(), run.translation, options);
   const Seq2SeqConfig& c = model.model().config();
-  const int T = static_cast<int>(ids.size()) - 1, S = encoded.tokens, H = c.decoder_heads;
+  const int T = static_cast<int>(ids.size()) - 1, S = run.translation.encoded.tokens, H = c.decoder_heads;
   nlohmann::ordered_json cross;
   if (all_layers) {
     cross = nested(decoded.cross_attentions, c.decoder_layers, H, T, S);
@@ -113,7 +105,7 @@ nlohmann::ordered_json translate_line(const TranslationModel& model, const std::
   if (run.truncated) out["truncated_source_tokens"] = run.input_tokens;
   if (!options.ablate.empty()) {
     out["ablate"] = heads_json(options.ablate);
-    out["ablation"] = mode_name(options.ablation);
+    out["ablation"] = ablation_mode_name(options.ablation);
   }
   return out;
 }
@@ -153,11 +145,12 @@ int run_translate(const Args& args) {
     std::cerr << kUsage << "(--model and one of --text or --file are required)\n";
     return 2;
   }
-  if (ablation != "zero" && ablation != "mean") {
+  const std::optional<AblationMode> mode = ablation_mode_from_name(ablation);
+  if (!mode) {
     std::cerr << "attnplay translate: --ablation is zero or mean, not '" << ablation << "'\n";
     return 2;
   }
-  options.ablation = ablation == "mean" ? AblationMode::mean : AblationMode::zero;
+  options.ablation = *mode;
   const ModelFiles files = read_model_directory(dir);
   const TranslationModel model = load_translation_model(files);
   if (!model.has_tokenizer()) {
@@ -215,7 +208,7 @@ int seq2seq_attention(const ModelFiles& files, const Seq2SeqAttentionRequest& re
       {"cross_attentions", nested(decoded.cross_attentions, c.decoder_layers, c.decoder_heads, T, S)}};
   if (!request.ablate.empty()) {
     j["ablate"] = heads_json(request.ablate);
-    j["ablation"] = mode_name(request.ablation);
+    j["ablation"] = ablation_mode_name(request.ablation);
   }
   if (request.top_k > 0) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
@@ -231,7 +224,7 @@ int seq2seq_attention(const ModelFiles& files, const Seq2SeqAttentionRequest& re
     for (const Seq2SeqHeadAblationEffect& e : ranking.heads) {
       heads.push_back({{"part", part_name(e.head.part)}, {"layer", e.head.layer}, {"head", e.head.head}, {"loss", e.loss}, {"delta", e.delta}});
     }
-    j["head_ranking"] = {{"mode", mode_name(request.ablation)}, {"base_loss", ranking.base_loss}, {"heads", std::move(heads)}};
+    j["head_ranking"] = {{"mode", ablation_mode_name(request.ablation)}, {"base_loss", ranking.base_loss}, {"heads", std::move(heads)}};
   }
   out << json_text::write_replacing_invalid_utf8(j) << "\n";
   return 0;

@@ -159,8 +159,7 @@ void check_ids(const Seq2SeqConfig& c, const std::vector<std::int32_t>& ids, con
 // and heads, or the decoder's for decoder self-attention and cross-attention).
 void check_heads(const Seq2SeqConfig& c, const Seq2SeqRequest& request) {
   auto check = [&c](const Seq2SeqHead& h, const char* what) {
-    const bool encoder = h.part == Seq2SeqPart::encoder;
-    const int layers = encoder ? c.encoder_layers : c.decoder_layers, heads = encoder ? c.encoder_heads : c.decoder_heads;
+    const auto [layers, heads] = part_shape(c, h.part);
     if (h.layer < 0 || h.layer >= layers || h.head < 0 || h.head >= heads) {
       bad_request(std::string(what) + " " + part_name(h.part) + " head " + std::to_string(h.layer) + ":" +
                   std::to_string(h.head) + " (layer:head, from 0) does not exist: that part has " +
@@ -276,6 +275,10 @@ class Side {
 
 const char* part_name(Seq2SeqPart part) {
   return part == Seq2SeqPart::encoder ? "encoder" : part == Seq2SeqPart::decoder ? "decoder" : "cross";
+}
+
+PartShape part_shape(const Seq2SeqConfig& c, Seq2SeqPart part) {
+  return part == Seq2SeqPart::encoder ? PartShape{c.encoder_layers, c.encoder_heads} : PartShape{c.decoder_layers, c.decoder_heads};
 }
 
 std::optional<Seq2SeqPart> part_from_name(std::string_view name) {

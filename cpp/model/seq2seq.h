@@ -61,6 +61,13 @@ enum class Seq2SeqPart { encoder, decoder, cross };
 const char* part_name(Seq2SeqPart part);
 std::optional<Seq2SeqPart> part_from_name(std::string_view name);
 
+// A part's layers and heads: the encoder's, or the decoder's for decoder
+// self-attention and cross-attention.
+struct PartShape {
+  int layers = 0, heads = 0;
+};
+PartShape part_shape(const Seq2SeqConfig& config, Seq2SeqPart part);
+
 // One head of one part: to trace in full (the neuron view's q and k) or to knock out.
 struct Seq2SeqHead {
   Seq2SeqPart part = Seq2SeqPart::encoder;

@@ -10,12 +10,18 @@
 namespace attnplay {
 namespace {
 
+// A pass with the options' heads knocked out.
+Seq2SeqRequest ablated_pass(const TranslateOptions& options) {
+  Seq2SeqRequest pass;
+  pass.ablate = options.ablate;
+  pass.ablation = options.ablation;
+  return pass;
+}
+
 // A decoding step: the logits of the last position only, with the options' heads knocked out.
 Seq2SeqRequest decoding_step(const TranslateOptions& options) {
-  Seq2SeqRequest step;
+  Seq2SeqRequest step = ablated_pass(options);
   step.last_logits_only = true;
-  step.ablate = options.ablate;
-  step.ablation = options.ablation;
   return step;
 }
 
@@ -186,6 +192,12 @@ Translation translate(const Seq2SeqModel& model, const std::vector<std::int32_t>
                                      : beam_search(model, encoded, step_request, options.beams, max_new);
   t.encoded = std::move(encoded);
   return t;
+}
+
+DecoderOutput decode_translation(const Seq2SeqModel& model, const Translation& translation, const TranslateOptions& options) {
+  const std::vector<std::int32_t>& ids = translation.decoder_ids;
+  const std::vector<std::int32_t> inputs(ids.begin(), ids.size() > 1 ? ids.end() - 1 : ids.end());
+  return model.decode(translation.encoded, inputs, ablated_pass(options));
 }
 
 }  // namespace attnplay

@@ -58,4 +58,10 @@ Translation translate(const Seq2SeqModel& model, const std::vector<std::int32_t>
                       const TranslateOptions& options,
                       const std::function<bool(const TranslationStep&)>& on_step = {});
 
+// The attention of a translation's target as its search produced it: the
+// decoder over its decoder ids but the last (row i wrote decoder_ids[i + 1];
+// the start token alone when nothing was written) against the search's
+// encoding, with the options' heads knocked out.
+DecoderOutput decode_translation(const Seq2SeqModel& model, const Translation& translation, const TranslateOptions& options);
+
 }  // namespace attnplay

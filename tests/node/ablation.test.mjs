@@ -211,6 +211,9 @@ for (const name of SEQ2SEQ) {
         assert.ok(lossError(r.tokenLoss, c.token_loss) < 1e-5, `${at}: loss differs by ${lossError(r.tokenLoss, c.token_loss)}`);
         const translated = model.translate(g.ids, { maxNewTokens: 6, ...options });
         assert.deepEqual(translated.decoderTokens.map((t) => t.id), c.greedy, at);
+        const bare = model.translate(g.ids, { maxNewTokens: 6, ...options, attentions: false }); // the translation alone
+        assert.deepEqual(bare.decoderTokens.map((t) => t.id), c.greedy, at);
+        assert.equal(bare.crossAttentions, undefined);
       }
       const ranking = model.rankHeads(g.ids, g.decoder_ids);
       assert.ok(Math.abs(ranking.baseLoss - g.base_loss) < 1e-5 * Math.max(1, g.base_loss));
