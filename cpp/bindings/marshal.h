@@ -48,6 +48,12 @@ inline bool has(const val& object, const char* key) {
   return !object.isUndefined() && !object.isNull() && !object[key].isUndefined() && !object[key].isNull();
 }
 
+// spec[key] as numbers of type T; empty when the key is absent.
+template <class T>
+std::vector<T> numbers(const val& spec, const char* key) {
+  return has(spec, key) ? emscripten::convertJSArrayToNumberVector<T>(spec[key]) : std::vector<T>();
+}
+
 inline Matrix matrix_from_js(const val& m, const std::string& name) {
   if (m.isUndefined() || m.isNull() || !has(m, "data") || !has(m, "shape")) {
     throw std::invalid_argument(name + ": expected { data: Float32Array, shape: [rows, cols] }");

@@ -119,11 +119,6 @@ val load_model(const std::string& config_json, const val& files, const val& inde
   });
 }
 
-template <class T>
-std::vector<T> numbers(const val& spec, const char* key) {
-  return has(spec, key) ? emscripten::convertJSArrayToNumberVector<T>(spec[key]) : std::vector<T>();
-}
-
 // The parts of a forward result that JS asked for ->
 // { attentions [L, H, T, T], trace? (with rotary? for RoPE models), hiddenStates? [L+1, T, d], logits? [N, V], topK?,
 //   tokenLoss? Float32Array [T - 1] (causal) or [M] (BERT) }

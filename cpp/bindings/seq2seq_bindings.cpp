@@ -21,14 +21,14 @@
 namespace attnplay::bindings {
 namespace {
 
-HandleTable<TranslationModel>& models() {
+HandleTable<TranslationModel>& seq2seq_models() {
   static HandleTable<TranslationModel> table;
   return table;
 }
 
-const TranslationModel& model_of(int handle) { return models().get(handle); }
+const TranslationModel& seq2seq_model_of(int handle) { return seq2seq_models().get(handle); }
 
-val config_to_js(const TranslationModel& m) {
+val seq2seq_config_to_js(const TranslationModel& m) {
   const Seq2SeqConfig& c = m.model().config();
   val out = val::object();
   out.set("modelType", c.model_type);
@@ -45,11 +45,6 @@ val config_to_js(const TranslationModel& m) {
   out.set("numBeams", c.num_beams);
   out.set("parameters", static_cast<double>(m.model().parameter_count()));
   return out;
-}
-
-template <class T>
-std::vector<T> numbers(const val& spec, const char* key) {
-  return has(spec, key) ? emscripten::convertJSArrayToNumberVector<T>(spec[key]) : std::vector<T>();
 }
 
 // { encoderAttentions [Le, H, S, S], decoderAttentions [Ld, H, T, T], crossAttentions [Ld, H, T, S], logits? [T, V] }
@@ -109,9 +104,9 @@ std::vector<std::int32_t> decoder_ids_of(const TranslationModel& m, const val& s
 // ablate?: [{ part, layer, head }], ablation?, topK?: k, tokenLoss? (teacher-forced: [T - 1]),
 // attentions? (false: leave the attention tensors out) } -> attentions_to_js + trace?: { q [Tq, d_k], k [Tk, d_k] }
 // of that head + lens?: the decoder's logit lens (top_k_to_js) + topK?: [T, k] (top_k_to_js) + tokenLoss?: Float32Array
-val forward(int handle, const val& spec) {
+val seq2seq_forward(int handle, const val& spec) {
   return guarded([&] {
-    const TranslationModel& m = model_of(handle);
+    const TranslationModel& m = seq2seq_model_of(handle);
     const std::vector<std::int32_t> decoder_ids = decoder_ids_of(m, spec);
     Seq2SeqRequest request;
     if (has(spec, "trace")) request.trace = head_of(spec["trace"], "trace");
@@ -141,9 +136,9 @@ val forward(int handle, const val& spec) {
 
 // spec: { sourceIds: Int32Array, decoderIds: Int32Array (start token + target), ablation? } -> { baseLoss, heads:
 // [{ part, layer, head, loss, delta }] largest delta first } (analysis/head_ablation.h)
-val rank_heads(int handle, const val& spec) {
+val seq2seq_rank_heads(int handle, const val& spec) {
   return guarded([&] {
-    const TranslationModel& m = model_of(handle);
+    const TranslationModel& m = seq2seq_model_of(handle);
     const Seq2SeqHeadAblationRanking ranking = rank_heads_by_ablation(
         m.model(), numbers<std::int32_t>(spec, "sourceIds"), decoder_ids_of(m, spec), ablation_mode_from_js(spec));
     val heads = val::array();
@@ -161,9 +156,9 @@ val rank_heads(int handle, const val& spec) {
 
 // spec: { text, target? } -> attentions_to_js + { sourceTokens: encoding_to_js, decoderTokens: ids_to_js,
 // truncated, inputTokens }
-val run(int handle, const val& spec) {
+val seq2seq_run(int handle, const val& spec) {
   return guarded([&] {
-    const TranslationModel& m = model_of(handle);
+    const TranslationModel& m = seq2seq_model_of(handle);
     const std::string text = has(spec, "text") ? spec["text"].as<std::string>() : std::string();
     std::optional<std::string> target;
     if (has(spec, "target")) target = spec["target"].as<std::string>();
@@ -183,9 +178,9 @@ val run(int handle, const val& spec) {
 // (encoding_to_js for text, ids_to_js for ids), decoderTokens, textBytes (Uint8Array; null without a
 // tokenizer), score, logProbability, truncated, inputTokens } + attentions_to_js of the final target (decoder
 // input = decoder ids without the last, so that row i is the step that produced target token i)
-val translate_source(int handle, const val& spec, const val& on_step) {
+val seq2seq_translate(int handle, const val& spec, const val& on_step) {
   return guarded([&] {
-    const TranslationModel& m = model_of(handle);
+    const TranslationModel& m = seq2seq_model_of(handle);
     const Seq2SeqConfig& c = m.model().config();
     TranslateOptions options;
     if (has(spec, "beams")) options.beams = spec["beams"].as<int>();
@@ -231,7 +226,7 @@ val translate_source(int handle, const val& spec, const val& on_step) {
   });
 }
 
-void dispose(int handle) { models().erase(handle); }
+void dispose_seq2seq_model(int handle) { seq2seq_models().erase(handle); }
 
 }  // namespace
 
@@ -242,20 +237,20 @@ val load_seq2seq_model(const std::string& config_json, const Checkpoint& checkpo
              : TranslationModel::from_checkpoint(config_json, checkpoint, tokenizer_file));
   val out = val::object();
   out.set("hasTokenizer", model->has_tokenizer());
-  out.set("config", config_to_js(*model));
-  out.set("handle", models().add(std::move(model)));
+  out.set("config", seq2seq_config_to_js(*model));
+  out.set("handle", seq2seq_models().add(std::move(model)));
   return out;
 }
 
-double loaded_seq2seq_models() { return static_cast<double>(models().size()); }
+double loaded_seq2seq_models() { return static_cast<double>(seq2seq_models().size()); }
 
 }  // namespace attnplay::bindings
 
 EMSCRIPTEN_BINDINGS(attnplay_seq2seq) {
   using namespace attnplay::bindings;
-  emscripten::function("seq2seqForward", &forward);
-  emscripten::function("seq2seqRun", &run);
-  emscripten::function("seq2seqTranslate", &translate_source);
-  emscripten::function("seq2seqRankHeads", &rank_heads);
-  emscripten::function("disposeSeq2SeqModel", &dispose);
+  emscripten::function("seq2seqForward", &seq2seq_forward);
+  emscripten::function("seq2seqRun", &seq2seq_run);
+  emscripten::function("seq2seqTranslate", &seq2seq_translate);
+  emscripten::function("seq2seqRankHeads", &seq2seq_rank_heads);
+  emscripten::function("disposeSeq2SeqModel", &dispose_seq2seq_model);
 }

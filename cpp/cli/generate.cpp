@@ -20,7 +20,7 @@
 namespace attnplay::cli {
 namespace {
 
-const char* const kUsage =
+const char* const kGenerateUsage =
     "usage: attnplay generate --model DIR (--text TEXT | --ids 1,2,3) [--max-new-tokens N]\n"
     "                         [--greedy | --temperature T --top-k K --top-p P --seed S]\n";
 
@@ -57,12 +57,12 @@ int run_generate(const Args& args) {
       options.sampling.seed = std::stoull(args[++i]);
       sampling_flag = true;
     } else {
-      std::cerr << "attnplay generate: unknown or incomplete argument '" << args[i] << "'\n" << kUsage;
+      std::cerr << "attnplay generate: unknown or incomplete argument '" << args[i] << "'\n" << kGenerateUsage;
       return 2;
     }
   }
   if (dir.empty() || ids.empty() == !text.has_value() || (greedy_flag && sampling_flag)) {
-    std::cerr << kUsage << "(--model and either --text or --ids are required; --greedy excludes sampling options)\n";
+    std::cerr << kGenerateUsage << "(--model and either --text or --ids are required; --greedy excludes sampling options)\n";
     return 2;
   }
   options.sampling.greedy = !sampling_flag;

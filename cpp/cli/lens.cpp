@@ -16,7 +16,7 @@
 namespace attnplay::cli {
 namespace {
 
-const char* const kUsage = "usage: attnplay lens --model DIR (--text TEXT | --ids 1,2,3) [--top-k K]\n";
+const char* const kLensUsage = "usage: attnplay lens --model DIR (--text TEXT | --ids 1,2,3) [--top-k K]\n";
 
 }  // namespace
 
@@ -28,12 +28,12 @@ int run_lens(const Args& args) {
     if (args[i] == "--top-k" && i + 1 < args.size()) {
       top_k = std::stoi(args[++i]);
     } else {
-      std::cerr << "attnplay lens: unknown or incomplete argument '" << args[i] << "'\n" << kUsage;
+      std::cerr << "attnplay lens: unknown or incomplete argument '" << args[i] << "'\n" << kLensUsage;
       return 2;
     }
   }
   if (!input.complete() || top_k < 1) {
-    std::cerr << kUsage << "(--model and either --text or --ids are required; --top-k is at least 1)\n";
+    std::cerr << kLensUsage << "(--model and either --text or --ids are required; --top-k is at least 1)\n";
     return 2;
   }
   const TextModel model = load_text_model(input.dir);

@@ -41,7 +41,7 @@
 namespace attnplay::cli {
 namespace {
 
-const char* const kUsage =
+const char* const kAttentionUsage =
     "usage: attnplay attention --model DIR (--text TEXT | --file PATH) [--pair TEXT] [--format json|npy|html] [--view head|model|matrix] [--out FILE]\n"
     "       attnplay attention --model DIR --ids 1,2,3 [--type-ids 0,0,1] [--format json|npy|html] [--view head|model|matrix] [--out FILE]\n"
     "       attnplay attention --model ENCODER_DECODER_DIR (--text TEXT | --file PATH | --ids 1,2,3)\n"
@@ -106,14 +106,14 @@ int run_attention(const Args& args) {
     } else if (args[i] == "--rank-heads") {
       rank_heads = true;
     } else {
-      std::cerr << "attnplay attention: unknown or incomplete argument '" << args[i] << "'\n" << kUsage;
+      std::cerr << "attnplay attention: unknown or incomplete argument '" << args[i] << "'\n" << kAttentionUsage;
       return 2;
     }
   }
   if (dir.empty() || (request.ids.empty() == !text.has_value()) || (pair && !text) ||
       (format != "json" && format != "npy" && format != "html") || (format == "npy" && out_path.empty()) ||
       (view != "head" && view != "model" && view != "matrix")) {
-    std::cerr << kUsage << "(--model and either text or --ids are required; --format npy needs --out; --view is head, model or matrix)\n";
+    std::cerr << kAttentionUsage << "(--model and either text or --ids are required; --format npy needs --out; --view is head, model or matrix)\n";
     return 2;
   }
   const std::optional<AblationMode> mode = ablation_mode_from_name(ablation);
@@ -130,7 +130,7 @@ int run_attention(const Args& args) {
   const ModelFiles files = read_model_directory(dir);
   if (is_encoder_decoder_config(files.config_json)) {
     if (format != "json" || pair || !request.type_ids.empty() || (target && !decoder_ids.empty())) {
-      std::cerr << kUsage << "(an encoder-decoder takes --format json only, no --pair or --type-ids, and one of --target or --decoder-ids)\n";
+      std::cerr << kAttentionUsage << "(an encoder-decoder takes --format json only, no --pair or --type-ids, and one of --target or --decoder-ids)\n";
       return 2;
     }
     std::ofstream file;

@@ -16,7 +16,7 @@
 namespace attnplay::cli {
 namespace {
 
-const char* const kUsage = "usage: attnplay rollout --model DIR (--text TEXT | --ids 1,2,3) [--method rollout|flow]\n";
+const char* const kRolloutUsage = "usage: attnplay rollout --model DIR (--text TEXT | --ids 1,2,3) [--method rollout|flow]\n";
 
 }  // namespace
 
@@ -28,12 +28,12 @@ int run_rollout(const Args& args) {
     if (args[i] == "--method" && i + 1 < args.size()) {
       method = parse_rollout_method(args[++i]);
     } else {
-      std::cerr << "attnplay rollout: unknown or incomplete argument '" << args[i] << "'\n" << kUsage;
+      std::cerr << "attnplay rollout: unknown or incomplete argument '" << args[i] << "'\n" << kRolloutUsage;
       return 2;
     }
   }
   if (!input.complete()) {
-    std::cerr << kUsage << "(--model and either --text or --ids are required)\n";
+    std::cerr << kRolloutUsage << "(--model and either --text or --ids are required)\n";
     return 2;
   }
   const TextModel model = load_text_model(input.dir);

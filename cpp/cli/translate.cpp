@@ -35,7 +35,7 @@
 namespace attnplay::cli {
 namespace {
 
-const char* const kUsage =
+const char* const kTranslateUsage =
     "usage: attnplay translate --model DIR (--text TEXT | --file PATH) [--beams N] [--max-new-tokens N] [--all-layers]\n"
     "                          [--ablate PART:L:H[,...] [--ablation zero|mean]]   (PART: encoder, decoder or cross)\n";
 
@@ -137,12 +137,12 @@ int run_translate(const Args& args) {
     } else if (args[i] == "--ablation" && has_value) {
       ablation = args[++i];
     } else {
-      std::cerr << "attnplay translate: unknown or incomplete argument '" << args[i] << "'\n" << kUsage;
+      std::cerr << "attnplay translate: unknown or incomplete argument '" << args[i] << "'\n" << kTranslateUsage;
       return 2;
     }
   }
   if (dir.empty() || text.has_value() == file.has_value()) {
-    std::cerr << kUsage << "(--model and one of --text or --file are required)\n";
+    std::cerr << kTranslateUsage << "(--model and one of --text or --file are required)\n";
     return 2;
   }
   const std::optional<AblationMode> mode = ablation_mode_from_name(ablation);

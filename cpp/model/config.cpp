@@ -9,7 +9,7 @@
 namespace attnplay {
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw std::invalid_argument("config.json: " + message); }
+[[noreturn]] void bad_config(const std::string& message) { throw std::invalid_argument("config.json: " + message); }
 
 // Generous upper bounds: far above any model a browser can hold, low enough
 // that products of them cannot overflow 64-bit sizes.
@@ -20,10 +20,10 @@ constexpr int kMaxPositions = 1 << 20;
 constexpr int kMaxVocab = 1 << 22;
 
 int integer(const nlohmann::json& j, const char* key, int max_value) {
-  if (!j.contains(key)) fail(std::string("\"") + key + "\" is missing");
+  if (!j.contains(key)) bad_config(std::string("\"") + key + "\" is missing");
   const nlohmann::json& v = j[key];
   if (!v.is_number_integer() || v.get<std::int64_t>() <= 0 || v.get<std::int64_t>() > max_value) {
-    fail(std::string("\"") + key + "\" must be an integer from 1 to " + std::to_string(max_value) + ", got " +
+    bad_config(std::string("\"") + key + "\" must be an integer from 1 to " + std::to_string(max_value) + ", got " +
          json_text::write(v));
   }
   return v.get<int>();
@@ -33,14 +33,14 @@ float epsilon(const nlohmann::json& j, const char* key, float default_value) {
   if (!j.contains(key)) return default_value;
   const nlohmann::json& v = j[key];
   if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 1) {
-    fail(std::string("\"") + key + "\" must be a number in (0, 1], got " + json_text::write(v));
+    bad_config(std::string("\"") + key + "\" must be a number in (0, 1], got " + json_text::write(v));
   }
   return v.get<float>();
 }
 
 std::string text(const nlohmann::json& j, const char* key, const std::string& default_value) {
   if (!j.contains(key) || j[key].is_null()) return default_value;
-  if (!j[key].is_string()) fail(std::string("\"") + key + "\" must be a string");
+  if (!j[key].is_string()) bad_config(std::string("\"") + key + "\" must be a string");
   return j[key].get<std::string>();
 }
 
@@ -48,18 +48,18 @@ Activation activation(const std::string& name, const char* key) {
   if (name == "gelu") return Activation::gelu_erf;
   if (name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::gelu_tanh;
   if (name == "silu" || name == "swish") return Activation::silu;
-  fail(std::string("\"") + key + "\" is \"" + name + "\"; supported: gelu, gelu_new, gelu_pytorch_tanh, silu");
+  bad_config(std::string("\"") + key + "\" is \"" + name + "\"; supported: gelu, gelu_new, gelu_pytorch_tanh, silu");
 }
 
 void require_flag(const nlohmann::json& j, const char* key, bool supported) {
   if (j.contains(key) && !j[key].is_null() && j[key] != supported) {
-    fail(std::string("\"") + key + "\": " + json_text::write(j[key]) + " is not supported");
+    bad_config(std::string("\"") + key + "\": " + json_text::write(j[key]) + " is not supported");
   }
 }
 
 bool flag(const nlohmann::json& j, const char* key, bool default_value) {
   if (!j.contains(key) || j[key].is_null()) return default_value;
-  if (!j[key].is_boolean()) fail(std::string("\"") + key + "\" must be true or false, got " + json_text::write(j[key]));
+  if (!j[key].is_boolean()) bad_config(std::string("\"") + key + "\" must be true or false, got " + json_text::write(j[key]));
   return j[key].get<bool>();
 }
 
@@ -67,7 +67,7 @@ double number(const nlohmann::json& j, const char* key, double default_value) {
   if (!j.contains(key) || j[key].is_null()) return default_value;
   const nlohmann::json& v = j[key];
   if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) {
-    fail(std::string("\"") + key + "\" must be a positive number, got " + json_text::write(v));
+    bad_config(std::string("\"") + key + "\" must be a positive number, got " + json_text::write(v));
   }
   return v.get<double>();
 }
@@ -79,7 +79,7 @@ std::vector<int> token_ids(const nlohmann::json& j, const char* key, int vocab) 
   const nlohmann::json list = j[key].is_array() ? j[key] : nlohmann::json::array({j[key]});
   for (const nlohmann::json& id : list) {
     if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() >= vocab) {
-      fail(std::string("\"") + key + "\" must be a token id or a list of them in 0.." + std::to_string(vocab - 1) +
+      bad_config(std::string("\"") + key + "\" must be a token id or a list of them in 0.." + std::to_string(vocab - 1) +
            ", got " + json_text::write(j[key]));
     }
     ids.push_back(id.get<int>());
@@ -124,7 +124,7 @@ ModelConfig parse_bert(const nlohmann::json& j) {
   c.activation = activation(text(j, "hidden_act", "gelu"), "hidden_act");
   const std::string position_type = text(j, "position_embedding_type", "absolute");
   if (position_type != "absolute") {
-    fail("\"position_embedding_type\" is \"" + position_type + "\"; only \"absolute\" is supported");
+    bad_config("\"position_embedding_type\" is \"" + position_type + "\"; only \"absolute\" is supported");
   }
   require_flag(j, "is_decoder", false);
   require_flag(j, "add_cross_attention", false);
@@ -136,7 +136,7 @@ RopeFrequencyScaling rope_scaling(const nlohmann::json& j) {
   RopeFrequencyScaling s;
   if (!j.contains("rope_scaling") || j["rope_scaling"].is_null()) return s;
   const nlohmann::json& r = j["rope_scaling"];
-  if (!r.is_object()) fail("\"rope_scaling\" must be an object or null");
+  if (!r.is_object()) bad_config("\"rope_scaling\" must be an object or null");
   const std::string type = text(r, "rope_type", text(r, "type", ""));
   if (type == "default") return s;
   if (type == "linear") {
@@ -148,15 +148,15 @@ RopeFrequencyScaling rope_scaling(const nlohmann::json& j) {
     s.low_freq_factor = number(r, "low_freq_factor", 0);
     s.high_freq_factor = number(r, "high_freq_factor", 0);
     s.original_max_positions = number(r, "original_max_position_embeddings", 0);
-    if (!(s.high_freq_factor > s.low_freq_factor)) fail("rope_scaling: \"high_freq_factor\" must exceed \"low_freq_factor\"");
+    if (!(s.high_freq_factor > s.low_freq_factor)) bad_config("rope_scaling: \"high_freq_factor\" must exceed \"low_freq_factor\"");
   } else {
-    fail("rope_scaling type \"" + type + "\" is not supported (supported: linear, llama3)");
+    bad_config("rope_scaling type \"" + type + "\" is not supported (supported: linear, llama3)");
   }
   for (const char* key : {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"}) {
-    if (r.contains(key) && !(number(r, key, 1) > 0)) fail(std::string("rope_scaling: \"") + key + "\" must be positive");
+    if (r.contains(key) && !(number(r, key, 1) > 0)) bad_config(std::string("rope_scaling: \"") + key + "\" must be positive");
   }
   if (!(s.factor > 0) || (s.type == RopeFrequencyScaling::Type::llama3 && !(s.low_freq_factor > 0 && s.original_max_positions > 0))) {
-    fail("rope_scaling of type \"" + type + "\" needs a positive \"factor\"" +
+    bad_config("rope_scaling of type \"" + type + "\" needs a positive \"factor\"" +
          (s.type == RopeFrequencyScaling::Type::llama3
               ? ", \"low_freq_factor\", \"high_freq_factor\" and \"original_max_position_embeddings\""
               : ""));
@@ -188,10 +188,10 @@ ModelConfig parse_llama(const nlohmann::json& j, const std::string& type) {
     c.sliding_window = integer(j, "sliding_window", kMaxPositions);
   }
   if ((type == "qwen2" || type == "qwen3") && flag(j, "use_sliding_window", false)) {
-    fail("\"use_sliding_window\": true is not supported for " + type);
+    bad_config("\"use_sliding_window\": true is not supported for " + type);
   }
   if (j.contains("partial_rotary_factor") && !j["partial_rotary_factor"].is_null() && j["partial_rotary_factor"] != 1.0) {
-    fail("\"partial_rotary_factor\" " + json_text::write(j["partial_rotary_factor"]) + " is not supported for " + type);
+    bad_config("\"partial_rotary_factor\" " + json_text::write(j["partial_rotary_factor"]) + " is not supported for " + type);
   }
   return c;
 }
@@ -206,9 +206,9 @@ ModelConfig parse_gpt_neox(const nlohmann::json& j) {
   c.rope_theta = number(j, "rope_theta", number(j, "rotary_emb_base", 10000.0));
   c.rope_scaling = rope_scaling(j);
   const double pct = number(j, "partial_rotary_factor", number(j, "rotary_pct", 0.25));
-  if (pct > 1) fail("\"rotary_pct\" must be in (0, 1], got " + std::to_string(pct));
+  if (pct > 1) bad_config("\"rotary_pct\" must be in (0, 1], got " + std::to_string(pct));
   if (c.width % c.heads != 0) {
-    fail("the width (" + std::to_string(c.width) + ") is not divisible by the number of heads (" +
+    bad_config("the width (" + std::to_string(c.width) + ") is not divisible by the number of heads (" +
          std::to_string(c.heads) + ")");
   }
   c.head_dim = c.width / c.heads;
@@ -224,9 +224,9 @@ nlohmann::json parse_object(std::string_view config_json) {
   try {
     j = json_text::parse(config_json);
   } catch (const nlohmann::json::exception& e) {  // syntax errors, numbers out of range, bad UTF-8
-    fail(std::string("not valid JSON (") + e.what() + ")");
+    bad_config(std::string("not valid JSON (") + e.what() + ")");
   }
-  if (!j.is_object()) fail("not a JSON object");
+  if (!j.is_object()) bad_config("not a JSON object");
   return j;
 }
 
@@ -235,7 +235,7 @@ bool encoder_decoder_type(const std::string& type) { return type == "marian" || 
 // One token id (not a list) in [0, vocab), or `missing` when absent or null.
 int single_token_id(const nlohmann::json& j, const char* key, int vocab, int missing) {
   const std::vector<int> ids = token_ids(j, key, vocab);
-  if (ids.size() > 1) fail(std::string("\"") + key + "\" must be one token id, got " + json_text::write(j[key]));
+  if (ids.size() > 1) bad_config(std::string("\"") + key + "\" must be one token id, got " + json_text::write(j[key]));
   return ids.empty() ? missing : ids.front();
 }
 
@@ -245,7 +245,7 @@ ModelConfig parse_config(std::string_view config_json) {
   const nlohmann::json j = parse_object(config_json);
   const std::string type = text(j, "model_type", "");
   if (encoder_decoder_type(type)) {
-    fail("model_type \"" + type + "\" is an encoder-decoder; it loads as a sequence-to-sequence model, not here");
+    bad_config("model_type \"" + type + "\" is an encoder-decoder; it loads as a sequence-to-sequence model, not here");
   }
   ModelConfig c;
   if (type == "gpt2") {
@@ -257,7 +257,7 @@ ModelConfig parse_config(std::string_view config_json) {
   } else if (type == "gpt_neox") {
     c = parse_gpt_neox(j);
   } else {
-    fail(type.empty() ? "\"model_type\" is missing"
+    bad_config(type.empty() ? "\"model_type\" is missing"
                       : "model_type \"" + type +
                             "\" is not supported (supported: gpt2, bert, llama, mistral, qwen2, qwen3, gpt_neox; "
                             "encoder-decoders: marian, bart)");
@@ -267,18 +267,18 @@ ModelConfig parse_config(std::string_view config_json) {
   if (c.kv_heads == 0) c.kv_heads = c.heads;
   if (c.head_dim == 0) {
     if (c.width % c.heads != 0) {
-      fail("the width (" + std::to_string(c.width) + ") is not divisible by the number of heads (" +
+      bad_config("the width (" + std::to_string(c.width) + ") is not divisible by the number of heads (" +
            std::to_string(c.heads) + ")");
     }
     c.head_dim = c.width / c.heads;
   }
   if (c.heads % c.kv_heads != 0) {
-    fail("the number of heads (" + std::to_string(c.heads) + ") is not divisible by num_key_value_heads (" +
+    bad_config("the number of heads (" + std::to_string(c.heads) + ") is not divisible by num_key_value_heads (" +
          std::to_string(c.kv_heads) + ")");
   }
   if (c.rope) {
     if (c.rotary_dims == 0 && c.architecture == Architecture::llama) c.rotary_dims = c.head_dim / 2 * 2;
-    if (c.rotary_dims == 0) fail("no dimension of a head rotates (head width " + std::to_string(c.head_dim) + ")");
+    if (c.rotary_dims == 0) bad_config("no dimension of a head rotates (head width " + std::to_string(c.head_dim) + ")");
   }
   return c;
 }
@@ -296,10 +296,10 @@ Seq2SeqConfig parse_seq2seq_config(std::string_view config_json) {
   } else if (type == "bart") {
     c.family = Seq2SeqFamily::bart;
   } else if (type == "t5") {
-    fail("model_type \"t5\" is not supported: T5's relative position buckets, RMS-style norm and gated GELU "
+    bad_config("model_type \"t5\" is not supported: T5's relative position buckets, RMS-style norm and gated GELU "
          "are not implemented (supported encoder-decoders: marian, bart)");
   } else {
-    fail("model_type \"" + type + "\" is not an encoder-decoder this runtime supports (marian, bart)");
+    bad_config("model_type \"" + type + "\" is not an encoder-decoder this runtime supports (marian, bart)");
   }
   c.model_type = type;
   c.encoder_layers = integer(j, "encoder_layers", kMaxLayers);
@@ -313,7 +313,7 @@ Seq2SeqConfig parse_seq2seq_config(std::string_view config_json) {
   c.vocab_size = integer(j, "vocab_size", kMaxVocab);
   for (const auto& [heads, side] : {std::pair{c.encoder_heads, "encoder"}, std::pair{c.decoder_heads, "decoder"}}) {
     if (c.width % heads != 0) {
-      fail("d_model (" + std::to_string(c.width) + ") is not divisible by the " + side + "'s " + std::to_string(heads) +
+      bad_config("d_model (" + std::to_string(c.width) + ") is not divisible by the " + side + "'s " + std::to_string(heads) +
            " attention heads");
     }
   }
@@ -328,11 +328,11 @@ Seq2SeqConfig parse_seq2seq_config(std::string_view config_json) {
   require_flag(j, "normalize_embedding", c.family == Seq2SeqFamily::bart);
   require_flag(j, "static_position_embeddings", c.family == Seq2SeqFamily::marian);
   const bool tied = flag(j, "tie_word_embeddings", true);
-  if (!tied) fail("\"tie_word_embeddings\": false is not supported (the output layer is the token embedding)");
+  if (!tied) bad_config("\"tie_word_embeddings\": false is not supported (the output layer is the token embedding)");
   c.pad_token_id = single_token_id(j, "pad_token_id", c.vocab_size, -1);
   c.decoder_start_token_id = single_token_id(j, "decoder_start_token_id", c.vocab_size, -1);
   if (c.decoder_start_token_id < 0) {
-    fail("\"decoder_start_token_id\" is missing: the decoder's first input token must be given");
+    bad_config("\"decoder_start_token_id\" is missing: the decoder's first input token must be given");
   }
   c.eos_token_ids = token_ids(j, "eos_token_id", c.vocab_size);
   c.forced_bos_token_id = single_token_id(j, "forced_bos_token_id", c.vocab_size, -1);
@@ -340,7 +340,7 @@ Seq2SeqConfig parse_seq2seq_config(std::string_view config_json) {
   c.length_penalty = j.contains("length_penalty") && !j["length_penalty"].is_null() && j["length_penalty"].is_number()
                          ? j["length_penalty"].get<double>()
                          : 1.0;
-  if (!std::isfinite(c.length_penalty)) fail("\"length_penalty\" must be a finite number");
+  if (!std::isfinite(c.length_penalty)) bad_config("\"length_penalty\" must be a finite number");
   if (j.contains("max_length") && !j["max_length"].is_null()) c.max_length = integer(j, "max_length", kMaxPositions);
   return c;
 }

@@ -15,12 +15,11 @@
 #include <vector>
 
 #include "attention/positional.h"
+#include "nn/layers.h"
 
 namespace attnplay {
 
 enum class Architecture { gpt2, bert, llama, gpt_neox };  // llama: also mistral, qwen2, qwen3
-
-enum class Activation { gelu_erf, gelu_tanh, silu };
 
 enum class NormKind { layer_norm, rms_norm };
 

@@ -17,20 +17,13 @@
 #include "tensor/ops.h"
 
 namespace attnplay {
-namespace {
 
-[[noreturn]] void bad_request(const std::string& message) { throw std::invalid_argument(message); }
+void bad_request(const std::string& message) { throw std::invalid_argument(message); }
+
+namespace {
 
 std::string family_name(const ModelConfig& c) {
   return c.architecture == Architecture::gpt2 ? "GPT-2" : c.architecture == Architecture::bert ? "BERT" : c.model_type;
-}
-
-void activate(MatrixRef x, Activation activation) {
-  switch (activation) {
-    case Activation::gelu_erf: gelu_erf(x); return;
-    case Activation::gelu_tanh: gelu_tanh(x); return;
-    case Activation::silu: silu(x); return;
-  }
 }
 
 // BERT's masked-LM head: x [M, d] -> logits [M, V] (dense, activation, LayerNorm, tied or stored decoder, bias).

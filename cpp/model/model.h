@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,6 +22,10 @@
 #include "model/weights.h"
 
 namespace attnplay {
+
+// Throws std::invalid_argument(message): a request that a model (this one or
+// the encoder-decoder of model/seq2seq.h) cannot run.
+[[noreturn]] void bad_request(const std::string& message);
 
 struct ForwardRequest {
   std::vector<std::int32_t> ids;          // [T] token ids

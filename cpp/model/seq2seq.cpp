@@ -18,8 +18,6 @@
 namespace attnplay {
 namespace {
 
-[[noreturn]] void bad_request(const std::string& message) { throw std::invalid_argument(message); }
-
 // BART's learned position tables have two extra rows: position p reads row p + 2
 // (a quirk of fairseq's padding-aware positions, kept by Hugging Face).
 constexpr int kBartPositionOffset = 2;
@@ -186,14 +184,6 @@ LayerHeads layer_heads(const Seq2SeqRequest& request, Seq2SeqPart part, int laye
     if (h.part == part && h.layer == layer) out.ablated.push_back(h.head);
   }
   return out;
-}
-
-void activate(MatrixRef x, Activation activation) {
-  switch (activation) {
-    case Activation::gelu_erf: gelu_erf(x); return;
-    case Activation::gelu_tanh: gelu_tanh(x); return;
-    case Activation::silu: silu(x); return;
-  }
 }
 
 // One side's ops (encoder or decoder): embedding, norms, attention, feed-forward.

@@ -61,6 +61,14 @@ void gelu_tanh(MatrixRef x) {
   }
 }
 
+void activate(MatrixRef x, Activation activation) {
+  switch (activation) {
+    case Activation::gelu_erf: gelu_erf(x); return;
+    case Activation::gelu_tanh: gelu_tanh(x); return;
+    case Activation::silu: silu(x); return;
+  }
+}
+
 void add_residual(MatrixRef x, const ConstMatrixRef& residual) {
   if (x.rows() != residual.rows() || x.cols() != residual.cols()) {
     throw std::invalid_argument("add_residual: shapes differ");

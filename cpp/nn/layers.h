@@ -1,5 +1,5 @@
 // The non-attention pieces of a transformer block: layer and RMS
-// normalisation, GELU, SiLU and residual addition. Row-wise over [T, d] inputs.
+// normalisation, GELU, SiLU (and the choice among them) and residual addition. Row-wise over [T, d] inputs.
 // Not here: linear layers (linear() on stored weights, tensor/weight.h),
 // attention (attention/), whole models (model/).
 #pragma once
@@ -25,6 +25,13 @@ void gelu_erf(MatrixRef x);
 // GELU, tanh approximation 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
 // (GPT-2's "gelu_new"), in place.
 void gelu_tanh(MatrixRef x);
+
+// The feed-forward activations of the families (config.json's hidden_act /
+// activation_function, read by model/config.cpp).
+enum class Activation { gelu_erf, gelu_tanh, silu };
+
+// The named activation, in place.
+void activate(MatrixRef x, Activation activation);
 
 // x += residual. Both [T, d].
 void add_residual(MatrixRef x, const ConstMatrixRef& residual);

@@ -10,10 +10,10 @@
 namespace attnplay {
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw std::invalid_argument(message); }
+[[noreturn]] void bad_checkpoint(const std::string& message) { throw std::invalid_argument(message); }
 
 [[noreturn]] void bad_index(const std::string& message) {
-  fail(std::string(kSafetensorsIndexFile) + ": " + message);
+  bad_checkpoint(std::string(kSafetensorsIndexFile) + ": " + message);
 }
 
 // The parsed shard, with its name in front of any parse error.
@@ -21,7 +21,7 @@ SafeTensors parse_shard(const CheckpointFile& file) {
   try {
     return SafeTensors::parse(file.bytes);
   } catch (const std::invalid_argument& e) {
-    fail(file.name + ": " + e.what());
+    bad_checkpoint(file.name + ": " + e.what());
   }
 }
 
@@ -34,7 +34,7 @@ DType weight_dtype(const std::string& name, const std::string& dtype) {
   if (dtype == "F32") return DType::f32;
   if (dtype == "F16") return DType::f16;
   if (dtype == "BF16") return DType::bf16;
-  fail("tensor '" + name + "' has dtype " + dtype + "; only F32, F16 and BF16 weights are supported");
+  bad_checkpoint("tensor '" + name + "' has dtype " + dtype + "; only F32, F16 and BF16 weights are supported");
 }
 
 // The index's weight_map (tensor -> shard file), validated.
@@ -81,16 +81,16 @@ Checkpoint Checkpoint::sharded(std::string_view index_json, std::vector<Checkpoi
   Checkpoint c;
   std::set<std::string> given;
   for (CheckpointFile& shard : shards) {
-    if (!given.insert(shard.name).second) fail("shard '" + shard.name + "' is given twice");
+    if (!given.insert(shard.name).second) bad_checkpoint("shard '" + shard.name + "' is given twice");
     if (first_tensor_of.count(shard.name) == 0) {
-      fail("shard '" + shard.name + "' is not named by " + kSafetensorsIndexFile);
+      bad_checkpoint("shard '" + shard.name + "' is not named by " + kSafetensorsIndexFile);
     }
     SafeTensors parsed = parse_shard(shard);
     c.files_.push_back({std::move(shard), std::move(parsed)});
   }
   for (const auto& [file, tensor] : first_tensor_of) {
     if (given.count(file) == 0) {
-      fail("shard '" + file + "' is missing (" + kSafetensorsIndexFile + " places tensor '" + tensor + "' in it)");
+      bad_checkpoint("shard '" + file + "' is missing (" + kSafetensorsIndexFile + " places tensor '" + tensor + "' in it)");
     }
   }
   // Every tensor of every shard: in one shard only, and where the index says.
@@ -99,7 +99,7 @@ Checkpoint Checkpoint::sharded(std::string_view index_json, std::vector<Checkpoi
     for (const auto& [tensor, info] : c.files_[f].parsed.tensors()) {
       const auto earlier = c.file_index_.find(tensor);
       if (earlier != c.file_index_.end()) {
-        fail("tensor '" + tensor + "' is in two shards, '" + c.files_[earlier->second].source.name + "' and '" +
+        bad_checkpoint("tensor '" + tensor + "' is in two shards, '" + c.files_[earlier->second].source.name + "' and '" +
              shard + "'");
       }
       c.tensors_.emplace(tensor, info);
@@ -110,16 +110,16 @@ Checkpoint Checkpoint::sharded(std::string_view index_json, std::vector<Checkpoi
     const std::string& shard = c.files_[f].source.name;
     const auto listed = shard_of.find(tensor);
     if (listed == shard_of.end()) {
-      fail("shard '" + shard + "' holds tensor '" + tensor + "', which " + kSafetensorsIndexFile + " does not list");
+      bad_checkpoint("shard '" + shard + "' holds tensor '" + tensor + "', which " + kSafetensorsIndexFile + " does not list");
     }
     if (listed->second != shard) {
-      fail("tensor '" + tensor + "' is in shard '" + shard + "' but " + kSafetensorsIndexFile + " places it in '" +
+      bad_checkpoint("tensor '" + tensor + "' is in shard '" + shard + "' but " + kSafetensorsIndexFile + " places it in '" +
            listed->second + "'");
     }
   }
   for (const auto& [tensor, file] : shard_of) {
     if (c.tensors_.count(tensor) == 0) {
-      fail("tensor '" + tensor + "' is not in shard '" + file + "', where " + kSafetensorsIndexFile + " places it");
+      bad_checkpoint("tensor '" + tensor + "' is not in shard '" + file + "', where " + kSafetensorsIndexFile + " places it");
     }
   }
   return c;
@@ -133,7 +133,7 @@ std::vector<std::string> Checkpoint::shard_files(std::string_view index_json) {
 
 const Checkpoint::File& Checkpoint::file_holding(const std::string& name) const {
   const auto it = file_index_.find(name);
-  if (it == file_index_.end()) fail("checkpoint: no tensor named '" + name + "'");
+  if (it == file_index_.end()) bad_checkpoint("checkpoint: no tensor named '" + name + "'");
   return files_[it->second];
 }
 
@@ -150,7 +150,7 @@ WeightMatrix Checkpoint::weight(const std::string& name, WeightLayout layout) co
   const TensorInfo& info = file.parsed.info(name);
   const DType dtype = weight_dtype(name, info.dtype);
   if (info.shape.size() != 2) {
-    fail("tensor '" + name + "' has " + std::to_string(info.shape.size()) + " dimensions; a weight matrix has 2");
+    bad_checkpoint("tensor '" + name + "' has " + std::to_string(info.shape.size()) + " dimensions; a weight matrix has 2");
   }
   const std::string_view bytes = file.parsed.bytes(name);
   const bool aligned = dtype != DType::f32 || reinterpret_cast<std::uintptr_t>(bytes.data()) % alignof(float) == 0;

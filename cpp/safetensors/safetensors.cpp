@@ -11,7 +11,7 @@
 namespace attnplay {
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw std::invalid_argument("safetensors: " + message); }
+[[noreturn]] void bad_safetensors(const std::string& message) { throw std::invalid_argument("safetensors: " + message); }
 
 // Bytes per element, 0 for a dtype this reader does not know.
 std::uint64_t dtype_size(const std::string& dtype) {
@@ -34,44 +34,44 @@ std::uint16_t read_u16_le(const char* p) {
 }
 
 std::uint64_t offset_value(const nlohmann::json& j, const std::string& name) {
-  if (!j.is_number_unsigned()) fail("tensor '" + name + "' has a data offset that is not a non-negative integer");
+  if (!j.is_number_unsigned()) bad_safetensors("tensor '" + name + "' has a data offset that is not a non-negative integer");
   return j.get<std::uint64_t>();
 }
 
 TensorInfo parse_entry(const std::string& name, const nlohmann::json& entry, std::uint64_t data_size) {
-  if (!entry.is_object()) fail("entry for tensor '" + name + "' is not an object");
+  if (!entry.is_object()) bad_safetensors("entry for tensor '" + name + "' is not an object");
   for (const char* key : {"dtype", "shape", "data_offsets"}) {
-    if (!entry.contains(key)) fail("tensor '" + name + "' has no \"" + key + "\"");
+    if (!entry.contains(key)) bad_safetensors("tensor '" + name + "' has no \"" + key + "\"");
   }
   TensorInfo t;
-  if (!entry["dtype"].is_string()) fail("tensor '" + name + "' has a dtype that is not a string");
+  if (!entry["dtype"].is_string()) bad_safetensors("tensor '" + name + "' has a dtype that is not a string");
   t.dtype = entry["dtype"].get<std::string>();
   const std::uint64_t element_size = dtype_size(t.dtype);
-  if (element_size == 0) fail("unknown dtype '" + t.dtype + "' for tensor '" + name + "'");
+  if (element_size == 0) bad_safetensors("unknown dtype '" + t.dtype + "' for tensor '" + name + "'");
 
   const nlohmann::json& shape = entry["shape"];
-  if (!shape.is_array()) fail("tensor '" + name + "' has a shape that is not an array");
+  if (!shape.is_array()) bad_safetensors("tensor '" + name + "' has a shape that is not an array");
   // Product of the dimensions, capped so a hostile shape cannot overflow.
   std::uint64_t count = 1;
   bool beyond_data = false;
   for (const nlohmann::json& dim : shape) {
-    if (!dim.is_number_unsigned()) fail("tensor '" + name + "' has a dimension that is not a non-negative integer");
+    if (!dim.is_number_unsigned()) bad_safetensors("tensor '" + name + "' has a dimension that is not a non-negative integer");
     const std::uint64_t d = dim.get<std::uint64_t>();
     t.shape.push_back(static_cast<std::int64_t>(std::min<std::uint64_t>(d, std::numeric_limits<std::int64_t>::max())));
     if (d != 0 && count > data_size / d) beyond_data = true;
     count = beyond_data ? count : count * d;
   }
   const nlohmann::json& offsets = entry["data_offsets"];
-  if (!offsets.is_array() || offsets.size() != 2) fail("tensor '" + name + "' needs data_offsets [begin, end]");
+  if (!offsets.is_array() || offsets.size() != 2) bad_safetensors("tensor '" + name + "' needs data_offsets [begin, end]");
   t.begin = offset_value(offsets[0], name);
   t.end = offset_value(offsets[1], name);
-  if (t.begin > t.end) fail("tensor '" + name + "' has data_offsets with begin after end");
+  if (t.begin > t.end) bad_safetensors("tensor '" + name + "' has data_offsets with begin after end");
   if (t.end > data_size) {
-    fail("tensor '" + name + "' has data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
+    bad_safetensors("tensor '" + name + "' has data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
          "] beyond the " + std::to_string(data_size) + " bytes of data (file truncated?)");
   }
   if (beyond_data || count * element_size != t.end - t.begin) {
-    fail("tensor '" + name + "' occupies " + std::to_string(t.end - t.begin) + " bytes but its dtype " + t.dtype +
+    bad_safetensors("tensor '" + name + "' occupies " + std::to_string(t.end - t.begin) + " bytes but its dtype " + t.dtype +
          " and shape need " + (beyond_data ? std::string("more than the file holds") : std::to_string(count * element_size)));
   }
   return t;
@@ -87,7 +87,7 @@ std::int64_t TensorInfo::elements() const {
 
 SafeTensors SafeTensors::parse(std::string_view bytes) {
   if (bytes.size() < 8) {
-    fail("file is " + std::to_string(bytes.size()) + " bytes, too short for the 8-byte header length");
+    bad_safetensors("file is " + std::to_string(bytes.size()) + " bytes, too short for the 8-byte header length");
   }
   const std::uint64_t header_size = read_u64_le(bytes.data());
   if (header_size > bytes.size() - 8) {
@@ -96,7 +96,7 @@ SafeTensors SafeTensors::parse(std::string_view bytes) {
         (static_cast<unsigned char>(bytes[0]) == 0x80 && bytes[1] >= 2 && bytes[1] <= 5)) {
       throw std::invalid_argument(pickle_checkpoint_message("the weights file"));
     }
-    fail("header length " + std::to_string(header_size) + " is beyond the file size (" +
+    bad_safetensors("header length " + std::to_string(header_size) + " is beyond the file size (" +
          std::to_string(bytes.size()) + " bytes); the file is truncated or not safetensors");
   }
   const std::string_view header = bytes.substr(8, header_size);
@@ -104,17 +104,17 @@ SafeTensors SafeTensors::parse(std::string_view bytes) {
   try {
     j = json_text::parse(header);
   } catch (const nlohmann::json::exception& e) {  // syntax errors, numbers out of range, bad UTF-8
-    fail(std::string("header is not valid JSON (") + e.what() + ")");
+    bad_safetensors(std::string("header is not valid JSON (") + e.what() + ")");
   }
-  if (!j.is_object()) fail("header is not a JSON object");
+  if (!j.is_object()) bad_safetensors("header is not a JSON object");
 
   SafeTensors st;
   st.data_ = bytes.substr(8 + header_size);
   for (const auto& [name, entry] : j.items()) {
     if (name == "__metadata__") {
-      if (!entry.is_object()) fail("__metadata__ is not an object");
+      if (!entry.is_object()) bad_safetensors("__metadata__ is not an object");
       for (const auto& [key, value] : entry.items()) {
-        if (!value.is_string()) fail("__metadata__ value for '" + key + "' is not a string");
+        if (!value.is_string()) bad_safetensors("__metadata__ value for '" + key + "' is not a string");
         st.metadata_[key] = value.get<std::string>();
       }
       continue;
@@ -130,7 +130,7 @@ SafeTensors SafeTensors::parse(std::string_view bytes) {
             [](const auto& a, const auto& b) { return a.second->begin < b.second->begin; });
   for (std::size_t i = 1; i < by_offset.size(); ++i) {
     if (by_offset[i].second->begin < by_offset[i - 1].second->end) {
-      fail("tensors '" + *by_offset[i - 1].first + "' and '" + *by_offset[i].first + "' overlap in the data");
+      bad_safetensors("tensors '" + *by_offset[i - 1].first + "' and '" + *by_offset[i].first + "' overlap in the data");
     }
   }
   return st;
@@ -138,7 +138,7 @@ SafeTensors SafeTensors::parse(std::string_view bytes) {
 
 const TensorInfo& SafeTensors::info(const std::string& name) const {
   const auto it = tensors_.find(name);
-  if (it == tensors_.end()) fail("no tensor named '" + name + "'");
+  if (it == tensors_.end()) bad_safetensors("no tensor named '" + name + "'");
   return it->second;
 }
 
@@ -154,7 +154,7 @@ std::vector<float> SafeTensors::to_float(const std::string& name) const {
   } else if (t.dtype == "BF16") {
     for (std::size_t i = 0; i < n; ++i) out[i] = bfloat16_to_float(read_u16_le(p + 2 * i));
   } else {
-    fail("tensor '" + name + "' has dtype " + t.dtype + "; only F32, F16 and BF16 weights are supported");
+    bad_safetensors("tensor '" + name + "' has dtype " + t.dtype + "; only F32, F16 and BF16 weights are supported");
   }
   return out;
 }

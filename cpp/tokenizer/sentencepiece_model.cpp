@@ -25,7 +25,7 @@ namespace {
 using PieceType = SentencePieceModelProto::PieceType;
 using ModelType = SentencePieceModelProto::ModelType;
 
-[[noreturn]] void fail(const std::string& message) { throw std::invalid_argument("SentencePiece model: " + message); }
+[[noreturn]] void bad_model_proto(const std::string& message) { throw std::invalid_argument("SentencePiece model: " + message); }
 
 // One protobuf message: fields read in order, each with its number and wire type.
 class WireReader {
@@ -103,7 +103,7 @@ class WireReader {
   }
 
   [[noreturn]] void error(const std::string& message) const {
-    fail(where_ + " at byte " + std::to_string(base_ + pos_) + ": " + message);
+    bad_model_proto(where_ + " at byte " + std::to_string(base_ + pos_) + ": " + message);
   }
 
  private:
@@ -126,7 +126,7 @@ class WireReader {
 };
 
 std::string utf8_string(std::string_view bytes, const char* field) {
-  if (!unicode::is_valid_utf8(bytes)) fail(std::string(field) + " is not valid UTF-8");
+  if (!unicode::is_valid_utf8(bytes)) bad_model_proto(std::string(field) + " is not valid UTF-8");
   return std::string(bytes);
 }
 
@@ -290,13 +290,13 @@ namespace detail {
 std::shared_ptr<TokenizerData> sentencepiece_pipeline(const SentencePieceModelProto& m,
                                                       const std::unordered_map<std::string, std::int32_t>* vocabulary,
                                                       std::int32_t vocabulary_unk_id) {
-  if (m.pieces.empty()) fail("no pieces (is this a SentencePiece .model file?)");
+  if (m.pieces.empty()) bad_model_proto("no pieces (is this a SentencePiece .model file?)");
   if (m.model_type == ModelType::Word || m.model_type == ModelType::Char) {
-    fail(std::string("model_type ") + (m.model_type == ModelType::Word ? "WORD" : "CHAR") +
+    bad_model_proto(std::string("model_type ") + (m.model_type == ModelType::Word ? "WORD" : "CHAR") +
          " is not supported (UNIGRAM and BPE are)");
   }
-  if (m.treat_whitespace_as_suffix) fail("trainer_spec.treat_whitespace_as_suffix is not supported");
-  if (!m.denormalizer_charsmap.empty()) fail("denormalizer_spec rules are not supported");
+  if (m.treat_whitespace_as_suffix) bad_model_proto("trainer_spec.treat_whitespace_as_suffix is not supported");
+  if (!m.denormalizer_charsmap.empty()) bad_model_proto("denormalizer_spec rules are not supported");
 
   // As SentencePiece's InitializePieces: pieces unique and non-empty, one
   // unknown piece, byte pieces only with byte_fallback and then all 256.
@@ -310,8 +310,8 @@ std::shared_ptr<TokenizerData> sentencepiece_pipeline(const SentencePieceModelPr
   for (std::size_t i = 0; i < m.pieces.size(); ++i) {
     const auto& p = m.pieces[i];
     const auto id = static_cast<std::int32_t>(i);
-    if (p.piece.empty()) fail("piece " + std::to_string(i) + " is empty");
-    if (!vocab.emplace(p.piece, id).second) fail("piece '" + p.piece + "' is defined twice");
+    if (p.piece.empty()) bad_model_proto("piece " + std::to_string(i) + " is empty");
+    if (!vocab.emplace(p.piece, id).second) bad_model_proto("piece '" + p.piece + "' is defined twice");
     switch (p.type) {
       case PieceType::Normal:
         match[i] = UnigramModel::Match::Normal;
@@ -319,7 +319,7 @@ std::shared_ptr<TokenizerData> sentencepiece_pipeline(const SentencePieceModelPr
         max_score = std::max(max_score, p.score);
         break;
       case PieceType::Unknown:
-        if (unk_id >= 0) fail("two unknown pieces ('" + m.pieces[unk_id].piece + "' and '" + p.piece + "')");
+        if (unk_id >= 0) bad_model_proto("two unknown pieces ('" + m.pieces[unk_id].piece + "' and '" + p.piece + "')");
         unk_id = id;
         break;
       case PieceType::Control:
@@ -331,23 +331,23 @@ std::shared_ptr<TokenizerData> sentencepiece_pipeline(const SentencePieceModelPr
         break;
       case PieceType::Unused:
         if (m.model_type == ModelType::Bpe) {
-          fail("UNUSED piece '" + p.piece + "' (id " + std::to_string(i) + "): unused pieces are not supported in BPE models");
+          bad_model_proto("UNUSED piece '" + p.piece + "' (id " + std::to_string(i) + "): unused pieces are not supported in BPE models");
         }
         break;
       case PieceType::Byte: {
-        if (!m.byte_fallback) fail("byte piece '" + p.piece + "' but trainer_spec.byte_fallback is false");
+        if (!m.byte_fallback) bad_model_proto("byte piece '" + p.piece + "' but trainer_spec.byte_fallback is false");
         const int b = byte_of_piece(p.piece);
-        if (b < 0) fail("byte piece '" + p.piece + "' is not <0xNN>");
+        if (b < 0) bad_model_proto("byte piece '" + p.piece + "' is not <0xNN>");
         bytes_found[b] = true;
         break;
       }
     }
   }
-  if (unk_id < 0) fail("no UNKNOWN piece");
+  if (unk_id < 0) bad_model_proto("no UNKNOWN piece");
   if (m.byte_fallback && std::count(bytes_found.begin(), bytes_found.end(), false) > 0) {
-    fail("trainer_spec.byte_fallback is true but not all 256 byte pieces <0x00>..<0xFF> are there");
+    bad_model_proto("trainer_spec.byte_fallback is true but not all 256 byte pieces <0x00>..<0xFF> are there");
   }
-  if (mergeable.empty()) fail("no NORMAL pieces");
+  if (mergeable.empty()) bad_model_proto("no NORMAL pieces");
 
   auto normalization = std::make_shared<SentencePieceNormalization>();
   if (!m.precompiled_charsmap.empty()) normalization->charsmap.emplace(m.precompiled_charsmap);
@@ -376,7 +376,7 @@ std::shared_ptr<TokenizerData> sentencepiece_pipeline(const SentencePieceModelPr
       d->unigram.emplace(UnigramModel::sentencepiece(std::move(pieces), unk_id, m.byte_fallback, match));
     }
   } else {
-    if (vocabulary) fail("model_type BPE with an outside vocabulary (vocab.json) is not supported (UNIGRAM is)");
+    if (vocabulary) bad_model_proto("model_type BPE with an outside vocabulary (vocab.json) is not supported (UNIGRAM is)");
     std::vector<std::pair<std::string, std::string>> merges;
     std::vector<std::int32_t> ranks;
     sentencepiece_merges(m, mergeable, merges, ranks);

@@ -9,7 +9,7 @@
 namespace attnplay {
 namespace {
 
-[[noreturn]] void fail(const std::string& message) {
+[[noreturn]] void bad_charsmap(const std::string& message) {
   throw std::invalid_argument("SentencePiece normalizer_spec.precompiled_charsmap: " + message);
 }
 
@@ -25,12 +25,12 @@ constexpr char32_t kSpaceSymbol = U'\u2581';
 }  // namespace
 
 PrecompiledCharsmap::PrecompiledCharsmap(std::string_view blob) {
-  if (blob.size() <= 4) fail("shorter than its header (" + std::to_string(blob.size()) + " bytes)");
+  if (blob.size() <= 4) bad_charsmap("shorter than its header (" + std::to_string(blob.size()) + " bytes)");
   const auto* p = reinterpret_cast<const unsigned char*>(blob.data());
   const std::uint32_t trie_bytes = p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
-  if (trie_bytes % 4 != 0 || trie_bytes == 0) fail("trie size " + std::to_string(trie_bytes) + " is not a positive multiple of 4");
+  if (trie_bytes % 4 != 0 || trie_bytes == 0) bad_charsmap("trie size " + std::to_string(trie_bytes) + " is not a positive multiple of 4");
   if (trie_bytes >= blob.size() - 4) {
-    fail("trie size " + std::to_string(trie_bytes) + " leaves no room for the replacements in " +
+    bad_charsmap("trie size " + std::to_string(trie_bytes) + " leaves no room for the replacements in " +
          std::to_string(blob.size()) + " bytes");
   }
   units_.resize(trie_bytes / 4);
@@ -39,7 +39,7 @@ PrecompiledCharsmap::PrecompiledCharsmap(std::string_view blob) {
     units_[i] = u[0] | (u[1] << 8) | (u[2] << 16) | (static_cast<std::uint32_t>(u[3]) << 24);
   }
   replacements_ = std::string(blob.substr(4 + trie_bytes));
-  if (replacements_.back() != '\0') fail("the replacements do not end with a NUL");
+  if (replacements_.back() != '\0') bad_charsmap("the replacements do not end with a NUL");
 }
 
 std::pair<std::size_t, std::string_view> PrecompiledCharsmap::longest_prefix(std::string_view text) const {
