@@ -36,7 +36,8 @@ for (const file of wasmFiles) {
   }
 }
 rmSync(dist, { recursive: true, force: true });
-cpSync(`${root}web`, dist, { recursive: true });
+// The folders' READMEs are for the repository's readers, not the site's.
+cpSync(`${root}web`, dist, { recursive: true, filter: (source) => !source.endsWith('/README.md') });
 mkdirSync(`${dist}/wasm`, { recursive: true });
 for (const file of wasmFiles) {
   const target = `${dist}/wasm/${file.split('/').pop()}`;

@@ -9,7 +9,8 @@
 #   test:    build + what the test suites run (npm test): Chromium, binaryen's
 #            wasm-dis, clang's libFuzzer and sanitizer runtimes, Debian's
 #            Python with nbconvert and the Jupyter kernel (about 80 MB)
-#   bench:   build + what the benchmarks run (npm run bench): Chromium
+#   bench:   build + what the benchmarks run (npm run bench): Chromium, and
+#            Debian's Python with sentencepiece (the SentencePiece bench's peer)
 #   goldens: what remakes the golden data and trains the shipped models
 #            (tests/golden, tests/tokenizer's make scripts, models/train):
 #            PyTorch, SentencePiece; never needed by npm test
@@ -55,13 +56,13 @@ esac
 #| test                | libclang-rt-14-dev | -                             | printf 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char *, unsigned long) { return 0; }\n' | clang++-14 -fsanitize=fuzzer,address,undefined -x c++ - -o "$tmp/fuzz" && "$tmp/fuzz" -runs=1 >/dev/null 2>&1
 # bzip2: tokenizer_components_test reads unicode-data's NormalizationTest.txt.bz2 through it
 #| test                | bzip2              | bzip2                         | bzip2 -dc /usr/share/unicode/NormalizationTest.txt.bz2 | head -c 1 >/dev/null
-#| test,goldens        | python3            | python3                       | /usr/bin/python3 -c 'import json'
+#| test,bench,goldens  | python3            | python3                       | /usr/bin/python3 -c 'import json'
 #| test                | python3-nbconvert  | python3:nbconvert             | /usr/bin/python3 -m nbconvert --version >/dev/null
 #| test                | python3-ipykernel  | python3:ipykernel_launcher    | /usr/bin/python3 -c 'from jupyter_client.kernelspec import get_kernel_spec; get_kernel_spec("python3")'
 #| goldens             | python3-torch      | -                             | /usr/bin/python3 -c 'import torch; torch.ones(2) @ torch.ones(2)'
 #| goldens             | libopenblas0-pthread | -                           | test -n "$(find /usr/lib -name 'libopenblas*.so*' -path '*pthread*' -print -quit)"
 #| goldens             | python3-numpy      | -                             | /usr/bin/python3 -c 'import numpy'
-#| goldens             | python3-sentencepiece | -                          | /usr/bin/python3 -c 'import sentencepiece'
+#| bench,goldens       | python3-sentencepiece | python3:sentencepiece      | /usr/bin/python3 -c 'import sentencepiece'
 #| goldens             | sentencepiece      | spm_train                     | spm_train --help 2>&1 | grep -q model_prefix
 # END PROGRAMS
 

@@ -34,7 +34,7 @@ export const WASM_MEMORY_LIMIT = 4 * 2 ** 30;
 /**
  * The largest download accepted: the weights stay in WASM memory in their own
  * precision, and a forward pass needs about a fifth more on top (1.21× the
- * weights for a Qwen2.5-0.5B-shaped model at 128 tokens, README), so the
+ * weights for a Qwen2.5-0.5B-shaped model at 128 tokens, RESULTS.md), so the
  * files may take up to 4 GiB / 1.25.
  */
 export const MAX_MODEL_BYTES = Math.floor(WASM_MEMORY_LIMIT / 1.25);

@@ -20,7 +20,7 @@ void print_model(const Model& model) {
             << "layers: " << c.layers << "\nheads: " << c.heads << "\nwidth: " << c.width
             << "\nhead width: " << c.head_width() << "\nMLP width: " << c.inner << "\npositions: " << c.positions
             << "\nvocabulary: " << c.vocab_size << "\n";
-  if (c.architecture == Architecture::bert) {
+  if (!c.causal()) {
     std::cout << "token types: " << c.type_vocab_size << "\nmasked-LM head: " << (model.has_mlm_head() ? "yes" : "no")
               << "\n";
   }

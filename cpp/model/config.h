@@ -5,7 +5,8 @@
 // "gpt_neox" (Pythia). Every value is validated (positive, within limits,
 // widths divisible by the number of heads, supported activation and options)
 // with a specific message naming the key; unknown families and options that
-// would change the computation are refused by name.
+// would change the computation are refused by name. Which keys each family
+// reads: its file in model/families/.
 // Not here: the weights (model/weights.h) or the forward pass (model/model.h).
 #pragma once
 
@@ -19,13 +20,12 @@
 
 namespace attnplay {
 
-enum class Architecture { gpt2, bert, llama, gpt_neox };  // llama: also mistral, qwen2, qwen3
-
 enum class NormKind { layer_norm, rms_norm };
 
 struct ModelConfig {
-  Architecture architecture = Architecture::gpt2;
-  std::string model_type;        // as written in config.json
+  std::string model_type;        // as written in config.json (its family: model/family.h)
+  std::string family_name;       // as messages name it: "GPT-2", "BERT", "Llama", "Qwen2", "GPT-NeoX", ...
+  bool bidirectional = false;    // BERT: every token reads every other, no next-token head
   int layers = 0;                // L: n_layer / num_hidden_layers
   int heads = 0;                 // H: query heads (n_head / num_attention_heads)
   int kv_heads = 0;              // KV: key/value heads (num_key_value_heads; = H without GQA)
@@ -54,10 +54,11 @@ struct ModelConfig {
   std::vector<int> eos_token_ids;  // eos_token_id (one id or a list): generation stops after one
 
   int head_width() const { return head_dim; }  // d_k
-  bool causal() const { return architecture != Architecture::bert; }
+  bool causal() const { return !bidirectional; }
 };
 
-// Parses config.json. Throws std::invalid_argument ("config.json: ...").
+// Parses config.json with the reader of its model_type's family
+// (model/family.h). Throws std::invalid_argument ("config.json: ...").
 // Encoder-decoders (marian, bart) are refused here: see parse_seq2seq_config.
 ModelConfig parse_config(std::string_view config_json);
 

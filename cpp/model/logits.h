@@ -1,9 +1,9 @@
 // Reading one row of logits over the vocabulary: its softmax normaliser,
 // the loss of a true token, the k most probable tokens. Kept apart from
-// model.cpp so that it stays optimised for speed in the WASM build (it runs
+// the recipes (model/forward_pass.cpp) so that it stays optimised for speed in the WASM build (it runs
 // over every position's 4,096+ logits) while the recipes' orchestration is
 // compiled for size (cpp/CMakeLists.txt).
-// Not here: computing the logits (model.cpp), sampling (generate.h).
+// Not here: computing the logits (model/forward_pass.cpp), sampling (generate.h).
 #pragma once
 #include <cstdint>
 

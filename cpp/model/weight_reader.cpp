@@ -1,5 +1,6 @@
-// Reader::reject_unused (weight_reader.h): kept out of the header so that
-// std::regex, ~5 s of compiling per file that uses it, is compiled once.
+// Implementation of model/weight_reader.h's functions; Reader::reject_unused
+// is kept out of the header so that std::regex, ~5 s of compiling per file
+// that uses it, is compiled once.
 #include "model/weight_reader.h"
 
 #include <regex>
@@ -20,6 +21,24 @@ void Reader::reject_unused(const std::string& ignorable_pattern) const {
   throw std::invalid_argument(std::to_string(unexpected.size()) + " unexpected tensor(s) for this " +
                               "architecture: " + list + "'" + (unexpected.size() > 5 ? ", ..." : "") +
                               " (does config.json describe this checkpoint?)");
+}
+
+std::string base_prefix(const Checkpoint& st, const std::string& prefix, const std::string& embedding,
+                        const std::string& family) {
+  if (st.contains(prefix + embedding)) return prefix;
+  if (st.contains(embedding)) return "";
+  throw std::invalid_argument("tensor '" + embedding + "' (or '" + prefix + embedding + "') is missing: not a " +
+                              family + " checkpoint");
+}
+
+void output_embedding(const ModelConfig& c, const Checkpoint& st, Reader& r, ModelWeights& w, const std::string& name) {
+  if (c.tied_embeddings) return;
+  if (!st.contains(name)) {
+    throw std::invalid_argument("tensor '" + name + "' is missing from model.safetensors (config.json has "
+                                "\"tie_word_embeddings\": false)");
+  }
+  require_vocabulary_size(c.vocab_size, st, name);
+  w.output_embedding = r.out_by_in(name, c.vocab_size, c.width);
 }
 
 }  // namespace attnplay

@@ -2,7 +2,7 @@
 // checks each tensor's shape against what config.json implies and its dtype
 // (F32, F16, BF16), views matrices in place, and refuses tensors no part of
 // the architecture used. Shared by the loaders of the decoder/encoder families
-// (weights.cpp) and the encoder-decoders (seq2seq.cpp).
+// (model/families/) and the encoder-decoders (seq2seq.cpp).
 // Not here: which tensors a family has (the loaders), the file format (safetensors/).
 #pragma once
 
@@ -104,6 +104,17 @@ class Reader {
   std::string prefix_;
   std::set<std::string> used_;
 };
+
+// The prefix under which the base model's tensors sit: `prefix` + `embedding`
+// or `embedding` alone (a bare base-model export). Throws, naming the family,
+// when neither is there.
+std::string base_prefix(const Checkpoint& st, const std::string& prefix, const std::string& embedding,
+                        const std::string& family);
+
+// The untied output embedding `name` [V, d] into w.output_embedding, required
+// unless the embeddings are tied (then a stored copy is ignored, as Hugging
+// Face ties it).
+void output_embedding(const ModelConfig& c, const Checkpoint& st, Reader& r, ModelWeights& w, const std::string& name);
 
 // Throws when the embedding matrix `name` has fewer rows than config.json's vocab_size.
 inline void require_vocabulary_size(int vocab_size, const Checkpoint& st, const std::string& name) {

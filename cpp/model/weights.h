@@ -8,7 +8,7 @@
 // ("gpt_neox."). Norm gains and biases are small float32 vectors. Every tensor
 // the architecture needs must be present with the shape config.json implies;
 // tensors no part of the architecture are refused, except known buffers and
-// heads this runtime does not use (listed in weights.cpp).
+// heads this runtime does not use (listed in each family's file, model/families/).
 // Not here: the forward pass (model/model.h), parsing the file format
 // (safetensors/).
 #pragma once

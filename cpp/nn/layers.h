@@ -27,7 +27,7 @@ void gelu_erf(MatrixRef x);
 void gelu_tanh(MatrixRef x);
 
 // The feed-forward activations of the families (config.json's hidden_act /
-// activation_function, read by model/config.cpp).
+// activation_function, read by model/config_fields.cpp).
 enum class Activation { gelu_erf, gelu_tanh, silu };
 
 // The named activation, in place.

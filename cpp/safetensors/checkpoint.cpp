@@ -100,7 +100,7 @@ Checkpoint Checkpoint::sharded(std::string_view index_json, std::vector<Checkpoi
       const auto earlier = c.file_index_.find(tensor);
       if (earlier != c.file_index_.end()) {
         bad_checkpoint("tensor '" + tensor + "' is in two shards, '" + c.files_[earlier->second].source.name + "' and '" +
-             shard + "'");
+                       shard + "'");
       }
       c.tensors_.emplace(tensor, info);
       c.file_index_.emplace(tensor, f);
@@ -114,7 +114,7 @@ Checkpoint Checkpoint::sharded(std::string_view index_json, std::vector<Checkpoi
     }
     if (listed->second != shard) {
       bad_checkpoint("tensor '" + tensor + "' is in shard '" + shard + "' but " + kSafetensorsIndexFile + " places it in '" +
-           listed->second + "'");
+                     listed->second + "'");
     }
   }
   for (const auto& [tensor, file] : shard_of) {

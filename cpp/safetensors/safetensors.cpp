@@ -68,11 +68,11 @@ TensorInfo parse_entry(const std::string& name, const nlohmann::json& entry, std
   if (t.begin > t.end) bad_safetensors("tensor '" + name + "' has data_offsets with begin after end");
   if (t.end > data_size) {
     bad_safetensors("tensor '" + name + "' has data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
-         "] beyond the " + std::to_string(data_size) + " bytes of data (file truncated?)");
+                    "] beyond the " + std::to_string(data_size) + " bytes of data (file truncated?)");
   }
   if (beyond_data || count * element_size != t.end - t.begin) {
     bad_safetensors("tensor '" + name + "' occupies " + std::to_string(t.end - t.begin) + " bytes but its dtype " + t.dtype +
-         " and shape need " + (beyond_data ? std::string("more than the file holds") : std::to_string(count * element_size)));
+                    " and shape need " + (beyond_data ? std::string("more than the file holds") : std::to_string(count * element_size)));
   }
   return t;
 }
@@ -97,7 +97,7 @@ SafeTensors SafeTensors::parse(std::string_view bytes) {
       throw std::invalid_argument(pickle_checkpoint_message("the weights file"));
     }
     bad_safetensors("header length " + std::to_string(header_size) + " is beyond the file size (" +
-         std::to_string(bytes.size()) + " bytes); the file is truncated or not safetensors");
+                    std::to_string(bytes.size()) + " bytes); the file is truncated or not safetensors");
   }
   const std::string_view header = bytes.substr(8, header_size);
   nlohmann::json j;

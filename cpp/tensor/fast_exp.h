@@ -4,7 +4,7 @@
 // over an array becomes SIMD code natively (AVX) and in WebAssembly (simd128),
 // where std::exp, std::tanh and std::erf are scalar library calls. Measured:
 // GELU and the top-k softmax of a 64-token forward pass of austen-gpt went
-// from most of its time to a small part (tests/bench/RESULTS.md, forward).
+// from most of its time to a small part (RESULTS.md, forward).
 // Accuracy: within 2 ulp of std::exp on [-87, 88]; inputs are clamped to that
 // range, so exp(-1000) gives about 1.6e-38 rather than 0 and nothing overflows;
 // NaN gives NaN (a checkpoint with NaN weights must not reach undefined behaviour).

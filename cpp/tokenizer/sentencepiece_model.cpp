@@ -293,7 +293,7 @@ std::shared_ptr<TokenizerData> sentencepiece_pipeline(const SentencePieceModelPr
   if (m.pieces.empty()) bad_model_proto("no pieces (is this a SentencePiece .model file?)");
   if (m.model_type == ModelType::Word || m.model_type == ModelType::Char) {
     bad_model_proto(std::string("model_type ") + (m.model_type == ModelType::Word ? "WORD" : "CHAR") +
-         " is not supported (UNIGRAM and BPE are)");
+                    " is not supported (UNIGRAM and BPE are)");
   }
   if (m.treat_whitespace_as_suffix) bad_model_proto("trainer_spec.treat_whitespace_as_suffix is not supported");
   if (!m.denormalizer_charsmap.empty()) bad_model_proto("denormalizer_spec rules are not supported");

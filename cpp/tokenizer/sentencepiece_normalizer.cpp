@@ -31,7 +31,7 @@ PrecompiledCharsmap::PrecompiledCharsmap(std::string_view blob) {
   if (trie_bytes % 4 != 0 || trie_bytes == 0) bad_charsmap("trie size " + std::to_string(trie_bytes) + " is not a positive multiple of 4");
   if (trie_bytes >= blob.size() - 4) {
     bad_charsmap("trie size " + std::to_string(trie_bytes) + " leaves no room for the replacements in " +
-         std::to_string(blob.size()) + " bytes");
+                 std::to_string(blob.size()) + " bytes");
   }
   units_.resize(trie_bytes / 4);
   for (std::size_t i = 0; i < units_.size(); ++i) {

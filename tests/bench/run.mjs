@@ -1,5 +1,5 @@
 // `npm run bench`: runs the benchmark sections in one process, prints each
-// as a Markdown table and rewrites that section of tests/bench/RESULTS.md
+// as a Markdown table and rewrites that section of RESULTS.md (the repository's root)
 // (between its <!-- bench:ID --> markers), with the machine and the command.
 //   node tests/bench/run.mjs            all sections
 //   node tests/bench/run.mjs gemm       only the named sections
@@ -18,13 +18,14 @@ import { forward } from './forward.mjs';
 import { page } from './page.mjs';
 import { pageLoad } from './page-load.mjs';
 import { payload } from './payload.mjs';
+import { sentencepiece } from './sentencepiece.mjs';
 import { tokenizer } from './tokenizer.mjs';
 import { translation } from './translation.mjs';
 import { weightsGemm } from './weights-gemm.mjs';
 
-const SECTIONS = [gemm, weightsGemm, payload, forward, ablation, translation, llama, qwenMemory, tokenizer, page, pageLoad, hubPage, analysis];
+const SECTIONS = [gemm, weightsGemm, payload, forward, ablation, translation, llama, qwenMemory, tokenizer, sentencepiece, page, pageLoad, hubPage, analysis];
 
-const resultsPath = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
+const resultsPath = fileURLToPath(new URL('../../RESULTS.md', import.meta.url));
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((id) => !SECTIONS.some((s) => s.id === id));
 if (unknown.length > 0) {

@@ -1,4 +1,4 @@
-// The notebook recipe (README "Notebooks"): tests/notebook/attention.ipynb is
+// The notebook recipe (web/README.md, "Notebooks"): tests/notebook/attention.ipynb is
 // executed with Debian's `python3 -m nbconvert --execute --to html` (the
 // module that python3-nbconvert installs; the `jupyter` command is not part of
 // it, so the test does not use that); the HTML it
@@ -7,7 +7,7 @@
 // weights the notebook computed. Two sources: attention written by our CLI
 // (always), and a small random PyTorch model (when python3-torch is
 // installed; CI does not install it, so there that test is reported skipped).
-// The recipe cell of the notebook is the README's, verbatim.
+// The recipe cell of the notebook is web/README.md's, verbatim.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -74,9 +74,9 @@ function assertLines(lines, attentions, layer) {
   assertHeadLines(lines, headViewLines((h, q, k) => Math.fround(attentions[layer][h][q][k]), heads, all, all), 0);
 }
 
-test('the notebook\'s recipe cell is the README\'s, verbatim', () => {
+test('the notebook\'s recipe cell is web/README.md\'s, verbatim', () => {
   const cell = JSON.parse(readFileSync(notebook, 'utf8')).cells.find((c) => c.cell_type === 'code' && c.source.join('').includes('def show_attention')).source.join('');
-  assert.ok(readFileSync(`${root}README.md`, 'utf8').includes(cell), 'README.md shows the tested recipe');
+  assert.ok(readFileSync(`${root}web/README.md`, 'utf8').includes(cell), 'web/README.md shows the tested recipe');
 });
 
 test('nbconvert --execute: attention written by our CLI, drawn inline by the widget', async () => {

@@ -1,5 +1,5 @@
 // The generation settings' link form (web/generation-run.js): greedy and
-// sampled settings survive the round trip exactly, the form the README
+// sampled settings survive the round trip exactly, the form web/README.md
 // documents reads as documented, and settings out of range or malformed
 // links get errors that name the field.
 import assert from 'node:assert/strict';
@@ -15,7 +15,7 @@ test('settings survive the link round trip; greedy links carry no sampling field
   assert.deepEqual(parseSettings('20'), { ...DEFAULT_SETTINGS, maxNewTokens: 20, greedy: true });
   assert.deepEqual(engineOptions(parseSettings('20')), { maxNewTokens: 20, greedy: true });
   assert.deepEqual(engineOptions(sampled), { maxNewTokens: 12, greedy: false, temperature: 0.8, topK: 0, topP: 0.9, seed: 4294967297 });
-  // The README's example: sampling fields may come in any order, missing ones take the defaults.
+  // web/README.md's example: sampling fields may come in any order, missing ones take the defaults.
   assert.deepEqual(parseSettings('30:s7:t1.2'), { ...DEFAULT_SETTINGS, maxNewTokens: 30, greedy: false, temperature: 1.2, seed: 7 });
 });
 

@@ -25,7 +25,7 @@ test('Metaspace pre-tokenizer and decoder, each prepend scheme and split', async
 });
 test('Unigram (T5 / Marian shape), with and without byte fallback', async () => {
   // Offsets not compared: behind NFKC, Hugging Face's ranges of characters composed from several
-  // marks follow its own alignment rules, which ours match only for single compositions (README).
+  // marks follow its own alignment rules, which ours match only for single compositions (cpp/README.md).
   await assertParity('unigram', families.unigram(), { offsets: false });
   await assertParity('unigram without byte fallback', families.unigram({ byteFallback: false }), { offsets: false });
 });

@@ -1,0 +1,166 @@
+// Implementation of model/config_fields.h.
+#include "model/config_fields.h"
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+
+#include "json/json_text.h"
+
+namespace attnplay::config_fields {
+
+void bad_config(const std::string& message) { throw std::invalid_argument("config.json: " + message); }
+
+int integer(const nlohmann::json& j, const char* key, int max_value) {
+  if (!j.contains(key)) bad_config(std::string("\"") + key + "\" is missing");
+  const nlohmann::json& v = j[key];
+  if (!v.is_number_integer() || v.get<std::int64_t>() <= 0 || v.get<std::int64_t>() > max_value) {
+    bad_config(std::string("\"") + key + "\" must be an integer from 1 to " + std::to_string(max_value) + ", got " +
+               json_text::write(v));
+  }
+  return v.get<int>();
+}
+
+float epsilon(const nlohmann::json& j, const char* key, float default_value) {
+  if (!j.contains(key)) return default_value;
+  const nlohmann::json& v = j[key];
+  if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 1) {
+    bad_config(std::string("\"") + key + "\" must be a number in (0, 1], got " + json_text::write(v));
+  }
+  return v.get<float>();
+}
+
+std::string text(const nlohmann::json& j, const char* key, const std::string& default_value) {
+  if (!j.contains(key) || j[key].is_null()) return default_value;
+  if (!j[key].is_string()) bad_config(std::string("\"") + key + "\" must be a string");
+  return j[key].get<std::string>();
+}
+
+Activation activation(const std::string& name, const char* key) {
+  if (name == "gelu") return Activation::gelu_erf;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::gelu_tanh;
+  if (name == "silu" || name == "swish") return Activation::silu;
+  bad_config(std::string("\"") + key + "\" is \"" + name + "\"; supported: gelu, gelu_new, gelu_pytorch_tanh, silu");
+}
+
+void require_flag(const nlohmann::json& j, const char* key, bool supported) {
+  if (j.contains(key) && !j[key].is_null() && j[key] != supported) {
+    bad_config(std::string("\"") + key + "\": " + json_text::write(j[key]) + " is not supported");
+  }
+}
+
+bool flag(const nlohmann::json& j, const char* key, bool default_value) {
+  if (!j.contains(key) || j[key].is_null()) return default_value;
+  if (!j[key].is_boolean()) {
+    bad_config(std::string("\"") + key + "\" must be true or false, got " + json_text::write(j[key]));
+  }
+  return j[key].get<bool>();
+}
+
+double number(const nlohmann::json& j, const char* key, double default_value) {
+  if (!j.contains(key) || j[key].is_null()) return default_value;
+  const nlohmann::json& v = j[key];
+  if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) {
+    bad_config(std::string("\"") + key + "\" must be a positive number, got " + json_text::write(v));
+  }
+  return v.get<double>();
+}
+
+std::vector<int> token_ids(const nlohmann::json& j, const char* key, int vocab) {
+  std::vector<int> ids;
+  if (!j.contains(key) || j[key].is_null()) return ids;
+  const nlohmann::json list = j[key].is_array() ? j[key] : nlohmann::json::array({j[key]});
+  for (const nlohmann::json& id : list) {
+    if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() >= vocab) {
+      bad_config(std::string("\"") + key + "\" must be a token id or a list of them in 0.." + std::to_string(vocab - 1) +
+                 ", got " + json_text::write(j[key]));
+    }
+    ids.push_back(id.get<int>());
+  }
+  return ids;
+}
+
+ModelConfig standard_sizes(const nlohmann::json& j, int max_inner) {
+  ModelConfig c;
+  c.layers = integer(j, "num_hidden_layers", kMaxLayers);
+  c.heads = integer(j, "num_attention_heads", kMaxHeads);
+  c.width = integer(j, "hidden_size", kMaxWidth);
+  c.inner = integer(j, "intermediate_size", max_inner);
+  c.positions = integer(j, "max_position_embeddings", kMaxPositions);
+  c.vocab_size = integer(j, "vocab_size", kMaxVocab);
+  return c;
+}
+
+RopeFrequencyScaling rope_scaling(const nlohmann::json& j) {
+  RopeFrequencyScaling s;
+  if (!j.contains("rope_scaling") || j["rope_scaling"].is_null()) return s;
+  const nlohmann::json& r = j["rope_scaling"];
+  if (!r.is_object()) bad_config("\"rope_scaling\" must be an object or null");
+  const std::string type = text(r, "rope_type", text(r, "type", ""));
+  if (type == "default") return s;
+  if (type == "linear") {
+    s.type = RopeFrequencyScaling::Type::linear;
+    s.factor = number(r, "factor", 0);
+  } else if (type == "llama3") {
+    s.type = RopeFrequencyScaling::Type::llama3;
+    s.factor = number(r, "factor", 0);
+    s.low_freq_factor = number(r, "low_freq_factor", 0);
+    s.high_freq_factor = number(r, "high_freq_factor", 0);
+    s.original_max_positions = number(r, "original_max_position_embeddings", 0);
+    if (!(s.high_freq_factor > s.low_freq_factor)) {
+      bad_config("rope_scaling: \"high_freq_factor\" must exceed \"low_freq_factor\"");
+    }
+  } else {
+    bad_config("rope_scaling type \"" + type + "\" is not supported (supported: linear, llama3)");
+  }
+  for (const char* key : {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"}) {
+    if (r.contains(key) && !(number(r, key, 1) > 0)) {
+      bad_config(std::string("rope_scaling: \"") + key + "\" must be positive");
+    }
+  }
+  if (!(s.factor > 0) || (s.type == RopeFrequencyScaling::Type::llama3 && !(s.low_freq_factor > 0 && s.original_max_positions > 0))) {
+    bad_config("rope_scaling of type \"" + type + "\" needs a positive \"factor\"" +
+               (s.type == RopeFrequencyScaling::Type::llama3
+              ? ", \"low_freq_factor\", \"high_freq_factor\" and \"original_max_position_embeddings\""
+              : ""));
+  }
+  return s;
+}
+
+nlohmann::json parse_object(std::string_view config_json) {
+  nlohmann::json j;
+  try {
+    j = json_text::parse(config_json);
+  } catch (const nlohmann::json::exception& e) {  // syntax errors, numbers out of range, bad UTF-8
+    bad_config(std::string("not valid JSON (") + e.what() + ")");
+  }
+  if (!j.is_object()) bad_config("not a JSON object");
+  return j;
+}
+
+int single_token_id(const nlohmann::json& j, const char* key, int vocab, int missing) {
+  const std::vector<int> ids = token_ids(j, key, vocab);
+  if (ids.size() > 1) bad_config(std::string("\"") + key + "\" must be one token id, got " + json_text::write(j[key]));
+  return ids.empty() ? missing : ids.front();
+}
+
+int optional_integer(const nlohmann::json& j, const char* key, int max_value, int default_value) {
+  return j.contains(key) && !j[key].is_null() ? integer(j, key, max_value) : default_value;
+}
+
+void derive_head_shapes(ModelConfig& c) {
+  if (c.kv_heads == 0) c.kv_heads = c.heads;
+  if (c.head_dim == 0) {
+    if (c.width % c.heads != 0) {
+      bad_config("the width (" + std::to_string(c.width) + ") is not divisible by the number of heads (" +
+                 std::to_string(c.heads) + ")");
+    }
+    c.head_dim = c.width / c.heads;
+  }
+  if (c.heads % c.kv_heads != 0) {
+    bad_config("the number of heads (" + std::to_string(c.heads) + ") is not divisible by num_key_value_heads (" +
+               std::to_string(c.kv_heads) + ")");
+  }
+}
+
+}  // namespace attnplay::config_fields

@@ -1,0 +1,64 @@
+// Reading config.json's fields: readers that check each value's type and
+// range and name the key in their messages ("config.json: ..."), shared by
+// the families' config readers (model/families/) and the encoder-decoders'
+// (model/config.cpp).
+// Not here: which keys a family reads and what they mean (its own file).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/config.h"
+
+namespace attnplay::config_fields {
+
+// Generous upper bounds: far above any model a browser can hold, low enough
+// that products of them cannot overflow 64-bit sizes.
+constexpr int kMaxLayers = 256;
+constexpr int kMaxHeads = 1024;
+constexpr int kMaxWidth = 1 << 16;
+constexpr int kMaxPositions = 1 << 20;
+constexpr int kMaxVocab = 1 << 22;
+
+// Throws std::invalid_argument("config.json: " + message).
+[[noreturn]] void bad_config(const std::string& message);
+
+// The text as a JSON object.
+nlohmann::json parse_object(std::string_view config_json);
+
+// An integer in 1..max_value; required.
+int integer(const nlohmann::json& j, const char* key, int max_value);
+// An integer in 1..max_value, or default_value when absent or null.
+int optional_integer(const nlohmann::json& j, const char* key, int max_value, int default_value);
+// A number in (0, 1], or default_value when absent.
+float epsilon(const nlohmann::json& j, const char* key, float default_value);
+// A positive finite number, or default_value when absent or null.
+double number(const nlohmann::json& j, const char* key, double default_value);
+// A string, or default_value when absent or null.
+std::string text(const nlohmann::json& j, const char* key, const std::string& default_value);
+// true or false, or default_value when absent or null.
+bool flag(const nlohmann::json& j, const char* key, bool default_value);
+// Refuses the key when present with another value than `supported`.
+void require_flag(const nlohmann::json& j, const char* key, bool supported);
+// The activation that Hugging Face's name stands for (the value of `key`).
+Activation activation(const std::string& name, const char* key);
+// An id or a list of ids, each in [0, vocab); absent or null: none.
+std::vector<int> token_ids(const nlohmann::json& j, const char* key, int vocab);
+// One token id (not a list) in [0, vocab), or `missing` when absent or null.
+int single_token_id(const nlohmann::json& j, const char* key, int vocab, int missing);
+// rope_scaling: null, {"rope_type" (or "type"): "default" | "linear" | "llama3", ...}.
+RopeFrequencyScaling rope_scaling(const nlohmann::json& j);
+
+// The sizes under the names BERT and the later families share
+// (num_hidden_layers, num_attention_heads, hidden_size, intermediate_size,
+// max_position_embeddings, vocab_size).
+ModelConfig standard_sizes(const nlohmann::json& j, int max_inner);
+
+// The head shapes a family did not set: key/value heads = heads (no GQA), a
+// head's width = width / heads; checks that the widths and heads divide.
+void derive_head_shapes(ModelConfig& c);
+
+}  // namespace attnplay::config_fields

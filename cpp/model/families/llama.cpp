@@ -1,0 +1,110 @@
+// Llama and its descendants, model_type "llama" (SmolLM, TinyLlama, Llama
+// 3.x), "mistral", "qwen2" and "qwen3": their config.json (GQA, head_dim,
+// RoPE with linear or llama3 frequency scaling, Mistral's sliding window,
+// Qwen2's q/k/v biases, Qwen3's q/k norm), their tensors ("model." +
+// embed_tokens, layers.N.{input_layernorm, self_attn.{q,k,v,o}_proj,
+// post_attention_layernorm, mlp.{gate,up,down}_proj}, norm; lm_head unless
+// tied), and their forward recipe: RoPE inside attention, pre-RMSNorm
+// blocks, SwiGLU.
+#include <string>
+
+#include "json/json_text.h"
+#include "model/config_fields.h"
+#include "model/family.h"
+#include "model/forward_pass.h"
+#include "model/weight_reader.h"
+
+namespace attnplay {
+namespace {
+
+std::string llama_family_name(const std::string& type) {
+  return type == "mistral" ? "Mistral" : type == "qwen2" ? "Qwen2" : type == "qwen3" ? "Qwen3" : "Llama";
+}
+
+ModelConfig read_llama_config(const nlohmann::json& j, const std::string& type) {
+  using namespace config_fields;
+  ModelConfig c = standard_sizes(j, 16 * kMaxWidth);
+  c.family_name = llama_family_name(type);
+  c.kv_heads = optional_integer(j, "num_key_value_heads", kMaxHeads, c.heads);
+  c.head_dim = optional_integer(j, "head_dim", kMaxWidth, 0);
+  c.norm = NormKind::rms_norm;
+  c.norm_eps = epsilon(j, "rms_norm_eps", 1e-6f);
+  c.activation = activation(text(j, "hidden_act", "silu"), "hidden_act");
+  c.gated_mlp = true;
+  c.rope = true;
+  c.rope_theta = number(j, "rope_theta", 10000.0);
+  c.rope_scaling = rope_scaling(j);
+  const bool attention_bias = flag(j, "attention_bias", false);
+  c.qkv_bias = type == "qwen2" || attention_bias;  // Qwen2 always biases q, k, v (not o)
+  c.attention_out_bias = type != "qwen2" && attention_bias;
+  c.mlp_bias = flag(j, "mlp_bias", false);
+  c.qk_norm = type == "qwen3";
+  c.tied_embeddings = flag(j, "tie_word_embeddings", false);
+  if (type == "mistral" && j.contains("sliding_window") && !j["sliding_window"].is_null()) {
+    c.sliding_window = integer(j, "sliding_window", kMaxPositions);
+  }
+  if ((type == "qwen2" || type == "qwen3") && flag(j, "use_sliding_window", false)) {
+    bad_config("\"use_sliding_window\": true is not supported for " + type);
+  }
+  if (j.contains("partial_rotary_factor") && !j["partial_rotary_factor"].is_null() && j["partial_rotary_factor"] != 1.0) {
+    bad_config("\"partial_rotary_factor\" " + json_text::write(j["partial_rotary_factor"]) + " is not supported for " + type);
+  }
+  derive_head_shapes(c);
+  c.rotary_dims = c.head_dim / 2 * 2;  // the whole head rotates (in whole pairs)
+  return c;
+}
+
+ModelWeights load_llama_weights(const ModelConfig& c, const Checkpoint& st) {
+  const std::string prefix = base_prefix(st, "model.", "embed_tokens.weight", c.family_name);
+  Reader r(st, prefix);
+  require_vocabulary_size(c.vocab_size, st, prefix + "embed_tokens.weight");
+  const std::int64_t d = c.width, dk = c.head_dim, q_width = c.heads * dk, kv_width = c.kv_heads * dk;
+  ModelWeights w;
+  w.qkv_layout = QkvLayout::separate;
+  w.token_embedding = r.out_by_in("embed_tokens.weight", c.vocab_size, d);
+  for (int l = 0; l < c.layers; ++l) {
+    const std::string p = "layers." + std::to_string(l) + ".";
+    BlockWeights b;
+    b.attention_norm = r.rms_norm(p + "input_layernorm", d);
+    b.q = r.linear(p + "self_attn.q_proj", d, q_width, c.qkv_bias);
+    b.k = r.linear(p + "self_attn.k_proj", d, kv_width, c.qkv_bias);
+    b.v = r.linear(p + "self_attn.v_proj", d, kv_width, c.qkv_bias);
+    if (c.qk_norm) {
+      b.q_norm = r.rms_norm(p + "self_attn.q_norm", dk);
+      b.k_norm = r.rms_norm(p + "self_attn.k_norm", dk);
+    }
+    b.attention_out = r.linear(p + "self_attn.o_proj", q_width, d, c.attention_out_bias);
+    b.mlp_norm = r.rms_norm(p + "post_attention_layernorm", d);
+    b.mlp_gate = r.linear(p + "mlp.gate_proj", d, c.inner, c.mlp_bias);
+    b.mlp_in = r.linear(p + "mlp.up_proj", d, c.inner, c.mlp_bias);
+    b.mlp_out = r.linear(p + "mlp.down_proj", c.inner, d, c.mlp_bias);
+    w.blocks.push_back(std::move(b));
+  }
+  w.final_norm = r.rms_norm("norm", d);
+  output_embedding(c, st, r, w, "lm_head.weight");
+  // The rotary frequency buffers older exports include; a tied copy of the embedding.
+  r.reject_unused(R"((model\.)?layers\.\d+\.self_attn\.rotary_emb\.inv_freq)" +
+                  std::string(c.tied_embeddings ? "|lm_head\\.weight" : ""));
+  return w;
+}
+
+void llama_forward(ForwardPass& p, const ModelWeights& w) {
+  Matrix h = p.embed();  // [T, d] embed_tokens[ids]
+  p.record_hidden(h);
+  for (int l = 0; l < static_cast<int>(w.blocks.size()); ++l) {
+    const BlockWeights& b = w.blocks[static_cast<std::size_t>(l)];
+    h += p.attention(p.norm(h, b.attention_norm), b, l);  // [T, d] h += attn(input_layernorm(h))
+    h += p.mlp(p.norm(h, b.mlp_norm), b);                 // [T, d] h += swiglu(post_attention_layernorm(h))
+    p.record_hidden(h);
+  }
+  h = p.norm(h, w.final_norm);  // [T, d] model.norm
+  p.replace_last_hidden(h);
+  p.next_token_head(h);         // [T, V] lm_head or tied embed_tokens
+}
+
+}  // namespace
+
+extern const ModelFamily llama_family{{"llama", "mistral", "qwen2", "qwen3"}, read_llama_config, load_llama_weights,
+                                      llama_forward};
+
+}  // namespace attnplay

@@ -1,0 +1,43 @@
+// The registry of model/family.h: one line per family, in the order messages
+// list them.
+#include "model/family.h"
+
+#include <stdexcept>
+
+namespace attnplay {
+
+extern const ModelFamily gpt2_family;      // families/gpt2.cpp
+extern const ModelFamily bert_family;      // families/bert.cpp
+extern const ModelFamily llama_family;     // families/llama.cpp
+extern const ModelFamily gpt_neox_family;  // families/gpt_neox.cpp
+
+namespace {
+
+const ModelFamily* const kFamilies[] = {&gpt2_family, &bert_family, &llama_family, &gpt_neox_family};
+
+}  // namespace
+
+const ModelFamily* find_family(std::string_view model_type) {
+  for (const ModelFamily* family : kFamilies) {
+    for (std::string_view type : family->model_types) {
+      if (type == model_type) return family;
+    }
+  }
+  return nullptr;
+}
+
+const ModelFamily& family_of(const ModelConfig& config) {
+  const ModelFamily* family = find_family(config.model_type);
+  if (!family) throw std::invalid_argument("model_type \"" + config.model_type + "\" is not supported");
+  return *family;
+}
+
+std::string supported_model_types() {
+  std::string list;
+  for (const ModelFamily* family : kFamilies) {
+    for (std::string_view type : family->model_types) list += (list.empty() ? "" : ", ") + std::string(type);
+  }
+  return list;
+}
+
+}  // namespace attnplay

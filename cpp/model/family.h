@@ -1,0 +1,48 @@
+// The decoder-only and encoder-only families, each in one file of
+// model/families/ (gpt2, bert, llama for Llama / Mistral / Qwen2 / Qwen3,
+// gpt_neox): how its config.json reads, what its tensors are named, and its
+// forward recipe; and the registry that finds a family by config.json's
+// "model_type" (model/family.cpp).
+// Adding a family: its file (a ModelFamily), its two lines in model/family.cpp,
+// its tests and its docs.
+// Not here: the pieces the recipes share (model/forward_pass.h, nn/,
+// attention/), config.json's field readers (model/config_fields.h), the
+// encoder-decoders (model/seq2seq.h).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/config.h"
+#include "model/weights.h"
+#include "safetensors/checkpoint.h"
+
+namespace attnplay {
+
+class ForwardPass;
+
+struct ModelFamily {
+  std::vector<std::string_view> model_types;  // config.json's "model_type" values it reads
+  // config.json -> the hyper-parameters (model_type and eos_token_id are read
+  // for every family by parse_config). Throws std::invalid_argument.
+  ModelConfig (*read_config)(const nlohmann::json& config, const std::string& model_type);
+  // The tensors by name (model/weights.h's load_weights).
+  ModelWeights (*load_weights)(const ModelConfig& config, const Checkpoint& checkpoint);
+  // The forward recipe, in ForwardPass's ops.
+  void (*forward)(ForwardPass& pass, const ModelWeights& weights);
+};
+
+// The family that reads this "model_type", or null.
+const ModelFamily* find_family(std::string_view model_type);
+
+// The family of a parsed config (its model_type). Throws std::invalid_argument
+// for a model_type no family reads.
+const ModelFamily& family_of(const ModelConfig& config);
+
+// Every model_type the families read, in the registry's order: "gpt2, bert, ...".
+std::string supported_model_types();
+
+}  // namespace attnplay

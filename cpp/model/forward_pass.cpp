@@ -1,0 +1,201 @@
+// Implementation of model/forward_pass.h.
+#include "model/forward_pass.h"
+
+#include <algorithm>
+
+#include "attention/positional.h"
+#include "model/logits.h"
+#include "nn/layers.h"
+#include "tensor/ops.h"
+
+namespace attnplay {
+namespace {
+
+// h [T, d] += table[index(i)] for every token i; table [rows, d].
+template <typename Index>
+void add_rows(Matrix& h, const WeightMatrix& table, int T, Index index) {
+  RowVector row(h.cols());  // [d]
+  for (int i = 0; i < T; ++i) {
+    table.row_to_float(index(i), row.data());
+    h.row(i) += row;
+  }
+}
+
+// m [n, w] becomes [n + rows of x, w]: x below the old rows.
+void append_rows(Matrix& m, const Matrix& x) {
+  const Eigen::Index n = m.rows();
+  m.conservativeResize(n + x.rows(), x.cols());
+  m.bottomRows(x.rows()) = x;
+}
+
+}  // namespace
+
+Matrix masked_lm_logits(const ModelConfig& c, const ModelWeights& w, const ConstMatrixRef& x) {
+  Matrix t = linear(x, w.mlm.transform.w, w.mlm.transform.b);  // [M, d]
+  activate(t, c.activation);
+  t = layer_norm(t, w.mlm.norm.gamma, w.mlm.norm.beta, c.norm_eps);
+  return linear(t, w.unembedding(), w.mlm.bias);  // [M, V]
+}
+
+ForwardPass::ForwardPass(const ModelConfig& c, const ModelWeights& w, const ForwardRequest& request,
+                         ForwardResult& result, KvCache* cache)
+    : c_(c), w_(w), request_(request), result_(result), cache_(cache), T_(static_cast<int>(request.ids.size())),
+      past_(cache ? cache->length() : 0) {
+  options_.causal = c.causal();
+  options_.window = c.sliding_window;
+  options_.key_mask = request.attention_mask;
+  if (c.rope) rope_inv_freq_ = rope_inverse_frequencies(c.rotary_dims, c.rope_theta, c.rope_scaling);
+  if (cache_ && cache_->keys.empty()) {
+    cache_->keys.resize(static_cast<std::size_t>(c.layers));
+    cache_->values.resize(static_cast<std::size_t>(c.layers));
+  }
+  result_.layers = c.layers;
+  result_.heads = c.heads;
+  result_.tokens = T_;
+  result_.keys = past_ + T_;
+  result_.attentions.resize(static_cast<std::size_t>(c.layers) * c.heads * T_ * result_.keys);
+}
+
+Matrix ForwardPass::embed() const {
+  Matrix h(T_, c_.width);  // [T, d]
+  for (int i = 0; i < T_; ++i) w_.token_embedding.row_to_float(request_.ids[i], h.row(i).data());
+  return h;
+}
+
+void ForwardPass::add_learned_positions(Matrix& h) const {
+  add_rows(h, w_.position_embedding, T_, [this](int i) { return past_ + i; });
+}
+
+void ForwardPass::add_token_types(Matrix& h) const {
+  add_rows(h, w_.type_embedding, T_, [this](int i) { return request_.type_ids.empty() ? 0 : request_.type_ids[i]; });
+}
+
+Matrix ForwardPass::norm(const ConstMatrixRef& x, const NormWeights& n) const {
+  return c_.norm == NormKind::rms_norm ? rms_norm(x, n.gamma, c_.norm_eps) : layer_norm(x, n.gamma, n.beta, c_.norm_eps);
+}
+
+Matrix ForwardPass::attention(const ConstMatrixRef& x, const BlockWeights& b, int layer) {
+  const int H = c_.heads, KV = c_.kv_heads, dk = c_.head_dim;
+  Matrix q, k, v;  // [T, H·d_k], [T, KV·d_k], [T, KV·d_k]
+  project_qkv(x, b, q, k, v);
+  if (c_.qk_norm) {  // RMSNorm over each head's d_k
+    for (int h = 0; h < H; ++h) q.middleCols(h * dk, dk) = rms_norm(q.middleCols(h * dk, dk), b.q_norm.gamma, c_.norm_eps);
+    for (int h = 0; h < KV; ++h) k.middleCols(h * dk, dk) = rms_norm(k.middleCols(h * dk, dk), b.k_norm.gamma, c_.norm_eps);
+  }
+  const bool traced_layer = request_.trace && request_.trace->layer == layer;
+  if (c_.rope) {
+    if (traced_layer) {  // the traced head's q and its key head's k, before the rotation
+      const int head = request_.trace->head, kv_head = head / (H / KV);
+      result_.rotary = RotaryTrace{q.middleCols(head * dk, dk), k.middleCols(kv_head * dk, dk), rope_inv_freq_, past_};
+    }
+    apply_rope(q, dk, rope_inv_freq_, past_);
+    apply_rope(k, dk, rope_inv_freq_, past_);
+  }
+  if (cache_) {  // keys and values [past + T, KV·d_k]: the cached ones, then this call's
+    append_rows(cache_->keys[static_cast<std::size_t>(layer)], k);
+    append_rows(cache_->values[static_cast<std::size_t>(layer)], v);
+    k = cache_->keys[static_cast<std::size_t>(layer)];
+    v = cache_->values[static_cast<std::size_t>(layer)];
+  }
+  MultiHeadTrace t = attend_heads(std::move(q), std::move(k), std::move(v), H, KV, options_, TraceLevel::weights_only,
+                                  traced_layer ? request_.trace->head : -1);
+  for (int h = 0; h < H; ++h) {  // weights [T, Tk] of each head into attentions [L, H, T, Tk]
+    const Matrix& weights = t.heads[static_cast<std::size_t>(h)].weights;
+    std::copy(weights.data(), weights.data() + weights.size(),
+              result_.attentions.begin() + (static_cast<std::ptrdiff_t>(layer) * H + h) * weights.size());
+  }
+  if (traced_layer) result_.trace = std::move(t.heads[static_cast<std::size_t>(request_.trace->head)]);
+  ablate(t.concat, layer);
+  return linear(t.concat, b.attention_out.w, b.attention_out.b);  // [T, d]
+}
+
+void ForwardPass::ablate(Matrix& concat, int layer) const {
+  for (const ForwardRequest::Head& head : request_.ablate) {
+    if (head.layer == layer) ablate_head_output(concat, head.head, c_.heads, request_.ablation);
+  }
+}
+
+Matrix ForwardPass::mlp(const ConstMatrixRef& x, const BlockWeights& b) const {
+  const LinearWeights& activated = c_.gated_mlp ? b.mlp_gate : b.mlp_in;
+  Matrix inner = linear(x, activated.w, activated.b);  // [T, inner]
+  activate(inner, c_.activation);
+  if (c_.gated_mlp) inner.array() *= linear(x, b.mlp_in.w, b.mlp_in.b).array();  // ⊙ up(x)
+  return linear(inner, b.mlp_out.w, b.mlp_out.b);  // [T, d]
+}
+
+void ForwardPass::record_hidden(const Matrix& h) {
+  if (request_.hidden_states) result_.hidden_states.push_back(h);
+}
+
+void ForwardPass::replace_last_hidden(const Matrix& h) {
+  if (request_.hidden_states) result_.hidden_states.back() = h;
+}
+
+void ForwardPass::next_token_head(const Matrix& h) {
+  if (!request_.logits && request_.top_k == 0 && !request_.token_loss) return;
+  const WeightMatrix& unembedding = w_.unembedding();  // [V, d]
+  const int V = c_.vocab_size;
+  const int first = request_.last_logits_only ? T_ - 1 : 0;
+  if (request_.logits) result_.logits.resize(T_ - first, V);
+  constexpr int kChunk = 128;  // each chunk packs the whole unembedding once
+  for (int start = first; start < T_; start += kChunk) {
+    const int n = std::min(kChunk, T_ - start);
+    const Matrix chunk = linear(h.middleRows(start, n), unembedding);  // [n, V]
+    if (request_.logits) result_.logits.middleRows(start - first, n) = chunk;
+    for (int i = 0; (request_.top_k > 0 || request_.token_loss) && i < n; ++i) {
+      const float* row = chunk.row(i).data();
+      const SoftmaxNorm norm = softmax_norm(row, V);
+      if (request_.top_k > 0) result_.top_k.push_back(top_k_of(row, V, request_.top_k, norm));
+      if (request_.token_loss && start + i + 1 < T_) {  // position start + i predicts the next id
+        result_.token_loss.push_back(token_loss_of(row, norm, request_.ids[start + i + 1]));
+      }
+    }
+  }
+}
+
+void ForwardPass::masked_lm_head(const Matrix& h) {
+  if (request_.mask_positions.empty()) return;
+  const int M = static_cast<int>(request_.mask_positions.size());
+  Matrix x(M, c_.width);  // [M, d]
+  for (int m = 0; m < M; ++m) x.row(m) = h.row(request_.mask_positions[m]);
+  Matrix logits = masked_lm_logits(c_, w_, x);  // [M, V]
+  for (int m = 0; (request_.top_k > 0 || request_.token_loss) && m < M; ++m) {
+    const float* row = logits.row(m).data();
+    const SoftmaxNorm norm = softmax_norm(row, c_.vocab_size);
+    if (request_.top_k > 0) result_.top_k.push_back(top_k_of(row, c_.vocab_size, request_.top_k, norm));
+    if (request_.token_loss) result_.token_loss.push_back(token_loss_of(row, norm, request_.mask_labels[m]));
+  }
+  if (request_.logits) result_.logits = std::move(logits);
+}
+
+void ForwardPass::project_qkv(const ConstMatrixRef& x, const BlockWeights& b, Matrix& q, Matrix& k, Matrix& v) const {
+  const int H = c_.heads, dk = c_.head_dim, d = H * dk;
+  switch (w_.qkv_layout) {
+    case QkvLayout::separate:
+      q = linear(x, b.q.w, b.q.b);
+      k = linear(x, b.k.w, b.k.b);
+      v = linear(x, b.v.w, b.v.b);
+      return;
+    case QkvLayout::fused_blocks: {  // [T, 3d]: q | k | v
+      const Matrix qkv = linear(x, b.qkv.w, b.qkv.b);
+      q = qkv.leftCols(d);
+      k = qkv.middleCols(d, d);
+      v = qkv.rightCols(d);
+      return;
+    }
+    case QkvLayout::fused_per_head: {  // [T, H·3d_k]: head h at h·3d_k as q_h | k_h | v_h
+      const Matrix qkv = linear(x, b.qkv.w, b.qkv.b);
+      q.resize(x.rows(), d);
+      k.resize(x.rows(), d);
+      v.resize(x.rows(), d);
+      for (int h = 0; h < H; ++h) {
+        q.middleCols(h * dk, dk) = qkv.middleCols(3 * h * dk, dk);
+        k.middleCols(h * dk, dk) = qkv.middleCols(3 * h * dk + dk, dk);
+        v.middleCols(h * dk, dk) = qkv.middleCols(3 * h * dk + 2 * dk, dk);
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace attnplay

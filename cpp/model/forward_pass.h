@@ -1,0 +1,82 @@
+// One forward pass in progress, and the ops the families' recipes
+// (model/families/) are written in: embedding rows, learned positions and
+// token types, the family's norm (LayerNorm, RMSNorm), self-attention
+// (MHA/GQA/MQA, causal or not, sliding window, q/k norm, RoPE on a rotated
+// fraction of each head, a KV cache, ablated heads, the traced head), the MLP
+// (GELU, SwiGLU), and the heads (next-token logits, top-k and loss; BERT's
+// masked-LM head). Activations are [T, d] matrices, one row per token.
+// Not here: checking the request (model.cpp, before any pass starts), which
+// ops a family runs in which order (its recipe).
+#pragma once
+
+#include <vector>
+
+#include "attention/attention.h"
+#include "model/config.h"
+#include "model/model.h"
+#include "model/weights.h"
+#include "tensor/tensor.h"
+
+namespace attnplay {
+
+// BERT's masked-LM head: x [M, d] -> logits [M, V] (dense, activation, LayerNorm, tied or stored decoder, bias).
+Matrix masked_lm_logits(const ModelConfig& c, const ModelWeights& w, const ConstMatrixRef& x);
+
+// With a KV cache, the tokens run are positions past..past + T - 1 and
+// attention covers the Tk = past + T keys.
+class ForwardPass {
+ public:
+  // Fills `result` (attentions sized [L, H, T, Tk]); `cache` may be null.
+  ForwardPass(const ModelConfig& c, const ModelWeights& w, const ForwardRequest& request, ForwardResult& result,
+              KvCache* cache);
+
+  const ModelConfig& config() const { return c_; }
+
+  // Token embedding rows: [T, d].
+  Matrix embed() const;
+  // h [T, d] += the learned position rows past..past + T - 1.
+  void add_learned_positions(Matrix& h) const;
+  // h [T, d] += the token type rows (type 0 without type ids).
+  void add_token_types(Matrix& h) const;
+
+  // LayerNorm or RMSNorm, as the family uses: [T, n] -> [T, n].
+  Matrix norm(const ConstMatrixRef& x, const NormWeights& n) const;
+
+  // Self-attention sub-layer of layer `layer`: x [T, d] -> [T, d]. Records
+  // every head's weights (the very arrays the output was computed from) and
+  // the traced head's full trace; knocks out the request's ablated heads.
+  Matrix attention(const ConstMatrixRef& x, const BlockWeights& b, int layer);
+
+  // MLP sub-layer: x [T, d] -> [T, d]; act(x·W_in) or SwiGLU act(x·W_gate) ⊙ x·W_up, then W_out.
+  Matrix mlp(const ConstMatrixRef& x, const BlockWeights& b) const;
+
+  // Records h [T, d] as the next hidden state when the request asks for them.
+  void record_hidden(const Matrix& h);
+  // Hugging Face reports the last hidden state after the final norm.
+  void replace_last_hidden(const Matrix& h);
+
+  // Next-token logits [T, V] = h·Eᵀ and/or top-k at every position (or the
+  // last only) and/or the loss of each next token, in chunks of rows to bound
+  // memory when only top-k or the loss is wanted.
+  void next_token_head(const Matrix& h);
+  // BERT's masked-LM head at the mask positions: logits [M, V], top-k, loss.
+  void masked_lm_head(const Matrix& h);
+
+ private:
+  // Queries [T, H·d_k], keys and values [T, KV·d_k] from x [T, d].
+  void project_qkv(const ConstMatrixRef& x, const BlockWeights& b, Matrix& q, Matrix& k, Matrix& v) const;
+  // The request's ablated heads of this layer knocked out of concat [T, H·d_k].
+  void ablate(Matrix& concat, int layer) const;
+
+  const ModelConfig& c_;
+  const ModelWeights& w_;
+  const ForwardRequest& request_;
+  ForwardResult& result_;
+  KvCache* cache_;  // null without a cache
+  const int T_;     // tokens run
+  const int past_;  // tokens in the cache before this pass
+  AttentionOptions options_;
+  std::vector<double> rope_inv_freq_;  // [r/2] with RoPE
+};
+
+}  // namespace attnplay
