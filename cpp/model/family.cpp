@@ -1,5 +1,5 @@
-// The registry of model/family.h: one line per family, in the order messages
-// list them.
+// The registry of model/family.h: two lines per family (its declaration and
+// its place in kFamilies), in the order messages list them.
 #include "model/family.h"
 
 #include <stdexcept>
