@@ -21,13 +21,6 @@ void add_rows(Matrix& h, const WeightMatrix& table, int T, Index index) {
   }
 }
 
-// m [n, w] becomes [n + rows of x, w]: x below the old rows.
-void append_rows(Matrix& m, const Matrix& x) {
-  const Eigen::Index n = m.rows();
-  m.conservativeResize(n + x.rows(), x.cols());
-  m.bottomRows(x.rows()) = x;
-}
-
 }  // namespace
 
 Matrix masked_lm_logits(const ModelConfig& c, const ModelWeights& w, const ConstMatrixRef& x) {

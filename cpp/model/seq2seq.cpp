@@ -14,6 +14,7 @@
 #include "model/logits.h"
 #include "model/weight_reader.h"
 #include "nn/layers.h"
+#include "tensor/ops.h"
 
 namespace attnplay {
 namespace {
@@ -117,7 +118,6 @@ Seq2SeqWeights load_seq2seq_weights(const Seq2SeqConfig& c, const Checkpoint& st
   return w;
 }
 
-// `first_position`: the tokens already in a decoder cache.
 // Packs every matrix the passes multiply by (the attention projections, the
 // feed-forward layers, the output layer) as model/weights.h's
 // pack_for_products does for the other families: all of them when they fit
@@ -133,12 +133,10 @@ void pack_for_products(Seq2SeqWeights& w) {
       multiplied.push_back(&l.fc2.w);
     }
   }
-  std::size_t bytes = 0;
-  for (const WeightMatrix* m : multiplied) bytes += m->packing_bytes();
-  if (bytes > kPackingBudgetBytes) return;
-  for (WeightMatrix* m : multiplied) m->pack_for_products();
+  pack_within_budget(multiplied, kPackingBudgetBytes);
 }
 
+// `first_position`: the tokens already in a decoder cache.
 void check_ids(const Seq2SeqConfig& c, const std::vector<std::int32_t>& ids, const char* side, int first_position = 0) {
   if (ids.empty()) bad_request(std::string("no ") + side + " tokens to run");
   if (first_position + static_cast<int>(ids.size()) > c.positions) {
@@ -242,13 +240,6 @@ class Side {
     return attend(x, std::move(k), std::move(v), a, causal, layer, weights, asked, trace);
   }
 
-  // m [n, d] becomes [n + rows of x, d]: x below the old rows.
-  static void append_rows(Matrix& m, const Matrix& x) {
-    const Eigen::Index n = m.rows();
-    m.conservativeResize(n + x.rows(), x.cols());
-    m.bottomRows(x.rows()) = x;
-  }
-
   // fc2(act(fc1(x))): [T, d] -> [T, d].
   Matrix feed_forward(const ConstMatrixRef& x, const Seq2SeqLayerWeights& l) const {
     Matrix inner = linear(x, l.fc1.w, l.fc1.b);  // [T, inner]
@@ -265,6 +256,14 @@ class Side {
 
 const char* part_name(Seq2SeqPart part) {
   return part == Seq2SeqPart::encoder ? "encoder" : part == Seq2SeqPart::decoder ? "decoder" : "cross";
+}
+
+bool mean_ablates_decoder_heads(const Seq2SeqRequest& request) {
+  if (request.ablation != AblationMode::mean) return false;
+  for (const Seq2SeqHead& h : request.ablate) {
+    if (h.part != Seq2SeqPart::encoder) return true;
+  }
+  return false;
 }
 
 PartShape part_shape(const Seq2SeqConfig& c, Seq2SeqPart part) {
@@ -315,13 +314,9 @@ DecoderOutput Seq2SeqModel::decode(const EncoderOutput& encoded, const std::vect
 DecoderOutput Seq2SeqModel::decode(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
                                    const Seq2SeqRequest& request, DecoderCache& cache) const {
   if (request.token_loss) bad_request("the per-token loss reads a whole target: decode it without a cache");
-  if (request.ablation == AblationMode::mean) {
-    for (const Seq2SeqHead& h : request.ablate) {
-      if (h.part != Seq2SeqPart::encoder) {
-        bad_request("mean ablation averages a decoder head over the whole target, which a cached step never sees at "
-                    "once; decode without a cache, or use zero ablation");
-      }
-    }
+  if (mean_ablates_decoder_heads(request)) {
+    bad_request("mean ablation averages a decoder head over the whole target, which a cached step never sees at "
+                "once; decode without a cache, or use zero ablation");
   }
   if (cache.keys.empty()) {
     cache.keys.assign(static_cast<std::size_t>(config_.decoder_layers), Matrix(0, config_.width));

@@ -116,13 +116,14 @@ struct DecoderOutput {
 };
 
 // The decoder's self-attention keys and values of every layer for the target
-// tokens run so far: the cache of step-by-step decoding. keys[l], values[l]:
-// [T_past, d], exactly as attention used them (the cross-attention keys and
-// values are the encoding's).
-struct DecoderCache {
-  std::vector<Matrix> keys, values;
-  int length() const { return keys.empty() ? 0 : static_cast<int>(keys.front().rows()); }
-};
+// tokens run so far: the cache of step-by-step decoding, the causal families'
+// KvCache (model/model.h) with keys[l], values[l] [T_past, d] (the
+// cross-attention keys and values are the encoding's).
+using DecoderCache = KvCache;
+
+// Whether the request mean-ablates a decoder or cross head: that mean spans the
+// whole target, which a step decoded against a DecoderCache never sees at once.
+bool mean_ablates_decoder_heads(const Seq2SeqRequest& request);
 
 class Seq2SeqModel {
  public:

@@ -56,11 +56,7 @@ std::vector<double> next_log_probabilities(const Seq2SeqConfig& c, const float* 
 class Decoding {
  public:
   Decoding(const Seq2SeqModel& model, const EncoderOutput& encoded, const Seq2SeqRequest& request)
-      : model_(model), encoded_(encoded), request_(request), cached_(true) {
-    for (const Seq2SeqHead& h : request.ablate) {
-      if (request.ablation == AblationMode::mean && h.part != Seq2SeqPart::encoder) cached_ = false;
-    }
-  }
+      : model_(model), encoded_(encoded), request_(request), cached_(!mean_ablates_decoder_heads(request)) {}
   DecoderOutput step(const std::vector<std::int32_t>& ids, DecoderCache& cache) const {
     return cached_ ? model_.decode(encoded_, {ids.back()}, request_, cache) : model_.decode(encoded_, ids, request_);
   }

@@ -23,12 +23,15 @@ void Reader::reject_unused(const std::string& ignorable_pattern) const {
                               " (does config.json describe this checkpoint?)");
 }
 
-std::string base_prefix(const Checkpoint& st, const std::string& prefix, const std::string& embedding,
-                        const std::string& family) {
-  if (st.contains(prefix + embedding)) return prefix;
-  if (st.contains(embedding)) return "";
-  throw std::invalid_argument("tensor '" + embedding + "' (or '" + prefix + embedding + "') is missing: not a " +
-                              family + " checkpoint");
+Reader base_model_reader(const Checkpoint& st, const std::string& prefix, const std::string& embedding,
+                         const ModelConfig& c) {
+  if (!st.contains(prefix + embedding) && !st.contains(embedding)) {
+    throw std::invalid_argument("tensor '" + embedding + "' (or '" + prefix + embedding + "') is missing: not a " +
+                                c.family_name + " checkpoint");
+  }
+  const std::string base = st.contains(prefix + embedding) ? prefix : "";
+  require_vocabulary_size(c.vocab_size, st, base + embedding);
+  return Reader(st, base);
 }
 
 void output_embedding(const ModelConfig& c, const Checkpoint& st, Reader& r, ModelWeights& w, const std::string& name) {

@@ -105,11 +105,12 @@ class Reader {
   std::set<std::string> used_;
 };
 
-// The prefix under which the base model's tensors sit: `prefix` + `embedding`
-// or `embedding` alone (a bare base-model export). Throws, naming the family,
-// when neither is there.
-std::string base_prefix(const Checkpoint& st, const std::string& prefix, const std::string& embedding,
-                        const std::string& family);
+// A family loader's Reader: under `prefix` when the token embedding sits at
+// `prefix` + `embedding`, under none when at `embedding` alone (a bare
+// base-model export), after checking that the embedding has config.json's
+// vocab_size rows. Throws, naming the family, when neither is there.
+Reader base_model_reader(const Checkpoint& st, const std::string& prefix, const std::string& embedding,
+                         const ModelConfig& c);
 
 // The untied output embedding `name` [V, d] into w.output_embedding, required
 // unless the embeddings are tied (then a stored copy is ignored, as Hugging

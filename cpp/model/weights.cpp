@@ -33,6 +33,10 @@ std::size_t pack_for_products(ModelWeights& weights, std::size_t budget_bytes) {
   }
   multiplied.push_back(weights.output_embedding.empty() ? &weights.token_embedding : &weights.output_embedding);
   if (weights.has_mlm_head) multiplied.push_back(&weights.mlm.transform.w);
+  return pack_within_budget(multiplied, budget_bytes);
+}
+
+std::size_t pack_within_budget(const std::vector<WeightMatrix*>& multiplied, std::size_t budget_bytes) {
   std::size_t bytes = 0;
   for (const WeightMatrix* w : multiplied) bytes += w->packing_bytes();
   if (bytes > budget_bytes) return 0;

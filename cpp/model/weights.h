@@ -90,6 +90,11 @@ constexpr std::size_t kPackingBudgetBytes = std::size_t{64} << 20;
 // packed.
 std::size_t pack_for_products(ModelWeights& weights, std::size_t budget_bytes = kPackingBudgetBytes);
 
+// Packs all of `multiplied` when together they take at most budget_bytes
+// packed, and none otherwise; returns the bytes packed. What each model packs
+// with it: pack_for_products above, the encoder-decoder's in seq2seq.cpp.
+std::size_t pack_within_budget(const std::vector<WeightMatrix*>& multiplied, std::size_t budget_bytes);
+
 // Reads every weight of `config`'s architecture from the checkpoint, through
 // its lookup methods only (contains, info, bytes, tensors).
 // Throws std::invalid_argument with the tensor's name for missing tensors,

@@ -34,9 +34,7 @@ ModelConfig read_bert_config(const nlohmann::json& j, const std::string& /*model
 }
 
 ModelWeights load_bert_weights(const ModelConfig& c, const Checkpoint& st) {
-  const std::string prefix = base_prefix(st, "bert.", "embeddings.word_embeddings.weight", c.family_name);
-  Reader r(st, prefix);
-  require_vocabulary_size(c.vocab_size, st, prefix + "embeddings.word_embeddings.weight");
+  Reader r = base_model_reader(st, "bert.", "embeddings.word_embeddings.weight", c);
   const std::int64_t d = c.width, V = c.vocab_size;
   ModelWeights w;
   w.qkv_layout = QkvLayout::separate;

@@ -33,9 +33,7 @@ ModelConfig read_gpt2_config(const nlohmann::json& j, const std::string& /*model
 }
 
 ModelWeights load_gpt2_weights(const ModelConfig& c, const Checkpoint& st) {
-  const std::string prefix = base_prefix(st, "transformer.", "wte.weight", c.family_name);
-  Reader r(st, prefix);
-  require_vocabulary_size(c.vocab_size, st, prefix + "wte.weight");
+  Reader r = base_model_reader(st, "transformer.", "wte.weight", c);
   const std::int64_t d = c.width, V = c.vocab_size;
   ModelWeights w;
   w.qkv_layout = QkvLayout::fused_blocks;

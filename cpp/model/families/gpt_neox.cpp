@@ -36,9 +36,7 @@ ModelConfig read_gpt_neox_config(const nlohmann::json& j, const std::string& /*m
 }
 
 ModelWeights load_gpt_neox_weights(const ModelConfig& c, const Checkpoint& st) {
-  const std::string prefix = base_prefix(st, "gpt_neox.", "embed_in.weight", c.family_name);
-  Reader r(st, prefix);
-  require_vocabulary_size(c.vocab_size, st, prefix + "embed_in.weight");
+  Reader r = base_model_reader(st, "gpt_neox.", "embed_in.weight", c);
   const std::int64_t d = c.width;
   ModelWeights w;
   w.qkv_layout = QkvLayout::fused_per_head;

@@ -55,9 +55,7 @@ ModelConfig read_llama_config(const nlohmann::json& j, const std::string& type) 
 }
 
 ModelWeights load_llama_weights(const ModelConfig& c, const Checkpoint& st) {
-  const std::string prefix = base_prefix(st, "model.", "embed_tokens.weight", c.family_name);
-  Reader r(st, prefix);
-  require_vocabulary_size(c.vocab_size, st, prefix + "embed_tokens.weight");
+  Reader r = base_model_reader(st, "model.", "embed_tokens.weight", c);
   const std::int64_t d = c.width, dk = c.head_dim, q_width = c.heads * dk, kv_width = c.kv_heads * dk;
   ModelWeights w;
   w.qkv_layout = QkvLayout::separate;
