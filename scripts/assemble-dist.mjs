@@ -1,18 +1,29 @@
-// Assembles dist/, the static site any host can serve as is: the files of
-// web/, the WASM modules (under dist/wasm/: the single-threaded one from
-// build/wasm/ and the pthreads one from build/wasm-mt/, without their
-// function-name sections), and the shipped
-// models of models/catalog.json that exist (under dist/models/, with
-// dist/models/index.json listing them for the model picker), the gallery of
-// suggested hub models (models/gallery.json), and
-// attention-page.html, the one-file page template of the playground's
-// "Download as a page" (scripts/make-page-template.mjs). The playground's
-// dist/app.js is web/app.js bundled with every module it imports (esbuild,
-// minified, with a source map): one request where the modules took 47, and
-// each page load costs the browser less CPU (`node tests/bench/run.mjs
-// page-load` measures both). The widget's modules stay separate files, as
-// authors copy and import them one by one.
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// Assembles dist/, the static site any host can serve as is:
+// - the page: web/'s files that are not modules (index.html, style.css, the
+//   embedding guide embed/, the stylesheets, the widget's declarations), and
+//   page/app.js, web/page/app.js bundled with every module it imports
+//   (esbuild, minified, with a source map: one request where the modules took
+//   47, and each load costs the browser less CPU; `node tests/bench/run.mjs
+//   page-load` measures both);
+// - the widget's modules, unbundled (authors copy and import them as they
+//   are), exactly those that widget/attention-view.js reaches: its imports,
+//   transitively, and the files they name with new URL('...', import.meta.url)
+//   (the engine worker and what it imports, the stylesheets); the page's
+//   bundle adds the files its own modules name that way. The list comes from
+//   the imports (moduleClosure below), never from a hand-kept list;
+// - the WASM modules (under dist/wasm/: the single-threaded one from
+//   build/wasm/ and the pthreads one from build/wasm-mt/, without their
+//   function-name sections);
+// - the shipped models of models/catalog.json that exist (under dist/models/,
+//   with dist/models/index.json listing them for the model picker) and the
+//   gallery of suggested hub models (models/gallery.json);
+// - attention-page.html, the one-file page template of the playground's
+//   "Download as a page" (scripts/make-page-template.mjs).
+// In the bundle, each module's new URL('relative path', import.meta.url) is
+// rewritten relative to the bundle's own place (rebaseAssetUrls), so that it
+// still names the same file.
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { pageTemplate, widgetBundle } from './make-page-template.mjs';
@@ -20,6 +31,7 @@ import { withoutNameSection } from './wasm-names.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}dist`;
+const web = `${root}web/`;
 const wasmFiles = [
   'build/wasm/attnplay_core.mjs',
   'build/wasm/attnplay_core.wasm',
@@ -35,9 +47,68 @@ for (const file of wasmFiles) {
     process.exit(1);
   }
 }
+/**
+ * Paths (relative to web/) of the files that the entry modules load: their
+ * imports, transitively, and every web/ file that one of them names with
+ * new URL('relative path', import.meta.url), with what that file loads.
+ */
+async function moduleClosure(entries) {
+  const found = new Set();
+  let pending = entries;
+  while (pending.length > 0) {
+    const { metafile } = await build({
+      entryPoints: pending.map((entry) => `${web}${entry}`), absWorkingDir: web, outdir: dist,
+      bundle: true, splitting: true, format: 'esm', write: false, metafile: true, logLevel: 'error',
+    });
+    pending = [];
+    for (const input of Object.keys(metafile.inputs)) {
+      found.add(input);
+      const source = readFileSync(`${web}${input}`, 'utf8');
+      for (const [, reference] of source.matchAll(ASSET_URL)) {
+        const file = relative(web, resolve(dirname(`${web}${input}`), reference));
+        if (found.has(file) || !existsSync(`${web}${file}`)) continue; // attention-page.html is made below
+        if (file.endsWith('.js')) pending.push(file);
+        else found.add(file);
+      }
+    }
+  }
+  return found;
+}
+
+const ASSET_URL = /new URL\('(\.{1,2}\/[^'$]+)', import\.meta\.url\)/g;
+
+/**
+ * esbuild plugin: the modules' new URL('relative path', import.meta.url) made
+ * relative to the bundle, whose folder of dist/ is `folder` (a folder of web/
+ * and of dist/ alike, as dist/ keeps web/'s layout).
+ */
+const rebaseAssetUrls = (folder) => ({
+  name: 'rebase-asset-urls',
+  setup(esbuild) {
+    esbuild.onLoad({ filter: /\.js$/ }, ({ path }) => {
+      const contents = readFileSync(path, 'utf8').replace(ASSET_URL, (match, reference) => {
+        const target = relative(`${web}${folder}`, resolve(dirname(path), reference));
+        return `new URL('${target.startsWith('.') ? target : `./${target}`}', import.meta.url)`;
+      });
+      return { contents, loader: 'js' };
+    });
+  },
+});
+
 rmSync(dist, { recursive: true, force: true });
 // The folders' READMEs are for the repository's readers, not the site's.
-cpSync(`${root}web`, dist, { recursive: true, filter: (source) => !source.endsWith('/README.md') });
+cpSync(web, dist, { recursive: true, filter: (source) => statSync(source).isDirectory() || !/(\.js|\/README\.md)$/.test(source) });
+const page = await build({
+  entryPoints: [`${web}page/app.js`], outfile: `${dist}/page/app.js`, absWorkingDir: root,
+  bundle: true, format: 'esm', target: 'es2022', minify: true, keepNames: true, sourcemap: 'linked', legalComments: 'none',
+  metafile: true, logLevel: 'error', plugins: [rebaseAssetUrls('page')],
+});
+const pageInputs = Object.keys(page.metafile.inputs).map((input) => relative(web, `${root}${input}`));
+const loadedByThePage = [...await moduleClosure(pageInputs)].filter((file) => !pageInputs.includes(file));
+for (const file of new Set([...await moduleClosure(['widget/attention-view.js']), ...loadedByThePage])) {
+  mkdirSync(dirname(`${dist}/${file}`), { recursive: true });
+  cpSync(`${web}${file}`, `${dist}/${file}`);
+}
 mkdirSync(`${dist}/wasm`, { recursive: true });
 for (const file of wasmFiles) {
   const target = `${dist}/wasm/${file.split('/').pop()}`;
@@ -54,11 +125,6 @@ for (const { name } of shipped) {
     if (existsSync(`${root}models/${name}/${file}`)) cpSync(`${root}models/${name}/${file}`, `${dist}/models/${name}/${file}`);
   }
 }
-await build({
-  entryPoints: [`${root}web/app.js`], outfile: `${dist}/app.js`, allowOverwrite: true,
-  bundle: true, format: 'esm', target: 'es2022', minify: true, keepNames: true, sourcemap: 'linked', legalComments: 'none',
-  logLevel: 'error',
-});
 writeFileSync(`${dist}/attention-page.html`, pageTemplate(await widgetBundle()));
 writeFileSync(`${dist}/models/index.json`, `${JSON.stringify(shipped, null, 2)}\n`);
 cpSync(`${root}models/gallery.json`, `${dist}/models/gallery.json`); // the page's suggested hub models

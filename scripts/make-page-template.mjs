@@ -1,12 +1,12 @@
 // Builds the one-file page template: the <attention-view> widget bundled with
 // esbuild into one inline module script, its stylesheets inlined (adopted as
-// constructed stylesheets, widget-styles.js), a Content-Security-Policy that
+// constructed stylesheets, web/widget/widget-styles.js), a Content-Security-Policy that
 // allows nothing but that script (by its hash) and the page's own <style>
 // (by its hash), and three placeholders that an export fills:
 // @@ATTNPLAY_TITLE@@ (HTML text), @@ATTNPLAY_ATTRIBUTES@@ (the widget's
 // attributes) and @@ATTNPLAY_DATA@@ (the attention JSON, with every "<"
 // written \u003c). Both writers fill it the same way: the playground's
-// "Download as a page" (web/page-export.js, reading dist/attention-page.html)
+// "Download as a page" (web/export/page-export.js, reading dist/attention-page.html)
 // and the CLI's `attention --format html` (cpp/cli/html_page.cpp, which
 // compiles in the C++ source this script writes with --cpp).
 // Usage: node scripts/make-page-template.mjs [--html OUT.html] [--cpp OUT.cpp]
@@ -21,9 +21,9 @@ const webDir = fileURLToPath(new URL('../web/', import.meta.url));
 
 // Runs before attention-view.js defines the element (ES modules evaluate in import order).
 const STYLES_MODULE = `
-import { inlineWidgetStyles } from './widget-styles.js';
-import views from './views.css';
-import widget from './attention-view.css';
+import { inlineWidgetStyles } from './widget/widget-styles.js';
+import views from './views/views.css';
+import widget from './widget/attention-view.css';
 inlineWidgetStyles([views, widget]);
 `;
 
@@ -34,7 +34,7 @@ const PAGE_CSS = 'body{margin:0 auto;max-width:72rem;padding:1rem;font:15px/1.45
 /** The widget and everything it imports, as one minified ES module (text). */
 export async function widgetBundle() {
   const result = await build({
-    stdin: { contents: "import 'attnplay:inline-styles';\nimport './attention-view.js';\n", resolveDir: webDir, sourcefile: 'attention-page-entry.js' },
+    stdin: { contents: "import 'attnplay:inline-styles';\nimport './widget/attention-view.js';\n", resolveDir: webDir, sourcefile: 'attention-page-entry.js' },
     bundle: true, format: 'esm', minify: true, write: false, target: 'es2022', legalComments: 'none',
     loader: { '.css': 'text' },
     logLevel: 'error',

@@ -42,7 +42,7 @@ std::vector<HeadReport> analyze_heads(const TextModel& text_model, const HeadAna
   const bool causal = model.config().causal();
   const int sentences = static_cast<int>(head_analysis_sentences().size());
   for (const std::string& sentence : head_analysis_sentences()) {
-    const RunResult run = text_model.run(sentence, std::nullopt, RunOptions{});
+    const RunResult run = text_model.run(sentence, std::nullopt, ForwardRequest{});
     std::vector<int> sinks = {0};
     for (std::size_t i = 1; i < run.encoding.tokens.size(); ++i) {
       if (run.encoding.tokens[i].special) sinks.push_back(static_cast<int>(i));

@@ -1,5 +1,5 @@
 // Implementation of analysis/rollout.h: Ā per layer, the rollout product, and
-// Dinic's max flow on the layered graph (the same algorithm as web/rollout.js).
+// Dinic's max flow on the layered graph (the same algorithm as web/attention/rollout.js).
 #include "analysis/rollout.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // Attention rollout and attention flow (Abnar & Zuidema, 2020, "Quantifying
 // Attention Flow in Transformers"): where each token's final representation
 // draws on the input tokens, across all layers at once. The same definitions
-// as web/rollout.js (which draws them with no WASM in data mode), in float64:
+// as web/attention/rollout.js (which draws them with no WASM in data mode), in float64:
 //   Ā_l = ½·mean_h(A_l) + ½·I, each row renormalised to sum to 1;
 //   rollout R = Ā_L · … · Ā_1;
 //   flow    F[i][j] = max flow from node (L, i) to node (0, j) of the layered
@@ -22,7 +22,7 @@ RolloutMethod parse_rollout_method(const std::string& name);
 const char* rollout_method_name(RolloutMethod method);
 
 // Attention flow solves T² max-flow problems: above this much work (L·T⁴) it
-// is refused with a message (as web/rollout.js's MAX_FLOW_WORK).
+// is refused with a message (as web/attention/rollout.js's MAX_FLOW_WORK).
 inline constexpr double kMaxFlowWork = 16777216.0;  // 2^24
 
 // attentions [L, H, T, T] row-major (self-attention) -> [T, T] row-major.

@@ -1,7 +1,7 @@
 // Embind bindings of the attnplay core. Thin by design: read JS arguments,
 // call the core, copy results out (see marshal.h). No math here.
 // Every entry point returns either its result or { error: message }; the JS
-// `engine` module (web/engine.js) is the only caller and raises the errors.
+// `engine` module (web/engine/engine.js) is the only caller and raises the errors.
 #include <emscripten/bind.h>
 #include <malloc.h>
 

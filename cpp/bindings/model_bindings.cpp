@@ -1,6 +1,6 @@
 // Embind bindings of the model runtime. Thin: convert JS <-> C++ and keep
 // loaded models in a table of integer handles; no math here. Every entry point
-// returns its result or { error: message } (see marshal.h); web/engine.js is
+// returns its result or { error: message } (see marshal.h); web/engine/engine.js is
 // the only caller. The weights (one model.safetensors or the shards of a
 // sharded checkpoint) reach C++ through buffers that engine.js allocates here
 // and fills directly in the WASM heap (no extra JS copy); loadModel takes
@@ -170,79 +170,71 @@ val lens_of(const TextModel& model, const std::vector<Matrix>& hidden_states, in
 // spec.lens: k of the logit lens (0 or absent: none).
 int lens_k_from_js(const val& spec) { return has(spec, "lens") ? spec["lens"].as<int>() : 0; }
 
-std::optional<ForwardRequest::Head> trace_from_js(const val& spec) {
-  if (!has(spec, "trace")) return std::nullopt;
-  return ForwardRequest::Head{spec["trace"]["layer"].as<int>(), spec["trace"]["head"].as<int>()};
-}
-
-// spec.ablate: Int32Array [layer0, head0, layer1, head1, ...]; spec.ablation: 'zero' (default) or 'mean'.
-void ablation_from_js(const val& spec, std::vector<ForwardRequest::Head>& heads, AblationMode& mode) {
+// The request of a forward pass or a run, every field read here and only here
+// (the JS side writes it in engine-inputs.js, forwardRequestSpec):
+// { ids?: Int32Array, typeIds?, attentionMask?: Uint8Array, maskPositions?: Int32Array,
+//   trace?: { layer, head }, hiddenStates?, logits?, topK?,
+//   ablate?: Int32Array [layer0, head0, ...], ablation?: 'zero' | 'mean', tokenLoss?, maskLabels?: Int32Array }
+ForwardRequest request_from_js(const val& spec) {
+  ForwardRequest request;
+  request.ids = numbers<std::int32_t>(spec, "ids");
+  request.type_ids = numbers<std::int32_t>(spec, "typeIds");
+  request.attention_mask = numbers<std::uint8_t>(spec, "attentionMask");
+  request.mask_positions = numbers<int>(spec, "maskPositions");
+  if (has(spec, "trace")) request.trace = ForwardRequest::Head{spec["trace"]["layer"].as<int>(), spec["trace"]["head"].as<int>()};
+  request.hidden_states = has(spec, "hiddenStates") && spec["hiddenStates"].as<bool>();
+  request.logits = has(spec, "logits") && spec["logits"].as<bool>();
+  request.top_k = has(spec, "topK") ? spec["topK"].as<int>() : 0;
   const std::vector<int> flat = numbers<int>(spec, "ablate");
   if (flat.size() % 2 != 0) throw std::invalid_argument("ablate: pairs of layer, head");
-  for (std::size_t i = 0; i < flat.size(); i += 2) heads.push_back({flat[i], flat[i + 1]});
-  mode = ablation_mode_from_js(spec);
+  for (std::size_t i = 0; i < flat.size(); i += 2) request.ablate.push_back({flat[i], flat[i + 1]});
+  request.ablation = ablation_mode_from_js(spec);
+  request.token_loss = has(spec, "tokenLoss") && spec["tokenLoss"].as<bool>();
+  request.mask_labels = numbers<std::int32_t>(spec, "maskLabels");
+  return request;
 }
 
-// spec: { ids: Int32Array, typeIds?, attentionMask?: Uint8Array, trace?: { layer, head },
-//         hiddenStates?, logits?, topK?, maskPositions?: Int32Array, ablate?, ablation?,
-//         tokenLoss?, maskLabels?: Int32Array, lens?: k } -> forward_to_js (+ lens; topK with displays:
-//         [rows * k] strings, when the model has a tokenizer)
+// The request to run for what JS asked: the logit lens reads the hidden
+// states, which JS gets only when it asked for them (response_to_js).
+ForwardRequest with_lens_inputs(ForwardRequest asked, int lens_k) {
+  asked.hidden_states = asked.hidden_states || lens_k > 0;
+  return asked;
+}
+
+// forward_to_js of what JS asked, with the logit lens (lens_k > 0) and the
+// top-k rows' display strings ([rows * k], when the model has a tokenizer).
+val response_to_js(const TextModel& text_model, const ForwardRequest& asked, const ForwardResult& result, int lens_k) {
+  val out = forward_to_js(text_model.model(), asked, result);
+  if (lens_k > 0) out.set("lens", lens_of(text_model, result.hidden_states, lens_k));
+  if (!result.top_k.empty() && text_model.tokenizer()) {  // (forward_to_js sets topK when there are rows)
+    out["topK"].set("displays", strings_to_js(text_model.top_k_displays(result.top_k)));
+  }
+  return out;
+}
+
+// spec: request_from_js's fields with ids, and lens?: k -> response_to_js
 val forward(int handle, const val& spec) {
   return guarded([&] {
     const TextModel& text_model = model_of(handle);
-    const Model& model = text_model.model();
-    ForwardRequest req;
-    req.ids = numbers<std::int32_t>(spec, "ids");
-    req.type_ids = numbers<std::int32_t>(spec, "typeIds");
-    req.attention_mask = numbers<std::uint8_t>(spec, "attentionMask");
-    req.mask_positions = numbers<int>(spec, "maskPositions");
-    req.trace = trace_from_js(spec);
-    req.hidden_states = has(spec, "hiddenStates") && spec["hiddenStates"].as<bool>();
-    req.logits = has(spec, "logits") && spec["logits"].as<bool>();
-    req.top_k = has(spec, "topK") ? spec["topK"].as<int>() : 0;
-    ablation_from_js(spec, req.ablate, req.ablation);
-    req.token_loss = has(spec, "tokenLoss") && spec["tokenLoss"].as<bool>();
-    req.mask_labels = numbers<std::int32_t>(spec, "maskLabels");
+    const ForwardRequest asked = request_from_js(spec);
     const int lens_k = lens_k_from_js(spec);
-    ForwardRequest run = req;
-    run.hidden_states = req.hidden_states || lens_k > 0;
-    const ForwardResult result = model.forward(run);
-    val out = forward_to_js(model, req, result);
-    if (lens_k > 0) out.set("lens", lens_of(text_model, result.hidden_states, lens_k));
-    if (!result.top_k.empty() && text_model.tokenizer()) {  // (forward_to_js sets topK when there are rows)
-      out["topK"].set("displays", strings_to_js(text_model.top_k_displays(result.top_k)));
-    }
-    return out;
+    return response_to_js(text_model, asked, text_model.model().forward(with_lens_inputs(asked, lens_k)), lens_k);
   });
 }
 
-// spec: { text, textB?, trace?: { layer, head }, hiddenStates?, topK?, ablate?, ablation?, tokenLoss?,
-//         maskLabels? (BERT, with tokenLoss), lens?: k }
-// -> forward_to_js (topK with displays: [rows * k] strings) + { tokens: encoding_to_js, maskPositions, truncated,
-//    inputTokens, lens? (lens_of) }
+// spec: { text, textB? } with request_from_js's fields but the ones the text
+// gives (ids, typeIds, attentionMask, maskPositions), and lens?: k
+// -> response_to_js + { tokens: encoding_to_js, maskPositions, truncated, inputTokens }
 val run(int handle, const val& spec) {
   return guarded([&] {
     const TextModel& model = model_of(handle);
     const std::string text = has(spec, "text") ? spec["text"].as<std::string>() : std::string();
     std::optional<std::string> text_b;
     if (has(spec, "textB")) text_b = spec["textB"].as<std::string>();
-    RunOptions options;
-    options.trace = trace_from_js(spec);
-    options.hidden_states = has(spec, "hiddenStates") && spec["hiddenStates"].as<bool>();
-    options.top_k = has(spec, "topK") ? spec["topK"].as<int>() : 0;
-    ablation_from_js(spec, options.ablate, options.ablation);
-    options.token_loss = has(spec, "tokenLoss") && spec["tokenLoss"].as<bool>();
-    options.mask_labels = numbers<std::int32_t>(spec, "maskLabels");
+    const ForwardRequest asked = request_from_js(spec);
     const int lens_k = lens_k_from_js(spec);
-    ForwardRequest asked;
-    asked.trace = options.trace;
-    asked.hidden_states = options.hidden_states;
-    asked.token_loss = options.token_loss;
-    options.hidden_states = options.hidden_states || lens_k > 0;  // the lens reads them; JS gets them only when asked
-    const RunResult r = model.run(text, text_b ? std::optional<std::string_view>(*text_b) : std::nullopt, options);
-    val out = forward_to_js(model.model(), asked, r.forward);
-    if (lens_k > 0) out.set("lens", lens_of(model, r.forward.hidden_states, lens_k));
-    if (!r.top_k_displays.empty()) out["topK"].set("displays", strings_to_js(r.top_k_displays));
+    const RunResult r = model.run(text, text_b ? std::optional<std::string_view>(*text_b) : std::nullopt, with_lens_inputs(asked, lens_k));
+    val out = response_to_js(model, asked, r.forward, lens_k);
     out.set("tokens", encoding_to_js(r.encoding));
     out.set("maskPositions", typed_array("Int32Array", r.mask_positions));
     out.set("truncated", r.truncated);
@@ -351,19 +343,12 @@ val analyze(int handle) {
   });
 }
 
-// spec: { ids, typeIds?, maskPositions?, maskLabels?, ablation? } ->
+// spec: request_from_js's { ids, typeIds?, maskPositions?, maskLabels?, ablation? } ->
 // { baseLoss, heads: [{ layer, head, loss, delta }] largest delta first, maskLabels: Int32Array }
 val rank_heads(int handle, const val& spec) {
   return guarded([&] {
-    ForwardRequest text;
-    text.ids = numbers<std::int32_t>(spec, "ids");
-    text.type_ids = numbers<std::int32_t>(spec, "typeIds");
-    text.mask_positions = numbers<int>(spec, "maskPositions");
-    text.mask_labels = numbers<std::int32_t>(spec, "maskLabels");
-    AblationMode mode = AblationMode::zero;
-    std::vector<ForwardRequest::Head> unused;
-    ablation_from_js(spec, unused, mode);
-    const HeadAblationRanking ranking = rank_heads_by_ablation(model_of(handle).model(), text, mode);
+    const ForwardRequest text = request_from_js(spec);
+    const HeadAblationRanking ranking = rank_heads_by_ablation(model_of(handle).model(), text, text.ablation);
     val heads = val::array();
     for (const HeadAblationEffect& e : ranking.heads) heads.call<void>("push", ranked_head_to_js(e.layer, e.head, e.loss, e.delta));
     val out = val::object();

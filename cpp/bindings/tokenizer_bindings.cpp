@@ -1,7 +1,7 @@
 // Embind bindings of the tokenizers (thin: JS <-> C++ conversion only). Text
-// crosses as UTF-8 bytes (Uint8Array, made by web/engine.js with TextEncoder),
+// crosses as UTF-8 bytes (Uint8Array, made by web/engine/engine.js with TextEncoder),
 // results as fresh typed arrays. Every entry point returns its result or
-// { error: message } (guarded); web/engine.js raises the errors.
+// { error: message } (guarded); web/engine/engine.js raises the errors.
 #include <emscripten/bind.h>
 
 #include <memory>

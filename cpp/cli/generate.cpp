@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "cli/ids.h"
 #include "model/directory.h"
 #include "model/generate.h"
@@ -18,13 +19,6 @@
 #include "json/json_text.h"
 
 namespace attnplay::cli {
-namespace {
-
-const char* const kGenerateUsage =
-    "usage: attnplay generate --model DIR (--text TEXT | --ids 1,2,3) [--max-new-tokens N]\n"
-    "                         [--greedy | --temperature T --top-k K --top-p P --seed S]\n";
-
-}  // namespace
 
 int run_generate(const Args& args) {
   std::string dir;
@@ -32,38 +26,22 @@ int run_generate(const Args& args) {
   std::vector<std::int32_t> ids;
   GenerationOptions options;
   bool greedy_flag = false, sampling_flag = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const bool has_value = i + 1 < args.size();
-    if (args[i] == "--model" && has_value) {
-      dir = args[++i];
-    } else if (args[i] == "--text" && has_value) {
-      text = args[++i];
-    } else if (args[i] == "--ids" && has_value) {
-      ids = parse_ids(args[++i], "--ids");
-    } else if (args[i] == "--max-new-tokens" && has_value) {
-      options.max_new_tokens = std::stoi(args[++i]);
-    } else if (args[i] == "--greedy") {
-      greedy_flag = true;
-    } else if (args[i] == "--temperature" && has_value) {
-      options.sampling.temperature = std::stof(args[++i]);
-      sampling_flag = true;
-    } else if (args[i] == "--top-k" && has_value) {
-      options.sampling.top_k = std::stoi(args[++i]);
-      sampling_flag = true;
-    } else if (args[i] == "--top-p" && has_value) {
-      options.sampling.top_p = std::stof(args[++i]);
-      sampling_flag = true;
-    } else if (args[i] == "--seed" && has_value) {
-      options.sampling.seed = std::stoull(args[++i]);
-      sampling_flag = true;
-    } else {
-      std::cerr << "attnplay generate: unknown or incomplete argument '" << args[i] << "'\n" << kGenerateUsage;
-      return 2;
-    }
-  }
+  // A sampling option: sets its value and marks the generation as sampled.
+  const auto sampling = [&](const std::string& name, auto parse) {
+    return Flag{name, [&sampling_flag, parse](const std::string& value) {
+                  parse(value);
+                  sampling_flag = true;
+                }};
+  };
+  SamplingOptions& s = options.sampling;
+  parse_flags(args, {text_flag("--model", dir), text_flag("--text", text), ids_flag("--ids", ids),
+                     int_flag("--max-new-tokens", options.max_new_tokens), switch_flag("--greedy", greedy_flag),
+                     sampling("--temperature", [&s](const std::string& v) { s.temperature = std::stof(v); }),
+                     sampling("--top-k", [&s](const std::string& v) { s.top_k = std::stoi(v); }),
+                     sampling("--top-p", [&s](const std::string& v) { s.top_p = std::stof(v); }),
+                     sampling("--seed", [&s](const std::string& v) { s.seed = std::stoull(v); })});
   if (dir.empty() || ids.empty() == !text.has_value() || (greedy_flag && sampling_flag)) {
-    std::cerr << kGenerateUsage << "(--model and either --text or --ids are required; --greedy excludes sampling options)\n";
-    return 2;
+    throw UsageError("--model and either --text or --ids are required; --greedy excludes sampling options");
   }
   options.sampling.greedy = !sampling_flag;
 

@@ -2,7 +2,7 @@
 // template (the <attention-view> widget bundled with its styles and a strict
 // Content-Security-Policy; kPageTemplate is generated at build time from web/
 // by scripts/make-page-template.mjs) filled with a title, the widget's
-// attributes and the attention as data-mode JSON. web/page-export.js fills
+// attributes and the attention as data-mode JSON. web/export/page-export.js fills
 // the same template the same way for the playground's "Download as a page".
 // Not here: running the model (model_attention.cpp).
 #pragma once

@@ -14,28 +14,14 @@
 #include "json/json_text.h"
 
 namespace attnplay::cli {
-namespace {
-
-const char* const kLensUsage = "usage: attnplay lens --model DIR (--text TEXT | --ids 1,2,3) [--top-k K]\n";
-
-}  // namespace
 
 int run_lens(const Args& args) {
   TextOrIds input;
   int top_k = 5;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (input.take(args, i)) continue;
-    if (args[i] == "--top-k" && i + 1 < args.size()) {
-      top_k = std::stoi(args[++i]);
-    } else {
-      std::cerr << "attnplay lens: unknown or incomplete argument '" << args[i] << "'\n" << kLensUsage;
-      return 2;
-    }
-  }
-  if (!input.complete() || top_k < 1) {
-    std::cerr << kLensUsage << "(--model and either --text or --ids are required; --top-k is at least 1)\n";
-    return 2;
-  }
+  std::vector<Flag> flags = input.flags();
+  flags.push_back(int_flag("--top-k", top_k));
+  parse_flags(args, flags);
+  if (!input.complete() || top_k < 1) throw UsageError("--model and either --text or --ids are required; --top-k is at least 1");
   const TextModel model = load_text_model(input.dir);
   const TextOrIdsRun run = run_text_or_ids(model, input, true);
   const LogitLens lens = logit_lens(model.model(), run.forward.hidden_states, top_k);

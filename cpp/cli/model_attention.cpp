@@ -1,12 +1,12 @@
 // `attnplay attention --model DIR (--text TEXT | --file PATH) [--pair TEXT]
 //                    | --ids 1,2,3 [--type-ids 0,0,1]) [--format json|npy|html] [--view V] [--out FILE]
-//                    [--ablate L:H[,L:H...] [--ablation zero|mean]] [--top-k K] [--loss] [--rank-heads]`
+//                    [--ablate L:H[,L:H...] [--ablation zero|mean]] [--top-k K] [--token-loss] [--rank-heads]`
 // Runs a Hugging Face model folder over text (tokenized by the folder's
 // tokenizer.json) or token ids and writes the attention weights of every layer
 // and head, with the listed heads knocked out (--ablate, 0-based; model.h
 // defines zero and mean ablation); JSON adds the top-k predictions per
 // position (causal) or [MASK] position (BERT), the loss of each next token
-// (--loss, causal) and every head ranked by the loss increase its ablation
+// (--token-loss, causal) and every head ranked by the loss increase its ablation
 // causes (--rank-heads, analysis/head_ablation.h):
 // JSON {"model_type", "tokens", "attentions"} with attentions nested
 // [layer][head][query][key] (stdout unless --out), or the same [L, H, T, T]
@@ -29,6 +29,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "cli/html_page.h"
 #include "cli/ids.h"
 #include "cli/npy.h"
@@ -41,18 +42,6 @@
 namespace attnplay::cli {
 namespace {
 
-const char* const kAttentionUsage =
-    "usage: attnplay attention --model DIR (--text TEXT | --file PATH) [--pair TEXT] [--format json|npy|html] [--view head|model|matrix] [--out FILE]\n"
-    "       attnplay attention --model DIR --ids 1,2,3 [--type-ids 0,0,1] [--format json|npy|html] [--view head|model|matrix] [--out FILE]\n"
-    "       attnplay attention --model ENCODER_DECODER_DIR (--text TEXT | --file PATH | --ids 1,2,3)\n"
-    "                          [--target TEXT | --decoder-ids 4,5,6] [--out FILE]\n"
-    "  options (JSON adds them; 0-based layers and heads):\n"
-    "    --ablate L:H[,L:H...]  knock these heads out    --ablation zero|mean  (default zero)\n"
-    "                (encoder-decoders: PART:L:H, PART encoder, decoder or cross)\n"
-    "    --top-k K   \"top_k\": the K best next tokens per position (BERT: per [MASK])\n"
-    "    --loss      \"token_loss\": -log p(next token) per position (causal models and decoders)\n"
-    "    --rank-heads  \"head_ranking\": every head by the loss increase its ablation causes\n";
-
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open " + path);
@@ -64,74 +53,37 @@ std::string read_text_file(const std::string& path) {
 int run_attention(const Args& args) {
   std::string dir, format = "json", out_path, view = "head";
   std::optional<std::string> text, pair, target;
+  std::optional<std::string> ablate;  // parsed once the model's kind is known (L:H, or PART:L:H)
   std::vector<std::int32_t> decoder_ids;
   ForwardRequest request;
-  std::string ablation = "zero";
-  std::optional<std::string> ablate;  // parsed once the model's kind is known
   bool rank_heads = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const bool has_value = i + 1 < args.size();
-    if (args[i] == "--model" && has_value) {
-      dir = args[++i];
-    } else if (args[i] == "--ids" && has_value) {
-      request.ids = parse_ids(args[++i], "--ids");
-    } else if (args[i] == "--text" && has_value) {
-      text = args[++i];
-    } else if (args[i] == "--file" && has_value) {
-      text = read_text_file(args[++i]);
-    } else if (args[i] == "--target" && has_value) {
-      target = args[++i];
-    } else if (args[i] == "--decoder-ids" && has_value) {
-      decoder_ids = parse_ids(args[++i], "--decoder-ids");
-    } else if (args[i] == "--pair" && has_value) {
-      pair = args[++i];
-    } else if (args[i] == "--type-ids" && has_value) {
-      request.type_ids = parse_ids(args[++i], "--type-ids");
-    } else if (args[i] == "--format" && has_value) {
-      format = args[++i];
-    } else if (args[i] == "--view" && has_value) {
-      view = args[++i];
-    } else if (args[i] == "--out" && has_value) {
-      out_path = args[++i];
-    } else if (args[i] == "--ablate" && has_value) {
-      ablate = args[++i];
-    } else if (args[i] == "--ablation" && has_value) {
-      ablation = args[++i];
-    } else if (args[i] == "--top-k" && has_value) {
-      const std::vector<std::int32_t> k = parse_ids(args[++i], "--top-k");
-      if (k.size() != 1 || k[0] < 1) throw std::invalid_argument("--top-k: give one number from 1");
-      request.top_k = k[0];
-    } else if (args[i] == "--loss") {
-      request.token_loss = true;
-    } else if (args[i] == "--rank-heads") {
-      rank_heads = true;
-    } else {
-      std::cerr << "attnplay attention: unknown or incomplete argument '" << args[i] << "'\n" << kAttentionUsage;
-      return 2;
-    }
-  }
+  parse_flags(args, {text_flag("--model", dir), text_flag("--text", text),
+                     {"--file", [&](const std::string& path) { text = read_text_file(path); }}, text_flag("--pair", pair),
+                     text_flag("--target", target), ids_flag("--decoder-ids", decoder_ids),
+                     text_flag("--format", format), text_flag("--view", view), text_flag("--out", out_path),
+                     // The request's fields (ForwardRequest, model/model.h), by the same names.
+                     ids_flag("--ids", request.ids), ids_flag("--type-ids", request.type_ids),
+                     {"--top-k", [&](const std::string& value) {
+                        const std::vector<std::int32_t> k = parse_ids(value, "--top-k");
+                        if (k.size() != 1 || k[0] < 1) throw std::invalid_argument("--top-k: give one number from 1");
+                        request.top_k = k[0];
+                      }},
+                     switch_flag("--token-loss", request.token_loss), text_flag("--ablate", ablate),
+                     ablation_flag(request.ablation), switch_flag("--rank-heads", rank_heads)});
   if (dir.empty() || (request.ids.empty() == !text.has_value()) || (pair && !text) ||
       (format != "json" && format != "npy" && format != "html") || (format == "npy" && out_path.empty()) ||
       (view != "head" && view != "model" && view != "matrix")) {
-    std::cerr << kAttentionUsage << "(--model and either text or --ids are required; --format npy needs --out; --view is head, model or matrix)\n";
-    return 2;
+    throw UsageError("--model and either text or --ids are required; --format npy needs --out; --view is head, model or matrix");
   }
-  const std::optional<AblationMode> mode = ablation_mode_from_name(ablation);
-  if (!mode) {
-    std::cerr << "attnplay attention: --ablation is zero or mean, not '" << ablation << "'\n";
-    return 2;
-  }
-  request.ablation = *mode;
   if ((request.top_k > 0 || request.token_loss || rank_heads) && format != "json") {
-    std::cerr << "attnplay attention: --top-k, --loss and --rank-heads add to the JSON output (--format json)\n";
-    return 2;
+    throw UsageError("--top-k, --token-loss and --rank-heads add to the JSON output (--format json)");
   }
+  const std::string ablation = ablation_mode_name(request.ablation);
 
   const ModelFiles files = read_model_directory(dir);
   if (is_encoder_decoder_config(files.config_json)) {
     if (format != "json" || pair || !request.type_ids.empty() || (target && !decoder_ids.empty())) {
-      std::cerr << kAttentionUsage << "(an encoder-decoder takes --format json only, no --pair or --type-ids, and one of --target or --decoder-ids)\n";
-      return 2;
+      throw UsageError("an encoder-decoder takes --format json only, no --pair or --type-ids, and one of --target or --decoder-ids");
     }
     std::ofstream file;
     if (!out_path.empty()) {
@@ -152,16 +104,14 @@ int run_attention(const Args& args) {
   }
   if (ablate) request.ablate = parse_heads(*ablate, "--ablate");
   if (target || !decoder_ids.empty()) {
-    std::cerr << "attnplay attention: --target and --decoder-ids are for encoder-decoder models; " << dir
-              << " is a " << parse_config(files.config_json).model_type << " model\n";
-    return 2;
+    throw UsageError("--target and --decoder-ids are for encoder-decoder models; " + dir + " is a " +
+                     parse_config(files.config_json).model_type + " model");
   }
   const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer.value_or(""));
   const bool causal = model.model().config().causal();
   if (!causal && request.token_loss) {
-    std::cerr << "attnplay attention: --loss is for causal models (BERT's [MASK] positions have no true token to score); "
-                 "--rank-heads scores BERT's own predictions\n";
-    return 2;
+    throw UsageError("--token-loss is for causal models (BERT's [MASK] positions have no true token to score); "
+                     "--rank-heads scores BERT's own predictions");
   }
   // BERT predicts (top-k) and is ranked at its [MASK] ids.
   const auto mask_positions_of = [&](const std::vector<std::int32_t>& ids) {
@@ -175,12 +125,7 @@ int run_attention(const Args& args) {
   };
   std::optional<RunResult> run;
   if (text) {
-    RunOptions options;
-    options.top_k = request.top_k;
-    options.ablate = request.ablate;
-    options.ablation = request.ablation;
-    options.token_loss = request.token_loss;
-    run = model.run(*text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, options);
+    run = model.run(*text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, request);
     request.ids = run->encoding.ids();
     request.type_ids = run->encoding.type_ids();
     if (!causal && (request.top_k > 0 || rank_heads)) request.mask_positions = mask_positions_of(request.ids);

@@ -7,6 +7,7 @@
 
 #include "analysis/head_analysis.h"
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "model/directory.h"
 #include "json/json_text.h"
 
@@ -15,24 +16,9 @@ namespace attnplay::cli {
 int run_heads(const Args& args) {
   std::string dir;
   HeadAnalysisOptions options;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const bool has_value = i + 1 < args.size();
-    if (args[i] == "--model" && has_value) {
-      dir = args[++i];
-    } else if (args[i] == "--sequences" && has_value) {
-      options.random_sequences = std::stoi(args[++i]);
-    } else if (args[i] == "--seed" && has_value) {
-      options.seed = static_cast<std::uint32_t>(std::stoul(args[++i]));
-    } else {
-      std::cerr << "attnplay heads: unknown or incomplete argument '" << args[i] << "'\n"
-                << "usage: attnplay heads --model DIR [--sequences N] [--seed S]\n";
-      return 2;
-    }
-  }
-  if (dir.empty() || options.random_sequences < 1) {
-    std::cerr << "usage: attnplay heads --model DIR [--sequences N] [--seed S]\n";
-    return 2;
-  }
+  parse_flags(args, {text_flag("--model", dir), int_flag("--sequences", options.random_sequences),
+                     {"--seed", [&](const std::string& value) { options.seed = static_cast<std::uint32_t>(std::stoul(value)); }}});
+  if (dir.empty() || options.random_sequences < 1) throw UsageError("--model is required; --sequences is at least 1");
   const ModelFiles files = read_model_directory(dir);
   const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer.value_or(""));
   nlohmann::ordered_json heads = nlohmann::ordered_json::array();

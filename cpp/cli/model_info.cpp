@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "model/directory.h"
 #include "model/model.h"
 #include "model/seq2seq.h"
@@ -41,18 +42,8 @@ void print_seq2seq(const Seq2SeqModel& model) {
 
 int run_info(const Args& args) {
   std::string dir;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--model" && i + 1 < args.size()) {
-      dir = args[++i];
-    } else {
-      std::cerr << "attnplay info: unknown argument '" << args[i] << "'\nusage: attnplay info --model DIR\n";
-      return 2;
-    }
-  }
-  if (dir.empty()) {
-    std::cerr << "usage: attnplay info --model DIR\n";
-    return 2;
-  }
+  parse_flags(args, {text_flag("--model", dir)});
+  if (dir.empty()) throw UsageError("--model is required");
   const ModelFiles files = read_model_directory(dir);
   if (is_encoder_decoder_config(files.config_json)) {
     print_seq2seq(Seq2SeqModel::from_checkpoint(files.config_json, files.checkpoint));

@@ -14,28 +14,14 @@
 #include "json/json_text.h"
 
 namespace attnplay::cli {
-namespace {
-
-const char* const kRolloutUsage = "usage: attnplay rollout --model DIR (--text TEXT | --ids 1,2,3) [--method rollout|flow]\n";
-
-}  // namespace
 
 int run_rollout(const Args& args) {
   TextOrIds input;
   RolloutMethod method = RolloutMethod::rollout;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (input.take(args, i)) continue;
-    if (args[i] == "--method" && i + 1 < args.size()) {
-      method = parse_rollout_method(args[++i]);
-    } else {
-      std::cerr << "attnplay rollout: unknown or incomplete argument '" << args[i] << "'\n" << kRolloutUsage;
-      return 2;
-    }
-  }
-  if (!input.complete()) {
-    std::cerr << kRolloutUsage << "(--model and either --text or --ids are required)\n";
-    return 2;
-  }
+  std::vector<Flag> flags = input.flags();
+  flags.push_back({"--method", [&](const std::string& value) { method = parse_rollout_method(value); }});
+  parse_flags(args, flags);
+  if (!input.complete()) throw UsageError("--model and either --text or --ids are required");
   const TextModel model = load_text_model(input.dir);
   const TextOrIdsRun run = run_text_or_ids(model, input, false);
   const ForwardResult& f = run.forward;  // attentions [L, H, T, T]

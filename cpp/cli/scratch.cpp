@@ -8,6 +8,7 @@
 
 #include "attention/attention.h"
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "cli/json_matrix.h"
 #include "json/json_text.h"
 
@@ -26,14 +27,7 @@ nlohmann::json head_to_json(const HeadTrace& t) {
 
 int run_scratch(const Args& args) {
   std::string path = "-";
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--spec" && i + 1 < args.size()) {
-      path = args[++i];
-    } else {
-      std::cerr << "attnplay scratch: unknown argument '" << args[i] << "'\nusage: attnplay scratch [--spec FILE]\n";
-      return 2;
-    }
-  }
+  parse_flags(args, {text_flag("--spec", path)});
   std::string text;
   if (path == "-") {
     text.assign(std::istreambuf_iterator<char>(std::cin), {});

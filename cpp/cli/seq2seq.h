@@ -22,7 +22,7 @@ struct Seq2SeqAttentionRequest {
   std::vector<Seq2SeqHead> ablate;        // --ablate PART:L:H,...: heads knocked out
   AblationMode ablation = AblationMode::zero;  // --ablation
   int top_k = 0;                          // --top-k: "top_k" of every decoder position
-  bool token_loss = false;                // --loss: "token_loss", teacher-forced [T - 1]
+  bool token_loss = false;                // --token-loss: "token_loss", teacher-forced [T - 1]
   bool rank_heads = false;                // --rank-heads: "head_ranking" over the three parts
 };
 

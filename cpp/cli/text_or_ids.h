@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "cli/ids.h"
 #include "model/directory.h"
 #include "pipeline/text_model.h"
@@ -20,21 +21,8 @@ struct TextOrIds {
   std::optional<std::string> text;  // --text
   std::vector<std::int32_t> ids;    // --ids
 
-  // Takes args[i] and its value when it is --model, --text or --ids (i then
-  // points at the value); false for any other argument.
-  bool take(const Args& args, std::size_t& i) {
-    if (i + 1 >= args.size()) return false;
-    if (args[i] == "--model") {
-      dir = args[++i];
-    } else if (args[i] == "--text") {
-      text = args[++i];
-    } else if (args[i] == "--ids") {
-      ids = parse_ids(args[++i], "--ids");
-    } else {
-      return false;
-    }
-    return true;
-  }
+  // The flags --model, --text and --ids, writing into this object.
+  std::vector<Flag> flags() { return {text_flag("--model", dir), text_flag("--text", text), ids_flag("--ids", ids)}; }
   // A model folder and exactly one of text and ids.
   bool complete() const { return !dir.empty() && ids.empty() == text.has_value(); }
 };
@@ -55,19 +43,17 @@ inline TextModel load_text_model(const std::string& dir) {
 inline TextOrIdsRun run_text_or_ids(const TextModel& model, const TextOrIds& input, bool hidden_states) {
   TextOrIdsRun out;
   out.tokens = nlohmann::ordered_json::array();
+  ForwardRequest request;
+  request.hidden_states = hidden_states;
   if (input.text) {
-    RunOptions options;
-    options.hidden_states = hidden_states;
-    RunResult run = model.run(*input.text, std::nullopt, options);
+    RunResult run = model.run(*input.text, std::nullopt, request);
     out.ids = run.encoding.ids();
     for (const Token& t : run.encoding.tokens) out.tokens.push_back(t.display);
     out.forward = std::move(run.forward);
     out.truncated = run.truncated;
     return out;
   }
-  ForwardRequest request;
   request.ids = input.ids;
-  request.hidden_states = hidden_states;
   out.ids = input.ids;
   for (const std::int32_t id : input.ids) {
     out.tokens.push_back(model.tokenizer() ? model.tokenizer()->display(id) : std::to_string(id));

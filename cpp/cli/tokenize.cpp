@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "cli/tokenizer_file.h"
 #include "json/json_text.h"
 
@@ -13,32 +14,14 @@ namespace attnplay::cli {
 int run_tokenize(const Args& args) {
   std::string tokenizer_path;
   std::optional<std::string> text, pair;
-  bool add_special = true;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const bool has_value = i + 1 < args.size();
-    if (args[i] == "--tokenizer" && has_value) {
-      tokenizer_path = args[++i];
-    } else if (args[i] == "--text" && has_value) {
-      text = args[++i];
-    } else if (args[i] == "--file" && has_value) {
-      text = read_file(args[++i]);
-    } else if (args[i] == "--pair" && has_value) {
-      pair = args[++i];
-    } else if (args[i] == "--no-special") {
-      add_special = false;
-    } else {
-      std::cerr << "attnplay tokenize: unknown argument '" << args[i] << "'\n"
-                << "usage: attnplay tokenize --tokenizer PATH (--text TEXT | --file PATH) [--pair TEXT] [--no-special]\n";
-      return 2;
-    }
-  }
-  if (tokenizer_path.empty() || !text) {
-    std::cerr << "attnplay tokenize: --tokenizer and one of --text / --file are required\n";
-    return 2;
-  }
+  bool no_special = false;
+  parse_flags(args, {text_flag("--tokenizer", tokenizer_path), text_flag("--text", text),
+                     {"--file", [&](const std::string& path) { text = read_file(path); }}, text_flag("--pair", pair),
+                     switch_flag("--no-special", no_special)});
+  if (tokenizer_path.empty() || !text) throw UsageError("--tokenizer and one of --text / --file are required");
   const Tokenizer tokenizer = load_tokenizer_file(tokenizer_path);
   const Encoding encoding =
-      tokenizer.encode(*text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, add_special);
+      tokenizer.encode(*text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, !no_special);
   nlohmann::json out;
   out["ids"] = nlohmann::json::array();
   out["tokens"] = nlohmann::json::array();

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
 #include "cli/tokenizer_file.h"
 #include "tokenizer/trainer.h"
 
@@ -12,28 +13,10 @@ namespace attnplay::cli {
 
 int run_train_tokenizer(const Args& args) {
   std::string corpus_path, out_path, model = "bpe";
-  long vocab_size = 0;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const bool has_value = i + 1 < args.size();
-    if (args[i] == "--corpus" && has_value) {
-      corpus_path = args[++i];
-    } else if (args[i] == "--vocab-size" && has_value) {
-      vocab_size = std::stol(args[++i]);
-    } else if (args[i] == "--out" && has_value) {
-      out_path = args[++i];
-    } else if (args[i] == "--model" && has_value) {
-      model = args[++i];
-    } else {
-      std::cerr << "attnplay train-tokenizer: unknown argument '" << args[i] << "'\n"
-                << "usage: attnplay train-tokenizer --corpus PATH --vocab-size N --out tokenizer.json "
-                   "[--model bpe|wordpiece]\n";
-      return 2;
-    }
-  }
-  if (corpus_path.empty() || out_path.empty() || vocab_size <= 0) {
-    std::cerr << "attnplay train-tokenizer: --corpus, --vocab-size (> 0) and --out are required\n";
-    return 2;
-  }
+  int vocab_size = 0;
+  parse_flags(args, {text_flag("--corpus", corpus_path), int_flag("--vocab-size", vocab_size), text_flag("--out", out_path),
+                     text_flag("--model", model)});
+  if (corpus_path.empty() || out_path.empty() || vocab_size <= 0) throw UsageError("--corpus, --vocab-size (> 0) and --out are required");
   if (model != "bpe" && model != "wordpiece") throw std::invalid_argument("--model must be bpe or wordpiece");
   const std::string corpus = read_file(corpus_path);
   const auto start = std::chrono::steady_clock::now();

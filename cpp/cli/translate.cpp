@@ -14,8 +14,8 @@
 // "decoder_tokens", "encoder_attentions", "decoder_attentions",
 // "cross_attentions"}, nested [layer][head][query][key] as Hugging Face names
 // them; tokens are {"id", "token", "special"}, so the output is the widget's
-// data format (web/attention-data-source.js) as it is; with --ablate,
-// --top-k, --loss and --rank-heads also "ablate", "ablation", "top_k" (of
+// data format (web/attention/attention-data-source.js) as it is; with --ablate,
+// --top-k, --token-loss and --rank-heads also "ablate", "ablation", "top_k" (of
 // every decoder position), "token_loss" (teacher-forced: decoder position i
 // predicting decoder token i + 1) and "head_ranking" (every head of the
 // three parts, analysis/head_ablation.h).
@@ -27,6 +27,7 @@
 
 #include "cli/commands.h"
 #include "analysis/head_ablation.h"
+#include "cli/flags.h"
 #include "cli/ids.h"
 #include "cli/seq2seq.h"
 #include "model/directory.h"
@@ -34,10 +35,6 @@
 
 namespace attnplay::cli {
 namespace {
-
-const char* const kTranslateUsage =
-    "usage: attnplay translate --model DIR (--text TEXT | --file PATH) [--beams N] [--max-new-tokens N] [--all-layers]\n"
-    "                          [--ablate PART:L:H[,...] [--ablation zero|mean]]   (PART: encoder, decoder or cross)\n";
 
 // [layers][heads][rows][cols] from a row-major [L, H, R, C] array.
 nlohmann::ordered_json nested(const std::vector<float>& data, int layers, int heads, int rows, int cols) {
@@ -116,41 +113,13 @@ int run_translate(const Args& args) {
   std::string dir;
   std::optional<std::string> text, file;
   TranslateOptions options;
-  std::string ablation = "zero";
   bool all_layers = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const bool has_value = i + 1 < args.size();
-    if (args[i] == "--model" && has_value) {
-      dir = args[++i];
-    } else if (args[i] == "--text" && has_value) {
-      text = args[++i];
-    } else if (args[i] == "--file" && has_value) {
-      file = args[++i];
-    } else if (args[i] == "--beams" && has_value) {
-      options.beams = std::stoi(args[++i]);
-    } else if (args[i] == "--max-new-tokens" && has_value) {
-      options.max_new_tokens = std::stoi(args[++i]);
-    } else if (args[i] == "--all-layers") {
-      all_layers = true;
-    } else if (args[i] == "--ablate" && has_value) {
-      options.ablate = parse_part_heads(args[++i], "--ablate");
-    } else if (args[i] == "--ablation" && has_value) {
-      ablation = args[++i];
-    } else {
-      std::cerr << "attnplay translate: unknown or incomplete argument '" << args[i] << "'\n" << kTranslateUsage;
-      return 2;
-    }
-  }
-  if (dir.empty() || text.has_value() == file.has_value()) {
-    std::cerr << kTranslateUsage << "(--model and one of --text or --file are required)\n";
-    return 2;
-  }
-  const std::optional<AblationMode> mode = ablation_mode_from_name(ablation);
-  if (!mode) {
-    std::cerr << "attnplay translate: --ablation is zero or mean, not '" << ablation << "'\n";
-    return 2;
-  }
-  options.ablation = *mode;
+  parse_flags(args, {text_flag("--model", dir), text_flag("--text", text), text_flag("--file", file),
+                     int_flag("--beams", options.beams), int_flag("--max-new-tokens", options.max_new_tokens),
+                     switch_flag("--all-layers", all_layers),
+                     {"--ablate", [&](const std::string& value) { options.ablate = parse_part_heads(value, "--ablate"); }},
+                     ablation_flag(options.ablation)});
+  if (dir.empty() || text.has_value() == file.has_value()) throw UsageError("--model and one of --text or --file are required");
   const ModelFiles files = read_model_directory(dir);
   const TranslationModel model = load_translation_model(files);
   if (!model.has_tokenizer()) {

@@ -32,13 +32,16 @@ TextModel::TextModel(Model model, std::optional<Tokenizer> tokenizer)
 }
 
 RunResult TextModel::run(std::string_view text, std::optional<std::string_view> text_b,
-                         const RunOptions& options) const {
+                         ForwardRequest request) const {
   if (!tokenizer_) throw std::invalid_argument("this model has no tokenizer.json or tokenizer.model, so it cannot read text");
   if (text.empty() && (!text_b || text_b->empty())) throw std::invalid_argument("the text is empty");
   if (text_b && !model_.config().causal() && model_.config().type_vocab_size < 2) {
     throw std::invalid_argument("this model has no segment embeddings for a second text");
   }
   if (text_b && model_.config().causal()) throw std::invalid_argument("GPT-2 models take one text, not a pair");
+  if (!request.ids.empty() || !request.type_ids.empty() || !request.attention_mask.empty() || !request.mask_positions.empty()) {
+    throw std::invalid_argument("a run on text takes its ids, type ids, attention mask and [MASK] positions from the text");
+  }
 
   RunResult result;
   result.encoding = tokenizer_->encode(text, text_b);
@@ -55,17 +58,9 @@ RunResult TextModel::run(std::string_view text, std::optional<std::string_view> 
     if (keep_last) tokens.push_back(last);
   }
 
-  ForwardRequest request;
   request.ids = result.encoding.ids();
   if (!model_.config().causal()) request.type_ids = result.encoding.type_ids();
-  request.trace = options.trace;
-  request.hidden_states = options.hidden_states;
-  request.top_k = options.top_k;
-  request.ablate = options.ablate;
-  request.ablation = options.ablation;
-  request.token_loss = options.token_loss;
-  request.mask_labels = options.mask_labels;
-  if (!model_.config().causal() && (options.top_k > 0 || options.token_loss) && model_.has_mlm_head()) {
+  if (!model_.config().causal() && (request.top_k > 0 || request.token_loss) && model_.has_mlm_head()) {
     if (const auto mask = tokenizer_->token_to_id("[MASK]")) {
       for (std::size_t i = 0; i < tokens.size(); ++i) {
         if (tokens[i].id == *mask) result.mask_positions.push_back(static_cast<int>(i));

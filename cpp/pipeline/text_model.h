@@ -2,7 +2,9 @@
 // run(text [, text_b]) tokenizes exactly as the model was trained, finds BERT's
 // [MASK] positions, truncates input longer than the model's positions
 // explicitly (and says so in the result), runs every layer, and names the
-// top-k predictions by their display strings (as the tokens are named).
+// top-k predictions by their display strings (as the tokens are named). The
+// options of a run are a ForwardRequest's (model/model.h): one request type
+// from the bindings and the CLI down to the forward pass.
 // Not here: the tokenizer (tokenizer/), the forward pass (model/), bindings.
 #pragma once
 
@@ -15,18 +17,6 @@
 #include "tokenizer/tokenizer.h"
 
 namespace attnplay {
-
-struct RunOptions {
-  std::optional<ForwardRequest::Head> trace;  // keep q, k, v, scores of this head
-  bool hidden_states = false;
-  int top_k = 0;  // GPT-2: next token at every position; BERT: fills at [MASK] positions
-  std::vector<ForwardRequest::Head> ablate;   // heads knocked out (ForwardRequest::ablate)
-  AblationMode ablation = AblationMode::zero;
-  // The loss of each token: causal, of each next token; BERT, at each [MASK]
-  // against mask_labels (the text has no true token there: the caller names one).
-  bool token_loss = false;
-  std::vector<std::int32_t> mask_labels;  // BERT with token_loss: one id per [MASK], in order
-};
 
 struct RunResult {
   Encoding encoding;               // the tokens the model saw (after truncation)
@@ -58,8 +48,11 @@ class TextModel {
   // display() of each id of `rows`, row by row [rows * k] (RunResult::top_k_displays). Needs a tokenizer.
   std::vector<std::string> top_k_displays(const std::vector<TopK>& rows) const;
 
-  // Throws std::invalid_argument when there is no tokenizer or the text is empty.
-  RunResult run(std::string_view text, std::optional<std::string_view> text_b, const RunOptions& options) const;
+  // The request's options (trace, hidden_states, top_k, ablate, ablation,
+  // token_loss, mask_labels, ...) with its ids, type_ids and mask_positions
+  // taken from the text (the caller leaves those empty). Throws
+  // std::invalid_argument when there is no tokenizer or the text is empty.
+  RunResult run(std::string_view text, std::optional<std::string_view> text_b, ForwardRequest request) const;
 
  private:
   Model model_;

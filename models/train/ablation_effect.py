@@ -1,5 +1,5 @@
 """Measures what knocking out heads does to a causal model's copying, with
-attnplay's own runtime (the CLI's `attention --ablate ... --loss`): the
+attnplay's own runtime (the CLI's `attention --ablate ... --token-loss`): the
 next-token loss on the first and on the second copy of random token
 sequences repeated twice (only copying can predict the second copy), intact,
 with the heads heads.json labels "induction" ablated, with its
@@ -30,7 +30,7 @@ def copy_losses(folder: Path, rows: list[list[int]], heads: list[tuple[int, int]
     """Mean next-token loss (nats) on the first copy's and on the second copy's tokens, over the rows."""
     first, second = [], []
     for half in rows:
-        args = [str(CLI), "attention", "--model", str(folder), "--ids", ",".join(map(str, half + half)), "--loss"]
+        args = [str(CLI), "attention", "--model", str(folder), "--ids", ",".join(map(str, half + half)), "--token-loss"]
         if heads:
             args += ["--ablate", ",".join(f"{l}:{h}" for l, h in heads), "--ablation", mode]
         loss = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)["token_loss"]

@@ -1,5 +1,5 @@
 // Head-ablation benchmark (a `npm run bench` section, not a test): on the
-// shipped models at 64 tokens in WASM (dist/engine.js, single-threaded), what
+// shipped models at 64 tokens in WASM (dist/engine/engine.js, single-threaded), what
 // a click on a head costs (one forward pass with the head knocked out:
 // attention of every layer, top-5 and the per-token loss; zero and mean
 // ablation) next to the intact pass, against the one-frame target (16 ms);
@@ -23,7 +23,7 @@
 // translation without the head that the tab shows after the comparison.
 import { readFileSync } from 'node:fs';
 
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 import { openBrowser } from '../browser/browser.mjs';
 import { SHIPPED_TEXT, SHIPPED_TOKENS as TOKENS, median, shippedModels } from './forward.mjs';
 

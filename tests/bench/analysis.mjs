@@ -1,6 +1,6 @@
 // Rollout, flow and logit-lens benchmark (a `npm run bench` section, not a
 // test), in one process: attention rollout of a GPT-2-small-shaped stack
-// ([12, 12, T, T], causal, random rows) by web/rollout.js (what the page did
+// ([12, 12, T, T], causal, random rows) by web/attention/rollout.js (what the page did
 // on its main thread) against the C++ core in WASM (Engine.rollout, what the
 // engine worker does now), in Node and in headless Chromium (there: the time
 // the page's thread is blocked before, rollout.js, and after, handing the
@@ -17,8 +17,8 @@ import { chromium } from 'playwright-core';
 
 import { startServer } from '../../scripts/serve.mjs';
 import { CHROMIUM, CHROMIUM_ARGS } from '../browser/browser.mjs';
-import { createEngine } from '../../dist/engine.js';
-import { rolledOut } from '../../web/rollout.js';
+import { createEngine } from '../../dist/engine/engine.js';
+import { rolledOut } from '../../web/attention/rollout.js';
 import { randomAttention } from '../node/reference.mjs';
 import { writeGpt2Checkpoint } from './checkpoint.mjs';
 import { GPT2_SMALL } from './forward.mjs';
@@ -47,8 +47,8 @@ async function pageRollout(t) {
     const page = await browser.newPage();
     await page.goto(`${url}embed/`);
     return await page.evaluate(async ({ t, repeats }) => {
-      const { getEngineClient } = await import('/engine-client.js');
-      const { rolledOut } = await import('/rollout.js');
+      const { getEngineClient } = await import('/engine/engine-client.js');
+      const { rolledOut } = await import('/attention/rollout.js');
       const client = getEngineClient();
       await client.info(); // the worker and its WASM are ready
       const shape = [12, 12, t, t];

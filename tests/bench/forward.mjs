@@ -1,7 +1,7 @@
 // Forward-pass benchmark (a `npm run bench` section, not a test): a
 // GPT-2-small-shaped model (12 layers, 12 heads, width 768, random F16 weights
 // from checkpoint.mjs) at T = 128 and 512, in one process: ours in WASM
-// (dist/engine.js, single-threaded) against the same computation written with
+// (dist/engine/engine.js, single-threaded) against the same computation written with
 // @tensorflow/tfjs-core ops on tfjs-backend-wasm (SIMD, 1 thread) with the
 // same weights. Both do the playground's work: every layer's attention
 // weights read back to JS and the next-token logits at every position. The
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import tfWasm from '@tensorflow/tfjs-backend-wasm';
 
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 import { writeGpt2Checkpoint } from './checkpoint.mjs';
 
 export const GPT2_SMALL = { n_layer: 12, n_head: 12, n_embd: 768, n_positions: 1024, vocab_size: 50257 };

@@ -14,7 +14,7 @@ import * as ort from 'onnxruntime-web';
 import * as tf from '@tensorflow/tfjs-core';
 import tfWasm from '@tensorflow/tfjs-backend-wasm';
 
-import { createEngine, toMatrix } from '../../dist/engine.js';
+import { createEngine, toMatrix } from '../../dist/engine/engine.js';
 import { matmulModel } from './onnx-model.mjs';
 import { fixed, markdownTable, percent, ratio, secondsPerCall } from './report.mjs';
 

@@ -43,7 +43,7 @@ async function timeOpen(page, url, id) {
   await page.click('#hub-form button');
   await page.waitForFunction((n) => Number(document.body.dataset.run) > n, runs, { timeout: 600000, polling: 'raf' });
   const ms = (await page.evaluate(() => performance.now())) - started;
-  const info = await page.evaluate(async () => (await import('./engine-client.js')).getEngineClient().info());
+  const info = await page.evaluate(async () => (await import('./engine/engine-client.js')).getEngineClient().info());
   // The worker's forward pass (top-5 predictions at every position included), from the status line.
   const forward = Number(/forward ([\d.]+) ms/.exec(await page.textContent('#engine-status'))?.[1]);
   const tokens = Number(/· (\d+) tokens/.exec(await page.textContent('#engine-status'))?.[1]);

@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs-core';
 import tfWasm from '@tensorflow/tfjs-backend-wasm';
 
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 import { writeLlamaCheckpoint } from './checkpoint.mjs';
 
 export const SMOLLM2 = { model_type: 'llama', hidden_size: 576, intermediate_size: 1536, num_hidden_layers: 30,

@@ -6,8 +6,8 @@
 // builds for every new window). CPU-seconds of the whole machine from
 // /proc/stat, so run it on an otherwise idle machine; a blank page, and the
 // playground up to its first attention drawn with the default model, as
-// dist/ serves it (app.js bundled, scripts/assemble-dist.mjs) and with
-// web/app.js in its place (each module its own request).
+// dist/ serves it (page/app.js bundled, scripts/assemble-dist.mjs) and with
+// web/'s modules in its place (each module its own request).
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -37,12 +37,12 @@ async function cpuPerLoad(browser, open) {
   return (busySeconds() - before) / LOADS;
 }
 
-/** A copy of dist/ with web/app.js instead of the bundle: the playground as separate modules. Returns its folder. */
+/** A copy of dist/ with web/'s modules over it (page/app.js unbundled): the playground as separate modules. Returns its folder. */
 function distWithModules() {
   const folder = mkdtempSync(`${tmpdir()}/attnplay-modules-`);
   cpSync(fileURLToPath(new URL('../../dist/', import.meta.url)), folder, { recursive: true });
-  cpSync(fileURLToPath(new URL('../../web/app.js', import.meta.url)), `${folder}/app.js`);
-  rmSync(`${folder}/app.js.map`, { force: true });
+  cpSync(fileURLToPath(new URL('../../web/', import.meta.url)), folder, { recursive: true });
+  rmSync(`${folder}/page/app.js.map`, { force: true });
   return folder;
 }
 
@@ -82,7 +82,7 @@ export const pageLoad = {
       markdown: [
         `Command: \`node tests/bench/run.mjs page-load\` (headless Chromium through tests/browser/chromium.sh, a new context and page per load as the browser tests open them, ${LOADS} loads each; the machine's busy CPU time from /proc/stat, so every process counts).`,
         '',
-        'CPU-seconds per load; the playground up to its first attention, as dist/ serves it (app.js bundled) and with web/app.js in its place (each module its own request).',
+        'CPU-seconds per load; the playground up to its first attention, as dist/ serves it (app.js bundled) and with web/page/app.js in its place (each module its own request).',
         '',
         '| Chromium switches | blank page | playground, bundled | playground, modules |',
         '|---|---:|---:|---:|',

@@ -3,7 +3,7 @@
 // positions, 50257 tokens, random F16 weights, 124M parameters) in a temporary
 // folder, then times, side by side in one run, the forward pass (attention of
 // every layer and head + top-5 next tokens) natively (build/native/
-// tests/bench/runtime_bench) and in WASM under Node (dist/engine.js), at 128
+// tests/bench/runtime_bench) and in WASM under Node (dist/engine/engine.js), at 128
 // and 512 tokens, and reports the WASM memory after loading and at its peak.
 // usage: node tests/bench/runtime-bench.mjs [REPEATS=3]
 import { execFileSync } from 'node:child_process';
@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 import { writeGpt2Checkpoint } from './checkpoint.mjs';
 
 const repeats = Number(process.argv[2] ?? 3);

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import hf from '@anush008/tokenizers';
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 import * as families from '../tokenizer/families.mjs';
 import * as fx from '../tokenizer/fixtures.mjs';
 import { requireProgram } from '../programs.mjs';

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { get_encoding } from 'tiktoken';
 import { encode as gptTokenizerEncode } from 'gpt-tokenizer/encoding/gpt2';
 import { getEncoding } from 'js-tiktoken';
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 import * as fx from '../tokenizer/fixtures.mjs';
 
 const quick = process.argv.includes('--quick');

@@ -1,5 +1,5 @@
 // Translation benchmark (a `npm run bench` section, not a test): the shipped
-// gettext-en-fr (Marian) in WASM (dist/engine.js, single-threaded) writing 64
+// gettext-en-fr (Marian) in WASM (dist/engine/engine.js, single-threaded) writing 64
 // target tokens of one long English source (greedy). The time of each
 // decoding step is read between translate()'s onStep calls (the step that
 // wrote token i: one decoder pass and the choice of the token); the table
@@ -10,7 +10,7 @@
 // reran the decoder over the whole target so far.
 import { existsSync, readFileSync } from 'node:fs';
 
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 import { median } from './forward.mjs';
 
 const WINDOWS = [[2, 8], [9, 16], [17, 32], [33, 64]]; // 1-based target tokens; the first step also pays for the cache's start

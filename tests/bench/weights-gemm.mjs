@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 import { fixed, markdownTable, ratio, secondsPerCall } from './report.mjs';
 
 // [m, k, n] = [tokens, in, out].

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 import { newPage, openBrowser, resultsDir, settledHash } from './browser.mjs';
 
 const modelsDir = fileURLToPath(new URL('../golden/models/', import.meta.url));

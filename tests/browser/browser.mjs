@@ -106,7 +106,7 @@ export function svgElements(svg, tag) {
 export const svgTexts = (svg) => [...svg.matchAll(/<text\b[^>]*>([^<]*)<\/text>/g)].map(([, text]) => text);
 
 /**
- * The lines the head view (web/head-view.js) draws for weight(head, query, key) over `rows` × `keys`:
+ * The lines the head view (web/views/head-view.js) draws for weight(head, query, key) over `rows` × `keys`:
  * opacity = weight / the row's strongest weight in that head; the full drawing keeps each row's 8
  * strongest keys down to a tenth of the strongest, a focused row (focusRow) every non-zero weight
  * (opacity at least 0.06). Returns a Map from "head query key" to { w, opacity }.
@@ -141,7 +141,7 @@ export function assertHeadLines(lines, expected, tolerance = 1e-6) {
   }
 }
 
-/** The playground's link once the state has settled (web/app.js writes it a moment after each change). */
+/** The playground's link once the state has settled (web/page/app.js writes it a moment after each change). */
 export async function settledHash(page) {
   await page.waitForFunction(() => document.body.dataset.link !== 'pending');
   return page.evaluate(() => location.hash);

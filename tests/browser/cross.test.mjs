@@ -16,7 +16,7 @@ import { after, before, test } from 'node:test';
 
 import { assertHeadLines, headViewLines, newPage, openBrowser } from './browser.mjs';
 import { randomAttention } from '../node/reference.mjs';
-import { seedAlignmentExample } from '../../web/presets.js';
+import { seedAlignmentExample } from '../../web/scratch/presets.js';
 
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 const dataDir = mkdtempSync(join(tmpdir(), 'attnplay-cross-'));
@@ -54,7 +54,7 @@ before(async () => {
   writeFileSync(join(dataDir, 'encdec.json'), JSON.stringify(ENCDEC));
   writeFileSync(join(dataDir, 'decoder-only.json'), JSON.stringify({ decoder_tokens: ENCDEC.decoder_tokens, decoder_attentions: ENCDEC.decoder_attentions }));
   writeFileSync(join(dataDir, 'widgets.html'), `<!doctype html><meta charset="utf-8"><title>cross-attention</title><link rel="icon" href="/favicon.svg">
-<script type="module" src="/attention-view.js"></script>
+<script type="module" src="/widget/attention-view.js"></script>
 <attention-view id="align" view="cross"><script type="application/json">${JSON.stringify(ALIGNMENT)}</script></attention-view>
 <attention-view id="encdec" src="/data/encdec.json" view="cross" layer="1" heads="0,2" controls></attention-view>
 <attention-view id="matrix" src="/data/encdec.json" view="matrix" layer="1" heads="1"></attention-view>

@@ -80,7 +80,7 @@ before(async () => {
   writeFileSync(join(dataDir, 'npy-tokens.json'), JSON.stringify({ tokens: npyTokens, attentions: nested(npyFlat, npyShape) }));
   const child = JSON.stringify(GPT).replaceAll('<', '\\u003c');
   writeFileSync(join(dataDir, 'widgets.html'), `<!doctype html><meta charset="utf-8"><title>data mode</title>
-<script type="module" src="/attention-view.js"></script>
+<script type="module" src="/widget/attention-view.js"></script>
 <attention-view id="child" view="head" layer="1" controls><script type="application/json">${child}</script></attention-view>
 <attention-view id="torch" src="/data/torch.json" view="matrix" layer="2" heads="1"></attention-view>
 <attention-view id="npy" src="/data/attn.npy" tokens-src="/data/tokens.json" view="model"></attention-view>
@@ -93,7 +93,7 @@ before(async () => {
   writeFileSync(join(dataDir, 'big.npy'), npyBytes(bigAttention, BIG));
   writeFileSync(join(dataDir, 'big-tokens.json'), JSON.stringify(Array.from({ length: 512 }, (_, i) => (i % 3 ? `Ġw${i}` : `w${i}`))));
   writeFileSync(join(dataDir, 'big.html'), `<!doctype html><meta charset="utf-8"><title>big</title>
-<script type="module" src="/attention-view.js"></script>
+<script type="module" src="/widget/attention-view.js"></script>
 <attention-view id="big" src="/data/big.npy" tokens-src="/data/big-tokens.json" view="head" layer="11" heads="0,5" height="400"></attention-view>`);
   session = await openBrowser({ mounts: { '/data/': dataDir }, headers: { 'Content-Security-Policy': CSP } });
 });

@@ -12,8 +12,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
-import { headColour } from '../../web/palette.js';
-import { staticEmbeddings, numpySeedExample } from '../../web/presets.js';
+import { headColour } from '../../web/ui/palette.js';
+import { staticEmbeddings, numpySeedExample } from '../../web/scratch/presets.js';
 import { downloadOf, newPage, openBrowser, pngSize, resultsDir, settledHash, svgElements, svgTexts } from './browser.mjs';
 
 const modelsDir = fileURLToPath(new URL('../golden/models/', import.meta.url));

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 import { ISOLATION_HEADERS, startServer } from '../../scripts/serve.mjs';
 import { FAMILY_MODELS, HELD, startFakeHub } from '../hub/fake-hub.mjs';
 import { assertHeadLines, headViewLines, newPage, openBrowser, settledHash } from './browser.mjs';

@@ -1,6 +1,6 @@
 // The logit lens in the browser: the page's Logit lens tab and the widget's
 // view="lens" on the shipped models draw the grid the engine computes in Node
-// (an independent path: dist/engine.js loading the same model files): every
+// (an independent path: dist/engine/engine.js loading the same model files): every
 // cell's top token and probability, its top-5 in the readout on hover or
 // keyboard focus (arrow keys move), the last row equal to the predictions
 // panel; token text stays text; the lens is computed when its tab is opened;
@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 
-import { createEngine } from '../../dist/engine.js';
-import { DEFAULT_STATE } from '../../web/state.js';
+import { createEngine } from '../../dist/engine/engine.js';
+import { DEFAULT_STATE } from '../../web/run/state.js';
 import { newPage, openBrowser, resultsDir } from './browser.mjs';
 
 const fixturesDir = new URL('./fixtures/', import.meta.url).pathname;

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 
-import { DEFAULT_STATE } from '../../web/state.js';
+import { DEFAULT_STATE } from '../../web/run/state.js';
 import { assertHeadLines, headViewLines, openBrowser, pngSize, resultsDir, svgTexts } from './browser.mjs';
 import { refFlow } from '../node/rollout-reference.mjs';
 

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 import { assertHeadLines, downloadOf, headViewLines, newPage, openBrowser, pngSize, resultsDir, settledHash, svgElements, svgTexts } from './browser.mjs';
 import { refRollout } from '../node/rollout-reference.mjs';
 

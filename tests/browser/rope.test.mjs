@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 import { downloadOf, newPage, openBrowser, pngSize, resultsDir, svgTexts } from './browser.mjs';
 
 const modelsDir = fileURLToPath(new URL('../golden/models/', import.meta.url));

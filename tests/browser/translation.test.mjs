@@ -21,7 +21,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 
 import { downloadOf, newPage, openBrowser, resultsDir, settledHash } from './browser.mjs';
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 import { modelFiles } from '../node/model-golden.mjs';
 
 const MODEL = 'marian-l2-h4-f32';
@@ -49,7 +49,7 @@ let session;
 
 before(async () => {
   writeFileSync(join(pageDir, 'widgets.html'), `<!doctype html><meta charset="utf-8"><title>translation widgets</title><link rel="icon" href="/favicon.svg">
-<script type="module" src="/attention-view.js"></script>
+<script type="module" src="/widget/attention-view.js"></script>
 <attention-view id="forced" model="/marian/" view="cross" layer="1" heads="2"></attention-view>
 <attention-view id="own" model="/marian/" view="cross" controls></attention-view>`);
   session = await openBrowser({ mounts: { '/marian/': modelDir, '/w/': pageDir } });

@@ -18,7 +18,7 @@ const HOSTILE = '<img src=x onerror=alert(1)>';
 let session;
 
 before(async () => {
-  session = await openBrowser({ mounts: { '/fixtures/': fixtures } });
+  session = await openBrowser({ mounts: { '/fixtures/': fixtures, '/web/': fileURLToPath(new URL('../../web/', import.meta.url)) } });
 });
 after(async () => {
   await session?.close();

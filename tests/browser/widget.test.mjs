@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 import { assertHeadLines, headViewLines, newPage, openBrowser, resultsDir } from './browser.mjs';
 import { refFlow, refRollout } from '../node/rollout-reference.mjs';
 

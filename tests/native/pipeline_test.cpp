@@ -36,7 +36,7 @@ TEST_CASE("run(text [, pair]) gives the golden ids and the golden attention") {
       std::optional<std::string> pair;
       if (c.contains("text_pair")) pair = c["text_pair"].get<std::string>();
       CAPTURE(text);
-      const RunResult r = model.run(text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, RunOptions{});
+      const RunResult r = model.run(text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, ForwardRequest{});
       CHECK(r.encoding.ids() == c["ids"].get<std::vector<std::int32_t>>());
       if (!model.model().config().causal()) CHECK(r.encoding.type_ids() == c["type_ids"].get<std::vector<std::int32_t>>());
       CHECK_FALSE(r.truncated);
@@ -52,7 +52,7 @@ TEST_CASE("run(text [, pair]) gives the golden ids and the golden attention") {
 
 TEST_CASE("[MASK] positions are found and filled; top-k for GPT-2 at every position") {
   const TextModel bert = load("bert-l2-h2-k32-f32");
-  RunOptions options;
+  ForwardRequest options;
   options.top_k = 3;
   const RunResult r = bert.run("The cat [MASK] on the mat.", std::nullopt, options);
   REQUIRE(r.mask_positions == std::vector<int>{3});
@@ -73,7 +73,7 @@ TEST_CASE("a predicted id past the tokenizer's vocabulary (a padded embedding ro
   const ModelFiles gpt = read_model_directory(model_dir("gpt2-l4-h4-k8-bf16"));  // 257 embedding rows
   const ModelFiles bert = read_model_directory(model_dir("bert-l1-h3-k8-bf16"));  // 28 tokens
   const TextModel padded(Model::from_checkpoint(gpt.config_json, gpt.checkpoint), Tokenizer::from_file_bytes(*bert.tokenizer));
-  RunOptions options;
+  ForwardRequest options;
   options.top_k = 257;  // every row, so ids 28..256 are among them
   const RunResult r = padded.run("the dog", std::nullopt, options);
   REQUIRE(r.top_k_displays.size() == 257 * r.encoding.tokens.size());
@@ -85,14 +85,14 @@ TEST_CASE("a predicted id past the tokenizer's vocabulary (a padded embedding ro
 
 TEST_CASE("text longer than the model's positions is truncated, and the result says so") {
   const TextModel gpt = load("gpt2-l1-h1-k64-f32");  // 16 positions, one token per byte
-  const RunResult g = gpt.run("abcdefghijklmnopqrstuvwxyz", std::nullopt, RunOptions{});
+  const RunResult g = gpt.run("abcdefghijklmnopqrstuvwxyz", std::nullopt, ForwardRequest{});
   CHECK(g.truncated);
   CHECK(g.input_tokens == 26);
   CHECK(g.encoding.tokens.size() == 16);
   CHECK(g.forward.tokens == 16);
 
   const TextModel bert = load("bert-l1-h3-k8-bf16");  // 16 positions
-  const RunResult b = bert.run("the dog sat in the park the dog sat in the park the dog sat", std::nullopt, RunOptions{});
+  const RunResult b = bert.run("the dog sat in the park the dog sat in the park the dog sat", std::nullopt, ForwardRequest{});
   CHECK(b.truncated);
   CHECK(b.encoding.tokens.size() == 16);
   CHECK(b.encoding.tokens.back().piece == "[SEP]");  // the closing separator is kept
@@ -101,12 +101,16 @@ TEST_CASE("text longer than the model's positions is truncated, and the result s
 
 TEST_CASE("run() errors are readable") {
   const TextModel gpt = load("gpt2-l4-h4-k8-bf16");
-  CHECK_THROWS_WITH_AS(gpt.run("", std::nullopt, RunOptions{}), "the text is empty", std::invalid_argument);
-  CHECK_THROWS_WITH_AS(gpt.run("a", std::string_view("b"), RunOptions{}), "GPT-2 models take one text, not a pair",
+  CHECK_THROWS_WITH_AS(gpt.run("", std::nullopt, ForwardRequest{}), "the text is empty", std::invalid_argument);
+  ForwardRequest with_ids;
+  with_ids.ids = {1, 2};
+  CHECK_THROWS_WITH_AS(gpt.run("a", std::nullopt, with_ids),
+                       "a run on text takes its ids, type ids, attention mask and [MASK] positions from the text", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(gpt.run("a", std::string_view("b"), ForwardRequest{}), "GPT-2 models take one text, not a pair",
                        std::invalid_argument);
   const ModelFiles files = read_model_directory(model_dir("gpt2-l4-h4-k8-bf16"));
   const TextModel no_tokenizer = TextModel::from_checkpoint(files.config_json, files.checkpoint, "");
-  CHECK_THROWS_WITH_AS(no_tokenizer.run("a", std::nullopt, RunOptions{}),
+  CHECK_THROWS_WITH_AS(no_tokenizer.run("a", std::nullopt, ForwardRequest{}),
                        "this model has no tokenizer.json or tokenizer.model, so it cannot read text", std::invalid_argument);
 }
 
@@ -136,7 +140,7 @@ TEST_CASE("BERT heads: next-token and broad scores equal a direct computation on
   std::vector<double> next(reports.size()), broad(reports.size());
   const auto& sentences = head_analysis_sentences();
   for (const std::string& sentence : sentences) {
-    const ForwardResult f = bert.run(sentence, std::nullopt, RunOptions{}).forward;
+    const ForwardResult f = bert.run(sentence, std::nullopt, ForwardRequest{}).forward;
     const int t = f.tokens;
     for (std::size_t r = 0; r < reports.size(); ++r) {
       double to_next = 0, relative_entropy = 0;

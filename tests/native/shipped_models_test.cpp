@@ -65,7 +65,7 @@ TEST_CASE("shipped models reproduce PyTorch's attention and logits") {
       CAPTURE(text);
       std::optional<std::string> pair;
       if (c.contains("text_b")) pair = c["text_b"].get<std::string>();
-      const RunResult run = model.run(text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, RunOptions{});
+      const RunResult run = model.run(text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, ForwardRequest{});
       CHECK(run.encoding.ids() == c["ids"].get<std::vector<std::int32_t>>());
 
       ForwardRequest request;

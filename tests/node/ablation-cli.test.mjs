@@ -1,4 +1,4 @@
-// `attnplay attention --ablate L:H,... [--ablation zero|mean] --top-k K --loss
+// `attnplay attention --ablate L:H,... [--ablation zero|mean] --top-k K --token-loss
 // --rank-heads` on the golden checkpoints against the PyTorch ablation goldens
 // (tests/golden/make_ablation_goldens.py): top-k probabilities within 1e-5,
 // the per-token loss within 1e-5 relative; and its errors for bad heads and
@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 import { maxAbsDiff, modelFiles } from './model-golden.mjs';
 
 const cli = fileURLToPath(new URL('../../build/native/attnplay', import.meta.url));
@@ -27,7 +27,7 @@ for (const name of ['gpt2-l2-h12-k8-f16', 'llama-gqa-llama3-bf16', 'bert-l2-h2-k
     for (const c of g.cases) {
       const args = ['attention', '--model', dirOf(name), '--ids', g.ids.join(','), '--top-k', '5'];
       if (bert) args.push('--type-ids', g.type_ids.join(','));
-      else args.push('--loss');
+      else args.push('--token-loss');
       if (c.ablate.length) args.push('--ablate', c.ablate.map(([l, h]) => `${l}:${h}`).join(','), '--ablation', c.mode);
       const r = run(args);
       assert.equal(r.status, 0, r.stderr);
@@ -78,16 +78,16 @@ test('attention --ablate rejects bad heads and options with clear messages', () 
     assert.equal(r.status, status, `${extra.join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, message);
   }
-  const bert = run(['attention', '--model', dirOf('bert-l2-h2-k32-f32'), '--ids', '2,5,3', '--loss']);
+  const bert = run(['attention', '--model', dirOf('bert-l2-h2-k32-f32'), '--ids', '2,5,3', '--token-loss']);
   assert.equal(bert.status, 2);
-  assert.match(bert.stderr, /--loss is for causal models/);
+  assert.match(bert.stderr, /--token-loss is for causal models/);
 });
 
-test('an encoder–decoder\'s attention --ablate PART:L:H --loss --top-k --rank-heads matches the PyTorch goldens', () => {
+test('an encoder–decoder\'s attention --ablate PART:L:H --token-loss --top-k --rank-heads matches the PyTorch goldens', () => {
   for (const name of ['marian-l2-h4-f32', 'bart-scaled-l1-l3-f32']) {
     const g = ablationGolden(name);
     for (const c of g.cases) {
-      const args = ['attention', '--model', dirOf(name), '--ids', g.ids.join(','), '--decoder-ids', g.decoder_ids.join(','), '--top-k', '5', '--loss'];
+      const args = ['attention', '--model', dirOf(name), '--ids', g.ids.join(','), '--decoder-ids', g.decoder_ids.join(','), '--top-k', '5', '--token-loss'];
       if (c.ablate.length) args.push('--ablate', c.ablate.map((h) => h.join(':')).join(','), '--ablation', c.mode);
       const r = run(args);
       assert.equal(r.status, 0, r.stderr);

@@ -1,4 +1,4 @@
-// Head ablation in WASM through the JS engine (dist/engine.js): zero and mean
+// Head ablation in WASM through the JS engine (dist/engine/engine.js): zero and mean
 // ablation of GPT-2, BERT, Llama with GQA, Qwen3 and GPT-NeoX heads against the
 // PyTorch goldens of tests/golden/make_ablation_goldens.py (top-k, the last
 // row's distribution and the last layer's attention within 1e-5 absolute, the
@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { before, test } from 'node:test';
 
-import { AttnplayError, createEngine } from '../../dist/engine.js';
+import { AttnplayError, createEngine } from '../../dist/engine/engine.js';
 import { maxAbsDiff, modelFiles } from './model-golden.mjs';
 
 const read = (path, encoding) => readFileSync(new URL(path, import.meta.url), encoding);

@@ -1,8 +1,8 @@
-// The widget's data mode, reading side (web/attention-data-source.js): every
+// The widget's data mode, reading side (web/attention/attention-data-source.js): every
 // accepted format gives back exactly the weights our CLI computed (its JSON,
 // its .npy, PyTorch's per-layer [batch, heads, T, T] shape, base64 float32,
 // the playground's JSON export), encoder–decoder parts with cross-attention
-// (and the decoding view's head mean, web/encoder-decoder.js), one-map data,
+// (and the decoding view's head mean, web/attention/encoder-decoder.js), one-map data,
 // target_tokens labelling cross rows, head labels, word structure of Hugging
 // Face pieces, and each validation
 // message: shapes that disagree, rows that do not sum to 1 (a warning), NaN,
@@ -17,10 +17,10 @@ import { after, test } from 'node:test';
 
 import {
   AttentionDataError, MAX_VALUES, parseJsonText, parseNpy, readAttentionData, readTensor,
-} from '../../web/attention-data-source.js';
-import { wordGroups } from '../../web/attention-data.js';
-import { crossMap } from '../../web/encoder-decoder.js';
-import { attentionJson } from '../../web/export.js';
+} from '../../web/attention/attention-data-source.js';
+import { wordGroups } from '../../web/attention/attention-data.js';
+import { crossMap } from '../../web/attention/encoder-decoder.js';
+import { attentionJson } from '../../web/export/export.js';
 
 const cli = fileURLToPath(new URL('../../build/native/attnplay', import.meta.url));
 const modelDir = (name) => fileURLToPath(new URL(`../../models/${name}`, import.meta.url));

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 
 import {
   aggregateWords, filterPairs, headMap, meanMap, pruneByMass, wordGroups, withoutSpecialTokens,
-} from '../../web/attention-data.js';
+} from '../../web/attention/attention-data.js';
 
 const close = (actual, expected) => {
   assert.equal(actual.length, expected.length);

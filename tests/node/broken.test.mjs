@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
 
-import { AttnplayError, createEngine } from '../../dist/engine.js';
+import { AttnplayError, createEngine } from '../../dist/engine/engine.js';
 import { writeCorpus } from '../broken/make-corpus.mjs';
 import { flat, golden, maxAbsDiff, modelFiles } from './model-golden.mjs';
 

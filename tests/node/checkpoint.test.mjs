@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-import { AttnplayError, createEngine } from '../../dist/engine.js';
+import { AttnplayError, createEngine } from '../../dist/engine/engine.js';
 import { flat, golden, maxAbsDiff, modelFiles } from './model-golden.mjs';
 
 // A safetensors file's tensors dealt round-robin into `n` shards:

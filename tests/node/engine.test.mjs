@@ -1,11 +1,11 @@
-// The WASM build through the JS engine (dist/engine.js, the shipped file):
+// The WASM build through the JS engine (dist/engine/engine.js, the shipped file):
 // the same cases as the native suites, against the seeds and a double-
 // precision JS reference, plus readable errors.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { before, test } from 'node:test';
 
-import { AttnplayError, createEngine, toRows } from '../../dist/engine.js';
+import { AttnplayError, createEngine, toRows } from '../../dist/engine/engine.js';
 import { attention, matmul, maxAbs, maxAbsDiff, randomSource } from './reference.mjs';
 
 const golden = JSON.parse(readFileSync(new URL('../golden/seed_numpy_example.json', import.meta.url)));

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { attentionJson, toNpy } from '../../web/export.js';
+import { attentionJson, toNpy } from '../../web/export/export.js';
 
 function parseNpy(bytes) {
   assert.deepEqual([...bytes.subarray(0, 8)], [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]);

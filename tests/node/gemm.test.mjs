@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { AttnplayError, createEngine, toMatrix } from '../../dist/engine.js';
+import { AttnplayError, createEngine, toMatrix } from '../../dist/engine/engine.js';
 import {
   bfloat16Value, halfValue, matmul, maxAbsDiff, randomHalfWeight, randomSource, transpose,
 } from './reference.mjs';

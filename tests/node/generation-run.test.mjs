@@ -1,11 +1,11 @@
-// The generation settings' link form (web/generation-run.js): greedy and
+// The generation settings' link form (web/run/generation-run.js): greedy and
 // sampled settings survive the round trip exactly, the form web/README.md
 // documents reads as documented, and settings out of range or malformed
 // links get errors that name the field.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { DEFAULT_SETTINGS, engineOptions, formatSettings, parseSettings } from '../../web/generation-run.js';
+import { DEFAULT_SETTINGS, engineOptions, formatSettings, parseSettings } from '../../web/run/generation-run.js';
 
 test('settings survive the link round trip; greedy links carry no sampling fields', () => {
   const sampled = { maxNewTokens: 12, greedy: false, temperature: 0.8, topK: 0, topP: 0.9, seed: 4294967297 };

@@ -1,4 +1,4 @@
-// The head facts the views print (web/head-facts.js): the key/value head a
+// The head facts the views print (web/attention/head-facts.js): the key/value head a
 // query head reads is the one the model computes with (heads of one group get
 // identical k from the engine's trace, heads of different groups do not, on
 // the golden GQA and MQA checkpoints), and the sink score is the mean weight
@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { createEngine } from '../../dist/engine.js';
-import { kvGroup, kvHeadOf, sharesKeyValues, sinkScore, sinkText } from '../../dist/head-facts.js';
+import { createEngine } from '../../dist/engine/engine.js';
+import { kvGroup, kvHeadOf, sharesKeyValues, sinkScore, sinkText } from '../../dist/attention/head-facts.js';
 import { modelFiles } from './model-golden.mjs';
 
 const engine = await createEngine();

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 import { randomSource } from './reference.mjs';
 
 test('10,000 calls do not grow the WASM heap or leak handles', async () => {

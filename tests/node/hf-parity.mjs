@@ -8,7 +8,7 @@
 // and the to_json round trip in both libraries.
 import assert from 'node:assert/strict';
 import hf from '@anush008/tokenizers';
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 import * as fx from '../tokenizer/fixtures.mjs';
 
 export const engine = await createEngine();

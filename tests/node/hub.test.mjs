@@ -1,4 +1,4 @@
-// Models by hub id (web/hub.js, web/download.js) against the local imitation
+// Models by hub id (web/hub/hub.js, web/hub/download.js) against the local imitation
 // of the Hugging Face hub (tests/hub/fake-hub.mjs), in Node: id parsing and
 // resolve URLs; every supported family (and a sharded checkpoint) opened from
 // the hub, through its redirect to a second origin, runs and gives PyTorch's
@@ -11,11 +11,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 
-import { createEngine } from '../../dist/engine.js';
-import { DownloadProgress, cachingFetch } from '../../dist/download.js';
+import { createEngine } from '../../dist/engine/engine.js';
+import { DownloadProgress, cachingFetch } from '../../dist/hub/download.js';
 import {
   DEFAULT_HUB, ENCODER_DECODER_TYPES, MAX_MODEL_BYTES, SUPPORTED_MODEL_TYPES, hubReference, openHubModel, parseModelId, resolveUrl,
-} from '../../dist/hub.js';
+} from '../../dist/hub/hub.js';
 import { FAMILY_MODELS, HELD, MARIAN, SENTENCEPIECE, SHARDED, startFakeHub } from '../hub/fake-hub.mjs';
 import { flat, golden, maxAbsDiff } from './model-golden.mjs';
 

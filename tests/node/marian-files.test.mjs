@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 
 const dir = fileURLToPath(new URL('../../models/gettext-en-fr/', import.meta.url));
 const read = (name) => readFileSync(join(dir, name));

@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { before, test } from 'node:test';
 
-import { AttnplayError, createEngine } from '../../dist/engine.js';
+import { AttnplayError, createEngine } from '../../dist/engine/engine.js';
 import { maxAbsDiff, modelFiles } from './model-golden.mjs';
 
 const cli = fileURLToPath(new URL('../../build/native/attnplay', import.meta.url));

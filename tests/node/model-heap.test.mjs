@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 import { modelFiles } from './model-golden.mjs';
 
 test('repeated load/forward/dispose does not leak the WASM heap', async () => {

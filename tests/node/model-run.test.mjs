@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { before, test } from 'node:test';
 
-import { AttnplayError, createEngine } from '../../dist/engine.js';
+import { AttnplayError, createEngine } from '../../dist/engine/engine.js';
 import { MODELS, flat, golden, maxAbsDiff, modelFiles, modelsDir } from './model-golden.mjs';
 
 let engine;

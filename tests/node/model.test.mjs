@@ -1,4 +1,4 @@
-// The model runtime in WASM through the JS engine (dist/engine.js): every
+// The model runtime in WASM through the JS engine (dist/engine/engine.js): every
 // golden checkpoint against PyTorch (attention within 1e-5 absolute; logits,
 // hidden states, q/k/v/scores within 1e-4 relative; RoPE families: q and k
 // before the rotation within 1e-5 relative), loading from buffers,
@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import { readFileSync, statSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 
-import { AttnplayError, createEngine } from '../../dist/engine.js';
+import { AttnplayError, createEngine } from '../../dist/engine/engine.js';
 import { MODELS, flat, golden, maxAbsDiff, modelFiles, modelsDir, relativeError } from './model-golden.mjs';
 
 let engine;

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 
@@ -21,13 +22,12 @@ function widgetClosure() {
     if (!file.endsWith('.js')) return;
     const source = readFileSync(`${dist}${file}`, 'utf8');
     const references = [
-      ...source.matchAll(/^import\s+(?:[^'"]*?\s+from\s+)?'\.\/([^']+)'/gm),
-      ...source.matchAll(/new URL\('\.\/([^'$]+)', import\.meta\.url\)/g),
-      ...source.matchAll(/css\('([^']+)'\)/g),
+      ...source.matchAll(/^import\s+(?:[^'"]*?\s+from\s+)?'(\.{1,2}\/[^']+)'/gm),
+      ...source.matchAll(/new URL\('(\.{1,2}\/[^'$]+)', import\.meta\.url\)/g),
     ].map((match) => match[1]);
-    for (const reference of references) visit(reference);
+    for (const reference of references) visit(join(dirname(file), reference));
   };
-  visit('attention-view.js');
+  visit('widget/attention-view.js');
   return found;
 }
 
@@ -35,29 +35,29 @@ test('npm pack: the widget, its modules and styles, the WASM, the shipped models
   const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
   const packed = new Set(pack.files.map((file) => file.path));
   const closure = widgetClosure();
-  for (const file of ['engine-worker.js', 'engine.js', 'views.css', 'attention-view.css', 'head-view.js', 'scratch-view.js']) {
+  for (const file of ['engine/engine-worker.js', 'engine/engine.js', 'views/views.css', 'widget/attention-view.css', 'views/head-view.js', 'scratch/scratch-view.js']) {
     assert.ok(closure.has(file), `the closure finds ${file}`);
   }
   const models = existsSync(`${dist}models`) ? readdirSync(`${dist}models`, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile()).map((entry) => `${entry.parentPath ?? entry.path}/${entry.name}`.slice(dist.length)) : [];
-  const wanted = [...closure, 'attention-view.d.ts', 'wasm/attnplay_core.mjs', 'wasm/attnplay_core.wasm', ...models];
+  const wanted = [...closure, 'widget/attention-view.d.ts', 'wasm/attnplay_core.mjs', 'wasm/attnplay_core.wasm', ...models];
   for (const file of wanted) assert.ok(packed.has(`dist/${file}`), `dist/${file} is packed`);
-  for (const file of ['dist/app.js', 'dist/index.html', 'dist/style.css', 'dist/embed/index.html']) assert.ok(!packed.has(file), `${file} (playground) is not packed`);
+  for (const file of ['dist/page/app.js', 'dist/index.html', 'dist/style.css', 'dist/embed/index.html']) assert.ok(!packed.has(file), `${file} (playground) is not packed`);
   const unexpected = [...packed].filter((file) => file.startsWith('dist/') && !wanted.includes(file.slice(5)) && !file.startsWith('dist/wasm/'));
   assert.deepEqual(unexpected, [], 'nothing else from dist/');
 });
 
 test('the package exports resolve to the widget and its declarations', () => {
   const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
-  assert.equal(import.meta.resolve(pkg.name), new URL('dist/attention-view.js', `file://${root}`).href);
-  assert.equal(import.meta.resolve(`${pkg.name}/dist/engine.js`), new URL('dist/engine.js', `file://${root}`).href);
+  assert.equal(import.meta.resolve(pkg.name), new URL('dist/widget/attention-view.js', `file://${root}`).href);
+  assert.equal(import.meta.resolve(`${pkg.name}/dist/engine/engine.js`), new URL('dist/engine/engine.js', `file://${root}`).href);
   assert.ok(existsSync(`${root}${pkg.types}`));
   assert.equal(pkg.exports['.'].types, `./${pkg.types.replace(/^\.\//, '')}`);
 });
 
 test('the declarations name every public property of the element', () => {
-  const source = readFileSync(`${dist}attention-view.js`, 'utf8');
-  const declarations = readFileSync(`${dist}attention-view.d.ts`, 'utf8');
+  const source = readFileSync(`${dist}widget/attention-view.js`, 'utf8');
+  const declarations = readFileSync(`${dist}widget/attention-view.d.ts`, 'utf8');
   const properties = new Set([...source.matchAll(/^ {2}get (\w+)\(\)/gm)].map((match) => match[1]));
   assert.ok(properties.size >= 15, `${properties.size} properties`);
   const body = declarations.slice(declarations.indexOf('export class AttentionView'));

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { paletteSeparation } from '../../scripts/colour-vision.mjs';
-import { HEAD_COLOURS, headColour } from '../../web/palette.js';
+import { HEAD_COLOURS, headColour } from '../../web/ui/palette.js';
 
 const D3_CATEGORY10 = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
 

@@ -1,5 +1,5 @@
 // Attention rollout and flow in the C++ core (cpp/analysis/rollout.*), through
-// `attnplay rollout` and the WASM engine (Engine.rollout), against web/rollout.js
+// `attnplay rollout` and the WASM engine (Engine.rollout), against web/attention/rollout.js
 // and the float64 reference of the definitions (rollout-reference.mjs: plain
 // matrix products, Edmonds–Karp max flow) on the same attention: the
 // attention `attnplay attention` prints for golden checkpoints (causal and
@@ -9,8 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { before, test } from 'node:test';
 
-import { createEngine } from '../../dist/engine.js';
-import { rolledOut } from '../../web/rollout.js';
+import { createEngine } from '../../dist/engine/engine.js';
+import { rolledOut } from '../../web/attention/rollout.js';
 import { golden, modelsDir } from './model-golden.mjs';
 import { randomAttention } from './reference.mjs';
 import { refFlow, refRollout } from './rollout-reference.mjs';

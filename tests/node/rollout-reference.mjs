@@ -1,6 +1,6 @@
 // Naive float64 reference of attention rollout and attention flow (Abnar &
 // Zuidema, 2020), written from the definitions and sharing no code with
-// web/rollout.js: Ā_l = ½·mean_h(A_l) + ½·I with rows renormalised, rollout =
+// web/attention/rollout.js: Ā_l = ½·mean_h(A_l) + ½·I with rows renormalised, rollout =
 // Ā_L · … · Ā_1 by plain matrix products, flow = Edmonds–Karp max flow from
 // (L, i) to (0, j) on an explicit edge list of the layered graph.
 // Attentions are { data, shape: [L, H, T, T] }; results are T×T nested arrays.

@@ -1,4 +1,4 @@
-// web/rollout.js against a direct float64 implementation of Abnar & Zuidema's
+// web/attention/rollout.js against a direct float64 implementation of Abnar & Zuidema's
 // definitions (rollout-reference.mjs): Ā_l = ½·mean_h(A_l) + ½·I (rows renormalised),
 // rollout = Ā_L · … · Ā_1 by plain matrix products, and flow = max flow from
 // (L, i) to (0, j) by Edmonds–Karp on an explicit edge list of the layered
@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { MAX_FLOW_WORK, attentionFlow, attentionRollout, residualAttention, rolledOut } from '../../web/rollout.js';
+import { MAX_FLOW_WORK, attentionFlow, attentionRollout, residualAttention, rolledOut } from '../../web/attention/rollout.js';
 import { randomAttention as randomRows } from './reference.mjs';
 import { refFlow, refRollout } from './rollout-reference.mjs';
 

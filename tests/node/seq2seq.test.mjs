@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { before, test } from 'node:test';
 
-import { AttnplayError, Seq2SeqModel, createEngine } from '../../dist/engine.js';
+import { AttnplayError, Seq2SeqModel, createEngine } from '../../dist/engine/engine.js';
 import { flat, golden, maxAbsDiff, modelFiles, relativeError } from './model-golden.mjs';
 
 const SEQ2SEQ = ['marian-l2-h4-f32', 'marian-stored-positions-unshared-f16', 'bart-l2-h4-bf16', 'bart-scaled-l1-l3-f32'];

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 
 const read = (path, encoding) => readFileSync(new URL(path, import.meta.url), encoding);
 const golden = JSON.parse(read('../golden/models/austen-gpt-heldout.json', 'utf8'));

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { createEngine } from '../../dist/engine.js';
-import { DEFAULT_STATE } from '../../web/state.js';
+import { createEngine } from '../../dist/engine/engine.js';
+import { DEFAULT_STATE } from '../../web/run/state.js';
 
 const read = (path, encoding) => readFileSync(new URL(path, import.meta.url), encoding);
 

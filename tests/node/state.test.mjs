@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { inflateRawSync } from 'node:zlib';
 
-import { DEFAULT_STATE, Store, decodeLink, decodeState, encodeLink, encodeState } from '../../web/state.js';
+import { DEFAULT_STATE, Store, decodeLink, decodeState, encodeLink, encodeState } from '../../web/run/state.js';
 
 test('every field survives the URL round trip', () => {
   const state = {

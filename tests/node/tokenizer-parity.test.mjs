@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { get_encoding } from 'tiktoken';
 import hf from '@anush008/tokenizers';
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 import * as fx from '../tokenizer/fixtures.mjs';
 
 const engine = await createEngine();

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import { createEngine } from '../../dist/engine.js';
+import { createEngine } from '../../dist/engine/engine.js';
 
 const dir = new URL('../tokenizer/sentencepiece/', import.meta.url);
 const goldens = JSON.parse(readFileSync(new URL('goldens.json', dir), 'utf8'));

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import hf from '@anush008/tokenizers';
 import { get_encoding } from 'tiktoken';
-import { createEngine, AttnplayError } from '../../dist/engine.js';
+import { createEngine, AttnplayError } from '../../dist/engine/engine.js';
 import * as fx from '../tokenizer/fixtures.mjs';
 
 const engine = await createEngine();

@@ -1,0 +1,147 @@
+// JS values -> the typed arrays and row-major { data, shape } matrices the
+// WASM bindings take (with readable errors for bad input), and matrices back
+// to rows. Pure functions: nothing here calls the WASM module (engine.js does).
+// Not here: tokenization, model files.
+import { AttnplayError } from './errors.js';
+
+/** The attention parts of an encoder–decoder, as the core names them. */
+export const SEQ2SEQ_PARTS = ['encoder', 'decoder', 'cross'];
+
+/**
+ * A row-major float32 matrix as the core takes and returns it.
+ * @typedef {{ data: Float32Array, shape: [number, number] }} Matrix
+ */
+
+/** Accepts a Matrix or nested number arrays (rows) and returns a Matrix. */
+export function toMatrix(value, name = 'matrix') {
+  if (value && value.data && value.shape) {
+    return { data: value.data instanceof Float32Array ? value.data : Float32Array.from(value.data), shape: value.shape };
+  }
+  if (!Array.isArray(value) || value.length === 0 || !Array.isArray(value[0])) {
+    throw new AttnplayError(`${name}: expected { data, shape } or a non-empty array of rows`);
+  }
+  const rows = value.length;
+  const cols = value[0].length;
+  const data = new Float32Array(rows * cols);
+  value.forEach((row, r) => {
+    if (!Array.isArray(row) || row.length !== cols) {
+      throw new AttnplayError(`${name}: row ${r} does not have ${cols} numbers`);
+    }
+    data.set(row, r * cols);
+  });
+  return { data, shape: [rows, cols] };
+}
+
+/** Rows of a Matrix as plain arrays (for display and tests). */
+export function toRows(matrix) {
+  const [rows, cols] = matrix.shape;
+  return Array.from({ length: rows }, (_, r) => Array.from(matrix.data.subarray(r * cols, (r + 1) * cols)));
+}
+
+/** A matmul's right-hand operand: a float32 matrix, or half-precision bit patterns { dtype, bits, shape } passed as they are. */
+export function rightOperand(b) {
+  if (b && b.dtype !== undefined) return { dtype: b.dtype, bits: b.bits instanceof Uint16Array ? b.bits : Uint16Array.from(b.bits), shape: b.shape };
+  return toMatrix(b, 'b');
+}
+
+const MATRIX_KEYS = ['x', 'q', 'k', 'v', 'wq', 'wk', 'wv', 'wo'];
+
+/** An attention spec with its matrices as Matrix and keyMask as a Uint8Array of 0/1. */
+export function attentionSpec(spec) {
+  const out = { ...spec };
+  for (const key of MATRIX_KEYS) {
+    if (spec[key] !== undefined) out[key] = toMatrix(spec[key], key);
+  }
+  if (spec.keyMask !== undefined) out.keyMask = Uint8Array.from(spec.keyMask, (v) => (v ? 1 : 0));
+  return out;
+}
+
+const utf8Encoder = new TextEncoder();
+
+/** Text as UTF-8 bytes; a Uint8Array passes as it is (any bytes, even invalid UTF-8). */
+export function utf8(text, name) {
+  if (text instanceof Uint8Array) return text;
+  if (typeof text !== 'string') throw new AttnplayError(`${name}: expected a string or a Uint8Array`);
+  return utf8Encoder.encode(text);
+}
+
+/** An array of 32-bit integers as an Int32Array (an error names the first bad value). */
+export function int32Array(values, name) {
+  if (values == null || typeof values.length !== 'number') throw new AttnplayError(`${name}: expected an array of integers`);
+  const out = new Int32Array(values.length);
+  for (let i = 0; i < values.length; i += 1) {
+    const v = values[i];
+    if (!Number.isInteger(v) || v < -2147483648 || v > 2147483647) {
+      throw new AttnplayError(`${name}: ${String(v)} at index ${i} is not a 32-bit integer`);
+    }
+    out[i] = v;
+  }
+  return out;
+}
+
+/** { layer, head } of a traced head, checked. */
+export function traceSpec({ layer, head }) {
+  if (!Number.isInteger(layer) || !Number.isInteger(head)) throw new AttnplayError('trace: expected { layer, head } integers');
+  return { layer, head };
+}
+
+// The logit lens's k (options.lens), checked: a positive integer.
+function lensK(k) {
+  if (!Number.isInteger(k) || k < 1) throw new AttnplayError(`lens: expected the number of predictions per cell (an integer ≥ 1), not ${k}`);
+  return k;
+}
+
+/**
+ * The request of Model.forward, Model.run and Model.rankHeads (engine.js) as
+ * the bindings read it (cpp/bindings/model_bindings.cpp, request_from_js, into
+ * the core's ForwardRequest): every option checked and converted here and
+ * only here. { ids, typeIds, attentionMask, maskPositions, trace: { layer, head },
+ * hiddenStates, logits, topK, lens, ablate, ablation, tokenLoss, maskLabels };
+ * other keys are left out. A run on text leaves ids, typeIds, attentionMask
+ * and maskPositions to the text.
+ */
+export function forwardRequestSpec(options) {
+  const spec = {};
+  for (const key of ['ids', 'typeIds', 'maskPositions', 'maskLabels']) {
+    if (options[key] != null) spec[key] = int32Array(options[key], key);
+  }
+  if (options.attentionMask != null) spec.attentionMask = Uint8Array.from(options.attentionMask, (v) => (v ? 1 : 0));
+  if (options.trace != null) spec.trace = traceSpec(options.trace);
+  if (options.topK != null) {
+    if (!Number.isInteger(options.topK)) throw new AttnplayError('topK: expected an integer');
+    spec.topK = options.topK;
+  }
+  if (options.lens != null) spec.lens = lensK(options.lens);
+  spec.hiddenStates = Boolean(options.hiddenStates);
+  spec.logits = Boolean(options.logits);
+  Object.assign(spec, ablationSpec(options));
+  spec.tokenLoss = Boolean(options.tokenLoss);
+  return spec;
+}
+
+/**
+ * options.ablate [{ layer, head }] and options.ablation ('zero' | 'mean') ->
+ * { ablate: Int32Array [layer0, head0, ...], ablation } (empty object when
+ * nothing is ablated and no mode is named). Whether a head exists is the core's check.
+ * withPart (encoder–decoders): each entry is { part: 'encoder' | 'decoder' | 'cross',
+ * layer, head } and ablate stays a list of such objects.
+ */
+export function ablationSpec({ ablate, ablation } = {}, { withPart = false } = {}) {
+  const spec = {};
+  if (ablate != null) {
+    const form = withPart ? '{ part, layer, head }' : '{ layer, head }';
+    if (!Array.isArray(ablate)) throw new AttnplayError(`ablate: expected an array of ${form}`);
+    const heads = ablate.map((h, i) => {
+      if (h == null || !Number.isInteger(h.layer) || !Number.isInteger(h.head) || (withPart && !SEQ2SEQ_PARTS.includes(h.part))) {
+        throw new AttnplayError(`ablate: entry ${i} is not ${form}${withPart ? ` (part: ${SEQ2SEQ_PARTS.join(', ')}; layer and head integers)` : ' integers'}`);
+      }
+      return withPart ? { part: h.part, layer: h.layer, head: h.head } : [h.layer, h.head];
+    });
+    spec.ablate = withPart ? heads : int32Array(heads.flat(), 'ablate');
+  }
+  if (ablation != null) {
+    if (ablation !== 'zero' && ablation !== 'mean') throw new AttnplayError(`ablation: 'zero' or 'mean', not '${String(ablation)}'`);
+    spec.ablation = ablation;
+  }
+  return spec;
+}
