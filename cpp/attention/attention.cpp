@@ -1,6 +1,7 @@
 // Implementation of attention/attention.h.
 #include "attention/attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -140,6 +141,14 @@ MultiHeadTrace multi_head_attention(const ConstMatrixRef& x, const ConstMatrixRe
   MultiHeadTrace t = attend_heads(matmul(x, wq), matmul(x, wk), matmul(x, wv), n_heads, n_heads, options, level);
   t.output = wo.size() == 0 ? t.concat : matmul(t.concat, wo);  // [T, d_out]
   return t;
+}
+
+void store_head_weights(const MultiHeadTrace& trace, int layer, std::vector<float>& attentions) {
+  const auto heads = static_cast<std::ptrdiff_t>(trace.heads.size());
+  for (std::ptrdiff_t h = 0; h < heads; ++h) {
+    const Matrix& weights = trace.heads[static_cast<std::size_t>(h)].weights;  // [Tq, Tk]
+    std::copy(weights.data(), weights.data() + weights.size(), attentions.begin() + (layer * heads + h) * weights.size());
+  }
 }
 
 const char* ablation_mode_name(AblationMode mode) { return mode == AblationMode::mean ? "mean" : "zero"; }

@@ -83,6 +83,10 @@ struct MultiHeadTrace {
 MultiHeadTrace attend_heads(Matrix q, Matrix k, Matrix v, int n_heads, int n_kv_heads,
                             const AttentionOptions& options, TraceLevel level, int full_head = -1);
 
+// Each head's weights [Tq, Tk] of `trace` into `attentions` [L, H, Tq, Tk] at
+// layer `layer` (the tensor a model pass keeps of every layer).
+void store_head_weights(const MultiHeadTrace& trace, int layer, std::vector<float>& attentions);
+
 // What a knocked-out (ablated) head's output becomes.
 enum class AblationMode {
   zero,  // zero at every position

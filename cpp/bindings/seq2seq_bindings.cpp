@@ -60,21 +60,6 @@ val attentions_to_js(const Seq2SeqConfig& c, const EncoderOutput& e, const Decod
   return out;
 }
 
-// { ids: Int32Array, displays: string[], special: boolean[] } (decoder side: no offsets).
-val ids_to_js(const TranslationModel& m, const std::vector<std::int32_t>& ids) {
-  val out = val::object();
-  out.set("ids", typed_array("Int32Array", ids));
-  val list = val::array();
-  val flags = val::array();
-  for (const std::int32_t id : ids) {
-    list.call<void>("push", m.target_display(id));
-    flags.call<void>("push", m.target_is_special(id));
-  }
-  out.set("displays", list);
-  out.set("special", flags);
-  return out;
-}
-
 // { part: 'encoder' | 'decoder' | 'cross', layer, head } -> Seq2SeqHead; `what` names the field in errors.
 Seq2SeqHead head_of(const val& spec, const char* what) {
   const std::string name = has(spec, "part") ? spec["part"].as<std::string>() : std::string();
@@ -154,8 +139,8 @@ val seq2seq_rank_heads(int handle, const val& spec) {
   });
 }
 
-// spec: { text, target? } -> attentions_to_js + { sourceTokens: encoding_to_js, decoderTokens: ids_to_js,
-// truncated, inputTokens }
+// spec: { text, target? } -> attentions_to_js + { sourceTokens: encoding_to_js, decoderTokens: encoding_to_js
+// (the start token, then the target's tokens with their offsets into the target), truncated, inputTokens }
 val seq2seq_run(int handle, const val& spec) {
   return guarded([&] {
     const TranslationModel& m = seq2seq_model_of(handle);
@@ -165,7 +150,7 @@ val seq2seq_run(int handle, const val& spec) {
     const Seq2SeqRun r = m.run(text, target ? std::optional<std::string_view>(*target) : std::nullopt);
     val out = attentions_to_js(m.model().config(), r.encoder, r.decoder, false);
     out.set("sourceTokens", encoding_to_js(r.source));
-    out.set("decoderTokens", ids_to_js(m, r.decoder_ids));
+    out.set("decoderTokens", encoding_to_js(r.decoder_tokens));
     out.set("truncated", r.truncated);
     out.set("inputTokens", r.input_tokens);
     return out;
@@ -175,9 +160,10 @@ val seq2seq_run(int handle, const val& spec) {
 // spec: { text | sourceIds: Int32Array, beams?, maxNewTokens?, ablate?, ablation?, attentions? (false: leave the
 // attention tensors out) }; on_step({ index, token, display, special,
 // crossAttention: { data, shape [Ld, H, S] } }) after each greedy token, a false return stops. -> { sourceTokens
-// (encoding_to_js for text, ids_to_js for ids), decoderTokens, textBytes (Uint8Array; null without a
-// tokenizer), score, logProbability, truncated, inputTokens } + attentions_to_js of the final target (decoder
-// input = decoder ids without the last, so that row i is the step that produced target token i)
+// (encoding_to_js; for ids, their display strings without offsets), decoderTokens (encoding_to_js: the start
+// token, then each token with its offsets into the text), textBytes (Uint8Array; null without a tokenizer),
+// score, logProbability, truncated, inputTokens } + attentions_to_js of the final target (decoder input = decoder
+// ids without the last, so that row i is the step that produced target token i)
 val seq2seq_translate(int handle, const val& spec, const val& on_step) {
   return guarded([&] {
     const TranslationModel& m = seq2seq_model_of(handle);
@@ -197,27 +183,16 @@ val seq2seq_translate(int handle, const val& spec, const val& on_step) {
                                             {c.decoder_layers, c.decoder_heads, S}));
       return !on_step.call<val>("call", val::undefined(), js).strictlyEquals(val(false));
     };
-    TranslationRun r;
-    std::vector<std::int32_t> source_ids;
-    if (has(spec, "sourceIds")) {
-      source_ids = numbers<std::int32_t>(spec, "sourceIds");
-      r.translation = translate(m.model(), source_ids, options, step_to_js);
-      r.input_tokens = static_cast<int>(source_ids.size());
-    } else {
-      r = m.translate(has(spec, "text") ? spec["text"].as<std::string>() : std::string(), options, step_to_js);
-      source_ids = r.source.ids();
-    }
-    const std::vector<std::int32_t>& ids = r.translation.decoder_ids;
+    const TranslationRun r = has(spec, "sourceIds")
+                                 ? m.translate_ids(numbers<std::int32_t>(spec, "sourceIds"), options, step_to_js)
+                                 : m.translate(has(spec, "text") ? spec["text"].as<std::string>() : std::string(), options, step_to_js);
     const bool with_attentions = !has(spec, "attentions") || spec["attentions"].as<bool>();
     val out = with_attentions ? attentions_to_js(c, r.translation.encoded, decode_translation(m.model(), r.translation, options), false)
                               : val::object();
-    out.set("sourceTokens", has(spec, "sourceIds") ? ids_to_js(m, source_ids) : encoding_to_js(r.source));
-    out.set("decoderTokens", ids_to_js(m, ids));
-    if (m.target_tokenizer()) {  // bytes: engine.js decodes them (invalid UTF-8 as U+FFFD, as the CLI prints it)
-      out.set("textBytes", bytes_to_js(m.target_tokenizer()->decode(std::vector<std::int32_t>(ids.begin() + 1, ids.end()), true)));
-    } else {
-      out.set("textBytes", val::null());
-    }
+    out.set("sourceTokens", encoding_to_js(r.source));
+    out.set("decoderTokens", encoding_to_js(r.target));
+    // bytes: engine.js decodes them (invalid UTF-8 as U+FFFD, as the CLI prints it)
+    out.set("textBytes", m.target_tokenizer() ? bytes_to_js(r.text) : val::null());
     out.set("score", r.translation.score);
     out.set("logProbability", r.translation.log_probability);
     out.set("truncated", r.truncated);

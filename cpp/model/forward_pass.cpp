@@ -92,11 +92,7 @@ Matrix ForwardPass::attention(const ConstMatrixRef& x, const BlockWeights& b, in
   }
   MultiHeadTrace t = attend_heads(std::move(q), std::move(k), std::move(v), H, KV, options_, TraceLevel::weights_only,
                                   traced_layer ? request_.trace->head : -1);
-  for (int h = 0; h < H; ++h) {  // weights [T, Tk] of each head into attentions [L, H, T, Tk]
-    const Matrix& weights = t.heads[static_cast<std::size_t>(h)].weights;
-    std::copy(weights.data(), weights.data() + weights.size(),
-              result_.attentions.begin() + (static_cast<std::ptrdiff_t>(layer) * H + h) * weights.size());
-  }
+  store_head_weights(t, layer, result_.attentions);  // [T, Tk] of each head into attentions [L, H, T, Tk]
   if (traced_layer) result_.trace = std::move(t.heads[static_cast<std::size_t>(request_.trace->head)]);
   ablate(t.concat, layer);
   return linear(t.concat, b.attention_out.w, b.attention_out.b);  // [T, d]

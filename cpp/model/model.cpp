@@ -117,11 +117,7 @@ Model Model::from_checkpoint(std::string_view config_json, const Checkpoint& che
 }
 
 void Model::check_vocabulary(std::int32_t tokenizer_vocab_size) const {
-  if (tokenizer_vocab_size > weights_.token_embedding.rows()) {
-    throw std::invalid_argument("the tokenizer's vocabulary (" + std::to_string(tokenizer_vocab_size) +
-                                " tokens) is larger than the embedding matrix (" +
-                                std::to_string(weights_.token_embedding.rows()) + " rows)");
-  }
+  check_vocabulary_fits(tokenizer_vocab_size, weights_.token_embedding.rows());
 }
 
 ForwardResult Model::forward(const ForwardRequest& request) const { return run(request, nullptr); }

@@ -216,10 +216,7 @@ class Side {
     options.causal = causal;
     MultiHeadTrace t = attend_heads(linear(x, a.q.w, a.q.b), std::move(k), std::move(v), heads_, heads_, options,
                                     TraceLevel::weights_only, asked.traced);
-    for (int h = 0; h < heads_; ++h) {  // [T, Tk] of each head into [L, H, T, Tk]
-      const Matrix& w = t.heads[static_cast<std::size_t>(h)].weights;
-      std::copy(w.data(), w.data() + w.size(), weights.begin() + (static_cast<std::ptrdiff_t>(layer) * heads_ + h) * w.size());
-    }
+    store_head_weights(t, layer, weights);  // [T, Tk] of each head into [L, H, T, Tk]
     if (asked.traced >= 0) trace = std::move(t.heads[static_cast<std::size_t>(asked.traced)]);
     for (const int h : asked.ablated) ablate_head_output(t.concat, h, heads_, asked.ablation);
     return linear(t.concat, a.out.w, a.out.b);  // [T, d]
@@ -416,11 +413,7 @@ Seq2SeqModel Seq2SeqModel::from_checkpoint(std::string_view config_json, const C
 }
 
 void Seq2SeqModel::check_vocabulary(std::int32_t tokenizer_vocab_size) const {
-  if (tokenizer_vocab_size > config_.vocab_size) {
-    throw std::invalid_argument("the tokenizer's vocabulary (" + std::to_string(tokenizer_vocab_size) +
-                                " tokens) is larger than the embedding matrix (" + std::to_string(config_.vocab_size) +
-                                " rows)");
-  }
+  check_vocabulary_fits(tokenizer_vocab_size, config_.vocab_size);
 }
 
 }  // namespace attnplay

@@ -1,9 +1,13 @@
 // Implementation of model/weights.h.
 #include "model/weights.h"
 
+#include <stdexcept>
+#include <string>
+
 #include "model/family.h"
 
 namespace attnplay {
+
 std::int64_t ModelWeights::parameter_count() const {
   std::int64_t n = 0;
   auto linear = [&n](const LinearWeights& l) { n += l.w.elements() + l.b.size(); };
@@ -46,6 +50,13 @@ std::size_t pack_within_budget(const std::vector<WeightMatrix*>& multiplied, std
 
 ModelWeights load_weights(const ModelConfig& config, const Checkpoint& checkpoint) {
   return family_of(config).load_weights(config, checkpoint);
+}
+
+void check_vocabulary_fits(std::int32_t tokenizer_vocab_size, std::int64_t embedding_rows) {
+  if (tokenizer_vocab_size > embedding_rows) {
+    throw std::invalid_argument("the tokenizer's vocabulary (" + std::to_string(tokenizer_vocab_size) +
+                                " tokens) is larger than the embedding matrix (" + std::to_string(embedding_rows) + " rows)");
+  }
 }
 
 }  // namespace attnplay

@@ -102,4 +102,9 @@ std::size_t pack_within_budget(const std::vector<WeightMatrix*>& multiplied, std
 // with config.json.
 ModelWeights load_weights(const ModelConfig& config, const Checkpoint& checkpoint);
 
+// Throws std::invalid_argument unless a tokenizer of tokenizer_vocab_size
+// entries fits an embedding matrix of embedding_rows rows (more rows than
+// entries are fine: Qwen2.5 pads its vocabulary).
+void check_vocabulary_fits(std::int32_t tokenizer_vocab_size, std::int64_t embedding_rows);
+
 }  // namespace attnplay

@@ -45,18 +45,11 @@ RunResult TextModel::run(std::string_view text, std::optional<std::string_view> 
 
   RunResult result;
   result.encoding = tokenizer_->encode(text, text_b);
-  std::vector<Token>& tokens = result.encoding.tokens;
+  const std::vector<Token>& tokens = result.encoding.tokens;
   result.input_tokens = static_cast<int>(tokens.size());
   if (tokens.empty()) throw std::invalid_argument("the text has no tokens");
-  const auto positions = static_cast<std::size_t>(model_.config().positions);
-  if (tokens.size() > positions) {
-    // Keep the first tokens; for BERT keep the closing [SEP] as the last one.
-    result.truncated = true;
-    const bool keep_last = !model_.config().causal() && tokens.back().special;
-    const Token last = tokens.back();
-    tokens.resize(keep_last ? positions - 1 : positions);
-    if (keep_last) tokens.push_back(last);
-  }
+  // The first tokens; BERT keeps its closing [SEP] as the last one.
+  result.truncated = truncate_encoding(result.encoding, static_cast<std::size_t>(model_.config().positions), !model_.config().causal());
 
   request.ids = result.encoding.ids();
   if (!model_.config().causal()) request.type_ids = result.encoding.type_ids();
@@ -84,7 +77,7 @@ std::vector<std::string> TextModel::top_k_displays(const std::vector<TopK>& rows
 
 std::string TextModel::display(std::int32_t id) const {
   if (!tokenizer_) throw std::invalid_argument("this model has no tokenizer to name token ids");
-  return id >= 0 && id < tokenizer_->vocab_size() ? tokenizer_->display(id) : "<no token: id " + std::to_string(id) + ">";
+  return display_of(*tokenizer_, id);
 }
 
 }  // namespace attnplay

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/model.h"
+#include "pipeline/tokens.h"
 #include "tokenizer/tokenizer.h"
 
 namespace attnplay {

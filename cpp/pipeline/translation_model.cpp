@@ -38,49 +38,83 @@ const Tokenizer& TranslationModel::require(const std::optional<Tokenizer>& token
 Encoding TranslationModel::encode_source(std::string_view text, int* input_tokens, bool* truncated) const {
   if (text.empty()) throw std::invalid_argument("the source text is empty");
   Encoding encoding = require(source_tokenizer_).encode(text);
-  std::vector<Token>& tokens = encoding.tokens;
-  if (input_tokens) *input_tokens = static_cast<int>(tokens.size());
-  const auto positions = static_cast<std::size_t>(model_.config().positions);
-  if (truncated) *truncated = tokens.size() > positions;
-  if (tokens.size() > positions) {  // keep the first tokens and the closing special token
-    const Token last = tokens.back();
-    const bool keep_last = last.special;
-    tokens.resize(keep_last ? positions - 1 : positions);
-    if (keep_last) tokens.push_back(last);
-  }
+  if (input_tokens) *input_tokens = static_cast<int>(encoding.tokens.size());
+  // The first tokens and the closing special token.
+  const bool dropped = truncate_encoding(encoding, static_cast<std::size_t>(model_.config().positions), true);
+  if (truncated) *truncated = dropped;
   return encoding;
 }
 
-std::vector<std::int32_t> TranslationModel::decoder_ids(std::string_view target) const {
-  std::vector<std::int32_t> ids = {model_.config().decoder_start_token_id};
+Encoding TranslationModel::decoder_tokens(std::string_view target) const {
   EncodeOptions options;
   options.add_special_tokens = false;
-  for (const std::int32_t id : require(target_tokenizer_).encode_ids(target, options)) ids.push_back(id);
-  return ids;
+  Encoding tokens = id_tokens({model_.config().decoder_start_token_id});
+  for (Token& token : require(target_tokenizer_).encode(target, std::nullopt, options).tokens) tokens.tokens.push_back(std::move(token));
+  return tokens;
+}
+
+std::vector<std::int32_t> TranslationModel::decoder_ids(std::string_view target) const { return decoder_tokens(target).ids(); }
+
+Decoding TranslationModel::target_tokens(const std::vector<std::int32_t>& decoder_ids) const {
+  Decoding target = decode_with_offsets(
+      require(target_tokenizer_), std::vector<std::int32_t>(decoder_ids.begin() + 1, decoder_ids.end()), true);
+  std::vector<Token>& tokens = target.encoding.tokens;
+  tokens.insert(tokens.begin(), id_tokens({decoder_ids.front()}).tokens.front());
+  return target;
+}
+
+Encoding TranslationModel::id_tokens(const std::vector<std::int32_t>& ids) const {
+  Encoding out;
+  for (const std::int32_t id : ids) {
+    Token token;
+    token.id = id;
+    token.display = target_display(id);
+    token.special = target_is_special(id);
+    token.segment = -1;  // no text of its own
+    out.tokens.push_back(std::move(token));
+  }
+  return out;
 }
 
 Seq2SeqRun TranslationModel::run(std::string_view source, std::optional<std::string_view> target) const {
   Seq2SeqRun r;
   r.source = encode_source(source, &r.input_tokens, &r.truncated);
-  r.decoder_ids = target ? decoder_ids(*target) : std::vector<std::int32_t>{model_.config().decoder_start_token_id};
+  r.decoder_tokens = target ? decoder_tokens(*target) : id_tokens({model_.config().decoder_start_token_id});
   r.encoder = model_.encode(r.source.ids());
-  r.decoder = model_.decode(r.encoder, r.decoder_ids);
+  r.decoder = model_.decode(r.encoder, r.decoder_tokens.ids());
   return r;
 }
 
 TranslationRun TranslationModel::translate(std::string_view source, const TranslateOptions& options,
                                            const std::function<bool(const TranslationStep&)>& on_step) const {
+  int input_tokens = 0;
+  bool truncated = false;
+  Encoding encoding = encode_source(source, &input_tokens, &truncated);
+  TranslationRun r = translate_ids(encoding.ids(), options, on_step);
+  r.source = std::move(encoding);
+  r.input_tokens = input_tokens;
+  r.truncated = truncated;
+  return r;
+}
+
+TranslationRun TranslationModel::translate_ids(const std::vector<std::int32_t>& source_ids, const TranslateOptions& options,
+                                               const std::function<bool(const TranslationStep&)>& on_step) const {
   TranslationRun r;
-  r.source = encode_source(source, &r.input_tokens, &r.truncated);
-  r.translation = attnplay::translate(model_, r.source.ids(), options, on_step);
-  const std::vector<std::int32_t> target(r.translation.decoder_ids.begin() + 1, r.translation.decoder_ids.end());
-  r.text = require(target_tokenizer_).decode(target, true);
+  r.source = id_tokens(source_ids);
+  r.input_tokens = static_cast<int>(source_ids.size());
+  r.translation = attnplay::translate(model_, source_ids, options, on_step);
+  if (!has_tokenizer()) {
+    r.target = id_tokens(r.translation.decoder_ids);
+    return r;
+  }
+  Decoding target = target_tokens(r.translation.decoder_ids);
+  r.text = std::move(target.text);
+  r.target = std::move(target.encoding);
   return r;
 }
 
 std::string TranslationModel::target_display(std::int32_t id) const {
-  if (!target_tokenizer_) return std::to_string(id);
-  return id >= 0 && id < target_tokenizer_->vocab_size() ? target_tokenizer_->display(id) : "<no token: id " + std::to_string(id) + ">";
+  return target_tokenizer_ ? display_of(*target_tokenizer_, id) : std::to_string(id);
 }
 
 bool TranslationModel::target_is_special(std::int32_t id) const {

@@ -19,6 +19,7 @@
 
 #include "model/seq2seq.h"
 #include "model/translate.h"
+#include "pipeline/tokens.h"
 #include "tokenizer/marian_tokenizer.h"
 #include "tokenizer/tokenizer.h"
 
@@ -26,7 +27,7 @@ namespace attnplay {
 
 struct Seq2SeqRun {
   Encoding source;                          // the source tokens the encoder saw (after truncation)
-  std::vector<std::int32_t> decoder_ids;    // the decoder's input: start token + target
+  Encoding decoder_tokens;                  // the decoder's input: decoder_tokens(target), or the start token
   int input_tokens = 0;                     // source tokens before truncation
   bool truncated = false;
   EncoderOutput encoder;                    // encoder attentions [L_enc, H, S, S]
@@ -39,6 +40,7 @@ struct TranslationRun {
   bool truncated = false;
   Translation translation;   // decoder ids: start, target tokens, </s> when produced
   std::string text;          // the target tokens decoded to text (special tokens skipped)
+  Encoding target;           // the decoder ids as tokens, each with the bytes of `text` it wrote (target_tokens)
 };
 
 class TranslationModel {
@@ -67,8 +69,18 @@ class TranslationModel {
   // Source tokens of a text (post-processor applied, truncated to the positions).
   // Throws std::invalid_argument without a tokenizer or for an empty text.
   Encoding encode_source(std::string_view text, int* input_tokens = nullptr, bool* truncated = nullptr) const;
-  // The decoder's input for a target text: start token + the target's tokens.
+  // The decoder's input for a target text: the start token, then the
+  // target's tokens with their offsets into the target text; and their ids.
+  Encoding decoder_tokens(std::string_view target) const;
   std::vector<std::int32_t> decoder_ids(std::string_view target) const;
+  // Decoder ids (the start token first) as the translation's text and its
+  // tokens: the start token, then each token with the bytes and UTF-16 units
+  // of the text it wrote (special tokens are left out of the text). Needs a
+  // tokenizer.
+  Decoding target_tokens(const std::vector<std::int32_t>& decoder_ids) const;
+  // Tokens of ids without their text: each id's display string, no offsets
+  // (a model without a tokenizer, or ids given as they are).
+  Encoding id_tokens(const std::vector<std::int32_t>& ids) const;
 
   // Encoder and decoder over source text and an optional target text (absent:
   // the decoder reads its start token only).
@@ -76,6 +88,11 @@ class TranslationModel {
   // Translates a source text (greedy or beam search); on_step as in translate().
   TranslationRun translate(std::string_view source, const TranslateOptions& options,
                            const std::function<bool(const TranslationStep&)>& on_step = {}) const;
+  // The same from source ids as they are (no truncation; their tokens are
+  // id_tokens()); without a tokenizer the text is empty and the target's
+  // tokens are id_tokens() too.
+  TranslationRun translate_ids(const std::vector<std::int32_t>& source_ids, const TranslateOptions& options,
+                               const std::function<bool(const TranslationStep&)>& on_step = {}) const;
 
  private:
   const Tokenizer& require(const std::optional<Tokenizer>& tokenizer) const;

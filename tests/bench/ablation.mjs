@@ -3,7 +3,7 @@
 // a click on a head costs (one forward pass with the head knocked out:
 // attention of every layer, top-5 and the per-token loss; zero and mean
 // ablation) next to the intact pass, against the one-frame target (16 ms);
-// and "most important heads" (one pass per head, Model.rankHeads) on the 4×4
+// and "most important heads" (one pass per head, TextModel.rankHeads) on the 4×4
 // austen-gpt at 64 tokens against its 0.5 s target. Each figure is the
 // median wall time and, beside it, the median CPU time of this process
 // (process.cpuUsage: what the pass costs when it has a core to itself,

@@ -1,7 +1,7 @@
 // The generation timeline and the compare view in headless Chromium, on the
 // shipped austen-gpt and a golden GPT-2 checkpoint served to the page and
 // loaded in Node by the same engine build (the independent path:
-// Model.generate and Model.forward in Node): a link with seeded sampling settings generates the tokens Node's
+// Model.generate and TextModel.forward in Node): a link with seeded sampling settings generates the tokens Node's
 // engine generates with those settings, and the Generate button (greedy)
 // those of Node's greedy run; stepping back on the timeline (keyboard) shows,
 // in the head view, the attention row of that step equal to an uncached

@@ -75,7 +75,7 @@ export class EngineClient {
 
   /**
    * Runs the model on text: options { text, textB, topK, trace: { layer, head }, lens }.
-   * Resolves to Model.run's result (with lens: the logit lens, see engine.js)
+   * Resolves to TextModel.run's result (with lens: the logit lens, see engine.js)
    * plus predictions [{ position, top: [{ id, display, probability }] }] and
    * ms (time of the forward pass in the worker).
    */
@@ -83,7 +83,7 @@ export class EngineClient {
 
   /**
    * Encoder-decoders (config.encoderDecoder): runs both sides on options
-   * { text, target? }. Resolves to Seq2SeqModel.run's result (encoderAttentions,
+   * { text, target? }. Resolves to TranslationModel.run's result (encoderAttentions,
    * decoderAttentions, crossAttentions, sourceTokens, decoderTokens, ...) plus ms.
    */
   runSeq2Seq(key, options) { return this.call('runSeq2Seq', key, options); }
@@ -92,7 +92,7 @@ export class EngineClient {
    * Encoder-decoders: translates options { text | sourceIds, beams = 1, maxNewTokens, ablate, ablation, attentions }.
    * onStep({ index, token, display, special, crossAttention: { data, shape:
    * [decoderLayers, decoderHeads, S] } }) runs as each greedy token arrives
-   * from the worker. Resolves to Seq2SeqModel.translate's result plus ms.
+   * from the worker. Resolves to TranslationModel.translate's result plus ms.
    */
   translate(key, options, onStep) {
     return this.#request('translate', [key, options], onStep && (({ step }) => onStep(step)));
@@ -100,8 +100,8 @@ export class EngineClient {
 
   /**
    * Causal models: continues options.text with { maxNewTokens, greedy,
-   * temperature, topK, topP, seed } (engine.js Model.startGeneration).
-   * onPrompt(Model.run's result over the text) runs first, then onStep(step)
+   * temperature, topK, topP, seed } (engine.js TextModel.startGeneration).
+   * onPrompt(TextModel.run's result over the text) runs first, then onStep(step)
    * as each token arrives (Generation.step's object). An abort of `signal`
    * stops after the current step. Resolves to { ids, stopped, ms }.
    */
@@ -109,10 +109,10 @@ export class EngineClient {
     return this.#request('generate', [key, options], ({ prompt, step }) => (prompt ? onPrompt(prompt) : onStep(step)), signal);
   }
 
-  /** Encoder-decoders: one head's q and k and the decoder's logit lens ({ sourceIds, decoderIds, trace?, lens? } -> { trace, lens }; engine.js Seq2SeqModel.forward). */
+  /** Encoder-decoders: one head's q and k and the decoder's logit lens ({ sourceIds, decoderIds, trace?, lens? } -> { trace, lens }; engine.js TranslationModel.forward). */
   forwardSeq2Seq(key, spec) { return this.call('forwardSeq2Seq', key, spec); }
 
-  /** Runs the model on token ids: Model.forward(ids, options) (e.g. options.trace = { layer, head }). */
+  /** Runs the model on token ids: TextModel.forward(ids, options) (e.g. options.trace = { layer, head }). */
   forward(key, ids, options) { return this.call('forward', key, ids, options); }
 
   /**
@@ -130,7 +130,7 @@ export class EngineClient {
   /**
    * Every head ranked by the loss increase its ablation alone causes on the
    * text: options { text, textB, ablation } (encoder–decoders: { sourceIds,
-   * decoderIds, ablation }). Resolves to Model.rankHeads's (Seq2SeqModel.rankHeads's)
+   * decoderIds, ablation }). Resolves to TextModel.rankHeads's (TranslationModel.rankHeads's)
    * result plus ms.
    */
   rankHeads(key, options) { return this.call('rankHeads', key, options); }

@@ -92,7 +92,7 @@ function lensK(k) {
 }
 
 /**
- * The request of Model.forward, Model.run and Model.rankHeads (engine.js) as
+ * The request of TextModel.forward, TextModel.run and TextModel.rankHeads (engine.js) as
  * the bindings read it (cpp/bindings/model_bindings.cpp, request_from_js, into
  * the core's ForwardRequest): every option checked and converted here and
  * only here. { ids, typeIds, attentionMask, maskPositions, trace: { layer, head },

@@ -10,7 +10,7 @@ import { createEngine } from './engine.js';
 import { openHubModel } from '../hub/hub.js';
 
 const enginePromise = createEngine();
-const models = new Map(); // key -> Model
+const models = new Map(); // key -> TextModel or TranslationModel
 const cancellable = new Map(); // request id -> AbortController of a loadModel or generate in progress
 const CANCELLABLE = ['loadModel', 'generate'];
 let intactRun = { model: null, request: null, value: null }; // the ablate method's last intact run: a click on a head reruns only the ablated model
@@ -179,8 +179,8 @@ const METHODS = {
   },
 
   /**
-   * { text, textB, ablation } -> Model.rankHeads's ranking over the text's tokens + ms.
-   * Encoder–decoders: { sourceIds, decoderIds, ablation } -> Seq2SeqModel.rankHeads's + ms.
+   * { text, textB, ablation } -> TextModel.rankHeads's ranking over the text's tokens + ms.
+   * Encoder–decoders: { sourceIds, decoderIds, ablation } -> TranslationModel.rankHeads's + ms.
    */
   rankHeads(engine, key, options) {
     const model = loaded(key);
@@ -197,11 +197,11 @@ const METHODS = {
 
   analyzeHeads: (engine, key) => loaded(key).analyzeHeads(),
 
-  /** Token ids (and Model.forward's options: trace, topK, ...) -> Model.forward's result. */
+  /** Token ids (and TextModel.forward's options: trace, topK, ...) -> TextModel.forward's result. */
   forward: (engine, key, ids, options) => loaded(key).forward(ids, options),
 
   /**
-   * Encoder-decoders: { text, target } -> Seq2SeqModel.run's result + ms.
+   * Encoder-decoders: { text, target } -> TranslationModel.run's result + ms.
    */
   runSeq2Seq(engine, key, options) {
     const model = loaded(key);
@@ -213,7 +213,7 @@ const METHODS = {
 
   /**
    * Encoder-decoders: { sourceIds, decoderIds, trace?: { part, layer, head }, lens?: k } ->
-   * { trace, lens } of Seq2SeqModel.forward (null where not asked for), without the attention tensors.
+   * { trace, lens } of TranslationModel.forward (null where not asked for), without the attention tensors.
    */
   forwardSeq2Seq(engine, key, { sourceIds, decoderIds, trace, lens }) {
     const model = loaded(key);
@@ -223,7 +223,7 @@ const METHODS = {
   },
 
   /**
-   * Encoder-decoders: { text | sourceIds, beams, maxNewTokens, ablate, ablation, attentions } -> Seq2SeqModel.translate's
+   * Encoder-decoders: { text | sourceIds, beams, maxNewTokens, ablate, ablation, attentions } -> TranslationModel.translate's
    * result + ms; each greedy step is reported as progress { step } (the
    * onStep object) as soon as it is decoded.
    */
@@ -240,7 +240,7 @@ const METHODS = {
   /**
    * Causal models: { text, maxNewTokens, greedy, temperature, topK, topP, seed }
    * -> { ids, stopped (cancelled before the end), ms }. Reported first as
-   * progress { prompt: Model.run's result over the text }, then { step } (a
+   * progress { prompt: TextModel.run's result over the text }, then { step } (a
    * Generation.step object) after each token; between steps the worker
    * answers messages, so { cancel } stops it.
    */

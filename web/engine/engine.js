@@ -1,8 +1,8 @@
 // The attnplay engine: the only module that touches the raw WASM module.
 // It loads the Emscripten build (../wasm/attnplay_core.mjs beside its folder, in
 // the browser, a worker or Node) and wraps its bindings: the Engine (attention
-// arithmetic, tokenizers, model loading into WASM memory) and the Model it
-// loads. Its helpers never touch the module: errors.js (AttnplayError),
+// arithmetic, tokenizers, model loading into WASM memory) and the TextModel
+// (or TranslationModel) it loads. Its helpers never touch the module: errors.js (AttnplayError),
 // engine-inputs.js (JS values -> the arrays the bindings take), tokenizer.js
 // (the Tokenizer around a bound C++ tokenizer), model-files.js (where model
 // files come from, and streaming them), node-support.js (running under Node).
@@ -27,7 +27,7 @@ function isJsonBytes(bytes) {
   return false;
 }
 
-// The tokenizer fields a Model and a Seq2SeqModel carry (see Model).
+// The tokenizer fields a Model and a TranslationModel carry (see Model).
 function tokenizerFacts(tokenizerFile, hasTokenizer) {
   const tokenizerJson = tokenizerFile && isJsonBytes(tokenizerFile) ? utf8Decoder.decode(tokenizerFile) : null;
   return { tokenizerFile, tokenizerJson, hasTokenizer };
@@ -181,7 +181,7 @@ export class Engine {
 
   /**
    * Loads a model (Hugging Face layout: config.json, model.safetensors,
-   * optional tokenizer.json) and returns a Model, or a Seq2SeqModel when
+   * optional tokenizer.json) and returns a Model, or a TranslationModel when
    * config.json describes an encoder-decoder (model_type marian or bart).
    * source:
    *   - a base URL (string or URL) of the model folder, e.g. 'models/gpt2/'
@@ -224,8 +224,8 @@ export class Engine {
     }
     // loadModel owns the buffers from here on, and frees them.
     const { handle, config: modelConfig, hasTokenizer } = unwrap(this.#module.loadModel(config, buffers, files.index, files.tokenizer ?? files.marian));
-    if (modelConfig.encoderDecoder) return new Seq2SeqModel(this.#module, handle, modelConfig, files.tokenizer, hasTokenizer);
-    return new Model(this.#module, handle, modelConfig, files.tokenizer, hasTokenizer);
+    if (modelConfig.encoderDecoder) return new TranslationModel(this.#module, handle, modelConfig, files.tokenizer, hasTokenizer);
+    return new TextModel(this.#module, handle, modelConfig, files.tokenizer, hasTokenizer);
   }
 
   /** Number of models loaded and not yet disposed. */
@@ -277,7 +277,7 @@ export class Engine {
  * hasTokenizer: whether it reads text (a Marian model may have source.spm,
  *   target.spm and vocab.json instead of a tokenizer file).
  */
-export class Model {
+export class TextModel {
   #module;
   #handle;
 
@@ -423,7 +423,7 @@ export class Model {
 }
 
 /**
- * A generation in progress (Model.startGeneration): the model's KV cache and
+ * A generation in progress (TextModel.startGeneration): the model's KV cache and
  * sampler state between steps, in WASM memory until dispose().
  */
 export class Generation {
@@ -475,9 +475,9 @@ export class Generation {
  *   crossAttentions   [decoderLayers, decoderHeads, T, S] (each decoder input position over the source).
  * Decoder inputs start with the start token (config.decoderStartTokenId), so
  * row t of the decoder's tensors is the position that predicts target token t.
- * tokenizerFile, tokenizerJson, hasTokenizer: as Model's.
+ * tokenizerFile, tokenizerJson, hasTokenizer: as TextModel's.
  */
-export class Seq2SeqModel {
+export class TranslationModel {
   #module;
   #handle;
 
@@ -501,9 +501,9 @@ export class Seq2SeqModel {
    * that head: trace = { q, k } as [rows, d_k] tensors (encoder: S and S rows;
    * decoder: T and T; cross: T queries, S keys), the neuron view's vectors.
    * options.lens = k: the decoder's logit lens, lens = { ids, probabilities,
-   * displays, shape: [decoderLayers + 1, T, k] } (as Model.run's lens).
+   * displays, shape: [decoderLayers + 1, T, k] } (as TextModel.run's lens).
    * options.ablate = [{ part, layer, head }] knocks those heads out, with
-   * options.ablation 'zero' (default) or 'mean' (as Model.forward's, per part).
+   * options.ablation 'zero' (default) or 'mean' (as TextModel.forward's, per part).
    * options.topK = k: the k most probable next tokens at every decoder
    * position, topK = { ids, probabilities, displays, shape: [T, k] }.
    * options.tokenLoss: the teacher-forced loss of each target token,
@@ -542,8 +542,9 @@ export class Seq2SeqModel {
    * Tokenizes the source text (with the tokenizer's closing </s>) and an
    * optional target text (after the start token), and runs both sides. Returns
    * forward()'s tensors plus
-   *   sourceTokens: [{ id, piece, display, start, end, byteStart, byteEnd, special, ... }] (as Model.run's tokens),
-   *   decoderTokens: [{ id, display, special }] (the start token first),
+   *   sourceTokens: [{ id, piece, display, start, end, byteStart, byteEnd, special, ... }] (as TextModel.run's tokens),
+   *   decoderTokens: as sourceTokens, the start token first (no text of its own:
+   *     segment -1), then the target's tokens with their offsets into the target,
    *   truncated, inputTokens: whether the source had more tokens than the model's positions.
    */
   run(text, { target } = {}) {
@@ -552,7 +553,7 @@ export class Seq2SeqModel {
     const spec = { text };
     if (target != null) spec.target = String(target);
     const result = unwrap(this.#module.seq2seqRun(handle, spec));
-    return { ...result, sourceTokens: tokenObjects(result.sourceTokens), decoderTokens: idTokens(result.decoderTokens) };
+    return { ...result, sourceTokens: tokenObjects(result.sourceTokens), decoderTokens: tokenObjects(result.decoderTokens) };
   }
 
   /**
@@ -566,7 +567,9 @@ export class Seq2SeqModel {
    * that produced it, so a page can show tokens as they appear; returning false
    * stops there (beam search calls it not at all: its tokens are known at the end).
    * Returns { text (null without a tokenizer), sourceTokens, decoderTokens (start token,
-   *   target tokens, </s> when produced), score, logProbability, truncated, inputTokens }
+   *   target tokens, </s> when produced; as TextModel.run's tokens, each target token's
+   *   start/end and byteStart/byteEnd the part of `text` it wrote: empty for a
+   *   special token), score, logProbability, truncated, inputTokens }
    *   plus forward()'s tensors over the decoder input = decoderTokens without the
    *   last, so that row i of crossAttentions is the step that produced target
    *   token i (decoderTokens[i + 1]).
@@ -583,9 +586,9 @@ export class Seq2SeqModel {
       spec.maxNewTokens = maxNewTokens;
     }
     const { textBytes, ...result } = unwrap(this.#module.seq2seqTranslate(handle, spec, onStep));
-    const sourceTokens = spec.text !== undefined ? tokenObjects(result.sourceTokens) : idTokens(result.sourceTokens);
+    const sourceTokens = tokenObjects(result.sourceTokens);
     const text = textBytes === null ? null : utf8Decoder.decode(textBytes);  // invalid UTF-8 as U+FFFD
-    return { ...result, text, sourceTokens, decoderTokens: idTokens(result.decoderTokens) };
+    return { ...result, text, sourceTokens, decoderTokens: tokenObjects(result.decoderTokens) };
   }
 
   /** Frees the model's WASM memory. The model cannot be used afterwards. */
@@ -597,11 +600,6 @@ export class Seq2SeqModel {
   get disposed() {
     return this.#handle === null;
   }
-}
-
-// { ids, displays, special } of the bindings -> [{ id, display, special }].
-function idTokens(t) {
-  return Array.from(t.ids, (id, i) => ({ id, display: t.displays[i], special: Boolean(t.special[i]) }));
 }
 
 /**

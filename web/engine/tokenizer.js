@@ -96,7 +96,7 @@ export class Tokenizer {
   }
 }
 
-/** The bindings' parallel token arrays -> one object per token (Model.run's tokens). */
+/** The bindings' parallel token arrays -> one object per token (TextModel.run's tokens). */
 export function tokenObjects(t) {
   return Array.from(t.ids, (id, i) => ({
     id,

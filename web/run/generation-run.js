@@ -65,7 +65,7 @@ export function engineOptions(settings) {
  * The views' result at step `index` of a generation (0 = the first new
  * token): tokens 0..p, p = steps[index].position (the query that predicted
  * the step's token; the views lock it), attentions [L, H, p + 1, p + 1].
- * prompt: Model.run's result over the prompt ({ tokens, attentions [L, H, Tp, Tp] });
+ * prompt: TextModel.run's result over the prompt ({ tokens, attentions [L, H, Tp, Tp] });
  * steps: Generation.step objects in order. Returns { result, query: p }.
  */
 export function stepResult(prompt, steps, index, config) {

@@ -8,8 +8,8 @@
 // The top-k of a cell shows on hover or keyboard focus (arrow keys move
 // between cells; one tab stop for the grid). Token text is set as text, never
 // HTML. The grid scrolls both ways with the labels kept in view.
-// The result comes from the engine (result.lens: engine.js's Model.run with
-// options.lens; an encoder–decoder's decoder: Seq2SeqModel.forward's, with
+// The result comes from the engine (result.lens: engine.js's TextModel.run with
+// options.lens; an encoder–decoder's decoder: TranslationModel.forward's, with
 // result.decoderLens set); without one (attention data alone) the view says why.
 // Not here: the computation (cpp/analysis/logit_lens.*), running the model.
 import { h } from '../ui/dom.js';

@@ -1,0 +1,54 @@
+// Implementation of pipeline/tokens.h.
+#include "pipeline/tokens.h"
+
+#include <algorithm>
+
+namespace attnplay {
+
+bool truncate_encoding(Encoding& encoding, std::size_t max_tokens, bool keep_closing_special) {
+  std::vector<Token>& tokens = encoding.tokens;
+  if (tokens.size() <= max_tokens) return false;
+  const Token last = tokens.back();
+  const bool keep_last = keep_closing_special && last.special;
+  tokens.resize(keep_last ? max_tokens - 1 : max_tokens);
+  if (keep_last) tokens.push_back(last);
+  return true;
+}
+
+std::string display_of(const Tokenizer& tokenizer, std::int32_t id) {
+  return id >= 0 && id < tokenizer.vocab_size() ? tokenizer.display(id) : "<no token: id " + std::to_string(id) + ">";
+}
+
+Decoding decode_with_offsets(const Tokenizer& tokenizer, const std::vector<std::int32_t>& ids, bool skip_special_tokens) {
+  Decoding out;
+  out.text = tokenizer.decode(ids, skip_special_tokens);
+  // utf16_before[b]: the UTF-16 units of the text's first b bytes (a
+  // character's bytes all count where it starts; 4-byte ones as 2 units).
+  std::vector<std::uint32_t> utf16_before(out.text.size() + 1, 0);
+  std::uint32_t units = 0;
+  for (std::size_t b = 0; b < out.text.size(); ++b) {
+    const auto byte = static_cast<unsigned char>(out.text[b]);
+    if ((byte & 0xC0) != 0x80) units += byte >= 0xF0 ? 2 : 1;  // a character's first byte
+    utf16_before[b + 1] = units;
+  }
+  std::uint32_t written = 0;  // bytes of the text that the tokens so far wrote
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    // Where the decoded prefix stops agreeing with the whole text.
+    const std::string prefix = tokenizer.decode(std::vector<std::int32_t>(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(i) + 1), skip_special_tokens);
+    const auto agreed = static_cast<std::uint32_t>(std::mismatch(prefix.begin(), prefix.end(), out.text.begin(), out.text.end()).first - prefix.begin());
+    Token token;
+    token.id = ids[i];
+    token.piece = tokenizer.id_to_token(ids[i]).value_or("");
+    token.display = display_of(tokenizer, ids[i]);
+    token.byte_begin = written;
+    written = std::max(written, agreed);
+    token.byte_end = written;
+    token.utf16_begin = utf16_before[token.byte_begin];
+    token.utf16_end = utf16_before[token.byte_end];
+    token.special = tokenizer.is_special(ids[i]);
+    out.encoding.tokens.push_back(std::move(token));
+  }
+  return out;
+}
+
+}  // namespace attnplay
