@@ -93,13 +93,18 @@ struct Seq2SeqConfig {
 
   int encoder_head_dim() const { return width / encoder_heads; }
   int decoder_head_dim() const { return width / decoder_heads; }
+  // The row of a position's embedding is position + position_offset():
+  // BART's learned tables have two extra rows (a quirk of fairseq's
+  // padding-aware positions, kept by Hugging Face).
+  int position_offset() const { return family == Seq2SeqFamily::bart ? 2 : 0; }
 };
 
 // Whether config.json names an encoder-decoder family (marian, bart, or one
 // refused by name such as t5): such folders load as Seq2SeqModel.
 bool is_encoder_decoder_config(std::string_view config_json);
 
-// Parses an encoder-decoder's config.json. Throws std::invalid_argument
+// Parses an encoder-decoder's config.json (model/families/marian_bart.cpp).
+// Throws std::invalid_argument
 // ("config.json: ...") for anything malformed or unsupported (T5 by name,
 // pre-LN mBART variants, a missing decoder_start_token_id).
 Seq2SeqConfig parse_seq2seq_config(std::string_view config_json);

@@ -1,122 +1,22 @@
-// Implementation of model/seq2seq.h: loading Marian and BART checkpoints by
-// Hugging Face tensor name, and the encoder and decoder recipes (flat lists
-// of named ops in the spirit of llm.c's gpt2_forward, shapes in comments).
+// Implementation of model/seq2seq.h: the encoder and decoder recipes (flat
+// lists of named ops in the spirit of llm.c's gpt2_forward, shapes in
+// comments) over Marian's and BART's weights, which
+// model/families/marian_bart.cpp reads by their Hugging Face tensor names.
 // Attention of every kind goes through attend_heads (attention/attention.h):
 // self-attention with queries and keys from the same tokens, cross-attention
 // with queries [T] from the decoder and keys/values [S] from the encoder.
 #include "model/seq2seq.h"
 
 #include <cmath>
-#include <stdexcept>
 #include <string>
 
 #include "attention/attention.h"
 #include "model/logits.h"
-#include "model/weight_reader.h"
 #include "nn/layers.h"
 #include "tensor/ops.h"
 
 namespace attnplay {
 namespace {
-
-// BART's learned position tables have two extra rows: position p reads row p + 2
-// (a quirk of fairseq's padding-aware positions, kept by Hugging Face).
-constexpr int kBartPositionOffset = 2;
-
-int position_offset(const Seq2SeqConfig& c) { return c.family == Seq2SeqFamily::bart ? kBartPositionOffset : 0; }
-
-// Marian's fixed positions [P, d]: angle(p, j) = p / 10000^(2·floor(j/2)/d);
-// the sines of the even-j angles fill the first half of each row, the cosines
-// of the odd-j angles the second (Hugging Face's MarianSinusoidalPositionalEmbedding,
-// computed in double, then rounded to float32 as it does).
-Matrix marian_sinusoids(int positions, int d) {
-  Matrix table(positions, d);  // [P, d]
-  const int half = d / 2 + d % 2;  // sines: ceil(d/2) columns
-  for (int p = 0; p < positions; ++p) {
-    for (int j = 0; j < d; ++j) {
-      const double angle = p / std::pow(10000.0, 2.0 * (j / 2) / d);
-      if (j % 2 == 0) {
-        table(p, j / 2) = static_cast<float>(std::sin(angle));
-      } else {
-        table(p, half + j / 2) = static_cast<float>(std::cos(angle));
-      }
-    }
-  }
-  return table;
-}
-
-AttentionWeights attention_weights(Reader& r, const std::string& base, std::int64_t d) {
-  return {r.linear(base + ".q_proj", d, d, true), r.linear(base + ".k_proj", d, d, true),
-          r.linear(base + ".v_proj", d, d, true), r.linear(base + ".out_proj", d, d, true)};
-}
-
-Seq2SeqLayerWeights layer_weights(Reader& r, const std::string& base, std::int64_t d, std::int64_t inner,
-                                  bool cross) {
-  Seq2SeqLayerWeights l;
-  l.self_attn = attention_weights(r, base + "self_attn", d);
-  l.self_attn_norm = r.layer_norm(base + "self_attn_layer_norm", d);
-  if (cross) {
-    l.cross_attn = attention_weights(r, base + "encoder_attn", d);
-    l.cross_attn_norm = r.layer_norm(base + "encoder_attn_layer_norm", d);
-  }
-  l.fc1 = r.linear(base + "fc1", d, inner, true);
-  l.fc2 = r.linear(base + "fc2", inner, d, true);
-  l.final_norm = r.layer_norm(base + "final_layer_norm", d);
-  return l;
-}
-
-// model.{shared, encoder.*, decoder.*}, final_logits_bias; the tied copies
-// (encoder/decoder embed_tokens when shared, lm_head) are ignored as Hugging
-// Face ties them.
-Seq2SeqWeights load_seq2seq_weights(const Seq2SeqConfig& c, const Checkpoint& st) {
-  std::string prefix = "model.";
-  if (!st.contains("model.shared.weight") && !st.contains("model.encoder.embed_tokens.weight")) {
-    if (st.contains("shared.weight") || st.contains("encoder.embed_tokens.weight")) {
-      prefix = "";  // a bare base-model export
-    } else {
-      throw std::invalid_argument("tensor 'model.shared.weight' (or 'model.encoder.embed_tokens.weight') is missing: "
-                                  "not a " + c.model_type + " checkpoint");
-    }
-  }
-  Reader r(st, prefix);
-  const std::int64_t d = c.width, V = c.vocab_size;
-  Seq2SeqWeights w;
-  if (c.shared_embeddings) {
-    const std::string name = r.has("shared.weight") ? "shared.weight" : "encoder.embed_tokens.weight";
-    require_vocabulary_size(c.vocab_size, st, prefix + name);
-    w.encoder_embedding = r.out_by_in(name, V, d);
-    w.decoder_embedding = w.encoder_embedding;
-  } else {
-    require_vocabulary_size(c.vocab_size, st, prefix + "encoder.embed_tokens.weight");
-    w.encoder_embedding = r.out_by_in("encoder.embed_tokens.weight", V, d);
-    w.decoder_embedding = r.out_by_in("decoder.embed_tokens.weight", V, d);
-  }
-  const std::int64_t P = c.positions + position_offset(c);
-  for (const auto& [side, table] : {std::pair{"encoder", &w.encoder_positions}, std::pair{"decoder", &w.decoder_positions}}) {
-    const std::string name = std::string(side) + ".embed_positions.weight";
-    if (c.family == Seq2SeqFamily::bart || r.has(name)) {
-      *table = r.out_by_in(name, P, d);
-    } else {  // Marian: static sinusoids, computed when the checkpoint does not store them
-      *table = WeightMatrix::from_matrix(marian_sinusoids(c.positions, c.width), WeightLayout::out_by_in);
-    }
-  }
-  if (c.family == Seq2SeqFamily::bart) {
-    w.encoder_embedding_norm = r.layer_norm("encoder.layernorm_embedding", d);
-    w.decoder_embedding_norm = r.layer_norm("decoder.layernorm_embedding", d);
-  }
-  for (int l = 0; l < c.encoder_layers; ++l) {
-    w.encoder.push_back(layer_weights(r, "encoder.layers." + std::to_string(l) + ".", d, c.encoder_inner, false));
-  }
-  for (int l = 0; l < c.decoder_layers; ++l) {
-    w.decoder.push_back(layer_weights(r, "decoder.layers." + std::to_string(l) + ".", d, c.decoder_inner, true));
-  }
-  // final_logits_bias is [1, V]; a checkpoint without it adds nothing.
-  if (st.contains("final_logits_bias")) w.final_logits_bias = r.take("final_logits_bias", 1, V, false, WeightLayout::out_by_in).to_matrix();
-  std::string tied = "lm_head\\.weight";
-  if (c.shared_embeddings) tied += "|(model\\.)?(encoder|decoder)\\.embed_tokens\\.weight";
-  r.reject_unused(tied);
-  return w;
-}
 
 // Packs every matrix the passes multiply by (the attention projections, the
 // feed-forward layers, the output layer) as model/weights.h's
@@ -198,7 +98,7 @@ class Side {
     RowVector position(c_.width);  // [d]
     for (int i = 0; i < T; ++i) {
       tokens.row_to_float(ids[static_cast<std::size_t>(i)], h.row(i).data());
-      positions.row_to_float(first_position + i + position_offset(c_), position.data());
+      positions.row_to_float(first_position + i + c_.position_offset(), position.data());
       h.row(i) = h.row(i) * scale + position;
     }
     return embedding_norm.gamma.size() ? norm(h, embedding_norm) : h;

@@ -53,6 +53,11 @@ struct Seq2SeqWeights {
   std::int64_t parameter_count() const;
 };
 
+// Reads every weight of a Marian or BART checkpoint by its Hugging Face name
+// (model/families/marian_bart.cpp). Throws std::invalid_argument with the
+// tensor's name for missing, unexpected or misshapen tensors.
+Seq2SeqWeights load_seq2seq_weights(const Seq2SeqConfig& config, const Checkpoint& checkpoint);
+
 // The three kinds of attention of an encoder-decoder, each with its own heads.
 enum class Seq2SeqPart { encoder, decoder, cross };
 

@@ -267,6 +267,50 @@ export class Engine {
   }
 }
 
+// A Bound object's method that calls one of its bindings, and its module (not part of the public API).
+const CALL = Symbol('call');
+const MODULE = Symbol('module');
+
+/**
+ * A C++ object held by the WASM module behind a handle (a model, a
+ * generation): calls its bindings with the handle, and frees it on dispose();
+ * afterwards every call throws "this WHAT was disposed".
+ */
+class Bound {
+  #module;
+  #handle;
+  #disposeBinding;
+  #what;
+
+  constructor(module, handle, disposeBinding, what) {
+    this.#module = module;
+    this.#handle = handle;
+    this.#disposeBinding = disposeBinding;
+    this.#what = what;
+  }
+
+  /** module[binding](handle, ...args), unwrapped. */
+  [CALL](binding, ...args) {
+    if (this.#handle === null) throw new AttnplayError(`this ${this.#what} was disposed`);
+    return unwrap(this.#module[binding](this.#handle, ...args));
+  }
+
+  /** The WASM module (for the objects this one starts). */
+  get [MODULE]() {
+    return this.#module;
+  }
+
+  /** Frees the object's WASM memory. It cannot be used afterwards. */
+  dispose() {
+    if (this.#handle !== null) this.#module[this.#disposeBinding](this.#handle);
+    this.#handle = null;
+  }
+
+  get disposed() {
+    return this.#handle === null;
+  }
+}
+
 /**
  * A loaded model (GPT-2, BERT, Llama, Mistral, Qwen2/3, GPT-NeoX). Holds WASM memory until dispose().
  * config: { modelType, layers, heads, kvHeads, width, headWidth, inner, positions,
@@ -277,13 +321,9 @@ export class Engine {
  * hasTokenizer: whether it reads text (a Marian model may have source.spm,
  *   target.spm and vocab.json instead of a tokenizer file).
  */
-export class TextModel {
-  #module;
-  #handle;
-
+export class TextModel extends Bound {
   constructor(module, handle, config, tokenizerFile, hasTokenizer) {
-    this.#module = module;
-    this.#handle = handle;
+    super(module, handle, 'disposeModel', 'model');
     this.config = Object.freeze(config);
     Object.assign(this, tokenizerFacts(tokenizerFile, hasTokenizer));
   }
@@ -320,8 +360,7 @@ export class TextModel {
    *   at every position, to its mean over the T positions of this text).
    */
   forward(ids, options = {}) {
-    if (this.#handle === null) throw new AttnplayError('this model was disposed');
-    return unwrap(this.#module.modelForward(this.#handle, forwardRequestSpec({ ...options, ids })));
+    return this[CALL]('modelForward', forwardRequestSpec({ ...options, ids }));
   }
 
   /**
@@ -339,11 +378,10 @@ export class TextModel {
    *   (ids, typeIds, attentionMask, maskPositions).
    */
   run(text, options = {}) {
-    if (this.#handle === null) throw new AttnplayError('this model was disposed');
     if (typeof text !== 'string') throw new AttnplayError('run: text must be a string');
     const spec = { ...forwardRequestSpec(options), text };
     if (options.textB != null && options.textB !== '') spec.textB = String(options.textB);
-    const result = unwrap(this.#module.modelRun(this.#handle, spec));
+    const result = this[CALL]('modelRun', spec);
     return { ...result, tokens: tokenObjects(result.tokens) };
   }
 
@@ -352,8 +390,7 @@ export class TextModel {
    * [{ layer, head, previousToken, nextToken, induction, sink, self, local, broad, labels }].
    */
   analyzeHeads() {
-    if (this.#handle === null) throw new AttnplayError('this model was disposed');
-    return unwrap(this.#module.modelAnalyzeHeads(this.#handle));
+    return this[CALL]('modelAnalyzeHeads');
   }
 
   /**
@@ -366,9 +403,8 @@ export class TextModel {
    * maskLabels). options: { typeIds, maskPositions, maskLabels, ablation: 'zero' | 'mean' }.
    */
   rankHeads(ids, options = {}) {
-    if (this.#handle === null) throw new AttnplayError('this model was disposed');
     const { typeIds, maskPositions, maskLabels, ablation } = options;
-    return unwrap(this.#module.modelRankHeads(this.#handle, forwardRequestSpec({ ids, typeIds, maskPositions, maskLabels, ablation })));
+    return this[CALL]('modelRankHeads', forwardRequestSpec({ ids, typeIds, maskPositions, maskLabels, ablation }));
   }
 
   /**
@@ -381,7 +417,6 @@ export class TextModel {
    * position. Call dispose() when done with it (disposing the model ends it too).
    */
   startGeneration(ids, options = {}) {
-    if (this.#handle === null) throw new AttnplayError('this model was disposed');
     const spec = { ids: int32Array(ids, 'ids') };
     const sampling = ['temperature', 'topK', 'topP', 'seed'].filter((key) => options[key] != null);
     for (const key of ['maxNewTokens', 'rivals', ...sampling]) {
@@ -390,7 +425,7 @@ export class TextModel {
       spec[key] = options[key];
     }
     spec.greedy = options.greedy ?? sampling.length === 0;
-    return new Generation(this.#module, unwrap(this.#module.startGeneration(this.#handle, spec)).handle);
+    return new Generation(this[MODULE], this[CALL]('startGeneration', spec).handle);
   }
 
   /**
@@ -411,28 +446,15 @@ export class TextModel {
     }
   }
 
-  /** Frees the model's WASM memory. The model cannot be used afterwards. */
-  dispose() {
-    if (this.#handle !== null) this.#module.disposeModel(this.#handle);
-    this.#handle = null;
-  }
-
-  get disposed() {
-    return this.#handle === null;
-  }
 }
 
 /**
  * A generation in progress (TextModel.startGeneration): the model's KV cache and
  * sampler state between steps, in WASM memory until dispose().
  */
-export class Generation {
-  #module;
-  #handle;
-
+export class Generation extends Bound {
   constructor(module, handle) {
-    this.#module = module;
-    this.#handle = handle;
+    super(module, handle, 'disposeGeneration', 'generation');
   }
 
   /**
@@ -446,19 +468,12 @@ export class Generation {
    * model's `rivals` most probable ids at that step, best first.
    */
   step() {
-    if (this.#handle === null) throw new AttnplayError('this generation was disposed');
-    return unwrap(this.#module.generationStep(this.#handle));
+    return this[CALL]('generationStep');
   }
 
   /** The prompt and the tokens generated so far (Int32Array). */
   get ids() {
-    if (this.#handle === null) throw new AttnplayError('this generation was disposed');
-    return unwrap(this.#module.generationIds(this.#handle));
-  }
-
-  dispose() {
-    if (this.#handle !== null) this.#module.disposeGeneration(this.#handle);
-    this.#handle = null;
+    return this[CALL]('generationIds');
   }
 }
 
@@ -477,20 +492,11 @@ export class Generation {
  * row t of the decoder's tensors is the position that predicts target token t.
  * tokenizerFile, tokenizerJson, hasTokenizer: as TextModel's.
  */
-export class TranslationModel {
-  #module;
-  #handle;
-
+export class TranslationModel extends Bound {
   constructor(module, handle, config, tokenizerFile, hasTokenizer) {
-    this.#module = module;
-    this.#handle = handle;
+    super(module, handle, 'disposeSeq2SeqModel', 'model');
     this.config = Object.freeze(config);
     Object.assign(this, tokenizerFacts(tokenizerFile, hasTokenizer));
-  }
-
-  #live() {
-    if (this.#handle === null) throw new AttnplayError('this model was disposed');
-    return this.#handle;
   }
 
   /**
@@ -511,8 +517,7 @@ export class TranslationModel {
    * options.attentions = false leaves the attention tensors out (a trace, a lens or a loss alone).
    */
   forward(sourceIds, decoderIds = [], options = {}) {
-    const handle = this.#live();
-    return unwrap(this.#module.seq2seqForward(handle, {
+    return this[CALL]('seq2seqForward', {
       sourceIds: int32Array(sourceIds, 'sourceIds'), decoderIds: int32Array(decoderIds, 'decoderIds'), logits: Boolean(options.logits),
       ...(options.trace ? { trace: { part: String(options.trace.part), layer: options.trace.layer, head: options.trace.head } } : {}),
       ...(options.lens ? { lens: options.lens } : {}),
@@ -520,7 +525,7 @@ export class TranslationModel {
       ...(options.tokenLoss ? { tokenLoss: true } : {}),
       ...ablationSpec(options, { withPart: true }),
       ...(options.attentions === false ? { attentions: false } : {}),
-    }));
+    });
   }
 
   /**
@@ -531,11 +536,10 @@ export class TranslationModel {
    * loss, delta }] largest delta first }. options: { ablation: 'zero' | 'mean' }.
    */
   rankHeads(sourceIds, decoderIds, options = {}) {
-    const handle = this.#live();
-    return unwrap(this.#module.seq2seqRankHeads(handle, {
+    return this[CALL]('seq2seqRankHeads', {
       sourceIds: int32Array(sourceIds, 'sourceIds'), decoderIds: int32Array(decoderIds, 'decoderIds'),
       ...ablationSpec({ ablation: options.ablation }),
-    }));
+    });
   }
 
   /**
@@ -548,11 +552,10 @@ export class TranslationModel {
    *   truncated, inputTokens: whether the source had more tokens than the model's positions.
    */
   run(text, { target } = {}) {
-    const handle = this.#live();
     if (typeof text !== 'string') throw new AttnplayError('run: text must be a string');
     const spec = { text };
     if (target != null) spec.target = String(target);
-    const result = unwrap(this.#module.seq2seqRun(handle, spec));
+    const result = this[CALL]('seq2seqRun', spec);
     return { ...result, sourceTokens: tokenObjects(result.sourceTokens), decoderTokens: tokenObjects(result.decoderTokens) };
   }
 
@@ -575,7 +578,6 @@ export class TranslationModel {
    *   token i (decoderTokens[i + 1]).
    */
   translate(source, { beams = 1, maxNewTokens, ablate, ablation, attentions } = {}, onStep = () => {}) {
-    const handle = this.#live();
     if (typeof onStep !== 'function') throw new AttnplayError('translate: onStep must be a function');
     if (!Number.isInteger(beams)) throw new AttnplayError('translate: beams must be an integer');
     const spec = { beams, ...ablationSpec({ ablate, ablation }, { withPart: true }), ...(attentions === false ? { attentions: false } : {}) };
@@ -585,20 +587,10 @@ export class TranslationModel {
       if (!Number.isInteger(maxNewTokens)) throw new AttnplayError('translate: maxNewTokens must be an integer');
       spec.maxNewTokens = maxNewTokens;
     }
-    const { textBytes, ...result } = unwrap(this.#module.seq2seqTranslate(handle, spec, onStep));
+    const { textBytes, ...result } = this[CALL]('seq2seqTranslate', spec, onStep);
     const sourceTokens = tokenObjects(result.sourceTokens);
     const text = textBytes === null ? null : utf8Decoder.decode(textBytes);  // invalid UTF-8 as U+FFFD
     return { ...result, text, sourceTokens, decoderTokens: tokenObjects(result.decoderTokens) };
-  }
-
-  /** Frees the model's WASM memory. The model cannot be used afterwards. */
-  dispose() {
-    if (this.#handle !== null) this.#module.disposeSeq2SeqModel(this.#handle);
-    this.#handle = null;
-  }
-
-  get disposed() {
-    return this.#handle === null;
   }
 }
 

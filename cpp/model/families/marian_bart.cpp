@@ -1,0 +1,173 @@
+// The encoder-decoder families Marian (Helsinki-NLP opus-mt) and BART: their
+// config.json keys (parse_seq2seq_config, model/config.h) and their tensor
+// names (load_seq2seq_weights, model/seq2seq.h), beside the other families'
+// readers and loaders. Their recipes, which the two share with flags
+// (Seq2SeqFamily), are model/seq2seq.cpp's encode() and decode().
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "model/config.h"
+#include "model/config_fields.h"
+#include "model/seq2seq.h"
+#include "model/weight_reader.h"
+
+namespace attnplay {
+namespace {
+
+// Marian's fixed positions [P, d]: angle(p, j) = p / 10000^(2·floor(j/2)/d);
+// the sines of the even-j angles fill the first half of each row, the cosines
+// of the odd-j angles the second (Hugging Face's MarianSinusoidalPositionalEmbedding,
+// computed in double, then rounded to float32 as it does).
+Matrix marian_sinusoids(int positions, int d) {
+  Matrix table(positions, d);  // [P, d]
+  const int half = d / 2 + d % 2;  // sines: ceil(d/2) columns
+  for (int p = 0; p < positions; ++p) {
+    for (int j = 0; j < d; ++j) {
+      const double angle = p / std::pow(10000.0, 2.0 * (j / 2) / d);
+      if (j % 2 == 0) {
+        table(p, j / 2) = static_cast<float>(std::sin(angle));
+      } else {
+        table(p, half + j / 2) = static_cast<float>(std::cos(angle));
+      }
+    }
+  }
+  return table;
+}
+
+AttentionWeights attention_weights(Reader& r, const std::string& base, std::int64_t d) {
+  return {r.linear(base + ".q_proj", d, d, true), r.linear(base + ".k_proj", d, d, true),
+          r.linear(base + ".v_proj", d, d, true), r.linear(base + ".out_proj", d, d, true)};
+}
+
+Seq2SeqLayerWeights layer_weights(Reader& r, const std::string& base, std::int64_t d, std::int64_t inner,
+                                  bool cross) {
+  Seq2SeqLayerWeights l;
+  l.self_attn = attention_weights(r, base + "self_attn", d);
+  l.self_attn_norm = r.layer_norm(base + "self_attn_layer_norm", d);
+  if (cross) {
+    l.cross_attn = attention_weights(r, base + "encoder_attn", d);
+    l.cross_attn_norm = r.layer_norm(base + "encoder_attn_layer_norm", d);
+  }
+  l.fc1 = r.linear(base + "fc1", d, inner, true);
+  l.fc2 = r.linear(base + "fc2", inner, d, true);
+  l.final_norm = r.layer_norm(base + "final_layer_norm", d);
+  return l;
+}
+
+}  // namespace
+
+Seq2SeqConfig parse_seq2seq_config(std::string_view config_json) {
+  using namespace config_fields;
+  const nlohmann::json j = parse_object(config_json);
+  const std::string type = text(j, "model_type", "");
+  Seq2SeqConfig c;
+  if (type == "marian") {
+    c.family = Seq2SeqFamily::marian;
+  } else if (type == "bart") {
+    c.family = Seq2SeqFamily::bart;
+  } else if (type == "t5") {
+    bad_config("model_type \"t5\" is not supported: T5's relative position buckets, RMS-style norm and gated GELU "
+               "are not implemented (supported encoder-decoders: marian, bart)");
+  } else {
+    bad_config("model_type \"" + type + "\" is not an encoder-decoder this runtime supports (marian, bart)");
+  }
+  c.model_type = type;
+  c.encoder_layers = integer(j, "encoder_layers", kMaxLayers);
+  c.decoder_layers = integer(j, "decoder_layers", kMaxLayers);
+  c.encoder_heads = integer(j, "encoder_attention_heads", kMaxHeads);
+  c.decoder_heads = integer(j, "decoder_attention_heads", kMaxHeads);
+  c.width = integer(j, "d_model", kMaxWidth);
+  c.encoder_inner = integer(j, "encoder_ffn_dim", 16 * kMaxWidth);
+  c.decoder_inner = integer(j, "decoder_ffn_dim", 16 * kMaxWidth);
+  c.positions = integer(j, "max_position_embeddings", kMaxPositions);
+  c.vocab_size = integer(j, "vocab_size", kMaxVocab);
+  for (const auto& [heads, side] : {std::pair{c.encoder_heads, "encoder"}, std::pair{c.decoder_heads, "decoder"}}) {
+    if (c.width % heads != 0) {
+      bad_config("d_model (" + std::to_string(c.width) + ") is not divisible by the " + side + "'s " + std::to_string(heads) +
+                 " attention heads");
+    }
+  }
+  c.activation = activation(text(j, "activation_function", c.family == Seq2SeqFamily::marian ? "swish" : "gelu"),
+                            "activation_function");
+  c.scale_embedding = flag(j, "scale_embedding", false);
+  c.shared_embeddings = flag(j, "share_encoder_decoder_embeddings", true);
+  // Variants that compute something else (mBART-style pre-LN, extra final norms) are refused by name.
+  require_flag(j, "normalize_before", false);
+  require_flag(j, "add_final_layer_norm", false);
+  require_flag(j, "add_bias_logits", false);
+  require_flag(j, "normalize_embedding", c.family == Seq2SeqFamily::bart);
+  require_flag(j, "static_position_embeddings", c.family == Seq2SeqFamily::marian);
+  const bool tied = flag(j, "tie_word_embeddings", true);
+  if (!tied) bad_config("\"tie_word_embeddings\": false is not supported (the output layer is the token embedding)");
+  c.pad_token_id = single_token_id(j, "pad_token_id", c.vocab_size, -1);
+  c.decoder_start_token_id = single_token_id(j, "decoder_start_token_id", c.vocab_size, -1);
+  if (c.decoder_start_token_id < 0) {
+    bad_config("\"decoder_start_token_id\" is missing: the decoder's first input token must be given");
+  }
+  c.eos_token_ids = token_ids(j, "eos_token_id", c.vocab_size);
+  c.forced_bos_token_id = single_token_id(j, "forced_bos_token_id", c.vocab_size, -1);
+  if (j.contains("num_beams") && !j["num_beams"].is_null()) c.num_beams = integer(j, "num_beams", 64);
+  c.length_penalty = j.contains("length_penalty") && !j["length_penalty"].is_null() && j["length_penalty"].is_number()
+                         ? j["length_penalty"].get<double>()
+                         : 1.0;
+  if (!std::isfinite(c.length_penalty)) bad_config("\"length_penalty\" must be a finite number");
+  if (j.contains("max_length") && !j["max_length"].is_null()) c.max_length = integer(j, "max_length", kMaxPositions);
+  return c;
+}
+
+// model.{shared, encoder.*, decoder.*}, final_logits_bias; the tied copies
+// (encoder/decoder embed_tokens when shared, lm_head) are ignored as Hugging
+// Face ties them.
+Seq2SeqWeights load_seq2seq_weights(const Seq2SeqConfig& c, const Checkpoint& st) {
+  std::string prefix = "model.";
+  if (!st.contains("model.shared.weight") && !st.contains("model.encoder.embed_tokens.weight")) {
+    if (st.contains("shared.weight") || st.contains("encoder.embed_tokens.weight")) {
+      prefix = "";  // a bare base-model export
+    } else {
+      throw std::invalid_argument("tensor 'model.shared.weight' (or 'model.encoder.embed_tokens.weight') is missing: "
+                                  "not a " + c.model_type + " checkpoint");
+    }
+  }
+  Reader r(st, prefix);
+  const std::int64_t d = c.width, V = c.vocab_size;
+  Seq2SeqWeights w;
+  if (c.shared_embeddings) {
+    const std::string name = r.has("shared.weight") ? "shared.weight" : "encoder.embed_tokens.weight";
+    require_vocabulary_size(c.vocab_size, st, prefix + name);
+    w.encoder_embedding = r.out_by_in(name, V, d);
+    w.decoder_embedding = w.encoder_embedding;
+  } else {
+    require_vocabulary_size(c.vocab_size, st, prefix + "encoder.embed_tokens.weight");
+    w.encoder_embedding = r.out_by_in("encoder.embed_tokens.weight", V, d);
+    w.decoder_embedding = r.out_by_in("decoder.embed_tokens.weight", V, d);
+  }
+  const std::int64_t P = c.positions + c.position_offset();
+  for (const auto& [side, table] : {std::pair{"encoder", &w.encoder_positions}, std::pair{"decoder", &w.decoder_positions}}) {
+    const std::string name = std::string(side) + ".embed_positions.weight";
+    if (c.family == Seq2SeqFamily::bart || r.has(name)) {
+      *table = r.out_by_in(name, P, d);
+    } else {  // Marian: static sinusoids, computed when the checkpoint does not store them
+      *table = WeightMatrix::from_matrix(marian_sinusoids(c.positions, c.width), WeightLayout::out_by_in);
+    }
+  }
+  if (c.family == Seq2SeqFamily::bart) {
+    w.encoder_embedding_norm = r.layer_norm("encoder.layernorm_embedding", d);
+    w.decoder_embedding_norm = r.layer_norm("decoder.layernorm_embedding", d);
+  }
+  for (int l = 0; l < c.encoder_layers; ++l) {
+    w.encoder.push_back(layer_weights(r, "encoder.layers." + std::to_string(l) + ".", d, c.encoder_inner, false));
+  }
+  for (int l = 0; l < c.decoder_layers; ++l) {
+    w.decoder.push_back(layer_weights(r, "decoder.layers." + std::to_string(l) + ".", d, c.decoder_inner, true));
+  }
+  // final_logits_bias is [1, V]; a checkpoint without it adds nothing.
+  if (st.contains("final_logits_bias")) w.final_logits_bias = r.take("final_logits_bias", 1, V, false, WeightLayout::out_by_in).to_matrix();
+  std::string tied = "lm_head\\.weight";
+  if (c.shared_embeddings) tied += "|(model\\.)?(encoder|decoder)\\.embed_tokens\\.weight";
+  r.reject_unused(tied);
+  return w;
+}
+
+}  // namespace attnplay
