@@ -1,5 +1,5 @@
 // <attention-view>: the embeddable widget. One module an author loads with
-// <script type="module" src=".../attention-view.js">, then writes
+// <script type="module" src=".../widget/attention-view.js">, then writes
 // <attention-view model="austen-gpt" text="..." view="head"></attention-view>
 // (or model="hf:ORG/NAME" for a model on the Hugging Face hub, hub.js).
 // It runs the model on the text in the page's shared engine worker and shows
@@ -16,7 +16,7 @@
 // into view. In data mode (attention given by `src`, a child JSON script or
 // the `data` property; attention-data-mode.js) it draws that instead, with no
 // worker and no WASM. Attributes, properties and events: see web/embed/index.html.
-// Not here: the views themselves (*-view.js), the engine (engine-worker.js).
+// Not here: the views themselves (../views/), the engine (../engine/).
 import { h } from '../ui/dom.js';
 import { getEngineClient } from '../engine/engine-client.js';
 import { LENS_TOP_K, RunLoop, isPair, loadingText, rankHeads, runText, traceHead } from '../run/run-loop.js';
