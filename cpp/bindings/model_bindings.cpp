@@ -202,13 +202,12 @@ ForwardRequest with_lens_inputs(ForwardRequest asked, int lens_k) {
 }
 
 // forward_to_js of what JS asked, with the logit lens (lens_k > 0) and the
-// top-k rows' display strings ([rows * k], when the model has a tokenizer).
-val response_to_js(const TextModel& text_model, const ForwardRequest& asked, const ForwardResult& result, int lens_k) {
+// top-k rows' display strings ([rows * k]; none without a tokenizer).
+val response_to_js(const TextModel& text_model, const ForwardRequest& asked, const ForwardResult& result, int lens_k,
+                   const std::vector<std::string>& top_k_displays) {
   val out = forward_to_js(text_model.model(), asked, result);
   if (lens_k > 0) out.set("lens", lens_of(text_model, result.hidden_states, lens_k));
-  if (!result.top_k.empty() && text_model.tokenizer()) {  // (forward_to_js sets topK when there are rows)
-    out["topK"].set("displays", strings_to_js(text_model.top_k_displays(result.top_k)));
-  }
+  if (!top_k_displays.empty()) out["topK"].set("displays", strings_to_js(top_k_displays));  // (forward_to_js set topK)
   return out;
 }
 
@@ -218,7 +217,9 @@ val forward(int handle, const val& spec) {
     const TextModel& text_model = model_of(handle);
     const ForwardRequest asked = request_from_js(spec);
     const int lens_k = lens_k_from_js(spec);
-    return response_to_js(text_model, asked, text_model.model().forward(with_lens_inputs(asked, lens_k)), lens_k);
+    const ForwardResult result = text_model.model().forward(with_lens_inputs(asked, lens_k));
+    return response_to_js(text_model, asked, result, lens_k,
+                          text_model.tokenizer() ? text_model.top_k_displays(result.top_k) : std::vector<std::string>());
   });
 }
 
@@ -234,7 +235,7 @@ val run(int handle, const val& spec) {
     const ForwardRequest asked = request_from_js(spec);
     const int lens_k = lens_k_from_js(spec);
     const RunResult r = model.run(text, text_b ? std::optional<std::string_view>(*text_b) : std::nullopt, with_lens_inputs(asked, lens_k));
-    val out = response_to_js(model, asked, r.forward, lens_k);
+    val out = response_to_js(model, asked, r.forward, lens_k, r.top_k_displays);  // named by run() already
     out.set("tokens", encoding_to_js(r.encoding));
     out.set("maskPositions", typed_array("Int32Array", r.mask_positions));
     out.set("truncated", r.truncated);

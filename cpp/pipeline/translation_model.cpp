@@ -87,13 +87,9 @@ Seq2SeqRun TranslationModel::run(std::string_view source, std::optional<std::str
 
 TranslationRun TranslationModel::translate(std::string_view source, const TranslateOptions& options,
                                            const std::function<bool(const TranslationStep&)>& on_step) const {
-  int input_tokens = 0;
-  bool truncated = false;
-  Encoding encoding = encode_source(source, &input_tokens, &truncated);
-  TranslationRun r = translate_ids(encoding.ids(), options, on_step);
-  r.source = std::move(encoding);
-  r.input_tokens = input_tokens;
-  r.truncated = truncated;
+  TranslationRun r;
+  r.source = encode_source(source, &r.input_tokens, &r.truncated);
+  search(r, options, on_step);
   return r;
 }
 
@@ -102,15 +98,20 @@ TranslationRun TranslationModel::translate_ids(const std::vector<std::int32_t>& 
   TranslationRun r;
   r.source = id_tokens(source_ids);
   r.input_tokens = static_cast<int>(source_ids.size());
-  r.translation = attnplay::translate(model_, source_ids, options, on_step);
+  search(r, options, on_step);
+  return r;
+}
+
+void TranslationModel::search(TranslationRun& r, const TranslateOptions& options,
+                              const std::function<bool(const TranslationStep&)>& on_step) const {
+  r.translation = attnplay::translate(model_, r.source.ids(), options, on_step);
   if (!has_tokenizer()) {
     r.target = id_tokens(r.translation.decoder_ids);
-    return r;
+    return;
   }
   Decoding target = target_tokens(r.translation.decoder_ids);
   r.text = std::move(target.text);
   r.target = std::move(target.encoding);
-  return r;
 }
 
 std::string TranslationModel::target_display(std::int32_t id) const {

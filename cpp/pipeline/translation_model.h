@@ -96,6 +96,9 @@ class TranslationModel {
 
  private:
   const Tokenizer& require(const std::optional<Tokenizer>& tokenizer) const;
+  // The search from r.source's ids: r.translation, and r.text and r.target from its decoder ids.
+  void search(TranslationRun& r, const TranslateOptions& options,
+              const std::function<bool(const TranslationStep&)>& on_step) const;
   Seq2SeqModel model_;
   std::optional<Tokenizer> source_tokenizer_, target_tokenizer_;
 };

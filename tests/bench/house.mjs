@@ -31,7 +31,8 @@ export const house = {
     for (const [file, { imports }] of Object.entries(metafile.inputs)) {
       for (const path of new Set(imports.filter((i) => !i.external).map((i) => i.path))) {
         arrows += 1;
-        if (folderOf(path) !== folderOf(file)) between.set(`${folderOf(file)} → ${folderOf(path)}`, (between.get(`${folderOf(file)} → ${folderOf(path)}`) ?? 0) + 1);
+        const pair = `${folderOf(file)} → ${folderOf(path)}`;
+        if (folderOf(path) !== folderOf(file)) between.set(pair, (between.get(pair) ?? 0) + 1);
       }
     }
     const rows = folders.map((folder) => {
