@@ -52,27 +52,28 @@ HeadAblationRanking rank_heads_by_ablation(const Model& model, const ForwardRequ
   return ranking;
 }
 
-Seq2SeqHeadAblationRanking rank_heads_by_ablation(const Seq2SeqModel& model, const std::vector<std::int32_t>& source_ids,
-                                                  const std::vector<std::int32_t>& decoder_ids, AblationMode mode) {
+Seq2SeqHeadAblationRanking rank_heads_by_ablation(const Seq2SeqModel& model, const ForwardRequest& pair, AblationMode mode) {
+  const std::vector<std::int32_t>& source_ids = pair.source_ids;
+  const std::vector<std::int32_t>& decoder_ids = pair.ids;
   if (decoder_ids.size() < 2) {
     throw std::invalid_argument("ranking heads needs a target: the start token and at least one target token");
   }
   const Seq2SeqConfig& c = model.config();
-  Seq2SeqRequest request;
+  ForwardRequest request;  // without ids: encode() and decode() take them
   request.token_loss = true;
   request.ablation = mode;
   const EncoderOutput intact = model.encode(source_ids);
   Seq2SeqHeadAblationRanking ranking;
   ranking.base_loss = mean_loss(model.decode(intact, decoder_ids, request).token_loss);
-  for (const Seq2SeqPart part : {Seq2SeqPart::encoder, Seq2SeqPart::decoder, Seq2SeqPart::cross}) {
-    const bool encoder = part == Seq2SeqPart::encoder;  // its heads change the encoding
+  for (const AttentionPart part : {AttentionPart::encoder, AttentionPart::decoder, AttentionPart::cross}) {
+    const bool encoder = part == AttentionPart::encoder;  // its heads change the encoding
     const auto [layers, heads] = part_shape(c, part);
     for (int l = 0; l < layers; ++l) {
       for (int h = 0; h < heads; ++h) {
-        request.ablate = {{part, l, h}};
+        request.ablate = {{l, h, part}};
         const double loss = mean_loss(
             model.decode(encoder ? model.encode(source_ids, request) : intact, decoder_ids, request).token_loss);
-        ranking.heads.push_back({{part, l, h}, loss, loss - ranking.base_loss});
+        ranking.heads.push_back({{l, h, part}, loss, loss - ranking.base_loss});
       }
     }
   }

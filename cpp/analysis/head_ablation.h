@@ -37,7 +37,7 @@ struct HeadAblationRanking {
 HeadAblationRanking rank_heads_by_ablation(const Model& model, const ForwardRequest& text, AblationMode mode);
 
 struct Seq2SeqHeadAblationEffect {
-  Seq2SeqHead head;
+  ForwardRequest::Head head;  // with its part
   double loss = 0;   // mean per-target-token loss with this head ablated
   double delta = 0;  // loss - the intact model's loss
 };
@@ -49,12 +49,12 @@ struct Seq2SeqHeadAblationRanking {
 };
 
 // Every head of an encoder-decoder ranked by how much knocking it out alone
-// raises the mean teacher-forced loss of decoder_ids[1..] (Seq2SeqRequest::
-// token_loss: decoder_ids is the start token and a target, needs T >= 2).
-// An encoder head costs an encoder and a decoder pass; a decoder or cross
-// head a decoder pass over the intact encoding. Throws std::invalid_argument
-// for fewer than two decoder ids and as encode()/decode() do.
-Seq2SeqHeadAblationRanking rank_heads_by_ablation(const Seq2SeqModel& model, const std::vector<std::int32_t>& source_ids,
-                                                  const std::vector<std::int32_t>& decoder_ids, AblationMode mode);
+// raises the mean teacher-forced loss of pair.ids[1..] (ForwardRequest::
+// token_loss: pair.ids is the start token and a target, needs T >= 2) given
+// the source pair.source_ids; the pair's other fields are ignored. An encoder
+// head costs an encoder and a decoder pass; a decoder or cross head a decoder
+// pass over the intact encoding. Throws std::invalid_argument for fewer than
+// two decoder ids and as Seq2SeqModel::forward does.
+Seq2SeqHeadAblationRanking rank_heads_by_ablation(const Seq2SeqModel& model, const ForwardRequest& pair, AblationMode mode);
 
 }  // namespace attnplay

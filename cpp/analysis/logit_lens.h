@@ -37,7 +37,7 @@ struct LogitLens {
 LogitLens logit_lens(const Model& model, const std::vector<Matrix>& hidden_states, int k);
 
 // An encoder-decoder's decoder (Marian, BART): its hidden states
-// (Seq2SeqRequest::hidden_states: L_dec + 1 matrices [T, d]) read through the
+// (ForwardRequest::hidden_states: L_dec + 1 matrices [T, d]) read through the
 // output layer (Seq2SeqModel::output_logits; these decoders have no final
 // norm), so the last row is the decoder's own output: at decoder input t, the
 // probabilities of the target token it writes next (before the search's

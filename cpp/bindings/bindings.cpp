@@ -29,24 +29,10 @@ AttentionOptions options_from_js(const val& spec) {
   return options;
 }
 
-val head_to_js(const HeadTrace& t) {
-  val out = val::object();
-  out.set("q", matrix_to_js(t.q));
-  out.set("k", matrix_to_js(t.k));
-  out.set("v", matrix_to_js(t.v));
-  out.set("scores", matrix_to_js(t.scores));
-  out.set("scaled", matrix_to_js(t.scaled));
-  out.set("masked", matrix_to_js(t.masked));
-  out.set("weights", matrix_to_js(t.weights));
-  out.set("output", matrix_to_js(t.output));
-  out.set("divisor", t.divisor);
-  return out;
-}
-
 // spec: { q, k, v, scale?, temperature?, causal?, keyMask? } -> HeadTrace
 val attend_js(const val& spec) {
   return guarded([&] {
-    return head_to_js(attend(matrix_from_js(spec["q"], "q"), matrix_from_js(spec["k"], "k"),
+    return head_trace_to_js(attend(matrix_from_js(spec["q"], "q"), matrix_from_js(spec["k"], "k"),
                              matrix_from_js(spec["v"], "v"), options_from_js(spec)));
   });
 }
@@ -66,7 +52,7 @@ val attention(const val& spec) {
     out.set("k", matrix_to_js(t.k));
     out.set("v", matrix_to_js(t.v));
     val heads = val::array();
-    for (const HeadTrace& h : t.heads) heads.call<void>("push", head_to_js(h));
+    for (const HeadTrace& h : t.heads) heads.call<void>("push", head_trace_to_js(h));
     out.set("heads", heads);
     out.set("concat", matrix_to_js(t.concat));
     out.set("output", matrix_to_js(t.output));
@@ -77,7 +63,7 @@ val attention(const val& spec) {
 // spec: { x, scale?, temperature?, causal?, keyMask? } -> HeadTrace with Q = K = V = X.
 val parameter_free_attention(const val& spec) {
   return guarded([&] {
-    return head_to_js(parameter_free_self_attention(matrix_from_js(spec["x"], "x"), options_from_js(spec)));
+    return head_trace_to_js(parameter_free_self_attention(matrix_from_js(spec["x"], "x"), options_from_js(spec)));
   });
 }
 

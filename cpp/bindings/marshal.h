@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/attention.h"
 #include "tensor/tensor.h"
 
 namespace attnplay::bindings {
@@ -99,6 +100,22 @@ inline val matrix_to_js(const Matrix& m) {
   val shape = val::array();
   shape.call<void>("push", static_cast<double>(m.rows()), static_cast<double>(m.cols()));
   out.set("shape", shape);
+  return out;
+}
+
+// One head's attention, every array of its trace -> { q, k, v, scores, scaled, masked, weights, output, divisor }
+// (a full trace; a weights-only one has empty scores, scaled and masked).
+inline val head_trace_to_js(const HeadTrace& t) {
+  val out = val::object();
+  out.set("q", matrix_to_js(t.q));
+  out.set("k", matrix_to_js(t.k));
+  out.set("v", matrix_to_js(t.v));
+  out.set("scores", matrix_to_js(t.scores));
+  out.set("scaled", matrix_to_js(t.scaled));
+  out.set("masked", matrix_to_js(t.masked));
+  out.set("weights", matrix_to_js(t.weights));
+  out.set("output", matrix_to_js(t.output));
+  out.set("divisor", t.divisor);
   return out;
 }
 

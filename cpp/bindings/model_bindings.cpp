@@ -18,6 +18,7 @@
 #include "bindings/encoding_js.h"
 #include "bindings/top_k_js.h"
 #include "bindings/marshal.h"
+#include "bindings/request_js.h"
 #include "bindings/seq2seq_bindings.h"
 #include "model/generate.h"
 #include "pipeline/text_model.h"
@@ -126,17 +127,7 @@ val forward_to_js(const Model& model, const ForwardRequest& req, const ForwardRe
   val out = val::object();
   out.set("attentions", tensor_to_js(r.attentions.data(), r.attentions.size(), {r.layers, r.heads, r.tokens, r.keys}));
   if (r.trace) {
-    val t = val::object();
-    t.set("layer", req.trace->layer);
-    t.set("head", req.trace->head);
-    t.set("q", matrix_to_js(r.trace->q));
-    t.set("k", matrix_to_js(r.trace->k));
-    t.set("v", matrix_to_js(r.trace->v));
-    t.set("scores", matrix_to_js(r.trace->scores));
-    t.set("scaled", matrix_to_js(r.trace->scaled));
-    t.set("masked", matrix_to_js(r.trace->masked));
-    t.set("weights", matrix_to_js(r.trace->weights));
-    t.set("divisor", r.trace->divisor);
+    val t = trace_to_js(*req.trace, *r.trace);
     if (r.rotary) {  // { q, k [T, d_k] before RoPE, inverseFrequencies [r/2], firstPosition }
       val rotary = val::object();
       rotary.set("q", matrix_to_js(r.rotary->q));
@@ -147,13 +138,7 @@ val forward_to_js(const Model& model, const ForwardRequest& req, const ForwardRe
     }
     out.set("trace", t);
   }
-  if (req.hidden_states) {
-    const int d = model.config().width;
-    std::vector<float> hidden;
-    hidden.reserve(r.hidden_states.size() * static_cast<std::size_t>(r.tokens) * d);
-    for (const Matrix& h : r.hidden_states) hidden.insert(hidden.end(), h.data(), h.data() + h.size());
-    out.set("hiddenStates", tensor_to_js(hidden.data(), hidden.size(), {static_cast<int>(r.hidden_states.size()), r.tokens, d}));
-  }
+  if (req.hidden_states) out.set("hiddenStates", hidden_states_to_js(r.hidden_states, r.tokens, model.config().width));
   if (req.logits) out.set("logits", matrix_to_js(r.logits));
   if (!r.top_k.empty()) out.set("topK", top_k_to_js(r.top_k, nullptr));
   if (req.token_loss) out.set("tokenLoss", typed_array("Float32Array", r.token_loss));
@@ -167,40 +152,6 @@ val lens_of(const TextModel& model, const std::vector<Matrix>& hidden_states, in
   return lens_to_js(logit_lens(model.model(), hidden_states, k), display);
 }
 
-// spec.lens: k of the logit lens (0 or absent: none).
-int lens_k_from_js(const val& spec) { return has(spec, "lens") ? spec["lens"].as<int>() : 0; }
-
-// The request of a forward pass or a run, every field read here and only here
-// (the JS side writes it in engine-inputs.js, forwardRequestSpec):
-// { ids?: Int32Array, typeIds?, attentionMask?: Uint8Array, maskPositions?: Int32Array,
-//   trace?: { layer, head }, hiddenStates?, logits?, topK?,
-//   ablate?: Int32Array [layer0, head0, ...], ablation?: 'zero' | 'mean', tokenLoss?, maskLabels?: Int32Array }
-ForwardRequest request_from_js(const val& spec) {
-  ForwardRequest request;
-  request.ids = numbers<std::int32_t>(spec, "ids");
-  request.type_ids = numbers<std::int32_t>(spec, "typeIds");
-  request.attention_mask = numbers<std::uint8_t>(spec, "attentionMask");
-  request.mask_positions = numbers<int>(spec, "maskPositions");
-  if (has(spec, "trace")) request.trace = ForwardRequest::Head{spec["trace"]["layer"].as<int>(), spec["trace"]["head"].as<int>()};
-  request.hidden_states = has(spec, "hiddenStates") && spec["hiddenStates"].as<bool>();
-  request.logits = has(spec, "logits") && spec["logits"].as<bool>();
-  request.top_k = has(spec, "topK") ? spec["topK"].as<int>() : 0;
-  const std::vector<int> flat = numbers<int>(spec, "ablate");
-  if (flat.size() % 2 != 0) throw std::invalid_argument("ablate: pairs of layer, head");
-  for (std::size_t i = 0; i < flat.size(); i += 2) request.ablate.push_back({flat[i], flat[i + 1]});
-  request.ablation = ablation_mode_from_js(spec);
-  request.token_loss = has(spec, "tokenLoss") && spec["tokenLoss"].as<bool>();
-  request.mask_labels = numbers<std::int32_t>(spec, "maskLabels");
-  return request;
-}
-
-// The request to run for what JS asked: the logit lens reads the hidden
-// states, which JS gets only when it asked for them (response_to_js).
-ForwardRequest with_lens_inputs(ForwardRequest asked, int lens_k) {
-  asked.hidden_states = asked.hidden_states || lens_k > 0;
-  return asked;
-}
-
 // forward_to_js of what JS asked, with the logit lens (lens_k > 0) and the
 // top-k rows' display strings ([rows * k]; none without a tokenizer).
 val response_to_js(const TextModel& text_model, const ForwardRequest& asked, const ForwardResult& result, int lens_k,
@@ -211,7 +162,7 @@ val response_to_js(const TextModel& text_model, const ForwardRequest& asked, con
   return out;
 }
 
-// spec: request_from_js's fields with ids, and lens?: k -> response_to_js
+// spec: request_from_js's fields (request_js.h) with ids, and lens?: k -> response_to_js
 val forward(int handle, const val& spec) {
   return guarded([&] {
     const TextModel& text_model = model_of(handle);
@@ -351,7 +302,7 @@ val rank_heads(int handle, const val& spec) {
     const ForwardRequest text = request_from_js(spec);
     const HeadAblationRanking ranking = rank_heads_by_ablation(model_of(handle).model(), text, text.ablation);
     val heads = val::array();
-    for (const HeadAblationEffect& e : ranking.heads) heads.call<void>("push", ranked_head_to_js(e.layer, e.head, e.loss, e.delta));
+    for (const HeadAblationEffect& e : ranking.heads) heads.call<void>("push", ranked_head_to_js({e.layer, e.head}, e.loss, e.delta));
     val out = val::object();
     out.set("baseLoss", ranking.base_loss);
     out.set("heads", heads);

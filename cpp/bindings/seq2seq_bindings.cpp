@@ -14,8 +14,9 @@
 
 #include "analysis/head_ablation.h"
 #include "bindings/encoding_js.h"
-#include "bindings/top_k_js.h"
 #include "bindings/marshal.h"
+#include "bindings/request_js.h"
+#include "bindings/top_k_js.h"
 #include "pipeline/translation_model.h"
 
 namespace attnplay::bindings {
@@ -60,78 +61,38 @@ val attentions_to_js(const Seq2SeqConfig& c, const EncoderOutput& e, const Decod
   return out;
 }
 
-// { part: 'encoder' | 'decoder' | 'cross', layer, head } -> Seq2SeqHead; `what` names the field in errors.
-Seq2SeqHead head_of(const val& spec, const char* what) {
-  const std::string name = has(spec, "part") ? spec["part"].as<std::string>() : std::string();
-  const std::optional<Seq2SeqPart> part = part_from_name(name);
-  if (!part) throw std::invalid_argument(std::string(what) + ".part must be encoder, decoder or cross, not '" + name + "'");
-  return {*part, spec["layer"].as<int>(), spec["head"].as<int>()};
-}
-
-// spec.ablate: [{ part, layer, head }]; spec.ablation: 'zero' (default) or 'mean'.
-void ablation_from_js(const val& spec, std::vector<Seq2SeqHead>& heads, AblationMode& mode) {
-  if (has(spec, "ablate")) {
-    const val list = spec["ablate"];
-    const int n = list["length"].as<int>();
-    for (int i = 0; i < n; ++i) heads.push_back(head_of(list[i], "ablate[]"));
-  }
-  mode = ablation_mode_from_js(spec);
-}
-
-// The source and decoder ids of a spec: { sourceIds: Int32Array, decoderIds?: Int32Array (empty: the start token) }.
-std::vector<std::int32_t> decoder_ids_of(const TranslationModel& m, const val& spec) {
-  std::vector<std::int32_t> ids = numbers<std::int32_t>(spec, "decoderIds");
-  if (ids.empty()) ids = {m.model().config().decoder_start_token_id};
-  return ids;
-}
-
-// spec: { sourceIds: Int32Array, decoderIds: Int32Array, logits?, trace?: { part, layer, head }, lens?: k,
-// ablate?: [{ part, layer, head }], ablation?, topK?: k, tokenLoss? (teacher-forced: [T - 1]),
-// attentions? (false: leave the attention tensors out) } -> attentions_to_js + trace?: { q [Tq, d_k], k [Tk, d_k] }
-// of that head + lens?: the decoder's logit lens (top_k_to_js) + topK?: [T, k] (top_k_to_js) + tokenLoss?: Float32Array
+// spec: request_from_js's fields (request_js.h): sourceIds, ids (the decoder's: start token + target; empty: the
+// start token), logits?, trace?, hiddenStates?, topK?, ablate?, ablation?, tokenLoss? (teacher-forced); and lens?: k,
+// attentions? (false: leave the attention tensors out) -> attentions_to_js + trace? (trace_to_js) + hiddenStates?
+// [L_dec + 1, T, d] + lens?: the decoder's logit lens (lens_to_js) + topK?: [T, k] (top_k_to_js) + tokenLoss?:
+// Float32Array [T - 1]
 val seq2seq_forward(int handle, const val& spec) {
   return guarded([&] {
     const TranslationModel& m = seq2seq_model_of(handle);
-    const std::vector<std::int32_t> decoder_ids = decoder_ids_of(m, spec);
-    Seq2SeqRequest request;
-    if (has(spec, "trace")) request.trace = head_of(spec["trace"], "trace");
-    ablation_from_js(spec, request.ablate, request.ablation);
-    const int lens_k = has(spec, "lens") ? spec["lens"].as<int>() : 0;
-    request.hidden_states = lens_k > 0;
-    request.top_k = has(spec, "topK") ? spec["topK"].as<int>() : 0;
-    request.token_loss = has(spec, "tokenLoss") && spec["tokenLoss"].as<bool>();
-    const EncoderOutput e = m.model().encode(numbers<std::int32_t>(spec, "sourceIds"), request);
-    const DecoderOutput d = m.model().decode(e, decoder_ids, request);
+    const ForwardRequest asked = request_from_js(spec);
+    const int lens_k = lens_k_from_js(spec);
+    const Seq2SeqResult r = m.model().forward(with_lens_inputs(asked, lens_k));
+    const DecoderOutput& d = r.decoder;
     const bool with_attentions = !has(spec, "attentions") || spec["attentions"].as<bool>();
-    val out = with_attentions ? attentions_to_js(m.model().config(), e, d, has(spec, "logits") && spec["logits"].as<bool>())
-                              : val::object();
-    if (const std::optional<HeadTrace>& t = e.trace ? e.trace : d.trace; t) {
-      val js = val::object();
-      js.set("q", matrix_to_js(t->q));
-      js.set("k", matrix_to_js(t->k));
-      out.set("trace", js);
-    }
+    val out = with_attentions ? attentions_to_js(m.model().config(), r.encoder, d, asked.logits) : val::object();
+    if (const std::optional<HeadTrace>& t = r.encoder.trace ? r.encoder.trace : d.trace; t) out.set("trace", trace_to_js(*asked.trace, *t));
+    if (asked.hidden_states) out.set("hiddenStates", hidden_states_to_js(d.hidden_states, d.tokens, m.model().config().width));
     const auto display = [&m](std::int32_t id) { return m.target_display(id); };
     if (lens_k > 0) out.set("lens", lens_to_js(logit_lens(m.model(), d.hidden_states, lens_k), display));
-    if (request.top_k > 0) out.set("topK", top_k_to_js(d.top_k, display));
-    if (request.token_loss) out.set("tokenLoss", typed_array("Float32Array", d.token_loss));
+    if (asked.top_k > 0) out.set("topK", top_k_to_js(d.top_k, display));
+    if (asked.token_loss) out.set("tokenLoss", typed_array("Float32Array", d.token_loss));
     return out;
   });
 }
 
-// spec: { sourceIds: Int32Array, decoderIds: Int32Array (start token + target), ablation? } -> { baseLoss, heads:
+// spec: request_from_js's { sourceIds, ids (start token + target), ablation? } -> { baseLoss, heads:
 // [{ part, layer, head, loss, delta }] largest delta first } (analysis/head_ablation.h)
 val seq2seq_rank_heads(int handle, const val& spec) {
   return guarded([&] {
-    const TranslationModel& m = seq2seq_model_of(handle);
-    const Seq2SeqHeadAblationRanking ranking = rank_heads_by_ablation(
-        m.model(), numbers<std::int32_t>(spec, "sourceIds"), decoder_ids_of(m, spec), ablation_mode_from_js(spec));
+    const ForwardRequest pair = request_from_js(spec);
+    const Seq2SeqHeadAblationRanking ranking = rank_heads_by_ablation(seq2seq_model_of(handle).model(), pair, pair.ablation);
     val heads = val::array();
-    for (const Seq2SeqHeadAblationEffect& e : ranking.heads) {
-      val item = ranked_head_to_js(e.head.layer, e.head.head, e.loss, e.delta);
-      item.set("part", std::string(part_name(e.head.part)));
-      heads.call<void>("push", item);
-    }
+    for (const Seq2SeqHeadAblationEffect& e : ranking.heads) heads.call<void>("push", ranked_head_to_js(e.head, e.loss, e.delta));
     val out = val::object();
     out.set("baseLoss", ranking.base_loss);
     out.set("heads", heads);

@@ -1,6 +1,6 @@
 // Conversions the model and the encoder-decoder bindings share: lists of
-// top-k predictions (a run's rows, a logit lens's cells), the ablation mode
-// of a request and a head of a ranking. No logic beyond copying and naming.
+// top-k predictions (a run's rows, a logit lens's cells). No logic beyond
+// copying and naming.
 #pragma once
 
 #include <emscripten/val.h>
@@ -8,8 +8,6 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
-#include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -46,24 +44,6 @@ inline emscripten::val top_k_to_js(const std::vector<TopK>& rows, const std::fun
 // A logit lens -> top_k_to_js of its cells, shape [rows, T, k].
 inline emscripten::val lens_to_js(const LogitLens& lens, const std::function<std::string(std::int32_t)>& display) {
   return top_k_to_js(lens.cells, display, {lens.rows, lens.tokens, lens.k});
-}
-
-// spec.ablation: 'zero' (the default) or 'mean'.
-inline AblationMode ablation_mode_from_js(const emscripten::val& spec) {
-  const std::string name = has(spec, "ablation") ? spec["ablation"].as<std::string>() : "zero";
-  const std::optional<AblationMode> mode = ablation_mode_from_name(name);
-  if (!mode) throw std::invalid_argument("ablation is 'zero' or 'mean', not '" + name + "'");
-  return *mode;
-}
-
-// One head of a ranking by ablation (analysis/head_ablation.h) -> { layer, head, loss, delta }.
-inline emscripten::val ranked_head_to_js(int layer, int head, double loss, double delta) {
-  emscripten::val item = emscripten::val::object();
-  item.set("layer", layer);
-  item.set("head", head);
-  item.set("loss", loss);
-  item.set("delta", delta);
-  return item;
 }
 
 }  // namespace attnplay::bindings

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "model/model.h"
-#include "model/seq2seq.h"
 
 namespace attnplay::cli {
 
@@ -42,15 +41,10 @@ inline std::vector<std::int32_t> parse_ids(const std::string& text, const std::s
 // (encoder-decoders) each item is PART:LAYER:HEAD, PART one of encoder,
 // decoder, cross ("cross:0:1"). Throws std::invalid_argument naming `option`
 // for an item of another form (whether the head exists is the model's check).
-struct HeadItem {
-  std::optional<Seq2SeqPart> part;  // with parts only
-  int layer = 0, head = 0;
-};
-
-inline std::vector<HeadItem> parse_head_items(const std::string& text, const std::string& option, bool parts) {
+inline std::vector<ForwardRequest::Head> parse_heads(const std::string& text, const std::string& option, bool parts) {
   const std::string form = parts ? "PART:LAYER:HEAD (PART: encoder, decoder or cross; e.g. cross:0:3)"
                                  : "LAYER:HEAD (two numbers from 0, e.g. 0:3)";
-  std::vector<HeadItem> heads;
+  std::vector<ForwardRequest::Head> heads;
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
@@ -71,28 +65,17 @@ inline std::vector<HeadItem> parse_head_items(const std::string& text, const std
       return static_cast<int>(value);
     };
     if (fields.size() != (parts ? 3u : 2u)) throw bad();
-    HeadItem h;
+    ForwardRequest::Head h;
     if (parts) {
-      h.part = part_from_name(fields[0]);
-      if (!h.part) throw bad();
+      const std::optional<AttentionPart> part = part_from_name(fields[0]);
+      if (!part) throw bad();
+      h.part = *part;
     }
     h.layer = number(fields[parts ? 1 : 0]);
     h.head = number(fields[parts ? 2 : 1]);
     heads.push_back(h);
   }
   if (heads.empty()) throw std::invalid_argument(option + ": no heads given (" + form + "[,...])");
-  return heads;
-}
-
-inline std::vector<ForwardRequest::Head> parse_heads(const std::string& text, const std::string& option) {
-  std::vector<ForwardRequest::Head> heads;
-  for (const HeadItem& h : parse_head_items(text, option, false)) heads.push_back({h.layer, h.head});
-  return heads;
-}
-
-inline std::vector<Seq2SeqHead> parse_part_heads(const std::string& text, const std::string& option) {
-  std::vector<Seq2SeqHead> heads;
-  for (const HeadItem& h : parse_head_items(text, option, true)) heads.push_back({*h.part, h.layer, h.head});
   return heads;
 }
 

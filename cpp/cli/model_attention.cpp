@@ -90,19 +90,12 @@ int run_attention(const Args& args) {
       file.open(out_path);
       if (!file) throw std::runtime_error("cannot write " + out_path);
     }
-    Seq2SeqAttentionRequest seq2seq;
-    seq2seq.source_ids = request.ids;
-    seq2seq.decoder_ids = decoder_ids;
-    seq2seq.text = text;
-    seq2seq.target = target;
-    if (ablate) seq2seq.ablate = parse_part_heads(*ablate, "--ablate");
-    seq2seq.ablation = request.ablation;
-    seq2seq.top_k = request.top_k;
-    seq2seq.token_loss = request.token_loss;
-    seq2seq.rank_heads = rank_heads;
-    return seq2seq_attention(files, seq2seq, out_path.empty() ? std::cout : file);
+    request.source_ids = std::move(request.ids);
+    request.ids = decoder_ids;
+    if (ablate) request.ablate = parse_heads(*ablate, "--ablate", true);
+    return seq2seq_attention(files, {request, text, target, rank_heads}, out_path.empty() ? std::cout : file);
   }
-  if (ablate) request.ablate = parse_heads(*ablate, "--ablate");
+  if (ablate) request.ablate = parse_heads(*ablate, "--ablate", false);
   if (target || !decoder_ids.empty()) {
     throw UsageError("--target and --decoder-ids are for encoder-decoder models; " + dir + " is a " +
                      parse_config(files.config_json).model_type + " model");

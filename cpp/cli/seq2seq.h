@@ -14,15 +14,14 @@
 
 namespace attnplay::cli {
 
+// The encoder-decoder form of `attnplay attention`: the pass (model/model.h's
+// ForwardRequest: --ids as its source_ids, --decoder-ids as its ids,
+// --ablate PART:L:H, --ablation, --top-k, --token-loss), or the texts the ids
+// come from, and whether to rank every head.
 struct Seq2SeqAttentionRequest {
-  std::vector<std::int32_t> source_ids;   // --ids (or from text)
-  std::vector<std::int32_t> decoder_ids;  // --decoder-ids; empty: the start token only (or from target)
+  ForwardRequest forward;                 // its ids empty: the target's, or the start token only
   std::optional<std::string> text;        // --text / --file: the source, tokenized with </s>
   std::optional<std::string> target;      // --target: the target, after the decoder's start token
-  std::vector<Seq2SeqHead> ablate;        // --ablate PART:L:H,...: heads knocked out
-  AblationMode ablation = AblationMode::zero;  // --ablation
-  int top_k = 0;                          // --top-k: "top_k" of every decoder position
-  bool token_loss = false;                // --token-loss: "token_loss", teacher-forced [T - 1]
   bool rank_heads = false;                // --rank-heads: "head_ranking" over the three parts
 };
 

@@ -53,9 +53,9 @@ nlohmann::ordered_json nested(const std::vector<float>& data, int layers, int he
 }
 
 // [["cross", 0, 1], ...]
-nlohmann::ordered_json heads_json(const std::vector<Seq2SeqHead>& heads) {
+nlohmann::ordered_json heads_json(const std::vector<ForwardRequest::Head>& heads) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const Seq2SeqHead& h : heads) out.push_back({part_name(h.part), h.layer, h.head});
+  for (const ForwardRequest::Head& h : heads) out.push_back({part_name(h.part), h.layer, h.head});
   return out;
 }
 
@@ -117,7 +117,7 @@ int run_translate(const Args& args) {
   parse_flags(args, {text_flag("--model", dir), text_flag("--text", text), text_flag("--file", file),
                      int_flag("--beams", options.beams), int_flag("--max-new-tokens", options.max_new_tokens),
                      switch_flag("--all-layers", all_layers),
-                     {"--ablate", [&](const std::string& value) { options.ablate = parse_part_heads(value, "--ablate"); }},
+                     {"--ablate", [&](const std::string& value) { options.ablate = parse_heads(value, "--ablate", true); }},
                      ablation_flag(options.ablation)});
   if (dir.empty() || text.has_value() == file.has_value()) throw UsageError("--model and one of --text or --file are required");
   const ModelFiles files = read_model_directory(dir);
@@ -150,21 +150,15 @@ TranslationModel load_translation_model(const ModelFiles& files) {
 int seq2seq_attention(const ModelFiles& files, const Seq2SeqAttentionRequest& request, std::ostream& out) {
   const TranslationModel model = load_translation_model(files);
   const Seq2SeqConfig& c = model.model().config();
-  std::vector<std::int32_t> source_ids = request.source_ids, decoder_ids = request.decoder_ids;
-  std::optional<Encoding> source;
-  if (request.text) {
-    source = model.encode_source(*request.text);
-    source_ids = source->ids();
-  }
-  if (request.target) decoder_ids = model.decoder_ids(*request.target);
-  if (decoder_ids.empty()) decoder_ids = {c.decoder_start_token_id};
-  Seq2SeqRequest pass;
-  pass.ablate = request.ablate;
-  pass.ablation = request.ablation;
-  pass.top_k = request.top_k;
-  pass.token_loss = request.token_loss;
-  const EncoderOutput encoded = model.model().encode(source_ids, pass);
-  const DecoderOutput decoded = model.model().decode(encoded, decoder_ids, pass);
+  ForwardRequest pass = request.forward;
+  if (request.text) pass.source_ids = model.encode_source(*request.text).ids();
+  if (request.target) pass.ids = model.decoder_ids(*request.target);
+  if (pass.ids.empty()) pass.ids = {c.decoder_start_token_id};
+  const Seq2SeqResult result = model.model().forward(pass);
+  const EncoderOutput& encoded = result.encoder;
+  const DecoderOutput& decoded = result.decoder;
+  const std::vector<std::int32_t>& source_ids = pass.source_ids;
+  const std::vector<std::int32_t>& decoder_ids = pass.ids;
   const Tokenizer* source_tokenizer = model.source_tokenizer() ? &*model.source_tokenizer() : nullptr;
   const Tokenizer* target_tokenizer = model.target_tokenizer() ? &*model.target_tokenizer() : nullptr;
   const int S = encoded.tokens, T = decoded.tokens;
@@ -175,25 +169,25 @@ int seq2seq_attention(const ModelFiles& files, const Seq2SeqAttentionRequest& re
       {"encoder_attentions", nested(encoded.attentions, c.encoder_layers, c.encoder_heads, S, S)},
       {"decoder_attentions", nested(decoded.self_attentions, c.decoder_layers, c.decoder_heads, T, T)},
       {"cross_attentions", nested(decoded.cross_attentions, c.decoder_layers, c.decoder_heads, T, S)}};
-  if (!request.ablate.empty()) {
-    j["ablate"] = heads_json(request.ablate);
-    j["ablation"] = ablation_mode_name(request.ablation);
+  if (!pass.ablate.empty()) {
+    j["ablate"] = heads_json(pass.ablate);
+    j["ablation"] = ablation_mode_name(pass.ablation);
   }
-  if (request.top_k > 0) {
+  if (pass.top_k > 0) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (const TopK& row : decoded.top_k) {
       rows.push_back({{"ids", row.ids}, {"probabilities", row.probabilities}, {"tokens", token_list(target_tokenizer, row.ids)}});
     }
     j["top_k"] = std::move(rows);
   }
-  if (request.token_loss) j["token_loss"] = decoded.token_loss;
+  if (pass.token_loss) j["token_loss"] = decoded.token_loss;
   if (request.rank_heads) {
-    const Seq2SeqHeadAblationRanking ranking = rank_heads_by_ablation(model.model(), source_ids, decoder_ids, request.ablation);
+    const Seq2SeqHeadAblationRanking ranking = rank_heads_by_ablation(model.model(), pass, pass.ablation);
     nlohmann::ordered_json heads = nlohmann::ordered_json::array();
     for (const Seq2SeqHeadAblationEffect& e : ranking.heads) {
       heads.push_back({{"part", part_name(e.head.part)}, {"layer", e.head.layer}, {"head", e.head.head}, {"loss", e.loss}, {"delta", e.delta}});
     }
-    j["head_ranking"] = {{"mode", ablation_mode_name(request.ablation)}, {"base_loss", ranking.base_loss}, {"heads", std::move(heads)}};
+    j["head_ranking"] = {{"mode", ablation_mode_name(pass.ablation)}, {"base_loss", ranking.base_loss}, {"heads", std::move(heads)}};
   }
   out << json_text::write_replacing_invalid_utf8(j) << "\n";
   return 0;

@@ -19,6 +19,23 @@ namespace attnplay {
 
 void bad_request(const std::string& message) { throw std::invalid_argument(message); }
 
+const char* part_name(AttentionPart part) {
+  switch (part) {
+    case AttentionPart::encoder: return "encoder";
+    case AttentionPart::decoder: return "decoder";
+    case AttentionPart::cross: return "cross";
+    case AttentionPart::self: break;
+  }
+  return "self";
+}
+
+std::optional<AttentionPart> part_from_name(std::string_view name) {
+  for (const AttentionPart part : {AttentionPart::encoder, AttentionPart::decoder, AttentionPart::cross}) {
+    if (name == part_name(part)) return part;
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 // `past`: tokens already in the KV cache.
@@ -26,6 +43,15 @@ void validate(const ModelConfig& c, const ModelWeights& weights, const ForwardRe
   const int T = static_cast<int>(request.ids.size());
   const int L = c.layers, H = c.heads;
   if (T == 0) bad_request("no tokens to run");
+  if (!request.source_ids.empty()) bad_request("source ids are for encoder-decoders; " + c.family_name + " reads one text");
+  auto check_part = [&c](const ForwardRequest::Head& head, const char* what) {
+    if (head.part != AttentionPart::self) {
+      bad_request(std::string(what) + " head names the part '" + part_name(head.part) + "', but " + c.family_name +
+                  " has one attention: parts are for encoder-decoders");
+    }
+  };
+  if (request.trace) check_part(*request.trace, "the traced");
+  for (const ForwardRequest::Head& head : request.ablate) check_part(head, "an ablated");
   if (past + T > c.positions) {
     bad_request(std::to_string(past + T) + " tokens are more than the model's " + std::to_string(c.positions) +
                 " positions");

@@ -27,18 +27,36 @@ namespace attnplay {
 // the encoder-decoder of model/seq2seq.h) cannot run.
 [[noreturn]] void bad_request(const std::string& message);
 
+// Which attention of a model a head belongs to. A decoder-only or encoder-only
+// model has one (self); an encoder-decoder (model/seq2seq.h) has three, each
+// with its own heads: the encoder's self-attention, the decoder's
+// self-attention, and the decoder's attention over the encoder's output (cross).
+enum class AttentionPart { self, encoder, decoder, cross };
+
+// "encoder", "decoder", "cross" (as JSON, JS, links and the CLI name an
+// encoder-decoder's parts; "self" for the one attention of the others); and
+// back from the three names (nullopt for another: a head of the one
+// attention names no part).
+const char* part_name(AttentionPart part);
+std::optional<AttentionPart> part_from_name(std::string_view name);
+
+// What one forward pass runs and keeps: the one request of every model, the
+// encoder-decoders' too (model/seq2seq.h). The bindings read it from JS in
+// request_from_js (bindings/request_js.h), the CLI from its flags.
 struct ForwardRequest {
-  std::vector<std::int32_t> ids;          // [T] token ids
+  std::vector<std::int32_t> ids;          // [T] token ids (encoder-decoders: the decoder's, start token first)
+  std::vector<std::int32_t> source_ids;   // [S] encoder-decoders: the source's ids (others: must be empty)
   std::vector<std::int32_t> type_ids;     // [T] BERT segment ids; empty = all 0 (causal models: must be empty or 0)
   std::vector<std::uint8_t> attention_mask;  // [T] 1 = attend, 0 = padding key; empty = all 1
   struct Head {
     int layer = 0;
     int head = 0;
+    AttentionPart part = AttentionPart::self;  // encoder-decoders: encoder, decoder or cross
   };
   std::optional<Head> trace;              // keep q, k, v and scores of this head
   bool hidden_states = false;             // keep the residual stream after every layer
   bool logits = false;                    // keep logits (causal: [T, V]; BERT: [M, V] at mask_positions)
-  bool last_logits_only = false;          // causal: logits and top-k of the last position only ([1, V])
+  bool last_logits_only = false;          // causal, encoder-decoders: logits and top-k of the last position only ([1, V])
   int top_k = 0;                          // top-k predictions (causal: every position; BERT: mask_positions)
   std::vector<int> mask_positions;        // BERT: positions to predict (needs the MLM head)
   // Heads knocked out (layer, query head; with GQA the shared key/value head
@@ -46,12 +64,14 @@ struct ForwardRequest {
   // z = A·V [T, d_k] of the concatenated heads, before the output projection;
   // zero ablation sets z to 0, mean ablation sets every row of z to
   // (1/T)·Σ_t z[t], the mean over this pass's T positions (all of them, also
-  // later ones in a causal model). The head's own attention weights are
-  // reported as computed; later layers see the ablated residual stream.
+  // later ones in a causal model; an encoder head's over the S source
+  // tokens). The head's own attention weights are reported as computed;
+  // later layers see the ablated residual stream.
   std::vector<Head> ablate;
   AblationMode ablation = AblationMode::zero;
-  // Per-token loss, -log p(true token): causal: [T - 1], position i predicting
-  // ids[i + 1]; BERT: [M], mask position m predicting mask_labels[m].
+  // Per-token loss, -log p(true token): causal and encoder-decoders: [T - 1],
+  // position i predicting ids[i + 1] (teacher-forced); BERT: [M], mask
+  // position m predicting mask_labels[m].
   bool token_loss = false;
   std::vector<std::int32_t> mask_labels;  // BERT: [M] the true token at each mask position
 };

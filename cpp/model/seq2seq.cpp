@@ -51,10 +51,25 @@ void check_ids(const Seq2SeqConfig& c, const std::vector<std::int32_t>& ids, con
   }
 }
 
-// Throws for a traced or ablated head outside its part (the encoder's layers
-// and heads, or the decoder's for decoder self-attention and cross-attention).
-void check_heads(const Seq2SeqConfig& c, const Seq2SeqRequest& request) {
-  auto check = [&c](const Seq2SeqHead& h, const char* what) {
+// Throws for what an encoder-decoder's pass cannot do (BERT's type ids,
+// padding masks and mask positions) and for a traced or ablated head of no
+// part or outside its part (the encoder's layers and heads, or the decoder's
+// for decoder self-attention and cross-attention).
+void check_request(const Seq2SeqConfig& c, const ForwardRequest& request) {
+  if (!request.type_ids.empty() || !request.attention_mask.empty() || !request.mask_positions.empty() ||
+      !request.mask_labels.empty()) {
+    bad_request("type ids, padding masks, mask positions and mask labels are for BERT; an encoder-decoder reads a "
+                "source and a target");
+  }
+  if (request.top_k < 0) bad_request("top_k must not be negative");
+  if (request.token_loss && request.last_logits_only) {
+    bad_request("the per-token loss needs the logits of every position, not the last only");
+  }
+  auto check = [&c](const ForwardRequest::Head& h, const char* what) {
+    if (h.part == AttentionPart::self) {
+      bad_request(std::string(what) + " head " + std::to_string(h.layer) + ":" + std::to_string(h.head) +
+                  " names no part: an encoder-decoder's heads are encoder, decoder or cross heads");
+    }
     const auto [layers, heads] = part_shape(c, h.part);
     if (h.layer < 0 || h.layer >= layers || h.head < 0 || h.head >= heads) {
       bad_request(std::string(what) + " " + part_name(h.part) + " head " + std::to_string(h.layer) + ":" +
@@ -63,7 +78,14 @@ void check_heads(const Seq2SeqConfig& c, const Seq2SeqRequest& request) {
     }
   };
   if (request.trace) check(*request.trace, "traced");
-  for (const Seq2SeqHead& h : request.ablate) check(h, "ablated");
+  for (const ForwardRequest::Head& h : request.ablate) check(h, "ablated");
+}
+
+// encode() and decode() take their ids as arguments; a request's ids are forward()'s.
+void check_no_ids(const ForwardRequest& request) {
+  if (!request.ids.empty() || !request.source_ids.empty()) {
+    bad_request("encode() and decode() take their ids as arguments; a request with ids is forward()'s");
+  }
 }
 
 // What one attention sub-layer (a part's layer) is asked: a head to trace
@@ -74,11 +96,11 @@ struct LayerHeads {
   AblationMode ablation = AblationMode::zero;
 };
 
-LayerHeads layer_heads(const Seq2SeqRequest& request, Seq2SeqPart part, int layer) {
+LayerHeads layer_heads(const ForwardRequest& request, AttentionPart part, int layer) {
   LayerHeads out;
   out.ablation = request.ablation;
   if (request.trace && request.trace->part == part && request.trace->layer == layer) out.traced = request.trace->head;
-  for (const Seq2SeqHead& h : request.ablate) {
+  for (const ForwardRequest::Head& h : request.ablate) {
     if (h.part == part && h.layer == layer) out.ablated.push_back(h.head);
   }
   return out;
@@ -151,36 +173,37 @@ class Side {
 
 }  // namespace
 
-const char* part_name(Seq2SeqPart part) {
-  return part == Seq2SeqPart::encoder ? "encoder" : part == Seq2SeqPart::decoder ? "decoder" : "cross";
-}
-
-bool mean_ablates_decoder_heads(const Seq2SeqRequest& request) {
+bool mean_ablates_decoder_heads(const ForwardRequest& request) {
   if (request.ablation != AblationMode::mean) return false;
-  for (const Seq2SeqHead& h : request.ablate) {
-    if (h.part != Seq2SeqPart::encoder) return true;
+  for (const ForwardRequest::Head& h : request.ablate) {
+    if (h.part != AttentionPart::encoder) return true;
   }
   return false;
 }
 
-PartShape part_shape(const Seq2SeqConfig& c, Seq2SeqPart part) {
-  return part == Seq2SeqPart::encoder ? PartShape{c.encoder_layers, c.encoder_heads} : PartShape{c.decoder_layers, c.decoder_heads};
-}
-
-std::optional<Seq2SeqPart> part_from_name(std::string_view name) {
-  for (const Seq2SeqPart part : {Seq2SeqPart::encoder, Seq2SeqPart::decoder, Seq2SeqPart::cross}) {
-    if (name == part_name(part)) return part;
-  }
-  return std::nullopt;
+PartShape part_shape(const Seq2SeqConfig& c, AttentionPart part) {
+  return part == AttentionPart::encoder ? PartShape{c.encoder_layers, c.encoder_heads} : PartShape{c.decoder_layers, c.decoder_heads};
 }
 
 // ---------------------------------------------------------------- recipes
 
+Seq2SeqResult Seq2SeqModel::forward(const ForwardRequest& request) const {
+  ForwardRequest options = request;
+  options.ids.clear();
+  options.source_ids.clear();
+  Seq2SeqResult out;
+  out.encoder = encode(request.source_ids, options);
+  out.decoder = decode(out.encoder,
+                       request.ids.empty() ? std::vector<std::int32_t>{config_.decoder_start_token_id} : request.ids, options);
+  return out;
+}
+
 // Marian and BART encoders: embed (·√d, positions, BART's norm), then post-LN
 // layers: h = LN(h + self_attn(h)); h = LN(h + ffn(h)).
-EncoderOutput Seq2SeqModel::encode(const std::vector<std::int32_t>& source_ids, const Seq2SeqRequest& request) const {
+EncoderOutput Seq2SeqModel::encode(const std::vector<std::int32_t>& source_ids, const ForwardRequest& request) const {
+  check_no_ids(request);
   check_ids(config_, source_ids, "source");
-  check_heads(config_, request);
+  check_request(config_, request);
   const Seq2SeqConfig& c = config_;
   const Seq2SeqWeights& w = weights_;
   const int S = static_cast<int>(source_ids.size()), H = c.encoder_heads;
@@ -191,7 +214,7 @@ EncoderOutput Seq2SeqModel::encode(const std::vector<std::int32_t>& source_ids, 
   Matrix h = side.embed(source_ids, w.encoder_embedding, w.encoder_positions, w.encoder_embedding_norm);  // [S, d]
   for (int l = 0; l < c.encoder_layers; ++l) {
     const Seq2SeqLayerWeights& b = w.encoder[static_cast<std::size_t>(l)];
-    const LayerHeads asked = layer_heads(request, Seq2SeqPart::encoder, l);
+    const LayerHeads asked = layer_heads(request, AttentionPart::encoder, l);
     h = side.norm(h + side.self_attention(h, b.self_attn, false, l, out.attentions, asked, out.trace), b.self_attn_norm);  // [S, d]
     h = side.norm(h + side.feed_forward(h, b), b.final_norm);                                           // [S, d]
   }
@@ -204,12 +227,12 @@ EncoderOutput Seq2SeqModel::encode(const std::vector<std::int32_t>& source_ids, 
 }
 
 DecoderOutput Seq2SeqModel::decode(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
-                                   const Seq2SeqRequest& request) const {
+                                   const ForwardRequest& request) const {
   return run_decoder(encoded, decoder_ids, request, nullptr);
 }
 
 DecoderOutput Seq2SeqModel::decode(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
-                                   const Seq2SeqRequest& request, DecoderCache& cache) const {
+                                   const ForwardRequest& request, DecoderCache& cache) const {
   if (request.token_loss) bad_request("the per-token loss reads a whole target: decode it without a cache");
   if (mean_ablates_decoder_heads(request)) {
     bad_request("mean ablation averages a decoder head over the whole target, which a cached step never sees at "
@@ -227,14 +250,11 @@ DecoderOutput Seq2SeqModel::decode(const EncoderOutput& encoded, const std::vect
 // Decoders: embed, then post-LN layers: h = LN(h + causal self_attn(h));
 // h = LN(h + cross_attn(h, memory)); h = LN(h + ffn(h)); logits = h·Eᵀ + final_logits_bias.
 DecoderOutput Seq2SeqModel::run_decoder(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
-                                        const Seq2SeqRequest& request, DecoderCache* cache) const {
+                                        const ForwardRequest& request, DecoderCache* cache) const {
   const int past = cache ? cache->length() : 0;
+  check_no_ids(request);
   check_ids(config_, decoder_ids, "decoder", past);
-  check_heads(config_, request);
-  if (request.token_loss && request.last_logits_only) {
-    bad_request("the per-token loss needs the logits of every position, not the last only");
-  }
-  if (request.top_k < 0) bad_request("top_k must not be negative");
+  check_request(config_, request);
   const Seq2SeqConfig& c = config_;
   const Seq2SeqWeights& w = weights_;
   if (static_cast<int>(encoded.cross_keys.size()) != c.decoder_layers) {
@@ -253,11 +273,11 @@ DecoderOutput Seq2SeqModel::run_decoder(const EncoderOutput& encoded, const std:
     const Seq2SeqLayerWeights& b = w.decoder[static_cast<std::size_t>(l)];
     const std::size_t i = static_cast<std::size_t>(l);
     h = side.norm(h + side.self_attention(h, b.self_attn, true, l, out.self_attentions,
-                                          layer_heads(request, Seq2SeqPart::decoder, l), out.trace,
+                                          layer_heads(request, AttentionPart::decoder, l), out.trace,
                                           cache ? &cache->keys[i] : nullptr, cache ? &cache->values[i] : nullptr),
                   b.self_attn_norm);                                                                       // [T, d]
     h = side.norm(h + side.attend(h, encoded.cross_keys[i], encoded.cross_values[i], b.cross_attn, false, l,
-                                  out.cross_attentions, layer_heads(request, Seq2SeqPart::cross, l), out.trace),
+                                  out.cross_attentions, layer_heads(request, AttentionPart::cross, l), out.trace),
                   b.cross_attn_norm);                                                                      // [T, d]
     h = side.norm(h + side.feed_forward(h, b), b.final_norm);                                             // [T, d]
     if (request.hidden_states) out.hidden_states.push_back(h);

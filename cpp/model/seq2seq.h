@@ -7,9 +7,10 @@
 // cross-attention [L_dec, H, T, S], the very arrays the computation used, and
 // the logits. encode() and decode() are separate so that decoding step by step
 // encodes the source once (the cross-attention keys and values of every layer
-// are computed there, once). One head of any part may be traced in full
-// (its q and k for the neuron view), heads of any part knocked out (ablation),
-// and the decoder's top-k and teacher-forced per-token loss kept.
+// are computed there, once). A pass is asked for with model/model.h's
+// ForwardRequest, every model's request: one head of any part may be traced
+// in full (its q and k for the neuron view), heads of any part knocked out
+// (ablation), and the decoder's top-k and teacher-forced per-token loss kept.
 // Not here: tokenization, search (model/translate.h), reading files.
 #pragma once
 
@@ -58,27 +59,12 @@ struct Seq2SeqWeights {
 // tensor's name for missing, unexpected or misshapen tensors.
 Seq2SeqWeights load_seq2seq_weights(const Seq2SeqConfig& config, const Checkpoint& checkpoint);
 
-// The three kinds of attention of an encoder-decoder, each with its own heads.
-enum class Seq2SeqPart { encoder, decoder, cross };
-
-// "encoder", "decoder" (its self-attention) or "cross": the parts' names in
-// JSON, JS and links; and back (nullopt for another name).
-const char* part_name(Seq2SeqPart part);
-std::optional<Seq2SeqPart> part_from_name(std::string_view name);
-
-// A part's layers and heads: the encoder's, or the decoder's for decoder
-// self-attention and cross-attention.
+// A part's layers and heads (model/model.h's AttentionPart): the encoder's,
+// or the decoder's for decoder self-attention and cross-attention.
 struct PartShape {
   int layers = 0, heads = 0;
 };
-PartShape part_shape(const Seq2SeqConfig& config, Seq2SeqPart part);
-
-// One head of one part: to trace in full (the neuron view's q and k) or to knock out.
-struct Seq2SeqHead {
-  Seq2SeqPart part = Seq2SeqPart::encoder;
-  int layer = 0;
-  int head = 0;
-};
+PartShape part_shape(const Seq2SeqConfig& config, AttentionPart part);
 
 // The encoder's output and what the decoder needs from it.
 struct EncoderOutput {
@@ -87,25 +73,6 @@ struct EncoderOutput {
   Matrix memory;                    // [S, d] the last layer's output
   std::vector<Matrix> cross_keys, cross_values;  // per decoder layer: [S, d] k_proj(memory), v_proj(memory)
   std::optional<HeadTrace> trace;  // the encoder head asked for: q, k [S, d_k], scores, weights, ...
-};
-
-// What a pass asks of encode() and decode(), besides the attention they
-// always keep: encode() reads the trace and the ablated heads of the encoder,
-// decode() those of the decoder self-attention and cross-attention and the rest.
-struct Seq2SeqRequest {
-  std::optional<Seq2SeqHead> trace;   // a head to trace in full (its q and k)
-  // Heads knocked out (ablation, attention/attention.h's ablate_head_output):
-  // a head's output z [T, d_k], before the output projection, set to zero or
-  // to its mean over the positions of this pass (the encoder's S source
-  // tokens; the decoder's T inputs, for self-attention and cross-attention).
-  std::vector<Seq2SeqHead> ablate;
-  AblationMode ablation = AblationMode::zero;
-  bool last_logits_only = false;      // logits (and top-k) of the last position only (a decoding step)
-  bool hidden_states = false;         // the residual stream after the embeddings and after every layer
-  int top_k = 0;                      // the k most probable next tokens at every position (or the last)
-  // Teacher-forced per-token loss [T - 1]: -log p(decoder_ids[i + 1]) at
-  // position i, the target token that position wrote (needs every position's logits).
-  bool token_loss = false;
 };
 
 struct DecoderOutput {
@@ -128,7 +95,13 @@ using DecoderCache = KvCache;
 
 // Whether the request mean-ablates a decoder or cross head: that mean spans the
 // whole target, which a step decoded against a DecoderCache never sees at once.
-bool mean_ablates_decoder_heads(const Seq2SeqRequest& request);
+bool mean_ablates_decoder_heads(const ForwardRequest& request);
+
+// Both sides of one pass (Seq2SeqModel::forward).
+struct Seq2SeqResult {
+  EncoderOutput encoder;  // encoder attentions [L_enc, H, S, S]
+  DecoderOutput decoder;  // decoder [L_dec, H, T, T] and cross [L_dec, H, T, S] attentions, logits, ...
+};
 
 class Seq2SeqModel {
  public:
@@ -145,17 +118,25 @@ class Seq2SeqModel {
   // Throws unless a tokenizer of this many entries fits the embedding matrix.
   void check_vocabulary(std::int32_t tokenizer_vocab_size) const;
 
-  // The encoder over source ids [S] (usually ending in </s>), tracing and
-  // knocking out the request's encoder heads (the other fields are decode()'s).
-  // Throws std::invalid_argument for no ids, ids outside the vocabulary, more
-  // than the model's positions, a traced or ablated head of any part out of range.
-  EncoderOutput encode(const std::vector<std::int32_t>& source_ids, const Seq2SeqRequest& request = {}) const;
-  // The decoder over decoder ids [T] (the start token, then the target so
-  // far) against an encoding, keeping what `request` asks for (its encoder
-  // heads are encode()'s). Same errors as encode(), and for a token loss
-  // with the last logits only.
+  // The encoder over request.source_ids [S] (usually ending in </s>), then
+  // the decoder over request.ids [T] (the start token, then the target so
+  // far; empty: the start token alone). The request is model/model.h's
+  // ForwardRequest, as for every model: its heads name their part (encoder,
+  // decoder or cross); it may trace one head, knock heads out, keep the
+  // decoder's hidden states, top-k and teacher-forced per-token loss [T - 1],
+  // or the last position's logits only. Type ids, padding masks and mask
+  // positions are BERT's and are refused. Throws std::invalid_argument for no
+  // source ids, ids outside the vocabulary, more than the model's positions, a
+  // traced or ablated head of any part out of range or of no part.
+  Seq2SeqResult forward(const ForwardRequest& request) const;
+
+  // The two halves of forward(), for decoding step by step: the source is
+  // encoded once, then each step decodes against that encoding. `request` is
+  // a ForwardRequest without ids (they are the arguments here); encode() reads
+  // its encoder heads, decode() its decoder and cross heads and the rest.
+  EncoderOutput encode(const std::vector<std::int32_t>& source_ids, const ForwardRequest& request = {}) const;
   DecoderOutput decode(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
-                       const Seq2SeqRequest& request = {}) const;
+                       const ForwardRequest& request = {}) const;
   // The same for decoder_ids continuing the tokens in `cache` (at positions
   // cache.length()...): they attend to the cached self-attention keys and
   // values without recomputing them, and theirs are appended, so a decoding
@@ -164,7 +145,7 @@ class Seq2SeqModel {
   // ablation of a decoder or cross head (its mean spans the whole target);
   // throws std::invalid_argument for those and for a cache of another model.
   DecoderOutput decode(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
-                       const Seq2SeqRequest& request, DecoderCache& cache) const;
+                       const ForwardRequest& request, DecoderCache& cache) const;
   // The output layer on any decoder residual stream x [N, d] (the logit
   // lens): x·Eᵀ + final_logits_bias, E the decoder's (tied) embeddings -> [N, V].
   Matrix output_logits(const ConstMatrixRef& x) const;
@@ -172,7 +153,7 @@ class Seq2SeqModel {
  private:
   Seq2SeqModel(Seq2SeqConfig config, Seq2SeqWeights weights) : config_(std::move(config)), weights_(std::move(weights)) {}
   DecoderOutput run_decoder(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
-                            const Seq2SeqRequest& request, DecoderCache* cache) const;  // cache may be null
+                            const ForwardRequest& request, DecoderCache* cache) const;  // cache may be null
   Seq2SeqConfig config_;
   Seq2SeqWeights weights_;
 };

@@ -11,16 +11,16 @@ namespace attnplay {
 namespace {
 
 // A pass with the options' heads knocked out.
-Seq2SeqRequest ablated_pass(const TranslateOptions& options) {
-  Seq2SeqRequest pass;
+ForwardRequest ablated_pass(const TranslateOptions& options) {
+  ForwardRequest pass;
   pass.ablate = options.ablate;
   pass.ablation = options.ablation;
   return pass;
 }
 
 // A decoding step: the logits of the last position only, with the options' heads knocked out.
-Seq2SeqRequest decoding_step(const TranslateOptions& options) {
-  Seq2SeqRequest step = ablated_pass(options);
+ForwardRequest decoding_step(const TranslateOptions& options) {
+  ForwardRequest step = ablated_pass(options);
   step.last_logits_only = true;
   return step;
 }
@@ -55,7 +55,7 @@ std::vector<double> next_log_probabilities(const Seq2SeqConfig& c, const float* 
 // reruns over the whole target.
 class Decoding {
  public:
-  Decoding(const Seq2SeqModel& model, const EncoderOutput& encoded, const Seq2SeqRequest& request)
+  Decoding(const Seq2SeqModel& model, const EncoderOutput& encoded, const ForwardRequest& request)
       : model_(model), encoded_(encoded), request_(request), cached_(!mean_ablates_decoder_heads(request)) {}
   DecoderOutput step(const std::vector<std::int32_t>& ids, DecoderCache& cache) const {
     return cached_ ? model_.decode(encoded_, {ids.back()}, request_, cache) : model_.decode(encoded_, ids, request_);
@@ -64,7 +64,7 @@ class Decoding {
  private:
   const Seq2SeqModel& model_;
   const EncoderOutput& encoded_;
-  const Seq2SeqRequest& request_;
+  const ForwardRequest& request_;
   bool cached_;
 };
 
@@ -72,7 +72,7 @@ double length_normalised(const Seq2SeqConfig& c, double log_probability, std::si
   return log_probability / std::pow(static_cast<double>(std::max<std::size_t>(generated, 1)), c.length_penalty);
 }
 
-Translation greedy(const Seq2SeqModel& model, const EncoderOutput& encoded, const Seq2SeqRequest& step_request, int max_new,
+Translation greedy(const Seq2SeqModel& model, const EncoderOutput& encoded, const ForwardRequest& step_request, int max_new,
                    const std::function<bool(const TranslationStep&)>& on_step) {
   const Seq2SeqConfig& c = model.config();
   const int S = encoded.tokens, H = c.decoder_heads;
@@ -111,7 +111,7 @@ struct Hypothesis {
   DecoderCache cache;  // the keys and values of ids but the last (Decoding::step runs the last)
 };
 
-Translation beam_search(const Seq2SeqModel& model, const EncoderOutput& encoded, const Seq2SeqRequest& step_request,
+Translation beam_search(const Seq2SeqModel& model, const EncoderOutput& encoded, const ForwardRequest& step_request,
                         int beams, int max_new) {
   const Seq2SeqConfig& c = model.config();
   const Decoding decoding(model, encoded, step_request);
@@ -182,7 +182,7 @@ Translation translate(const Seq2SeqModel& model, const std::vector<std::int32_t>
   if (options.max_new_tokens < 0) throw std::invalid_argument("max_new_tokens must not be negative");
   int max_new = options.max_new_tokens > 0 ? options.max_new_tokens : c.max_length > 0 ? c.max_length : c.positions;
   max_new = std::min(max_new, c.positions - 1);  // the start token takes one position
-  const Seq2SeqRequest step_request = decoding_step(options);
+  const ForwardRequest step_request = decoding_step(options);
   EncoderOutput encoded = model.encode(source_ids, step_request);
   Translation t = options.beams == 1 ? greedy(model, encoded, step_request, max_new, on_step)
                                      : beam_search(model, encoded, step_request, options.beams, max_new);

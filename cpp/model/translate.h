@@ -23,9 +23,10 @@ namespace attnplay {
 struct TranslateOptions {
   int beams = 1;           // 1 = greedy; N > 1 = beam search with N beams
   int max_new_tokens = 0;  // 0: config.json's max_length, else the model's positions less the start token
-  // Heads knocked out in every pass (model/seq2seq.h's Seq2SeqRequest::ablate);
-  // mean ablation averages over the positions of each pass (the decoder's: the target so far).
-  std::vector<Seq2SeqHead> ablate;
+  // Heads knocked out in every pass (model/model.h's ForwardRequest::ablate,
+  // each naming its part); mean ablation averages over the positions of each
+  // pass (the decoder's: the target so far).
+  std::vector<ForwardRequest::Head> ablate;
   AblationMode ablation = AblationMode::zero;
 };
 

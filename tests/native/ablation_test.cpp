@@ -242,13 +242,13 @@ Seq2SeqModel load_seq2seq(const std::string& name) {
   return Seq2SeqModel::from_checkpoint(files.config_json, files.checkpoint);
 }
 
-Seq2SeqPart part_of(const std::string& name) {
-  return name == "encoder" ? Seq2SeqPart::encoder : name == "decoder" ? Seq2SeqPart::decoder : Seq2SeqPart::cross;
+AttentionPart part_of(const std::string& name) {
+  return name == "encoder" ? AttentionPart::encoder : name == "decoder" ? AttentionPart::decoder : AttentionPart::cross;
 }
 
-std::vector<Seq2SeqHead> seq2seq_heads_of(const json& c) {
-  std::vector<Seq2SeqHead> heads;
-  for (const json& h : c["ablate"]) heads.push_back({part_of(h[0].get<std::string>()), h[1].get<int>(), h[2].get<int>()});
+std::vector<ForwardRequest::Head> seq2seq_heads_of(const json& c) {
+  std::vector<ForwardRequest::Head> heads;
+  for (const json& h : c["ablate"]) heads.push_back({h[1].get<int>(), h[2].get<int>(), part_of(h[0].get<std::string>())});
   return heads;
 }
 
@@ -265,12 +265,14 @@ TEST_CASE("encoder-decoder ablation of every part matches the PyTorch goldens, i
     for (const json& c : g["cases"]) {
       CAPTURE(c["ablate"].dump());
       CAPTURE(c["mode"].get<std::string>());
-      Seq2SeqRequest r;
+      ForwardRequest r;
+      r.source_ids = source;
+      r.ids = decoder;
       r.ablate = seq2seq_heads_of(c);
       r.ablation = c["mode"] == "mean" ? AblationMode::mean : AblationMode::zero;
       r.token_loss = true;
       r.top_k = 5;
-      const DecoderOutput out = model.decode(model.encode(source, r), decoder, r);
+      const DecoderOutput out = model.forward(r).decoder;
       const json& top = c["top_k"];
       REQUIRE(out.top_k.size() == top.size());
       for (std::size_t row = 0; row < top.size(); ++row) {
@@ -296,15 +298,17 @@ TEST_CASE("an encoder-decoder's ranking covers every head of the three parts wit
     CAPTURE(name);
     const Seq2SeqModel model = load_seq2seq(name);
     const json g = ablation_golden(name);
-    const Seq2SeqHeadAblationRanking ranking = rank_heads_by_ablation(
-        model, g["ids"].get<std::vector<std::int32_t>>(), g["decoder_ids"].get<std::vector<std::int32_t>>(), AblationMode::zero);
+    ForwardRequest pair;
+    pair.source_ids = g["ids"].get<std::vector<std::int32_t>>();
+    pair.ids = g["decoder_ids"].get<std::vector<std::int32_t>>();
+    const Seq2SeqHeadAblationRanking ranking = rank_heads_by_ablation(model, pair, AblationMode::zero);
     const double base = g["base_loss"].get<double>(), tolerance = 1e-5 * std::max(1.0, base);
     CHECK(std::abs(ranking.base_loss - base) < tolerance);
     REQUIRE(ranking.heads.size() == g["ranking"].size());
     CHECK(std::is_sorted(ranking.heads.begin(), ranking.heads.end(),
                          [](const Seq2SeqHeadAblationEffect& a, const Seq2SeqHeadAblationEffect& b) { return a.delta > b.delta; }));
     for (const json& e : g["ranking"]) {
-      const Seq2SeqPart part = part_of(e["part"].get<std::string>());
+      const AttentionPart part = part_of(e["part"].get<std::string>());
       const int layer = e["layer"], head = e["head"];
       const auto it = std::find_if(ranking.heads.begin(), ranking.heads.end(), [&](const Seq2SeqHeadAblationEffect& x) {
         return x.head.part == part && x.head.layer == layer && x.head.head == head;
@@ -319,18 +323,21 @@ TEST_CASE("an encoder-decoder's ranking covers every head of the three parts wit
 TEST_CASE("bad encoder-decoder ablation requests get clear errors") {
   const Seq2SeqModel model = load_seq2seq("bart-scaled-l1-l3-f32");  // encoder 1 x 2, decoder 3 x 2
   const std::vector<std::int32_t> source = {3, 4, 2}, decoder = {2, 5, 6};
-  Seq2SeqRequest r;
-  r.ablate = {{Seq2SeqPart::encoder, 1, 0}};  // the decoder has a layer 1, the encoder has not
+  ForwardRequest r;
+  r.ablate = {{1, 0, AttentionPart::encoder}};  // the decoder has a layer 1, the encoder has not
   CHECK_THROWS_WITH_AS(model.encode(source, r),
                        "ablated encoder head 1:0 (layer:head, from 0) does not exist: that part has 1 layers of 2 heads",
                        std::invalid_argument);
-  r.ablate = {{Seq2SeqPart::cross, 0, 2}};
+  r.ablate = {{0, 2, AttentionPart::cross}};
   CHECK_THROWS_WITH_AS(model.decode(model.encode(source), decoder, r), doctest::Contains("ablated cross head 0:2"),
                        std::invalid_argument);
   r.ablate = {};
   r.token_loss = true;
   r.last_logits_only = true;
   CHECK_THROWS_WITH_AS(model.decode(model.encode(source), decoder, r), doctest::Contains("every position"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(rank_heads_by_ablation(model, source, {2}, AblationMode::zero), doctest::Contains("needs a target"),
+  ForwardRequest start_only;
+  start_only.source_ids = source;
+  start_only.ids = {2};
+  CHECK_THROWS_WITH_AS(rank_heads_by_ablation(model, start_only, AblationMode::zero), doctest::Contains("needs a target"),
                        std::invalid_argument);
 }

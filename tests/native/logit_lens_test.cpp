@@ -105,7 +105,7 @@ TEST_CASE("an encoder-decoder's decoder lens equals the float64 reference; its l
     const json golden_lens = lens_golden(name);
     for (const json& c : golden_lens["cases"]) {
       CAPTURE(c["source"].get<std::string>());
-      Seq2SeqRequest request;
+      ForwardRequest request;
       request.hidden_states = true;
       const DecoderOutput decoded = model.decode(model.encode(c["ids"].get<std::vector<std::int32_t>>()),
                                                  c["decoder_ids"].get<std::vector<std::int32_t>>(), request);

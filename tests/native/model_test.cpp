@@ -203,6 +203,15 @@ TEST_CASE("bad requests get specific errors") {
   req.mask_positions.clear();
   req.attention_mask = {1};
   CHECK(error(bert, req).find("attention mask has 1 entries for 2 tokens") != std::string::npos);
+  req.attention_mask.clear();
+  req.source_ids = {1, 2};
+  CHECK(error(gpt2, req) == "source ids are for encoder-decoders; GPT-2 reads one text");
+  req.source_ids.clear();
+  req.trace = ForwardRequest::Head{0, 0, AttentionPart::cross};
+  CHECK(error(gpt2, req) == "the traced head names the part 'cross', but GPT-2 has one attention: parts are for encoder-decoders");
+  req.trace.reset();
+  req.ablate = {{0, 0, AttentionPart::encoder}};
+  CHECK(error(bert, req).find("an ablated head names the part 'encoder', but BERT") != std::string::npos);
 }
 
 TEST_CASE("a padding mask hides keys from every query") {

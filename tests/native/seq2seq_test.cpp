@@ -65,8 +65,12 @@ TEST_CASE("encoder-decoder forward passes match the PyTorch goldens") {
     const Seq2SeqModel model = load(name);
     for (const json& c : golden(name)["cases"]) {
       CAPTURE(c["source"].get<std::string>());
-      const EncoderOutput encoded = model.encode(c["ids"].get<std::vector<std::int32_t>>());
-      const DecoderOutput decoded = model.decode(encoded, c["decoder_ids"].get<std::vector<std::int32_t>>());
+      ForwardRequest request;  // every model's request (model/model.h)
+      request.source_ids = c["ids"].get<std::vector<std::int32_t>>();
+      request.ids = c["decoder_ids"].get<std::vector<std::int32_t>>();
+      const Seq2SeqResult result = model.forward(request);
+      const EncoderOutput& encoded = result.encoder;
+      const DecoderOutput& decoded = result.decoder;
       CHECK(max_abs_diff(encoded.attentions, c["encoder_attentions"]) < 1e-5);
       CHECK(max_abs_diff(decoded.self_attentions, c["decoder_attentions"]) < 1e-5);
       CHECK(max_abs_diff(decoded.cross_attentions, c["cross_attentions"]) < 1e-5);
@@ -75,7 +79,7 @@ TEST_CASE("encoder-decoder forward passes match the PyTorch goldens") {
       for (const double v : flat(c["logits"])) scale = std::max(scale, std::abs(v));
       CHECK(max_abs_diff(logits, c["logits"]) / scale < 1e-4);
       // The last row alone, as a decoding step computes it.
-      Seq2SeqRequest last_only;
+      ForwardRequest last_only;
       last_only.last_logits_only = true;
       const DecoderOutput step = model.decode(encoded, c["decoder_ids"].get<std::vector<std::int32_t>>(), last_only);
       REQUIRE(step.logits.rows() == 1);
@@ -96,29 +100,29 @@ TEST_CASE("a traced head's q and k reproduce the PyTorch weights of every part, 
     const json& c = goldens["cases"][0];
     const std::vector<std::int32_t> source = c["ids"].get<std::vector<std::int32_t>>();
     const std::vector<std::int32_t> decoder = c["decoder_ids"].get<std::vector<std::int32_t>>();
-    const struct Part { Seq2SeqPart part; const char* key; int layers, heads; } parts[] = {
-        {Seq2SeqPart::encoder, "encoder_attentions", config.encoder_layers, config.encoder_heads},
-        {Seq2SeqPart::decoder, "decoder_attentions", config.decoder_layers, config.decoder_heads},
-        {Seq2SeqPart::cross, "cross_attentions", config.decoder_layers, config.decoder_heads}};
+    const struct Part { AttentionPart part; const char* key; int layers, heads; } parts[] = {
+        {AttentionPart::encoder, "encoder_attentions", config.encoder_layers, config.encoder_heads},
+        {AttentionPart::decoder, "decoder_attentions", config.decoder_layers, config.decoder_heads},
+        {AttentionPart::cross, "cross_attentions", config.decoder_layers, config.decoder_heads}};
     for (const Part& p : parts) {
-      const Seq2SeqPart part = p.part;
+      const AttentionPart part = p.part;
       const std::string key = p.key;
       for (int layer = 0; layer < p.layers; ++layer) {
         for (int head = 0; head < p.heads; ++head) {
           CAPTURE(key);
           CAPTURE(layer);
           CAPTURE(head);
-          Seq2SeqRequest request;
-          request.trace = Seq2SeqHead{part, layer, head};
+          ForwardRequest request;
+          request.trace = ForwardRequest::Head{layer, head, part};
           const EncoderOutput encoded = model.encode(source, request);
           const DecoderOutput decoded = model.decode(encoded, decoder, request);
-          const HeadTrace& t = part == Seq2SeqPart::encoder ? *encoded.trace : *decoded.trace;
-          CHECK(!(part == Seq2SeqPart::encoder ? decoded.trace : encoded.trace).has_value());
+          const HeadTrace& t = part == AttentionPart::encoder ? *encoded.trace : *decoded.trace;
+          CHECK(!(part == AttentionPart::encoder ? decoded.trace : encoded.trace).has_value());
           const json& want = c[key][layer][head];  // [Tq][Tk]
           REQUIRE(t.q.rows() == static_cast<Eigen::Index>(want.size()));
           REQUIRE(t.k.rows() == static_cast<Eigen::Index>(want[0].size()));
           for (Eigen::Index q = 0; q < t.q.rows(); ++q) {
-            const Eigen::Index keys = part == Seq2SeqPart::decoder ? q + 1 : t.k.rows();  // causal: keys up to q
+            const Eigen::Index keys = part == AttentionPart::decoder ? q + 1 : t.k.rows();  // causal: keys up to q
             std::vector<double> scores(static_cast<std::size_t>(keys));
             double top = -INFINITY, sum = 0;
             for (Eigen::Index k = 0; k < keys; ++k) {
@@ -135,8 +139,8 @@ TEST_CASE("a traced head's q and k reproduce the PyTorch weights of every part, 
         }
       }
     }
-    Seq2SeqRequest outside;
-    outside.trace = Seq2SeqHead{Seq2SeqPart::cross, config.decoder_layers, 0};
+    ForwardRequest outside;
+    outside.trace = ForwardRequest::Head{config.decoder_layers, 0, AttentionPart::cross};
     CHECK_THROWS_WITH_AS(model.decode(model.encode(source), decoder, outside),
                          doctest::Contains("(layer:head, from 0) does not exist: that part has"), std::invalid_argument);
   }
@@ -197,6 +201,22 @@ TEST_CASE("bad requests and broken configs get clear errors") {
                        std::invalid_argument);
   const EncoderOutput encoded = model.encode({3, 4, 0});
   CHECK_THROWS_WITH_AS(model.decode(encoded, {-1}), doctest::Contains("decoder token id -1"), std::invalid_argument);
+  // The one request of every model (model/model.h): BERT's fields and heads of no part are refused.
+  ForwardRequest request;
+  request.source_ids = {3, 4, 0};
+  request.type_ids = {0};
+  CHECK_THROWS_WITH_AS(model.forward(request), doctest::Contains("are for BERT"), std::invalid_argument);
+  request.type_ids.clear();
+  request.trace = ForwardRequest::Head{0, 0};
+  CHECK_THROWS_WITH_AS(model.forward(request),
+                       "traced head 0:0 names no part: an encoder-decoder's heads are encoder, decoder or cross heads",
+                       std::invalid_argument);
+  request.trace.reset();
+  CHECK_THROWS_WITH_AS(model.encode({3, 4, 0}, request), doctest::Contains("take their ids as arguments"), std::invalid_argument);
+  // No decoder ids: the start token alone, as decode() over it.
+  const Seq2SeqResult start_only = model.forward(request);
+  CHECK(start_only.decoder.tokens == 1);
+  CHECK(start_only.decoder.cross_attentions == model.decode(encoded, {model.config().decoder_start_token_id}).cross_attentions);
   CHECK_THROWS_WITH_AS(translate(model, {3, 0}, search(0, 4)), doctest::Contains("beams must be from 1 to 64"),
                        std::invalid_argument);
   const std::string& config = files.config_json;
@@ -248,11 +268,11 @@ TEST_CASE("decoding token by token with the cache equals the whole decoder pass"
         }
       }
     }
-    Seq2SeqRequest loss;
+    ForwardRequest loss;
     loss.token_loss = true;
     CHECK_THROWS_WITH_AS(model.decode(encoded, {decoder[0]}, loss, cache), doctest::Contains("without a cache"), std::invalid_argument);
-    Seq2SeqRequest mean;
-    mean.ablate = {{Seq2SeqPart::cross, 0, 0}};
+    ForwardRequest mean;
+    mean.ablate = {{0, 0, AttentionPart::cross}};
     mean.ablation = AblationMode::mean;
     DecoderCache fresh;
     CHECK_THROWS_WITH_AS(model.decode(encoded, {decoder[0]}, mean, fresh), doctest::Contains("use zero ablation"), std::invalid_argument);

@@ -127,6 +127,9 @@ test('bad requests and disposed models raise AttnplayError; the engine stays usa
     [Array(17).fill(1), {}, /17 tokens are more than the model's 16 positions/],
     [[1, 2], { trace: { layer: 3, head: 0 } }, /does not exist/],
     [[1, 2], { maskPositions: [0] }, /mask positions are for BERT/],
+    [[1, 2], { trace: { part: 'cross', layer: 0, head: 0 } }, /the traced head names the part 'cross', but GPT-2 has one attention/],
+    [[1, 2], { ablate: [{ part: 'encoder', layer: 0, head: 0 }] }, /an ablated head names the part 'encoder'/],
+    [[1, 2], { sourceIds: [1] }, /source ids are for encoder-decoders/],
   ];
   for (const [ids, options, message] of cases) {
     assert.throws(() => model.forward(ids, options), (e) => e instanceof AttnplayError && message.test(e.message));

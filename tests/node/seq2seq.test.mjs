@@ -106,8 +106,16 @@ test('a traced encoder, decoder or cross-attention head\'s q and k give the PyTo
           const sum = scaled.reduce((total, x) => total + Math.exp(x - top), 0);
           scaled.forEach((x, k) => assert.ok(Math.abs(Math.exp(x - top) / sum - c[key][layer][head][q][k]) < 1e-5, `${part} L${layer} H${head} [${q}][${k}]`));
         }
+        // The same trace as a text model's (one request, one response shape): the head named, and its weights the golden's.
+        assert.deepEqual([trace.part, trace.layer, trace.head, trace.weights.shape], [part, layer, head, [rows, keys]]);
+        for (let q = 0; q < rows; q += 1) {
+          for (let k = 0; k < keys; k += 1) assert.ok(Math.abs(trace.weights.data[q * keys + k] - c[key][layer][head][q][k]) < 1e-5);
+        }
       }
     }
+    // Options of the one request that belong to other models get the core's messages.
+    assert.throws(() => model.forward(c.ids, c.decoder_ids, { typeIds: [0] }), /are for BERT/);
+    assert.throws(() => model.forward(c.ids, c.decoder_ids, { trace: { layer: 0, head: 0 } }), /traced head 0:0 names no part: an encoder-decoder's heads are encoder, decoder or cross heads/);
     assert.throws(() => model.forward(c.ids, c.decoder_ids, { trace: { part: 'cross', layer: 2, head: 0 } }), /traced cross head 2:0 \(layer:head, from 0\) does not exist: that part has 2 layers of 4 heads/);
     assert.throws(() => model.forward(c.ids, c.decoder_ids, { trace: { part: 'both', layer: 0, head: 0 } }), /trace.part must be encoder, decoder or cross, not 'both'/);
   } finally {

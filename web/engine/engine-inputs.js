@@ -79,10 +79,15 @@ export function int32Array(values, name) {
   return out;
 }
 
-/** { layer, head } of a traced head, checked. */
-export function traceSpec({ layer, head }) {
+/**
+ * A traced head, checked: { layer, head } integers, and its part when it names
+ * one (an encoder–decoder's: whether the model has that part is the core's
+ * check, with its message).
+ */
+export function traceSpec(trace) {
+  const { layer, head, part } = trace;
   if (!Number.isInteger(layer) || !Number.isInteger(head)) throw new AttnplayError('trace: expected { layer, head } integers');
-  return { layer, head };
+  return part == null ? { layer, head } : { part: String(part), layer, head };
 }
 
 // The logit lens's k (options.lens), checked: a positive integer.
@@ -92,17 +97,20 @@ function lensK(k) {
 }
 
 /**
- * The request of TextModel.forward, TextModel.run and TextModel.rankHeads (engine.js) as
- * the bindings read it (cpp/bindings/model_bindings.cpp, request_from_js, into
- * the core's ForwardRequest): every option checked and converted here and
- * only here. { ids, typeIds, attentionMask, maskPositions, trace: { layer, head },
+ * The one request of every model's forward, run and rankHeads (engine.js:
+ * TextModel's and TranslationModel's) as the bindings read it
+ * (cpp/bindings/request_js.h, request_from_js, into the core's
+ * ForwardRequest): every option checked and converted here and only here.
+ * { ids, sourceIds, typeIds, attentionMask, maskPositions, trace: { layer, head },
  * hiddenStates, logits, topK, lens, ablate, ablation, tokenLoss, maskLabels };
- * other keys are left out. A run on text leaves ids, typeIds, attentionMask
+ * other keys are left out. An encoder–decoder's request (withPart) has
+ * sourceIds, its ids are the decoder's, and its heads name their part
+ * ({ part, layer, head }). A run on text leaves ids, typeIds, attentionMask
  * and maskPositions to the text.
  */
-export function forwardRequestSpec(options) {
+export function forwardRequestSpec(options, { withPart = false } = {}) {
   const spec = {};
-  for (const key of ['ids', 'typeIds', 'maskPositions', 'maskLabels']) {
+  for (const key of ['ids', 'sourceIds', 'typeIds', 'maskPositions', 'maskLabels']) {
     if (options[key] != null) spec[key] = int32Array(options[key], key);
   }
   if (options.attentionMask != null) spec.attentionMask = Uint8Array.from(options.attentionMask, (v) => (v ? 1 : 0));
@@ -114,17 +122,17 @@ export function forwardRequestSpec(options) {
   if (options.lens != null) spec.lens = lensK(options.lens);
   spec.hiddenStates = Boolean(options.hiddenStates);
   spec.logits = Boolean(options.logits);
-  Object.assign(spec, ablationSpec(options));
+  Object.assign(spec, ablationSpec(options, { withPart }));
   spec.tokenLoss = Boolean(options.tokenLoss);
   return spec;
 }
 
 /**
  * options.ablate [{ layer, head }] and options.ablation ('zero' | 'mean') ->
- * { ablate: Int32Array [layer0, head0, ...], ablation } (empty object when
- * nothing is ablated and no mode is named). Whether a head exists is the core's check.
+ * { ablate: [{ layer, head }], ablation } (empty object when nothing is
+ * ablated and no mode is named). Whether a head exists is the core's check.
  * withPart (encoder–decoders): each entry is { part: 'encoder' | 'decoder' | 'cross',
- * layer, head } and ablate stays a list of such objects.
+ * layer, head }.
  */
 export function ablationSpec({ ablate, ablation } = {}, { withPart = false } = {}) {
   const spec = {};
@@ -135,9 +143,9 @@ export function ablationSpec({ ablate, ablation } = {}, { withPart = false } = {
       if (h == null || !Number.isInteger(h.layer) || !Number.isInteger(h.head) || (withPart && !SEQ2SEQ_PARTS.includes(h.part))) {
         throw new AttnplayError(`ablate: entry ${i} is not ${form}${withPart ? ` (part: ${SEQ2SEQ_PARTS.join(', ')}; layer and head integers)` : ' integers'}`);
       }
-      return withPart ? { part: h.part, layer: h.layer, head: h.head } : [h.layer, h.head];
+      return h.part == null ? { layer: h.layer, head: h.head } : { part: String(h.part), layer: h.layer, head: h.head };
     });
-    spec.ablate = withPart ? heads : int32Array(heads.flat(), 'ablate');
+    spec.ablate = heads;
   }
   if (ablation != null) {
     if (ablation !== 'zero' && ablation !== 'mean') throw new AttnplayError(`ablation: 'zero' or 'mean', not '${String(ablation)}'`);

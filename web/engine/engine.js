@@ -502,10 +502,14 @@ export class TranslationModel extends Bound {
   /**
    * Encoder over sourceIds [S] and decoder over decoderIds [T] (default: the
    * start token alone) -> { encoderAttentions, decoderAttentions, crossAttentions,
-   * logits? ([T, vocab], with options.logits), trace?, lens?, topK?, tokenLoss? }.
+   * logits? ([T, vocab], with options.logits), trace?, hiddenStates?, lens?, topK?, tokenLoss? }.
+   * The options are TextModel.forward's (one request for every model,
+   * engine-inputs.js's forwardRequestSpec), each head naming its part.
    * options.trace = { part: 'encoder' | 'decoder' | 'cross', layer, head } traces
-   * that head: trace = { q, k } as [rows, d_k] tensors (encoder: S and S rows;
-   * decoder: T and T; cross: T queries, S keys), the neuron view's vectors.
+   * that head: trace = { part, layer, head, q, k, v, scores, scaled, masked,
+   * weights, divisor } as TextModel.forward's (q: encoder S rows, decoder and
+   * cross T; k and v: encoder and cross S rows, decoder T), the neuron view's vectors.
+   * options.hiddenStates: the decoder's residual stream, hiddenStates [decoderLayers + 1, T, width].
    * options.lens = k: the decoder's logit lens, lens = { ids, probabilities,
    * displays, shape: [decoderLayers + 1, T, k] } (as TextModel.run's lens).
    * options.ablate = [{ part, layer, head }] knocks those heads out, with
@@ -518,12 +522,7 @@ export class TranslationModel extends Bound {
    */
   forward(sourceIds, decoderIds = [], options = {}) {
     return this[CALL]('seq2seqForward', {
-      sourceIds: int32Array(sourceIds, 'sourceIds'), decoderIds: int32Array(decoderIds, 'decoderIds'), logits: Boolean(options.logits),
-      ...(options.trace ? { trace: { part: String(options.trace.part), layer: options.trace.layer, head: options.trace.head } } : {}),
-      ...(options.lens ? { lens: options.lens } : {}),
-      ...(options.topK ? { topK: options.topK } : {}),
-      ...(options.tokenLoss ? { tokenLoss: true } : {}),
-      ...ablationSpec(options, { withPart: true }),
+      ...forwardRequestSpec({ ...options, sourceIds, ids: decoderIds }, { withPart: true }),
       ...(options.attentions === false ? { attentions: false } : {}),
     });
   }
@@ -536,10 +535,7 @@ export class TranslationModel extends Bound {
    * loss, delta }] largest delta first }. options: { ablation: 'zero' | 'mean' }.
    */
   rankHeads(sourceIds, decoderIds, options = {}) {
-    return this[CALL]('seq2seqRankHeads', {
-      sourceIds: int32Array(sourceIds, 'sourceIds'), decoderIds: int32Array(decoderIds, 'decoderIds'),
-      ...ablationSpec({ ablation: options.ablation }),
-    });
+    return this[CALL]('seq2seqRankHeads', forwardRequestSpec({ sourceIds, ids: decoderIds, ablation: options.ablation }, { withPart: true }));
   }
 
   /**
