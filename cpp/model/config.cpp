@@ -30,7 +30,7 @@ ModelConfig parse_config(std::string_view config_json) {
   }
   ModelConfig c = family->read_config(j, type);
   c.model_type = type;
-  c.eos_token_ids = token_ids(j, "eos_token_id", c.vocab_size);
+  c.eos_token_ids = ids_in_vocabulary(token_ids(j, "eos_token_id"), c.vocab_size);  // one it cannot produce never stops it
   if (c.rope && c.rotary_dims == 0) {
     bad_config("no dimension of a head rotates (head width " + std::to_string(c.head_dim) + ")");
   }

@@ -51,7 +51,7 @@ struct ModelConfig {
   bool attention_out_bias = true;  // bias on the attention output projection
   bool mlp_bias = true;          // biases on the MLP projections
   bool tied_embeddings = true;   // logits use the token embedding (no separate lm_head)
-  std::vector<int> eos_token_ids;  // eos_token_id (one id or a list): generation stops after one
+  std::vector<int> eos_token_ids;  // eos_token_id (one id or a list) in the vocabulary: generation stops after one
 
   int head_width() const { return head_dim; }  // d_k
   bool causal() const { return !bidirectional; }
@@ -83,10 +83,10 @@ struct Seq2SeqConfig {
   bool scale_embedding = false;                // embeddings · √d_model
   bool shared_embeddings = true;               // one token table for encoder and decoder (Marian's share_encoder_decoder_embeddings)
   float norm_eps = 1e-5f;
-  int pad_token_id = -1;
+  int pad_token_id = -1;                       // never generated; -1 = none (also when config.json's lies outside the vocabulary)
   int decoder_start_token_id = 0;              // the decoder's first input
-  std::vector<int> eos_token_ids;              // generation stops after one
-  int forced_bos_token_id = -1;                // BART: the first generated token; -1 = none
+  std::vector<int> eos_token_ids;              // generation stops after one (those in the vocabulary)
+  int forced_bos_token_id = -1;                // BART: the first generated token; -1 = none (outside the vocabulary: the search refuses it)
   int num_beams = 1;                           // generation default (config "num_beams")
   double length_penalty = 1.0;                 // beam scores are log-probability / length^length_penalty
   int max_length = 0;                          // generation default ("max_length"); 0 = positions

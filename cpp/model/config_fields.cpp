@@ -66,18 +66,25 @@ double number(const nlohmann::json& j, const char* key, double default_value) {
   return v.get<double>();
 }
 
-std::vector<int> token_ids(const nlohmann::json& j, const char* key, int vocab) {
-  std::vector<int> ids;
+std::vector<std::int64_t> token_ids(const nlohmann::json& j, const char* key) {
+  std::vector<std::int64_t> ids;
   if (!j.contains(key) || j[key].is_null()) return ids;
   const nlohmann::json list = j[key].is_array() ? j[key] : nlohmann::json::array({j[key]});
   for (const nlohmann::json& id : list) {
-    if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() >= vocab) {
-      bad_config(std::string("\"") + key + "\" must be a token id or a list of them in 0.." + std::to_string(vocab - 1) +
-                 ", got " + json_text::write(j[key]));
+    if (!id.is_number_integer()) {
+      bad_config(std::string("\"") + key + "\" must be a token id or a list of them, got " + json_text::write(j[key]));
     }
-    ids.push_back(id.get<int>());
+    ids.push_back(id.get<std::int64_t>());
   }
   return ids;
+}
+
+std::vector<int> ids_in_vocabulary(const std::vector<std::int64_t>& ids, int vocab) {
+  std::vector<int> out;
+  for (const std::int64_t id : ids) {
+    if (id >= 0 && id < vocab) out.push_back(static_cast<int>(id));
+  }
+  return out;
 }
 
 ModelConfig standard_sizes(const nlohmann::json& j, int max_inner) {
@@ -138,8 +145,8 @@ nlohmann::json parse_object(std::string_view config_json) {
   return j;
 }
 
-int single_token_id(const nlohmann::json& j, const char* key, int vocab, int missing) {
-  const std::vector<int> ids = token_ids(j, key, vocab);
+std::int64_t single_token_id(const nlohmann::json& j, const char* key, std::int64_t missing) {
+  const std::vector<std::int64_t> ids = token_ids(j, key);
   if (ids.size() > 1) bad_config(std::string("\"") + key + "\" must be one token id, got " + json_text::write(j[key]));
   return ids.empty() ? missing : ids.front();
 }

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,10 +46,17 @@ bool flag(const nlohmann::json& j, const char* key, bool default_value);
 void require_flag(const nlohmann::json& j, const char* key, bool supported);
 // The activation that Hugging Face's name stands for (the value of `key`).
 Activation activation(const std::string& name, const char* key);
-// An id or a list of ids, each in [0, vocab); absent or null: none.
-std::vector<int> token_ids(const nlohmann::json& j, const char* key, int vocab);
-// One token id (not a list) in [0, vocab), or `missing` when absent or null.
-int single_token_id(const nlohmann::json& j, const char* key, int vocab, int missing);
+// An id or a list of ids (integers); absent or null: none. Whether an id
+// fits the vocabulary is its user's question: transformers loads a config
+// whose stop or pad token lies outside it (GPT-2's default eos_token_id 50256
+// with a small vocab_size), so a field the computation only consults keeps
+// the ids that fit (ids_in_vocabulary) and a field it needs is refused where
+// it is needed, naming the field.
+std::vector<std::int64_t> token_ids(const nlohmann::json& j, const char* key);
+// One token id (not a list), or `missing` when absent or null.
+std::int64_t single_token_id(const nlohmann::json& j, const char* key, std::int64_t missing);
+// The ids in [0, vocab), in order.
+std::vector<int> ids_in_vocabulary(const std::vector<std::int64_t>& ids, int vocab);
 // rope_scaling: null, {"rope_type" (or "type"): "default" | "linear" | "llama3", ...}.
 RopeFrequencyScaling rope_scaling(const nlohmann::json& j);
 

@@ -180,6 +180,11 @@ Translation translate(const Seq2SeqModel& model, const std::vector<std::int32_t>
     throw std::invalid_argument("beams must be from 1 to 64, got " + std::to_string(options.beams));
   }
   if (options.max_new_tokens < 0) throw std::invalid_argument("max_new_tokens must not be negative");
+  if (c.forced_bos_token_id >= c.vocab_size) {
+    throw std::invalid_argument("config.json's forced_bos_token_id " + std::to_string(c.forced_bos_token_id) +
+                                " is outside the vocabulary (0.." + std::to_string(c.vocab_size - 1) +
+                                "): a translation cannot start with it");
+  }
   int max_new = options.max_new_tokens > 0 ? options.max_new_tokens : c.max_length > 0 ? c.max_length : c.positions;
   max_new = std::min(max_new, c.positions - 1);  // the start token takes one position
   const ForwardRequest step_request = decoding_step(options);

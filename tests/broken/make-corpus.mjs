@@ -166,7 +166,7 @@ export function brokenCases() {
     { name: 'seq2seq-no-decoder-start', files: family(MARIAN, { configChange: (c) => { delete c.decoder_start_token_id; } }),
       message: /"decoder_start_token_id" is missing: the decoder's first input token must be given/ },
     { name: 'seq2seq-decoder-start-outside-vocabulary', files: family(MARIAN, { configChange: (c) => { c.decoder_start_token_id = 4000; } }),
-      message: /"decoder_start_token_id" must be a token id or a list of them in 0..256, got 4000/ },
+      message: /"decoder_start_token_id" 4000 is outside the vocabulary \(0..256\): every decoder pass starts with it/ },
     { name: 'seq2seq-t5', files: family(MARIAN, { configChange: (c) => { c.model_type = 't5'; } }),
       message: /model_type "t5" is not supported: T5's relative position buckets/ },
     { name: 'seq2seq-pre-ln', files: family(MARIAN, { configChange: (c) => { c.normalize_before = true; } }),

@@ -144,6 +144,19 @@ TEST_CASE("configuration and parameter count") {
                        std::invalid_argument);
 }
 
+// transformers loads a config whose stop token lies outside a small vocabulary
+// (GPT-2's default eos_token_id 50256): so do we; such a token never stops generation.
+TEST_CASE("a stop token outside the vocabulary loads, as transformers loads it") {
+  json config = json::parse(read_model_directory(model_dir("gpt2-l2-h12-k8-f16")).config_json);  // vocabulary 257
+  config["eos_token_id"] = 50256;
+  CHECK(parse_config(config.dump()).eos_token_ids.empty());
+  config["eos_token_id"] = json::array({256, 50256, -1});
+  CHECK(parse_config(config.dump()).eos_token_ids == std::vector<int>{256});
+  config["eos_token_id"] = "</s>";
+  CHECK_THROWS_WITH_AS(parse_config(config.dump()), doctest::Contains("\"eos_token_id\" must be a token id or a list of them"),
+                       std::invalid_argument);
+}
+
 TEST_CASE("a small model's multiplied weights are packed ahead; over the budget none are") {
   // Natively only half-precision weights are packed (Eigen multiplies float32 ones in place).
   const Model gpt2 = load("gpt2-l2-h12-k8-f16");

@@ -225,6 +225,14 @@ TEST_CASE("bad requests and broken configs get clear errors") {
   };
   CHECK_THROWS_WITH_AS(load_with("decoder_start_token_id", ""), doctest::Contains("\"decoder_start_token_id\" is missing"),
                        std::invalid_argument);
+  // Token ids outside the vocabulary (257 entries): a pad or stop token loads, as in transformers, and is
+  // never masked or met; the start token, which every pass reads, is refused; a forced first token by the search.
+  CHECK(load_with("pad_token_id", "58100").config().pad_token_id == -1);
+  CHECK(load_with("eos_token_id", "[0, 58100]").config().eos_token_ids == std::vector<int>{0});
+  CHECK_THROWS_WITH_AS(load_with("decoder_start_token_id", "58100"),
+                       doctest::Contains("\"decoder_start_token_id\" 58100 is outside the vocabulary"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(translate(load_with("forced_bos_token_id", "58100"), {3, 0}, search(1, 4)),
+                       doctest::Contains("forced_bos_token_id 58100 is outside the vocabulary"), std::invalid_argument);
   CHECK_THROWS_WITH_AS(load_with("decoder_attention_heads", "5"), doctest::Contains("not divisible by the decoder's 5"),
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(load_with("model_type", "\"t5\""), doctest::Contains("\"t5\" is not supported: T5's relative position"),

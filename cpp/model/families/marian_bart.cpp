@@ -3,7 +3,9 @@
 // names (load_seq2seq_weights, model/seq2seq.h), beside the other families'
 // readers and loaders. Their recipes, which the two share with flags
 // (Seq2SeqFamily), are model/seq2seq.cpp's encode() and decode().
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -101,13 +103,23 @@ Seq2SeqConfig parse_seq2seq_config(std::string_view config_json) {
   require_flag(j, "static_position_embeddings", c.family == Seq2SeqFamily::marian);
   const bool tied = flag(j, "tie_word_embeddings", true);
   if (!tied) bad_config("\"tie_word_embeddings\": false is not supported (the output layer is the token embedding)");
-  c.pad_token_id = single_token_id(j, "pad_token_id", c.vocab_size, -1);
-  c.decoder_start_token_id = single_token_id(j, "decoder_start_token_id", c.vocab_size, -1);
-  if (c.decoder_start_token_id < 0) {
+  // Token ids outside the vocabulary load, as in transformers: a pad or stop
+  // token the model cannot produce is never masked or met; the start token,
+  // every decoder pass's first input, must fit; a forced first token that
+  // does not is refused by the search that would force it (model/translate.h).
+  const std::vector<int> pad = ids_in_vocabulary({single_token_id(j, "pad_token_id", -1)}, c.vocab_size);
+  c.pad_token_id = pad.empty() ? -1 : pad.front();
+  if (!j.contains("decoder_start_token_id") || j["decoder_start_token_id"].is_null()) {
     bad_config("\"decoder_start_token_id\" is missing: the decoder's first input token must be given");
   }
-  c.eos_token_ids = token_ids(j, "eos_token_id", c.vocab_size);
-  c.forced_bos_token_id = single_token_id(j, "forced_bos_token_id", c.vocab_size, -1);
+  const std::int64_t start = single_token_id(j, "decoder_start_token_id", -1);
+  if (start < 0 || start >= c.vocab_size) {
+    bad_config("\"decoder_start_token_id\" " + std::to_string(start) + " is outside the vocabulary (0.." +
+               std::to_string(c.vocab_size - 1) + "): every decoder pass starts with it");
+  }
+  c.decoder_start_token_id = static_cast<int>(start);
+  c.eos_token_ids = ids_in_vocabulary(token_ids(j, "eos_token_id"), c.vocab_size);
+  c.forced_bos_token_id = static_cast<int>(std::clamp<std::int64_t>(single_token_id(j, "forced_bos_token_id", -1), -1, INT32_MAX));
   if (j.contains("num_beams") && !j["num_beams"].is_null()) c.num_beams = integer(j, "num_beams", 64);
   c.length_penalty = j.contains("length_penalty") && !j["length_penalty"].is_null() && j["length_penalty"].is_number()
                          ? j["length_penalty"].get<double>()
