@@ -222,7 +222,9 @@ NormalizedText normalize(const Normalizer& n, NormalizedText text) {
   return text;
 }
 
-Normalizer Normalizer::from_json(const nlohmann::json& j) {
+// Size-optimised ([[clang::minsize]]): JSON is read and written once per load or
+// save, and this source's encode path stays -O3; the core WASM has a 400 KB budget.
+[[clang::minsize]] Normalizer Normalizer::from_json(const nlohmann::json& j) {
   using detail::fail;
   using detail::get_or;
   const std::string type = detail::type_of(j, "normalizer");
@@ -265,7 +267,8 @@ Normalizer Normalizer::from_json(const nlohmann::json& j) {
   return n;
 }
 
-nlohmann::ordered_json Normalizer::to_json() const {
+// Size-optimised, as from_json above.
+[[clang::minsize]] nlohmann::ordered_json Normalizer::to_json() const {
   using ojson = nlohmann::ordered_json;
   switch (kind) {
     case Kind::Bert:

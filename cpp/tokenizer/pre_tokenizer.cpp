@@ -387,7 +387,9 @@ bool PreTokenizer::ends_with_byte_level() const {
   return kind == Kind::Sequence && !sequence.empty() && sequence.back().ends_with_byte_level();
 }
 
-PreTokenizer PreTokenizer::from_json(const nlohmann::json& j) {
+// Size-optimised ([[clang::minsize]]): JSON is read and written once per load or
+// save, and this source's encode path stays -O3; the core WASM has a 400 KB budget.
+[[clang::minsize]] PreTokenizer PreTokenizer::from_json(const nlohmann::json& j) {
   using detail::fail;
   using detail::get_or;
   const std::string type = detail::type_of(j, "pre_tokenizer");
@@ -465,7 +467,8 @@ PreTokenizer PreTokenizer::from_json(const nlohmann::json& j) {
   return p;
 }
 
-nlohmann::ordered_json PreTokenizer::to_json() const {
+// Size-optimised, as from_json above.
+[[clang::minsize]] nlohmann::ordered_json PreTokenizer::to_json() const {
   using ojson = nlohmann::ordered_json;
   switch (kind) {
     case Kind::ByteLevel:
