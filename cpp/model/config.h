@@ -1,6 +1,6 @@
 // A transformer's hyper-parameters, read from a Hugging Face config.json, and
 // what they mean for the forward pass (norm, positions, attention, MLP,
-// residual). Families by "model_type": "gpt2" (GPT-2, DistilGPT-2), "bert",
+// residual). Families by "model_type": "gpt2" (GPT-2, DistilGPT-2), "bert", "distilbert",
 // "llama" (SmolLM, TinyLlama, Llama 3.x), "mistral", "qwen2", "qwen3" and
 // "gpt_neox" (Pythia). Every value is validated (positive, within limits,
 // widths divisible by the number of heads, supported activation and options)

@@ -87,9 +87,10 @@ class Reader {
   void reject_unused(const std::string& ignorable_pattern) const;
 
  private:
-  // The heads (lm_head, embed_out, cls., final_logits_bias) sit outside the base model's prefix.
+  // The heads (lm_head, embed_out, cls., DistilBERT's vocab_*, final_logits_bias) sit outside the base model's prefix.
   std::string full_name(const std::string& name) const {
     const bool head = name.rfind("lm_head.", 0) == 0 || name.rfind("cls.", 0) == 0 || name.rfind("embed_out.", 0) == 0 ||
+                      name.rfind("vocab_", 0) == 0 ||
                       name == "final_logits_bias";
     return head ? name : prefix_ + name;
   }

@@ -35,8 +35,8 @@ RunResult TextModel::run(std::string_view text, std::optional<std::string_view> 
                          ForwardRequest request) const {
   if (!tokenizer_) throw std::invalid_argument("this model has no tokenizer.json or tokenizer.model, so it cannot read text");
   if (text.empty() && (!text_b || text_b->empty())) throw std::invalid_argument("the text is empty");
-  if (text_b && !model_.config().causal() && model_.config().type_vocab_size < 2) {
-    throw std::invalid_argument("this model has no segment embeddings for a second text");
+  if (text_b && !model_.config().causal() && model_.config().type_vocab_size == 1) {
+    throw std::invalid_argument("this model has one segment embedding: no second text");
   }
   if (text_b && model_.config().causal()) throw std::invalid_argument("GPT-2 models take one text, not a pair");
   if (!request.ids.empty() || !request.type_ids.empty() || !request.attention_mask.empty() || !request.mask_positions.empty()) {
@@ -52,7 +52,8 @@ RunResult TextModel::run(std::string_view text, std::optional<std::string_view> 
   result.truncated = truncate_encoding(result.encoding, static_cast<std::size_t>(model_.config().positions), !model_.config().causal());
 
   request.ids = result.encoding.ids();
-  if (!model_.config().causal()) request.type_ids = result.encoding.type_ids();
+  // Segment ids where the model has segment embeddings (BERT); DistilBERT has none, a pair's [SEP] tells them apart.
+  if (!model_.config().causal() && model_.config().type_vocab_size >= 2) request.type_ids = result.encoding.type_ids();
   if (!model_.config().causal() && (request.top_k > 0 || request.token_loss) && model_.has_mlm_head()) {
     if (const auto mask = tokenizer_->token_to_id("[MASK]")) {
       for (std::size_t i = 0; i < tokens.size(); ++i) {

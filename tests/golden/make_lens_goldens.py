@@ -13,7 +13,9 @@ families through the final norm (GPT-2 ln_f, Llama/Mistral/Qwen model.norm
 RMSNorm, GPT-NeoX final_layer_norm) and the unembedding (lm_head/embed_out, or
 the tied token embeddings); the last hidden state, which Hugging Face reports
 after the final norm already, only through the unembedding. BERT through its
-masked-LM head (dense, GELU, LayerNorm, decoder + bias) at every position.
+masked-LM head (dense, GELU, LayerNorm, decoder + bias) at every position,
+DistilBERT through its own (vocab_transform, GELU, vocab_layer_norm,
+vocab_projector).
 The hidden states are golden.json's (make_model_goldens.py's float64 PyTorch
 forward passes); the weights are read from each model.safetensors by the
 reader below. For every case, lens.json holds the top K ids and probabilities
@@ -40,8 +42,10 @@ import make_seq2seq_goldens as seq2seq  # noqa: E402
 
 MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 K = 6  # the tests compare a top-5 and use the 6th to tell ties apart
-# Checkpoints with an output head (bert-l3-h6-k16-f16 has no masked-LM head: the tests expect an error).
+# Checkpoints with an output head (bert-l3-h6-k16-f16 and distilbert-l1-h2-k16-bf16 have no masked-LM head: the
+# tests expect an error).
 NAMES = ["gpt2-l2-h12-k8-f16", "gpt2-l1-h1-k64-f32", "gpt2-l4-h4-k8-bf16", "bert-l2-h2-k32-f32", "bert-l1-h3-k8-bf16",
+         "distilbert-l2-h4-k8-f32",
          "llama-gqa-llama3-bf16", "llama-mqa-bias-linear-f32", "mistral-window3-f16", "qwen2-bias-f32",
          "qwen3-qknorm-bf16", "pythia-parallel-f16", "pythia-serial-f32"]
 
@@ -92,6 +96,15 @@ def output_head(cfg, w):
             t = F.gelu(h @ w["cls.predictions.transform.dense.weight"].T + w["cls.predictions.transform.dense.bias"])
             t = F.layer_norm(t, (t.shape[-1],), ln_w, ln_b, eps)
             return t @ decoder.T + w["cls.predictions.bias"]
+        return read
+    if kind == "distilbert":  # vocab_transform, GELU, vocab_layer_norm (eps 1e-12), vocab_projector (tied unless stored)
+        projector = first(w, "vocab_projector.weight", "distilbert.embeddings.word_embeddings.weight",
+                          "embeddings.word_embeddings.weight")
+
+        def read(h, last):
+            t = F.gelu(h @ w["vocab_transform.weight"].T + w["vocab_transform.bias"])
+            t = F.layer_norm(t, (t.shape[-1],), w["vocab_layer_norm.weight"], w["vocab_layer_norm.bias"], 1e-12)
+            return t @ projector.T + w["vocab_projector.bias"]
         return read
     if kind == "gpt2":
         eps = cfg["layer_norm_epsilon"]

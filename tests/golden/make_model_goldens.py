@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Builds the small random checkpoints of tests/golden/models/ (GPT-2, BERT,
-Llama, Mistral, Qwen2, Qwen3, GPT-NeoX) and their golden outputs, computed by
+DistilBERT, Llama, Mistral, Qwen2, Qwen3, GPT-NeoX) and their golden outputs, computed by
 an independent PyTorch implementation.
 
 Run with Debian's PyTorch (python3-torch, plus libopenblas0-pthread):
@@ -15,7 +15,8 @@ layer and head, one head's q, k, v and raw scores (RoPE families: also its q
 and k before the rotation and the inverse frequencies), every hidden state and
 the logits. The forward passes below are written from the published architectures
 (GPT-2: Radford et al. 2019 and the Hugging Face weight layout; BERT: Devlin et
-al. 2019; Llama: Touvron et al. 2023, RoPE as Su et al. 2021 in Hugging Face's
+al. 2019; DistilBERT: Sanh et al. 2019, BERT's post-LN encoder without token
+types, every LayerNorm at eps 1e-12 as transformers' DistilBERT builds them; Llama: Touvron et al. 2023, RoPE as Su et al. 2021 in Hugging Face's
 half-split rotate_half form, Llama 3's frequency scaling, grouped-query
 attention as Ainslie et al. 2023; Mistral's sliding window; Qwen2's q/k/v
 biases; Qwen3's per-head q/k RMSNorm; GPT-NeoX: Black et al. 2022, fused
@@ -258,6 +259,38 @@ def bert_forward(w, cfg, ids, type_ids, prefix, old_names):
     return attentions, traces, hidden, logits
 
 
+def distilbert_forward(w, cfg, ids, prefix):
+    """DistilBERT: word + position embeddings, LayerNorm, post-LN blocks (sa_layer_norm(x + attn(x)),
+    output_layer_norm(x + ffn(x))), the masked-LM head vocab_transform, activation, vocab_layer_norm,
+    vocab_projector (tied to the word embeddings unless stored). LayerNorm eps 1e-12 throughout."""
+    p = lambda name: w[prefix + name]
+    d, H, eps = cfg["dim"], cfg["n_heads"], 1e-12
+    ln = lambda x, base, pre=prefix: F.layer_norm(x, (d,), w[pre + base + ".weight"], w[pre + base + ".bias"], eps)
+    lin = lambda x, base, pre=prefix: x @ w[pre + base + ".weight"].T + w[pre + base + ".bias"]  # nn.Linear [out, in]
+    T = len(ids)
+    x = p("embeddings.word_embeddings.weight")[ids] + p("embeddings.position_embeddings.weight")[:T]
+    x = ln(x, "embeddings.LayerNorm")
+    hidden, attentions, traces = [x], [], []
+    for l in range(cfg["n_layers"]):
+        a = f"transformer.layer.{l}.attention."
+        t = lambda name: p(a + name).T
+        out, weights, trace = attention(x, t("q_lin.weight"), p(a + "q_lin.bias"), t("k_lin.weight"), p(a + "k_lin.bias"),
+                                        t("v_lin.weight"), p(a + "v_lin.bias"), H, causal=False)
+        e = f"transformer.layer.{l}."
+        x = ln(x + lin(out, a + "out_lin"), e + "sa_layer_norm")
+        f = F.gelu(lin(x, e + "ffn.lin1"))
+        x = ln(x + lin(f, e + "ffn.lin2"), e + "output_layer_norm")
+        attentions.append(weights)
+        traces.append(trace)
+        hidden.append(x)
+    logits = None
+    if "vocab_transform.weight" in w:
+        t = ln(F.gelu(lin(x, "vocab_transform", pre="")), "vocab_layer_norm", pre="")
+        projector = w.get("vocab_projector.weight", p("embeddings.word_embeddings.weight"))
+        logits = t @ projector.T + w["vocab_projector.bias"]
+    return attentions, traces, hidden, logits
+
+
 def rms_norm(x, weight, eps):
     return x / torch.sqrt((x * x).mean(-1, keepdim=True) + eps) * weight
 
@@ -396,6 +429,15 @@ BERT_CASES = [
      [("Attention is all you need.", None)]),
     ("bert-l1-h3-k8-bf16", 1, 3, 8, 48, 16, "BF16", "bert.", True, False, True,
      [("the dog sat in the park , a cat ran !", None)]),
+]
+
+DISTILBERT_CASES = [
+    # name, layers, heads, head width, hidden_dim, positions, dtype, prefix, MLM head, projector weight stored,
+    # cases (text, pair): a pair is [CLS] A [SEP] B [SEP] without token types
+    ("distilbert-l2-h4-k8-f32", 2, 4, 8, 64, 24, "F32", "distilbert.", True, False,
+     [("The cat [MASK] on the mat.", None), ("What does it see?", "A dog ran in the park!")]),
+    ("distilbert-l1-h2-k16-bf16", 1, 2, 16, 48, 16, "BF16", "", False, False,
+     [("Attention is all you need.", None)]),
 ]
 
 LLAMA_CASES = [
@@ -538,6 +580,50 @@ def build_bert(name, L, H, dk, inner, P, dtype, prefix, mlm, old_names, decoder,
     return cfg, ck, tokenizer, cases
 
 
+def build_distilbert(name, L, H, dk, inner, P, dtype, prefix, mlm, projector, texts, seed):
+    d = H * dk
+    tokenizer, V, encode = bert_tokenizer()
+    cfg = {"model_type": "distilbert", "architectures": ["DistilBertForMaskedLM" if mlm else "DistilBertModel"],
+           "n_layers": L, "n_heads": H, "dim": d, "hidden_dim": inner, "max_position_embeddings": P,
+           "vocab_size": V, "activation": "gelu", "sinusoidal_pos_embds": False, "pad_token_id": 0,
+           "tie_weights_": True}
+    ck = Checkpoint(seed, dtype)
+    ck.normal(prefix + "embeddings.word_embeddings.weight", (V, d), 1.0)
+    ck.normal(prefix + "embeddings.position_embeddings.weight", (P, d), 0.5)
+    ck.layer_norm(prefix + "embeddings.LayerNorm", d)
+    for l in range(L):
+        e = f"{prefix}transformer.layer.{l}."
+        for part in ("q_lin", "k_lin", "v_lin", "out_lin"):
+            ck.normal(e + f"attention.{part}.weight", (d, d), 1 / math.sqrt(d))
+            ck.normal(e + f"attention.{part}.bias", (d,), 0.1)
+        ck.layer_norm(e + "sa_layer_norm", d)
+        ck.normal(e + "ffn.lin1.weight", (inner, d), 1 / math.sqrt(d))
+        ck.normal(e + "ffn.lin1.bias", (inner,), 0.1)
+        ck.normal(e + "ffn.lin2.weight", (d, inner), 1 / math.sqrt(inner))
+        ck.normal(e + "ffn.lin2.bias", (d,), 0.1)
+        ck.layer_norm(e + "output_layer_norm", d)
+    if mlm:
+        ck.normal("vocab_transform.weight", (d, d), 1 / math.sqrt(d))
+        ck.normal("vocab_transform.bias", (d,), 0.1)
+        ck.layer_norm("vocab_layer_norm", d)
+        ck.normal("vocab_projector.bias", (V,), 0.1)
+        if projector:
+            ck.normal("vocab_projector.weight", (V, d), 1.0)
+    cases = []
+    for text, pair in texts:
+        ids, _ = encode(text, pair)  # no token types: the pair's [SEP] alone tells the texts apart
+        attentions, traces, hidden, logits = distilbert_forward(ck.w, cfg, torch.tensor(ids), prefix)
+        case = {"text": text, "ids": ids, "type_ids": [0] * len(ids),
+                "attentions": [rounded(a) for a in attentions], "trace": trace_json(traces, 0, H - 1),
+                "hidden_states": [rounded(h) for h in hidden]}
+        if pair is not None:
+            case["text_pair"] = pair
+        if logits is not None:
+            case["logits"] = rounded(logits)  # MLM logits at every position
+        cases.append(case)
+    return cfg, ck, tokenizer, cases
+
+
 def causal_cases(forward, w, cfg, texts, H, encode):
     cases = []
     for text in texts:
@@ -640,6 +726,8 @@ def main():
         save(case[0], *build_gpt2(*case, seed=100 + seed))
     for seed, case in enumerate(BERT_CASES):
         save(case[0], *build_bert(*case, seed=200 + seed))
+    for seed, case in enumerate(DISTILBERT_CASES):
+        save(case[0], *build_distilbert(*case, seed=250 + seed))
     for seed, case in enumerate(LLAMA_CASES):
         save(case[0], *build_llama(*case, seed=300 + seed))
     for seed, case in enumerate(NEOX_CASES):

@@ -27,6 +27,7 @@ export const FAMILY_MODELS = {
   'tiny/gpt2': 'gpt2-l2-h12-k8-f16',
   gpt2: 'gpt2-l4-h4-k8-bf16', // an id without an organisation, as "gpt2" is on the hub
   'tiny/bert': 'bert-l2-h2-k32-f32',
+  'tiny/distilbert': 'distilbert-l2-h4-k8-f32',
   'tiny/llama': 'llama-gqa-llama3-bf16',
   'tiny/mistral': 'mistral-window3-f16',
   'tiny/qwen2': 'qwen2-bias-f32',
