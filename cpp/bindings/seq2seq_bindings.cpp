@@ -1,7 +1,7 @@
 // Embind bindings of the encoder-decoder runtime (Marian, BART). Thin: convert
 // JS <-> C++ and keep loaded models in a table of integer handles; no math
 // here. Every entry point returns its result or { error: message }
-// (marshal.h); web/engine/engine.js (Seq2SeqModel) is the only caller.
+// (marshal.h); web/engine/engine.js (TranslationModel) is the only caller.
 #include "bindings/seq2seq_bindings.h"
 
 #include <emscripten/bind.h>
