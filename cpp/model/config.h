@@ -1,6 +1,6 @@
 // A transformer's hyper-parameters, read from a Hugging Face config.json, and
 // what they mean for the forward pass (norm, positions, attention, MLP,
-// residual). Families by "model_type": "gpt2" (GPT-2, DistilGPT-2), "bert", "distilbert",
+// residual). Families by "model_type": "gpt2" (GPT-2, DistilGPT-2), "bert", "distilbert", "electra",
 // "llama" (SmolLM, TinyLlama, Llama 3.x), "mistral", "qwen2", "qwen3" and
 // "gpt_neox" (Pythia). Every value is validated (positive, within limits,
 // widths divisible by the number of heads, supported activation and options)
@@ -35,9 +35,12 @@ struct ModelConfig {
   int positions = 0;             // n_positions / max_position_embeddings
   int vocab_size = 0;            // rows of the token embedding
   int type_vocab_size = 0;       // BERT token types (segments); 0 otherwise
+  int embedding_size = 0;        // ELECTRA: the embedding tables' width E (projected to d); 0: d
   float norm_eps = 1e-5f;        // layer_norm_epsilon / layer_norm_eps / rms_norm_eps
   NormKind norm = NormKind::layer_norm;
   Activation activation = Activation::gelu_tanh;
+  // The masked-LM head's activation: BERT's and DistilBERT's hidden_act; ELECTRA's generator always GELU.
+  Activation mlm_activation = Activation::gelu_erf;
   bool gated_mlp = false;        // SwiGLU: down(act(gate(x)) * up(x)) instead of out(act(in(x)))
   bool parallel_residual = false;  // GPT-NeoX: h + attn(ln1(h)) + mlp(ln2(h))
   // Positions: learned tables (GPT-2, BERT) or rotary embeddings on q and k.

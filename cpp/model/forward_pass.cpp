@@ -25,7 +25,7 @@ void add_rows(Matrix& h, const WeightMatrix& table, int T, Index index) {
 
 Matrix masked_lm_logits(const ModelConfig& c, const ModelWeights& w, const ConstMatrixRef& x) {
   Matrix t = linear(x, w.mlm.transform.w, w.mlm.transform.b);  // [M, d]
-  activate(t, c.activation);
+  activate(t, c.mlm_activation);
   t = layer_norm(t, w.mlm.norm.gamma, w.mlm.norm.beta, c.norm_eps);
   return linear(t, w.unembedding(), w.mlm.bias);  // [M, V]
 }
@@ -50,13 +50,17 @@ ForwardPass::ForwardPass(const ModelConfig& c, const ModelWeights& w, const Forw
 }
 
 Matrix ForwardPass::embed() const {
-  Matrix h(T_, c_.width);  // [T, d]
+  Matrix h(T_, w_.token_embedding.cols());  // [T, E] (E = d but for ELECTRA's narrower embeddings)
   for (int i = 0; i < T_; ++i) w_.token_embedding.row_to_float(request_.ids[i], h.row(i).data());
   return h;
 }
 
 void ForwardPass::add_learned_positions(Matrix& h) const {
   add_rows(h, w_.position_embedding, T_, [this](int i) { return past_ + i; });
+}
+
+Matrix ForwardPass::project_embeddings(const ConstMatrixRef& h) const {
+  return linear(h, w_.embedding_projection.w, w_.embedding_projection.b);  // [T, E] -> [T, d]
 }
 
 void ForwardPass::add_token_types(Matrix& h) const {

@@ -32,8 +32,10 @@ class ForwardPass {
 
   const ModelConfig& config() const { return c_; }
 
-  // Token embedding rows: [T, d].
+  // Token embedding rows: [T, d] ([T, E] for ELECTRA, whose embeddings are narrower).
   Matrix embed() const;
+  // ELECTRA's embeddings_project: h [T, E] -> [T, d].
+  Matrix project_embeddings(const ConstMatrixRef& h) const;
   // h [T, d] += the learned position rows past..past + T - 1.
   void add_learned_positions(Matrix& h) const;
   // h [T, d] += the token type rows (type 0 without type ids).

@@ -23,6 +23,20 @@ void Reader::reject_unused(const std::string& ignorable_pattern) const {
                               " (does config.json describe this checkpoint?)");
 }
 
+BlockWeights read_bert_encoder_layer(Reader& r, int layer, std::int64_t d, std::int64_t inner) {
+  const std::string p = "encoder.layer." + std::to_string(layer) + ".";
+  BlockWeights b;
+  b.q = r.linear(p + "attention.self.query", d, d, true);
+  b.k = r.linear(p + "attention.self.key", d, d, true);
+  b.v = r.linear(p + "attention.self.value", d, d, true);
+  b.attention_out = r.linear(p + "attention.output.dense", d, d, true);
+  b.attention_norm = r.layer_norm(p + "attention.output.LayerNorm", d);
+  b.mlp_in = r.linear(p + "intermediate.dense", d, inner, true);
+  b.mlp_out = r.linear(p + "output.dense", inner, d, true);
+  b.mlp_norm = r.layer_norm(p + "output.LayerNorm", d);
+  return b;
+}
+
 Reader base_model_reader(const Checkpoint& st, const std::string& prefix, const std::string& embedding,
                          const ModelConfig& c) {
   if (!st.contains(prefix + embedding) && !st.contains(embedding)) {

@@ -87,10 +87,12 @@ class Reader {
   void reject_unused(const std::string& ignorable_pattern) const;
 
  private:
-  // The heads (lm_head, embed_out, cls., DistilBERT's vocab_*, final_logits_bias) sit outside the base model's prefix.
+  // The heads (lm_head, embed_out, cls., DistilBERT's vocab_*, ELECTRA's generator_* and
+  // discriminator_*, final_logits_bias) sit outside the base model's prefix.
   std::string full_name(const std::string& name) const {
     const bool head = name.rfind("lm_head.", 0) == 0 || name.rfind("cls.", 0) == 0 || name.rfind("embed_out.", 0) == 0 ||
-                      name.rfind("vocab_", 0) == 0 ||
+                      name.rfind("vocab_", 0) == 0 || name.rfind("generator_", 0) == 0 ||
+                      name.rfind("discriminator_", 0) == 0 ||
                       name == "final_logits_bias";
     return head ? name : prefix_ + name;
   }
@@ -112,6 +114,11 @@ class Reader {
 // vocab_size rows. Throws, naming the family, when neither is there.
 Reader base_model_reader(const Checkpoint& st, const std::string& prefix, const std::string& embedding,
                          const ModelConfig& c);
+
+// Encoder layer `layer` under BERT's names, shared by BERT and ELECTRA:
+// encoder.layer.N.{attention.self.{query, key, value}, attention.output.{dense,
+// LayerNorm}, intermediate.dense, output.{dense, LayerNorm}}, with biases.
+BlockWeights read_bert_encoder_layer(Reader& r, int layer, std::int64_t d, std::int64_t inner);
 
 // The untied output embedding `name` [V, d] into w.output_embedding, required
 // unless the embeddings are tied (then a stored copy is ignored, as Hugging

@@ -56,8 +56,8 @@ struct BlockWeights {
   LinearWeights mlp_out;        // [inner → d] (c_proj, output.dense, dense_4h_to_h, down_proj)
 };
 
-struct MaskedLmHead {  // BERT cls.predictions
-  LinearWeights transform;  // [d → d], then activation and norm
+struct MaskedLmHead {  // BERT cls.predictions (DistilBERT vocab_*, ELECTRA generator_*)
+  LinearWeights transform;  // [d → d] (ELECTRA's generator: [d → E]), then activation and norm
   NormWeights norm;
   RowVector bias;           // [V]
 };
@@ -68,6 +68,7 @@ struct ModelWeights {
   WeightMatrix position_embedding;  // [P, d] learned positions (GPT-2, BERT); empty with RoPE
   WeightMatrix type_embedding;      // [types, d] (BERT; empty otherwise)
   NormWeights embedding_norm;       // BERT embeddings.LayerNorm
+  LinearWeights embedding_projection;  // ELECTRA embeddings_project [E → d] when embedding_size ≠ hidden_size; empty otherwise
   std::vector<BlockWeights> blocks;
   NormWeights final_norm;           // GPT-2 ln_f, Llama model.norm, NeoX final_layer_norm
   WeightMatrix output_embedding;    // [V, d] when the checkpoint has its own (lm_head, embed_out, decoder); empty when tied

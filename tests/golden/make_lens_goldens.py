@@ -15,7 +15,7 @@ the tied token embeddings); the last hidden state, which Hugging Face reports
 after the final norm already, only through the unembedding. BERT through its
 masked-LM head (dense, GELU, LayerNorm, decoder + bias) at every position,
 DistilBERT through its own (vocab_transform, GELU, vocab_layer_norm,
-vocab_projector).
+vocab_projector), an ELECTRA generator through its generator head.
 The hidden states are golden.json's (make_model_goldens.py's float64 PyTorch
 forward passes); the weights are read from each model.safetensors by the
 reader below. For every case, lens.json holds the top K ids and probabilities
@@ -42,10 +42,10 @@ import make_seq2seq_goldens as seq2seq  # noqa: E402
 
 MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 K = 6  # the tests compare a top-5 and use the 6th to tell ties apart
-# Checkpoints with an output head (bert-l3-h6-k16-f16 and distilbert-l1-h2-k16-bf16 have no masked-LM head: the
-# tests expect an error).
+# Checkpoints with an output head (bert-l3-h6-k16-f16, distilbert-l1-h2-k16-bf16 and
+# electra-discriminator-l1-h4-k8-bf16 have no masked-LM head: the tests expect an error).
 NAMES = ["gpt2-l2-h12-k8-f16", "gpt2-l1-h1-k64-f32", "gpt2-l4-h4-k8-bf16", "bert-l2-h2-k32-f32", "bert-l1-h3-k8-bf16",
-         "distilbert-l2-h4-k8-f32",
+         "distilbert-l2-h4-k8-f32", "electra-generator-l2-h2-k16-e24-f32",
          "llama-gqa-llama3-bf16", "llama-mqa-bias-linear-f32", "mistral-window3-f16", "qwen2-bias-f32",
          "qwen3-qknorm-bf16", "pythia-parallel-f16", "pythia-serial-f32"]
 
@@ -105,6 +105,16 @@ def output_head(cfg, w):
             t = F.gelu(h @ w["vocab_transform.weight"].T + w["vocab_transform.bias"])
             t = F.layer_norm(t, (t.shape[-1],), w["vocab_layer_norm.weight"], w["vocab_layer_norm.bias"], 1e-12)
             return t @ projector.T + w["vocab_projector.bias"]
+        return read
+    if kind == "electra":  # the generator's head: dense [d -> E], GELU (always), LayerNorm, generator_lm_head
+        projector = first(w, "generator_lm_head.weight", "electra.embeddings.word_embeddings.weight",
+                          "embeddings.word_embeddings.weight")
+
+        def read(h, last):
+            t = F.gelu(h @ w["generator_predictions.dense.weight"].T + w["generator_predictions.dense.bias"])
+            t = F.layer_norm(t, (t.shape[-1],), w["generator_predictions.LayerNorm.weight"],
+                             w["generator_predictions.LayerNorm.bias"], cfg["layer_norm_eps"])
+            return t @ projector.T + w["generator_lm_head.bias"]
         return read
     if kind == "gpt2":
         eps = cfg["layer_norm_epsilon"]

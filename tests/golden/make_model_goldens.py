@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Builds the small random checkpoints of tests/golden/models/ (GPT-2, BERT,
-DistilBERT, Llama, Mistral, Qwen2, Qwen3, GPT-NeoX) and their golden outputs, computed by
+DistilBERT, ELECTRA, Llama, Mistral, Qwen2, Qwen3, GPT-NeoX) and their golden outputs, computed by
 an independent PyTorch implementation.
 
 Run with Debian's PyTorch (python3-torch, plus libopenblas0-pthread):
@@ -16,7 +16,10 @@ and k before the rotation and the inverse frequencies), every hidden state and
 the logits. The forward passes below are written from the published architectures
 (GPT-2: Radford et al. 2019 and the Hugging Face weight layout; BERT: Devlin et
 al. 2019; DistilBERT: Sanh et al. 2019, BERT's post-LN encoder without token
-types, every LayerNorm at eps 1e-12 as transformers' DistilBERT builds them; Llama: Touvron et al. 2023, RoPE as Su et al. 2021 in Hugging Face's
+types, every LayerNorm at eps 1e-12 as transformers' DistilBERT builds them;
+ELECTRA: Clark et al. 2020, BERT's encoder over embeddings embedding_size wide
+projected to the hidden width, the generator's masked-LM head with GELU
+whatever hidden_act is; Llama: Touvron et al. 2023, RoPE as Su et al. 2021 in Hugging Face's
 half-split rotate_half form, Llama 3's frequency scaling, grouped-query
 attention as Ainslie et al. 2023; Mistral's sliding window; Qwen2's q/k/v
 biases; Qwen3's per-head q/k RMSNorm; GPT-NeoX: Black et al. 2022, fused
@@ -227,6 +230,25 @@ def gpt2_forward(w, cfg, ids, prefix):
     return attentions, traces, hidden, x @ unembedding.T
 
 
+def bert_encoder(x, p, ln, lin, act, L, H):
+    """BERT's post-LN encoder layers (ELECTRA's are the same modules) over x [T, d]: LN(x + attn(x)),
+    LN(x + out(act(in(x)))). p(name): a weight; ln(x, base), lin(x, base): LayerNorm and nn.Linear by name.
+    Returns the output, the hidden states (x first), every layer's weights [H, T, T] and traces."""
+    hidden, attentions, traces = [x], [], []
+    for l in range(L):
+        s = f"encoder.layer.{l}.attention.self."
+        t = lambda name: p(s + name).T
+        out, weights, trace = attention(x, t("query.weight"), p(s + "query.bias"), t("key.weight"), p(s + "key.bias"),
+                                        t("value.weight"), p(s + "value.bias"), H, causal=False)
+        e = f"encoder.layer.{l}."
+        x = ln(x + lin(out, e + "attention.output.dense"), e + "attention.output.LayerNorm")
+        x = ln(x + lin(act(lin(x, e + "intermediate.dense")), e + "output.dense"), e + "output.LayerNorm")
+        attentions.append(weights)
+        traces.append(trace)
+        hidden.append(x)
+    return x, hidden, attentions, traces
+
+
 def bert_forward(w, cfg, ids, type_ids, prefix, old_names):
     p = lambda name: w[prefix + name]
     d, H, eps = cfg["hidden_size"], cfg["num_attention_heads"], cfg["layer_norm_eps"]
@@ -237,19 +259,7 @@ def bert_forward(w, cfg, ids, type_ids, prefix, old_names):
     x = p("embeddings.word_embeddings.weight")[ids] + p("embeddings.position_embeddings.weight")[:T] + \
         p("embeddings.token_type_embeddings.weight")[type_ids]
     x = ln(x, "embeddings.LayerNorm")
-    hidden, attentions, traces = [x], [], []
-    for l in range(cfg["num_hidden_layers"]):
-        s = f"encoder.layer.{l}.attention.self."
-        t = lambda name: p(s + name).T
-        out, weights, trace = attention(x, t("query.weight"), p(s + "query.bias"), t("key.weight"), p(s + "key.bias"),
-                                        t("value.weight"), p(s + "value.bias"), H, causal=False)
-        e = f"encoder.layer.{l}."
-        x = ln(x + lin(out, e + "attention.output.dense"), e + "attention.output.LayerNorm")
-        f = F.gelu(lin(x, e + "intermediate.dense"))
-        x = ln(x + lin(f, e + "output.dense"), e + "output.LayerNorm")
-        attentions.append(weights)
-        traces.append(trace)
-        hidden.append(x)
+    x, hidden, attentions, traces = bert_encoder(x, p, ln, lin, F.gelu, cfg["num_hidden_layers"], H)
     logits = None
     if "cls.predictions.transform.dense.weight" in w:
         t = F.gelu(lin(x, "cls.predictions.transform.dense", pre=""))
@@ -288,6 +298,31 @@ def distilbert_forward(w, cfg, ids, prefix):
         t = ln(F.gelu(lin(x, "vocab_transform", pre="")), "vocab_layer_norm", pre="")
         projector = w.get("vocab_projector.weight", p("embeddings.word_embeddings.weight"))
         logits = t @ projector.T + w["vocab_projector.bias"]
+    return attentions, traces, hidden, logits
+
+
+def electra_forward(w, cfg, ids, type_ids, prefix):
+    """ELECTRA: word + position + token type embeddings (embedding_size E wide), LayerNorm, embeddings_project
+    [E -> d] when E != d, BERT's post-LN blocks with hidden_act, and for a generator its head
+    generator_predictions.dense [d -> E], GELU (always), LayerNorm, generator_lm_head (tied unless stored)."""
+    p = lambda name: w[prefix + name]
+    d, H, eps, E = cfg["hidden_size"], cfg["num_attention_heads"], cfg["layer_norm_eps"], cfg["embedding_size"]
+    act = {"gelu": F.gelu, "gelu_new": lambda x: F.gelu(x, approximate="tanh")}[cfg["hidden_act"]]
+    ln = lambda x, base, n, pre=prefix: F.layer_norm(x, (n,), w[pre + base + ".weight"], w[pre + base + ".bias"], eps)
+    lin = lambda x, base, pre=prefix: x @ w[pre + base + ".weight"].T + w[pre + base + ".bias"]  # nn.Linear [out, in]
+    T = len(ids)
+    x = p("embeddings.word_embeddings.weight")[ids] + p("embeddings.position_embeddings.weight")[:T] + \
+        p("embeddings.token_type_embeddings.weight")[type_ids]
+    x = ln(x, "embeddings.LayerNorm", E)
+    if E != d:
+        x = lin(x, "embeddings_project")
+    x, hidden, attentions, traces = bert_encoder(x, p, lambda x, base: ln(x, base, d), lin, act,
+                                                 cfg["num_hidden_layers"], H)
+    logits = None
+    if "generator_predictions.dense.weight" in w:
+        t = ln(F.gelu(lin(x, "generator_predictions.dense", pre="")), "generator_predictions.LayerNorm", E, pre="")
+        head = w.get("generator_lm_head.weight", p("embeddings.word_embeddings.weight"))
+        logits = t @ head.T + w["generator_lm_head.bias"]
     return attentions, traces, hidden, logits
 
 
@@ -440,6 +475,16 @@ DISTILBERT_CASES = [
      [("Attention is all you need.", None)]),
 ]
 
+ELECTRA_CASES = [
+    # name, layers, heads, head width, intermediate, positions, embedding_size, hidden_act, dtype, prefix,
+    # head ("generator": the masked-LM head; "discriminator": the replaced-token head, which attention does not use),
+    # lm head weight stored, cases (text, pair)
+    ("electra-generator-l2-h2-k16-e24-f32", 2, 2, 16, 64, 24, 24, "gelu_new", "F32", "electra.", "generator", False,
+     [("The cat [MASK] on the mat.", None), ("What does it see?", "A dog ran in the park!")]),
+    ("electra-discriminator-l1-h4-k8-bf16", 1, 4, 8, 48, 16, 32, "gelu", "BF16", "electra.", "discriminator", False,
+     [("Attention is all you need.", None)]),
+]
+
 LLAMA_CASES = [
     # name, model_type, dtype, config (beyond the defaults of build_llama), texts
     ("llama-gqa-llama3-bf16", "llama", "BF16",
@@ -529,18 +574,8 @@ def build_gpt2(name, L, H, dk, inner, P, dtype, prefix, untied, texts, seed):
     return cfg, ck, tokenizer, cases
 
 
-def build_bert(name, L, H, dk, inner, P, dtype, prefix, mlm, old_names, decoder, texts, seed):
-    d = H * dk
-    tokenizer, V, encode = bert_tokenizer()
-    cfg = {"model_type": "bert", "architectures": ["BertForMaskedLM" if mlm else "BertModel"],
-           "num_hidden_layers": L, "num_attention_heads": H, "hidden_size": d, "intermediate_size": inner,
-           "max_position_embeddings": P, "vocab_size": V, "type_vocab_size": 2, "layer_norm_eps": 1e-12,
-           "hidden_act": "gelu", "position_embedding_type": "absolute", "pad_token_id": 0}
-    ck = Checkpoint(seed, dtype)
-    ck.normal(prefix + "embeddings.word_embeddings.weight", (V, d), 1.0)
-    ck.normal(prefix + "embeddings.position_embeddings.weight", (P, d), 0.5)
-    ck.normal(prefix + "embeddings.token_type_embeddings.weight", (2, d), 0.5)
-    ck.layer_norm(prefix + "embeddings.LayerNorm", d, old_names)
+def bert_encoder_weights(ck, prefix, L, d, inner, old_names=False):
+    """Random encoder layers under BERT's names (BERT, ELECTRA)."""
     for l in range(L):
         e = f"{prefix}encoder.layer.{l}."
         for part in ("query", "key", "value"):
@@ -554,6 +589,42 @@ def build_bert(name, L, H, dk, inner, P, dtype, prefix, mlm, old_names, decoder,
         ck.normal(e + "output.dense.weight", (d, inner), 1 / math.sqrt(inner))
         ck.normal(e + "output.dense.bias", (d,), 0.1)
         ck.layer_norm(e + "output.LayerNorm", d, old_names)
+
+
+def encoder_cases(texts, encode, H, forward, segments=True):
+    """golden.json's cases of an encoder (BERT, DistilBERT, ELECTRA) over texts [(text, pair or None)]:
+    forward(ids, type_ids) -> (attentions, traces, hidden, logits or None). Without segments (DistilBERT)
+    the model reads no token types: the pair's [SEP] alone tells the texts apart, and the type ids are 0."""
+    cases = []
+    for text, pair in texts:
+        ids, type_ids = encode(text, pair)
+        if not segments:
+            type_ids = [0] * len(ids)
+        attentions, traces, hidden, logits = forward(torch.tensor(ids), torch.tensor(type_ids))
+        case = {"text": text, "ids": ids, "type_ids": type_ids,
+                "attentions": [rounded(a) for a in attentions], "trace": trace_json(traces, 0, H - 1),
+                "hidden_states": [rounded(h) for h in hidden]}
+        if pair is not None:
+            case["text_pair"] = pair
+        if logits is not None:
+            case["logits"] = rounded(logits)  # MLM logits at every position
+        cases.append(case)
+    return cases
+
+
+def build_bert(name, L, H, dk, inner, P, dtype, prefix, mlm, old_names, decoder, texts, seed):
+    d = H * dk
+    tokenizer, V, encode = bert_tokenizer()
+    cfg = {"model_type": "bert", "architectures": ["BertForMaskedLM" if mlm else "BertModel"],
+           "num_hidden_layers": L, "num_attention_heads": H, "hidden_size": d, "intermediate_size": inner,
+           "max_position_embeddings": P, "vocab_size": V, "type_vocab_size": 2, "layer_norm_eps": 1e-12,
+           "hidden_act": "gelu", "position_embedding_type": "absolute", "pad_token_id": 0}
+    ck = Checkpoint(seed, dtype)
+    ck.normal(prefix + "embeddings.word_embeddings.weight", (V, d), 1.0)
+    ck.normal(prefix + "embeddings.position_embeddings.weight", (P, d), 0.5)
+    ck.normal(prefix + "embeddings.token_type_embeddings.weight", (2, d), 0.5)
+    ck.layer_norm(prefix + "embeddings.LayerNorm", d, old_names)
+    bert_encoder_weights(ck, prefix, L, d, inner, old_names)
     if prefix:  # parts of BertForPreTraining checkpoints the runtime does not use
         ck.normal(prefix + "pooler.dense.weight", (d, d), 1 / math.sqrt(d))
         ck.normal(prefix + "pooler.dense.bias", (d,), 0.1)
@@ -564,20 +635,8 @@ def build_bert(name, L, H, dk, inner, P, dtype, prefix, mlm, old_names, decoder,
         ck.normal("cls.predictions.bias", (V,), 0.1)
         if decoder:
             ck.normal("cls.predictions.decoder.weight", (V, d), 1.0)
-    cases = []
-    for text, pair in texts:
-        ids, type_ids = encode(text, pair)
-        attentions, traces, hidden, logits = bert_forward(ck.w, cfg, torch.tensor(ids), torch.tensor(type_ids),
-                                                          prefix, old_names)
-        case = {"text": text, "ids": ids, "type_ids": type_ids,
-                "attentions": [rounded(a) for a in attentions], "trace": trace_json(traces, 0, H - 1),
-                "hidden_states": [rounded(h) for h in hidden]}
-        if pair is not None:
-            case["text_pair"] = pair
-        if logits is not None:
-            case["logits"] = rounded(logits)  # MLM logits at every position
-        cases.append(case)
-    return cfg, ck, tokenizer, cases
+    forward = lambda ids, type_ids: bert_forward(ck.w, cfg, ids, type_ids, prefix, old_names)
+    return cfg, ck, tokenizer, encoder_cases(texts, encode, H, forward)
 
 
 def build_distilbert(name, L, H, dk, inner, P, dtype, prefix, mlm, projector, texts, seed):
@@ -609,19 +668,41 @@ def build_distilbert(name, L, H, dk, inner, P, dtype, prefix, mlm, projector, te
         ck.normal("vocab_projector.bias", (V,), 0.1)
         if projector:
             ck.normal("vocab_projector.weight", (V, d), 1.0)
-    cases = []
-    for text, pair in texts:
-        ids, _ = encode(text, pair)  # no token types: the pair's [SEP] alone tells the texts apart
-        attentions, traces, hidden, logits = distilbert_forward(ck.w, cfg, torch.tensor(ids), prefix)
-        case = {"text": text, "ids": ids, "type_ids": [0] * len(ids),
-                "attentions": [rounded(a) for a in attentions], "trace": trace_json(traces, 0, H - 1),
-                "hidden_states": [rounded(h) for h in hidden]}
-        if pair is not None:
-            case["text_pair"] = pair
-        if logits is not None:
-            case["logits"] = rounded(logits)  # MLM logits at every position
-        cases.append(case)
-    return cfg, ck, tokenizer, cases
+    forward = lambda ids, type_ids: distilbert_forward(ck.w, cfg, ids, prefix)
+    return cfg, ck, tokenizer, encoder_cases(texts, encode, H, forward, segments=False)
+
+
+def build_electra(name, L, H, dk, inner, P, E, act, dtype, prefix, head, lm_weight, texts, seed):
+    d = H * dk
+    tokenizer, V, encode = bert_tokenizer()
+    cfg = {"model_type": "electra",
+           "architectures": ["ElectraForMaskedLM" if head == "generator" else "ElectraForPreTraining"],
+           "num_hidden_layers": L, "num_attention_heads": H, "hidden_size": d, "intermediate_size": inner,
+           "embedding_size": E, "max_position_embeddings": P, "vocab_size": V, "type_vocab_size": 2,
+           "layer_norm_eps": 1e-12, "hidden_act": act, "position_embedding_type": "absolute", "pad_token_id": 0}
+    ck = Checkpoint(seed, dtype)
+    ck.normal(prefix + "embeddings.word_embeddings.weight", (V, E), 1.0)
+    ck.normal(prefix + "embeddings.position_embeddings.weight", (P, E), 0.5)
+    ck.normal(prefix + "embeddings.token_type_embeddings.weight", (2, E), 0.5)
+    ck.layer_norm(prefix + "embeddings.LayerNorm", E)
+    if E != d:
+        ck.normal(prefix + "embeddings_project.weight", (d, E), 1 / math.sqrt(E))
+        ck.normal(prefix + "embeddings_project.bias", (d,), 0.1)
+    bert_encoder_weights(ck, prefix, L, d, inner)
+    if head == "generator":
+        ck.normal("generator_predictions.dense.weight", (E, d), 1 / math.sqrt(d))
+        ck.normal("generator_predictions.dense.bias", (E,), 0.1)
+        ck.layer_norm("generator_predictions.LayerNorm", E)
+        ck.normal("generator_lm_head.bias", (V,), 0.1)
+        if lm_weight:
+            ck.normal("generator_lm_head.weight", (V, E), 1.0)
+    else:
+        ck.normal("discriminator_predictions.dense.weight", (d, d), 1 / math.sqrt(d))
+        ck.normal("discriminator_predictions.dense.bias", (d,), 0.1)
+        ck.normal("discriminator_predictions.dense_prediction.weight", (1, d), 1 / math.sqrt(d))
+        ck.normal("discriminator_predictions.dense_prediction.bias", (1,), 0.1)
+    forward = lambda ids, type_ids: electra_forward(ck.w, cfg, ids, type_ids, prefix)
+    return cfg, ck, tokenizer, encoder_cases(texts, encode, H, forward)
 
 
 def causal_cases(forward, w, cfg, texts, H, encode):
@@ -728,6 +809,8 @@ def main():
         save(case[0], *build_bert(*case, seed=200 + seed))
     for seed, case in enumerate(DISTILBERT_CASES):
         save(case[0], *build_distilbert(*case, seed=250 + seed))
+    for seed, case in enumerate(ELECTRA_CASES):
+        save(case[0], *build_electra(*case, seed=270 + seed))
     for seed, case in enumerate(LLAMA_CASES):
         save(case[0], *build_llama(*case, seed=300 + seed))
     for seed, case in enumerate(NEOX_CASES):

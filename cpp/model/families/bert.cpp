@@ -23,6 +23,7 @@ ModelConfig read_bert_config(const nlohmann::json& j, const std::string& /*model
   c.type_vocab_size = j.contains("type_vocab_size") ? integer(j, "type_vocab_size", kMaxVocab) : 2;
   c.norm_eps = epsilon(j, "layer_norm_eps", 1e-12f);
   c.activation = activation(text(j, "hidden_act", "gelu"), "hidden_act");
+  c.mlm_activation = c.activation;
   const std::string position_type = text(j, "position_embedding_type", "absolute");
   if (position_type != "absolute") {
     bad_config("\"position_embedding_type\" is \"" + position_type + "\"; only \"absolute\" is supported");
@@ -42,19 +43,7 @@ ModelWeights load_bert_weights(const ModelConfig& c, const Checkpoint& st) {
   w.position_embedding = r.out_by_in("embeddings.position_embeddings.weight", c.positions, d);
   w.type_embedding = r.out_by_in("embeddings.token_type_embeddings.weight", c.type_vocab_size, d);
   w.embedding_norm = r.layer_norm("embeddings.LayerNorm", d);
-  for (int l = 0; l < c.layers; ++l) {
-    const std::string p = "encoder.layer." + std::to_string(l) + ".";
-    BlockWeights b;
-    b.q = r.linear(p + "attention.self.query", d, d, true);
-    b.k = r.linear(p + "attention.self.key", d, d, true);
-    b.v = r.linear(p + "attention.self.value", d, d, true);
-    b.attention_out = r.linear(p + "attention.output.dense", d, d, true);
-    b.attention_norm = r.layer_norm(p + "attention.output.LayerNorm", d);
-    b.mlp_in = r.linear(p + "intermediate.dense", d, c.inner, true);
-    b.mlp_out = r.linear(p + "output.dense", c.inner, d, true);
-    b.mlp_norm = r.layer_norm(p + "output.LayerNorm", d);
-    w.blocks.push_back(std::move(b));
-  }
+  for (int l = 0; l < c.layers; ++l) w.blocks.push_back(read_bert_encoder_layer(r, l, d, c.inner));
   if (st.contains("cls.predictions.transform.dense.weight")) {
     w.has_mlm_head = true;
     w.mlm.transform = r.linear("cls.predictions.transform.dense", d, d, true);

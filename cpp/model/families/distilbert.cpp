@@ -30,6 +30,7 @@ ModelConfig read_distilbert_config(const nlohmann::json& j, const std::string& /
   c.type_vocab_size = 0;  // no token types: a pair of texts is told apart by [SEP] alone
   c.norm_eps = 1e-12f;
   c.activation = activation(text(j, "activation", "gelu"), "activation");
+  c.mlm_activation = c.activation;
   derive_head_shapes(c);
   return c;
 }
