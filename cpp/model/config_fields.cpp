@@ -87,6 +87,22 @@ std::vector<int> ids_in_vocabulary(const std::vector<std::int64_t>& ids, int voc
   return out;
 }
 
+ModelConfig bert_encoder_config(const nlohmann::json& j, const std::string& family_name) {
+  ModelConfig c = standard_sizes(j, 4 * kMaxWidth);
+  c.family_name = family_name;
+  c.bidirectional = true;
+  c.type_vocab_size = j.contains("type_vocab_size") ? integer(j, "type_vocab_size", kMaxVocab) : 2;
+  c.norm_eps = epsilon(j, "layer_norm_eps", 1e-12f);
+  c.activation = activation(text(j, "hidden_act", "gelu"), "hidden_act");
+  const std::string position_type = text(j, "position_embedding_type", "absolute");
+  if (position_type != "absolute") {
+    bad_config("\"position_embedding_type\" is \"" + position_type + "\"; only \"absolute\" is supported");
+  }
+  require_flag(j, "is_decoder", false);
+  require_flag(j, "add_cross_attention", false);
+  return c;
+}
+
 ModelConfig standard_sizes(const nlohmann::json& j, int max_inner) {
   ModelConfig c;
   c.layers = integer(j, "num_hidden_layers", kMaxLayers);

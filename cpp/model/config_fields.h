@@ -65,6 +65,12 @@ RopeFrequencyScaling rope_scaling(const nlohmann::json& j);
 // max_position_embeddings, vocab_size).
 ModelConfig standard_sizes(const nlohmann::json& j, int max_inner);
 
+// BertConfig's keys, which BERT and ELECTRA read alike: standard_sizes,
+// type_vocab_size (default 2), layer_norm_eps (1e-12), hidden_act (gelu), a
+// bidirectional encoder; refused: relative position embeddings, and
+// is_decoder or add_cross_attention (a causal or cross-attending model).
+ModelConfig bert_encoder_config(const nlohmann::json& j, const std::string& family_name);
+
 // The head shapes a family did not set: key/value heads = heads (no GQA), a
 // head's width = width / heads; checks that the widths and heads divide.
 void derive_head_shapes(ModelConfig& c);

@@ -144,6 +144,18 @@ TEST_CASE("configuration and parameter count") {
                        std::invalid_argument);
 }
 
+// ELECTRA reads BertConfig's keys as BERT does (config_fields' bert_encoder_config), refusals included.
+TEST_CASE("ELECTRA refuses a decoder or relative-position config, as BERT does") {
+  json config = json::parse(read_model_directory(model_dir("electra-discriminator-l1-h4-k8-bf16")).config_json);
+  CHECK(parse_config(config.dump()).family_name == "ELECTRA");
+  config["is_decoder"] = true;
+  CHECK_THROWS_WITH_AS(parse_config(config.dump()), doctest::Contains("\"is_decoder\""), std::invalid_argument);
+  config.erase("is_decoder");
+  config["position_embedding_type"] = "relative_key";
+  CHECK_THROWS_WITH_AS(parse_config(config.dump()), doctest::Contains("only \"absolute\" is supported"),
+                       std::invalid_argument);
+}
+
 // transformers loads a config whose stop token lies outside a small vocabulary
 // (GPT-2's default eos_token_id 50256): so do we; such a token never stops generation.
 TEST_CASE("a stop token outside the vocabulary loads, as transformers loads it") {

@@ -17,19 +17,8 @@ namespace {
 
 ModelConfig read_bert_config(const nlohmann::json& j, const std::string& /*model_type*/) {
   using namespace config_fields;
-  ModelConfig c = standard_sizes(j, 4 * kMaxWidth);
-  c.family_name = "BERT";
-  c.bidirectional = true;
-  c.type_vocab_size = j.contains("type_vocab_size") ? integer(j, "type_vocab_size", kMaxVocab) : 2;
-  c.norm_eps = epsilon(j, "layer_norm_eps", 1e-12f);
-  c.activation = activation(text(j, "hidden_act", "gelu"), "hidden_act");
+  ModelConfig c = bert_encoder_config(j, "BERT");
   c.mlm_activation = c.activation;
-  const std::string position_type = text(j, "position_embedding_type", "absolute");
-  if (position_type != "absolute") {
-    bad_config("\"position_embedding_type\" is \"" + position_type + "\"; only \"absolute\" is supported");
-  }
-  require_flag(j, "is_decoder", false);
-  require_flag(j, "add_cross_attention", false);
   derive_head_shapes(c);
   return c;
 }
