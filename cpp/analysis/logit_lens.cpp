@@ -27,8 +27,8 @@ LogitLens logit_lens(const Model& model, const std::vector<Matrix>& hidden_state
   check_request(k, hidden_states.size(), layers, "hidden states", "run the model with hidden_states");
   if (!model.config().causal() && !model.has_mlm_head()) {
     throw std::invalid_argument(
-        "this BERT checkpoint has no masked-LM head (cls.predictions.*), so its residual stream cannot be read as "
-        "predictions");
+        "this " + model.config().family_name + " checkpoint has no masked-LM head, so its residual stream cannot be "
+        "read as predictions");
   }
   LogitLens lens;
   lens.rows = layers + 1;

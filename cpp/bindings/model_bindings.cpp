@@ -61,6 +61,7 @@ val config_to_js(const Model& m) {
   out.set("positions", c.positions);
   out.set("vocabSize", c.vocab_size);
   out.set("typeVocabSize", c.type_vocab_size);
+  out.set("segmentInput", c.segment_input);
   out.set("causal", c.causal());
   out.set("hasMlmHead", m.has_mlm_head());
   out.set("parameters", static_cast<double>(m.parameter_count()));
@@ -114,7 +115,10 @@ val load_model(const std::string& config_json, const val& files, const val& inde
     auto model = std::make_unique<TextModel>(TextModel::from_checkpoint(config_json, checkpoint, tokenizer));
     val out = val::object();
     out.set("hasTokenizer", model->tokenizer().has_value());
-    out.set("config", config_to_js(model->model()));
+    val config = config_to_js(model->model());
+    const std::optional<std::string> mask_token = model->mask_token();
+    config.set("maskToken", mask_token ? val(*mask_token) : val::null());
+    out.set("config", config);
     out.set("handle", models().add(std::move(model)));
     return out;
   });

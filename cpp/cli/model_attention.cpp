@@ -103,27 +103,18 @@ int run_attention(const Args& args) {
   const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer.value_or(""));
   const bool causal = model.model().config().causal();
   if (!causal && request.token_loss) {
-    throw UsageError("--token-loss is for causal models (BERT's [MASK] positions have no true token to score); "
+    throw UsageError("--token-loss is for causal models (an encoder's mask positions have no true token to score); "
                      "--rank-heads scores BERT's own predictions");
   }
-  // BERT predicts (top-k) and is ranked at its [MASK] ids.
-  const auto mask_positions_of = [&](const std::vector<std::int32_t>& ids) {
-    const std::optional<std::int32_t> mask = model.tokenizer() ? model.tokenizer()->token_to_id("[MASK]") : std::nullopt;
-    if (!mask) throw std::invalid_argument("this BERT folder's tokenizer has no [MASK] token to predict");
-    std::vector<int> positions;
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      if (ids[i] == *mask) positions.push_back(static_cast<int>(i));
-    }
-    return positions;
-  };
+  // An encoder predicts (top-k) and is ranked at its mask token's ids ([MASK] or <mask>).
+  const bool at_masks = !causal && (request.top_k > 0 || rank_heads);
   std::optional<RunResult> run;
   if (text) {
     run = model.run(*text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, request);
-    request.ids = run->encoding.ids();
-    request.type_ids = run->encoding.type_ids();
-    if (!causal && (request.top_k > 0 || rank_heads)) request.mask_positions = mask_positions_of(request.ids);
-  } else if (!causal && (request.top_k > 0 || rank_heads)) {
-    request.mask_positions = mask_positions_of(request.ids);
+    model.set_text_inputs(run->encoding, request);
+    if (at_masks) request.mask_positions = model.mask_positions(request.ids);
+  } else if (at_masks) {
+    request.mask_positions = model.mask_positions(request.ids);
     if (request.mask_positions.empty()) request.top_k = 0;  // nothing to fill, as for text
   }
   const ForwardResult result = run ? std::move(run->forward) : model.model().forward(request);  // attentions [L, H, T, T]

@@ -32,9 +32,15 @@ struct ModelConfig {
   int width = 0;                 // d: n_embd / hidden_size
   int head_dim = 0;              // d_k: head_dim, or d / H
   int inner = 0;                 // MLP width: n_inner (default 4d) / intermediate_size
-  int positions = 0;             // n_positions / max_position_embeddings
+  int positions = 0;             // tokens a text may have: n_positions / max_position_embeddings (RoBERTa: less
+                                 // the padding_idx + 1 rows before the first token's, position_table_rows())
   int vocab_size = 0;            // rows of the token embedding
-  int type_vocab_size = 0;       // BERT token types (segments); 0 otherwise
+  int type_vocab_size = 0;       // token types (segments): BERT's two, RoBERTa's one; 0: none (DistilBERT)
+  bool segment_input = false;    // BERT, ELECTRA: a text pair's segment ids (token_type_ids) are an input; RoBERTa
+                                 // and DistilBERT tell a pair apart by its separators alone (segment 0 throughout)
+  // RoBERTa, XLM-R: positions count the non-pad ids from padding_idx + 1 and a pad id takes padding_idx
+  // (transformers' create_position_ids_from_input_ids); -1: positions 0, 1, 2, ...
+  int position_padding_idx = -1;
   int embedding_size = 0;        // ELECTRA: the embedding tables' width E (projected to d); 0: d
   float norm_eps = 1e-5f;        // layer_norm_epsilon / layer_norm_eps / rms_norm_eps
   NormKind norm = NormKind::layer_norm;
@@ -57,6 +63,8 @@ struct ModelConfig {
   std::vector<int> eos_token_ids;  // eos_token_id (one id or a list) in the vocabulary: generation stops after one
 
   int head_width() const { return head_dim; }  // d_k
+  // Rows of the learned position table: positions, plus RoBERTa's padding_idx + 1 rows before the first token's.
+  int position_table_rows() const { return positions + position_padding_idx + 1; }
   bool causal() const { return !bidirectional; }
 };
 

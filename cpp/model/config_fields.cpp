@@ -92,6 +92,7 @@ ModelConfig bert_encoder_config(const nlohmann::json& j, const std::string& fami
   c.family_name = family_name;
   c.bidirectional = true;
   c.type_vocab_size = j.contains("type_vocab_size") ? integer(j, "type_vocab_size", kMaxVocab) : 2;
+  c.segment_input = true;
   c.norm_eps = epsilon(j, "layer_norm_eps", 1e-12f);
   c.activation = activation(text(j, "hidden_act", "gelu"), "hidden_act");
   const std::string position_type = text(j, "position_embedding_type", "absolute");

@@ -65,9 +65,9 @@ RopeFrequencyScaling rope_scaling(const nlohmann::json& j);
 // max_position_embeddings, vocab_size).
 ModelConfig standard_sizes(const nlohmann::json& j, int max_inner);
 
-// BertConfig's keys, which BERT and ELECTRA read alike: standard_sizes,
+// BertConfig's keys, which BERT, ELECTRA and RoBERTa read alike: standard_sizes,
 // type_vocab_size (default 2), layer_norm_eps (1e-12), hidden_act (gelu), a
-// bidirectional encoder; refused: relative position embeddings, and
+// bidirectional encoder reading segment ids; refused: relative position embeddings, and
 // is_decoder or add_cross_attention (a causal or cross-attending model).
 ModelConfig bert_encoder_config(const nlohmann::json& j, const std::string& family_name);
 

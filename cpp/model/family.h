@@ -1,8 +1,9 @@
 // The decoder-only and encoder-only families, each in one file of
-// model/families/ (gpt2, bert, distilbert, electra, llama for Llama / Mistral / Qwen2 / Qwen3,
-// gpt_neox): how its config.json reads, what its tensors are named, and its
-// forward recipe; and the registry that finds a family by config.json's
-// "model_type" (model/family.cpp).
+// model/families/ (gpt2, bert, distilbert, electra, roberta for RoBERTa /
+// XLM-R / CamemBERT, llama for Llama / Mistral / Qwen2 / Qwen3, gpt_neox):
+// how its config.json reads, what its tensors are named, and its forward
+// recipe; and the registry that finds a family by config.json's "model_type"
+// (model/family.cpp).
 // Adding a family: its file (a ModelFamily), its two lines in model/family.cpp,
 // its tests and its docs.
 // Not here: the pieces the recipes share (model/forward_pass.h, nn/,
@@ -34,6 +35,11 @@ struct ModelFamily {
   // The forward recipe, in ForwardPass's ops.
   void (*forward)(ForwardPass& pass, const ModelWeights& weights);
 };
+
+// BERT's forward recipe (families/bert.cpp), which DistilBERT, ELECTRA and
+// RoBERTa run too: embeddings (positions, token types where the weights have
+// them, LayerNorm, ELECTRA's projection), post-LN blocks, the masked-LM head.
+void bert_encoder_forward(ForwardPass& pass, const ModelWeights& weights);
 
 // The family that reads this "model_type", or null.
 const ModelFamily* find_family(std::string_view model_type);

@@ -56,7 +56,14 @@ Matrix ForwardPass::embed() const {
 }
 
 void ForwardPass::add_learned_positions(Matrix& h) const {
-  add_rows(h, w_.position_embedding, T_, [this](int i) { return past_ + i; });
+  const int pad = c_.position_padding_idx;
+  if (pad < 0) {
+    add_rows(h, w_.position_embedding, T_, [this](int i) { return past_ + i; });
+    return;
+  }
+  std::vector<int> positions(static_cast<std::size_t>(T_));  // [T] RoBERTa: pad + 1 + non-pad ids so far; a pad: pad
+  for (int i = 0, counted = past_; i < T_; ++i) positions[i] = request_.ids[i] == pad ? pad : pad + 1 + counted++;
+  add_rows(h, w_.position_embedding, T_, [&positions](int i) { return positions[i]; });
 }
 
 Matrix ForwardPass::project_embeddings(const ConstMatrixRef& h) const {
@@ -64,6 +71,7 @@ Matrix ForwardPass::project_embeddings(const ConstMatrixRef& h) const {
 }
 
 void ForwardPass::add_token_types(Matrix& h) const {
+  if (w_.type_embedding.empty()) return;  // DistilBERT
   add_rows(h, w_.type_embedding, T_, [this](int i) { return request_.type_ids.empty() ? 0 : request_.type_ids[i]; });
 }
 

@@ -36,9 +36,10 @@ class ForwardPass {
   Matrix embed() const;
   // ELECTRA's embeddings_project: h [T, E] -> [T, d].
   Matrix project_embeddings(const ConstMatrixRef& h) const;
-  // h [T, d] += the learned position rows past..past + T - 1.
+  // h [T, d] += the learned position rows past..past + T - 1 (RoBERTa: counted
+  // over the non-pad ids from padding_idx + 1, a pad id's row padding_idx).
   void add_learned_positions(Matrix& h) const;
-  // h [T, d] += the token type rows (type 0 without type ids).
+  // h [T, d] += the token type rows (type 0 without type ids); none without a table (DistilBERT).
   void add_token_types(Matrix& h) const;
 
   // LayerNorm or RMSNorm, as the family uses: [T, n] -> [T, n].

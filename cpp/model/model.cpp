@@ -114,9 +114,9 @@ void validate(const ModelConfig& c, const ModelWeights& weights, const ForwardRe
   }
   if (!request.mask_positions.empty()) {
     if (c.causal()) {
-      bad_request("mask positions are for BERT; " + c.family_name + " predicts the next token at every position");
+      bad_request("mask positions are for encoders (BERT, RoBERTa, ...); " + c.family_name + " predicts the next token at every position");
     }
-    if (!weights.has_mlm_head) bad_request("this BERT checkpoint has no masked-LM head (cls.predictions.*)");
+    if (!weights.has_mlm_head) bad_request("this " + c.family_name + " checkpoint has no masked-LM head");
     for (int p : request.mask_positions) {
       if (p < 0 || p >= T) bad_request("mask position " + std::to_string(p) + " is outside 0.." + std::to_string(T - 1));
     }
@@ -178,7 +178,7 @@ std::vector<TopK> Model::read_out(const Matrix& x, bool final_norm_applied, int 
                 std::to_string(config_.width));
   }
   if (!config_.causal() && !weights_.has_mlm_head) {
-    bad_request("this BERT checkpoint has no masked-LM head (cls.predictions.*) to read the residual stream with");
+    bad_request("this " + config_.family_name + " checkpoint has no masked-LM head to read the residual stream with");
   }
   const int V = config_.vocab_size;
   std::vector<TopK> out;

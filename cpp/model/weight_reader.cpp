@@ -23,6 +23,24 @@ void Reader::reject_unused(const std::string& ignorable_pattern) const {
                               " (does config.json describe this checkpoint?)");
 }
 
+void read_bert_embeddings(Reader& r, const ModelConfig& c, std::int64_t E, ModelWeights& w) {
+  w.token_embedding = r.out_by_in("embeddings.word_embeddings.weight", c.vocab_size, E);
+  w.position_embedding = r.out_by_in("embeddings.position_embeddings.weight", c.position_table_rows(), E);
+  w.type_embedding = r.out_by_in("embeddings.token_type_embeddings.weight", c.type_vocab_size, E);
+  w.embedding_norm = r.layer_norm("embeddings.LayerNorm", E);
+}
+
+void read_masked_lm_head(Reader& r, const MaskedLmHeadNames& names, const ModelConfig& c, std::int64_t E,
+                         ModelWeights& w) {
+  const std::string transform = names.transform;
+  if (!r.has(transform + ".weight")) return;
+  w.has_mlm_head = true;
+  w.mlm.transform = r.linear(transform, c.width, E, true);
+  w.mlm.norm = r.layer_norm(names.norm, E);
+  w.mlm.bias = r.vector(r.has(names.bias) ? names.bias : names.decoder_bias, c.vocab_size);
+  if (r.has(names.decoder)) w.output_embedding = r.out_by_in(names.decoder, c.vocab_size, E);
+}
+
 BlockWeights read_bert_encoder_layer(Reader& r, int layer, std::int64_t d, std::int64_t inner) {
   const std::string p = "encoder.layer." + std::to_string(layer) + ".";
   BlockWeights b;

@@ -115,7 +115,27 @@ class Reader {
 Reader base_model_reader(const Checkpoint& st, const std::string& prefix, const std::string& embedding,
                          const ModelConfig& c);
 
-// Encoder layer `layer` under BERT's names, shared by BERT and ELECTRA:
+// BERT's embeddings, E wide (E = d but for ELECTRA's narrower ones), shared by
+// BERT, ELECTRA and RoBERTa: embeddings.{word, position, token_type}_embeddings
+// (position_table_rows() rows of positions) and embeddings.LayerNorm.
+void read_bert_embeddings(Reader& r, const ModelConfig& c, std::int64_t E, ModelWeights& w);
+
+// A masked-LM head's tensor names (root-level, as the checkpoints store them).
+struct MaskedLmHeadNames {
+  const char* transform;     // the dense layer [d -> E], read when stored (else the checkpoint has no head)
+  const char* norm;          // its LayerNorm [E]
+  const char* bias;          // the output bias [V] ...
+  const char* decoder_bias;  // ... or where an export keeps it instead (may equal bias)
+  const char* decoder;       // the output weight [V, E]: tied to the word embeddings unless stored
+};
+
+// The masked-LM head of BERT (cls.predictions.*), DistilBERT (vocab_*),
+// ELECTRA's generator (generator_*) and RoBERTa (lm_head.*) into w.mlm and
+// w.has_mlm_head, when its transform is stored. E: the embeddings' width.
+void read_masked_lm_head(Reader& r, const MaskedLmHeadNames& names, const ModelConfig& c, std::int64_t E,
+                         ModelWeights& w);
+
+// Encoder layer `layer` under BERT's names, shared by BERT, ELECTRA and RoBERTa:
 // encoder.layer.N.{attention.self.{query, key, value}, attention.output.{dense,
 // LayerNorm}, intermediate.dense, output.{dense, LayerNorm}}, with biases.
 BlockWeights read_bert_encoder_layer(Reader& r, int layer, std::int64_t d, std::int64_t inner);

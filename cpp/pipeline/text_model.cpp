@@ -31,38 +31,56 @@ TextModel::TextModel(Model model, std::optional<Tokenizer> tokenizer)
   if (tokenizer_) model_.check_vocabulary(tokenizer_->vocab_size());
 }
 
+std::optional<std::string> TextModel::mask_token() const {
+  if (!tokenizer_ || model_.config().causal()) return std::nullopt;
+  for (const char* token : {"[MASK]", "<mask>"}) {
+    if (tokenizer_->token_to_id(token)) return token;
+  }
+  return std::nullopt;
+}
+
+std::vector<int> TextModel::mask_positions(const std::vector<std::int32_t>& ids) const {
+  const std::optional<std::string> token = mask_token();
+  if (!token) throw std::invalid_argument("this model's tokenizer has no [MASK] or <mask> token to predict");
+  const std::int32_t mask = *tokenizer_->token_to_id(*token);
+  std::vector<int> positions;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] == mask) positions.push_back(static_cast<int>(i));
+  }
+  return positions;
+}
+
+void TextModel::set_text_inputs(const Encoding& encoding, ForwardRequest& request) const {
+  const ModelConfig& c = model_.config();
+  request.ids = encoding.ids();
+  if (c.segment_input) request.type_ids = encoding.type_ids();
+  if (!c.causal() && (request.top_k > 0 || request.token_loss) && model_.has_mlm_head()) {
+    request.mask_positions = mask_token() ? mask_positions(request.ids) : std::vector<int>{};
+    if (request.mask_positions.empty()) request.top_k = 0;  // nothing to fill
+  }
+}
+
 RunResult TextModel::run(std::string_view text, std::optional<std::string_view> text_b,
                          ForwardRequest request) const {
+  const ModelConfig& c = model_.config();
   if (!tokenizer_) throw std::invalid_argument("this model has no tokenizer.json or tokenizer.model, so it cannot read text");
   if (text.empty() && (!text_b || text_b->empty())) throw std::invalid_argument("the text is empty");
-  if (text_b && !model_.config().causal() && model_.config().type_vocab_size == 1) {
+  if (text_b && c.causal()) throw std::invalid_argument(c.family_name + " models take one text, not a pair");
+  if (text_b && c.segment_input && c.type_vocab_size < 2) {
     throw std::invalid_argument("this model has one segment embedding: no second text");
   }
-  if (text_b && model_.config().causal()) throw std::invalid_argument("GPT-2 models take one text, not a pair");
   if (!request.ids.empty() || !request.type_ids.empty() || !request.attention_mask.empty() || !request.mask_positions.empty()) {
-    throw std::invalid_argument("a run on text takes its ids, type ids, attention mask and [MASK] positions from the text");
+    throw std::invalid_argument("a run on text takes its ids, type ids, attention mask and mask positions from the text");
   }
 
   RunResult result;
   result.encoding = tokenizer_->encode(text, text_b);
-  const std::vector<Token>& tokens = result.encoding.tokens;
-  result.input_tokens = static_cast<int>(tokens.size());
-  if (tokens.empty()) throw std::invalid_argument("the text has no tokens");
-  // The first tokens; BERT keeps its closing [SEP] as the last one.
-  result.truncated = truncate_encoding(result.encoding, static_cast<std::size_t>(model_.config().positions), !model_.config().causal());
-
-  request.ids = result.encoding.ids();
-  // Segment ids where the model has segment embeddings (BERT); DistilBERT has none, a pair's [SEP] tells them apart.
-  if (!model_.config().causal() && model_.config().type_vocab_size >= 2) request.type_ids = result.encoding.type_ids();
-  if (!model_.config().causal() && (request.top_k > 0 || request.token_loss) && model_.has_mlm_head()) {
-    if (const auto mask = tokenizer_->token_to_id("[MASK]")) {
-      for (std::size_t i = 0; i < tokens.size(); ++i) {
-        if (tokens[i].id == *mask) result.mask_positions.push_back(static_cast<int>(i));
-      }
-    }
-    request.mask_positions = result.mask_positions;
-    if (result.mask_positions.empty()) request.top_k = 0;  // nothing to fill
-  }
+  result.input_tokens = static_cast<int>(result.encoding.tokens.size());
+  if (result.encoding.tokens.empty()) throw std::invalid_argument("the text has no tokens");
+  // The first tokens; an encoder keeps its closing separator as the last one.
+  result.truncated = truncate_encoding(result.encoding, static_cast<std::size_t>(c.positions), !c.causal());
+  set_text_inputs(result.encoding, request);
+  result.mask_positions = request.mask_positions;
   result.forward = model_.forward(request);
   result.top_k_displays = top_k_displays(result.forward.top_k);
   return result;

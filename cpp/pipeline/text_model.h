@@ -1,7 +1,7 @@
 // A model with its tokenizer: text in, tokens and the traced forward pass out.
-// run(text [, text_b]) tokenizes exactly as the model was trained, finds BERT's
-// [MASK] positions, truncates input longer than the model's positions
-// explicitly (and says so in the result), runs every layer, and names the
+// run(text [, text_b]) tokenizes exactly as the model was trained, finds the
+// mask token's positions ([MASK] or <mask>), truncates input longer than the
+// model's positions explicitly (and says so in the result), runs every layer, and names the
 // top-k predictions by their display strings (as the tokens are named). The
 // options of a run are a ForwardRequest's (model/model.h): one request type
 // from the bindings and the CLI down to the forward pass.
@@ -22,7 +22,7 @@ namespace attnplay {
 struct RunResult {
   Encoding encoding;               // the tokens the model saw (after truncation)
   ForwardResult forward;           // attentions [L, H, T, T], trace, top-k, ...
-  std::vector<int> mask_positions; // BERT: positions of [MASK] tokens (top_k rows follow them)
+  std::vector<int> mask_positions; // encoders: positions of the mask token (top_k rows follow them)
   std::vector<std::string> top_k_displays;  // display string of each top-k id, row by row [rows * k]
   int input_tokens = 0;            // tokens before truncation
   bool truncated = false;          // input_tokens > the model's positions
@@ -48,6 +48,19 @@ class TextModel {
   std::string display(std::int32_t id) const;
   // display() of each id of `rows`, row by row [rows * k] (RunResult::top_k_displays). Needs a tokenizer.
   std::vector<std::string> top_k_displays(const std::vector<TopK>& rows) const;
+
+  // The token a text writes where an encoder should predict: "[MASK]" (BERT's
+  // WordPiece vocabularies) or "<mask>" (RoBERTa's, XLM-R's), whichever the
+  // tokenizer has; none for a causal model or without a tokenizer.
+  std::optional<std::string> mask_token() const;
+  // The positions of mask_token() in ids. Throws std::invalid_argument when
+  // the model has none.
+  std::vector<int> mask_positions(const std::vector<std::int32_t>& ids) const;
+  // request.ids from the encoding, its segment ids where the model reads them
+  // (BERT, ELECTRA; RoBERTa and DistilBERT read segment 0 throughout) and,
+  // when the request asks for predictions (top_k, token_loss) of an encoder
+  // with a masked-LM head, its mask positions (top_k 0 when there are none).
+  void set_text_inputs(const Encoding& encoding, ForwardRequest& request) const;
 
   // The request's options (trace, hidden_states, top_k, ablate, ablation,
   // token_loss, mask_labels, ...) with its ids, type_ids and mask_positions

@@ -181,7 +181,31 @@ class WordCache {
   std::uint64_t hash_ = 0;
 };
 
-bool is_space_byte(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+// Where the white space (Unicode White_Space, Rust's char::is_whitespace, as
+// Hugging Face strips around an lstrip/rstrip added token) ending at byte
+// `end` begins, no further back than `floor`.
+std::uint32_t white_space_begin(std::string_view text, std::uint32_t end, std::uint32_t floor) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  while (end > floor) {
+    std::uint32_t begin = end - 1;  // back over continuation bytes to the character's first byte
+    while (begin > floor && end - begin < 4 && (bytes[begin] & 0xC0) == 0x80) --begin;
+    const unicode::Decoded c = unicode::decode_utf8(bytes + begin, bytes + end);
+    if (!c.valid || begin + c.length != end || !unicode::is_white_space(c.code_point)) break;
+    end = begin;
+  }
+  return end;
+}
+
+// Where the white space starting at byte `begin` ends.
+std::uint32_t white_space_end(std::string_view text, std::uint32_t begin) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  while (begin < text.size()) {
+    const unicode::Decoded c = unicode::decode_utf8(bytes + begin, bytes + text.size());
+    if (!c.valid || !unicode::is_white_space(c.code_point)) break;
+    begin += c.length;
+  }
+  return begin;
+}
 
 class SegmentEncoder {
  public:
@@ -208,12 +232,8 @@ class SegmentEncoder {
         }
         std::uint32_t begin = pos;
         std::uint32_t end = pos + static_cast<std::uint32_t>(best->content.size());
-        if (best->lstrip) {
-          while (begin > text_start && is_space_byte(static_cast<unsigned char>(text[begin - 1]))) --begin;
-        }
-        if (best->rstrip) {
-          while (end < n && is_space_byte(static_cast<unsigned char>(text[end]))) ++end;
-        }
+        if (best->lstrip) begin = white_space_begin(text, begin, text_start);
+        if (best->rstrip) end = white_space_end(text, end);
         encode_text(text.substr(text_start, begin - text_start), text_start, out);
         out.push_back({best->id, begin, end, type_id_, segment_});
         text_start = pos = end;

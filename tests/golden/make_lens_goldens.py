@@ -42,10 +42,11 @@ import make_seq2seq_goldens as seq2seq  # noqa: E402
 
 MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 K = 6  # the tests compare a top-5 and use the 6th to tell ties apart
-# Checkpoints with an output head (bert-l3-h6-k16-f16, distilbert-l1-h2-k16-bf16 and
-# electra-discriminator-l1-h4-k8-bf16 have no masked-LM head: the tests expect an error).
+# Checkpoints with an output head (bert-l3-h6-k16-f16, distilbert-l1-h2-k16-bf16,
+# electra-discriminator-l1-h4-k8-bf16 and roberta-l1-h2-k8-f16 have no masked-LM head: the tests expect an error).
 NAMES = ["gpt2-l2-h12-k8-f16", "gpt2-l1-h1-k64-f32", "gpt2-l4-h4-k8-bf16", "bert-l2-h2-k32-f32", "bert-l1-h3-k8-bf16",
-         "distilbert-l2-h4-k8-f32", "electra-generator-l2-h2-k16-e24-f32",
+         "distilbert-l2-h4-k8-f32", "electra-generator-l2-h2-k16-e24-f32", "roberta-l2-h2-k16-f32",
+         "xlm-roberta-l1-h4-k8-bf16",
          "llama-gqa-llama3-bf16", "llama-mqa-bias-linear-f32", "mistral-window3-f16", "qwen2-bias-f32",
          "qwen3-qknorm-bf16", "pythia-parallel-f16", "pythia-serial-f32"]
 
@@ -115,6 +116,16 @@ def output_head(cfg, w):
             t = F.layer_norm(t, (t.shape[-1],), w["generator_predictions.LayerNorm.weight"],
                              w["generator_predictions.LayerNorm.bias"], cfg["layer_norm_eps"])
             return t @ projector.T + w["generator_lm_head.bias"]
+        return read
+    if kind in ("roberta", "xlm-roberta"):  # lm_head: dense, GELU (always), layer_norm, decoder (tied unless stored)
+        decoder = first(w, "lm_head.decoder.weight", "roberta.embeddings.word_embeddings.weight",
+                        "embeddings.word_embeddings.weight")
+
+        def read(h, last):
+            t = F.gelu(h @ w["lm_head.dense.weight"].T + w["lm_head.dense.bias"])
+            t = F.layer_norm(t, (t.shape[-1],), w["lm_head.layer_norm.weight"], w["lm_head.layer_norm.bias"],
+                             cfg["layer_norm_eps"])
+            return t @ decoder.T + w["lm_head.bias"]
         return read
     if kind == "gpt2":
         eps = cfg["layer_norm_epsilon"]

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Builds the small random checkpoints of tests/golden/models/ (GPT-2, BERT,
-DistilBERT, ELECTRA, Llama, Mistral, Qwen2, Qwen3, GPT-NeoX) and their golden outputs, computed by
+DistilBERT, ELECTRA, RoBERTa, XLM-R, Llama, Mistral, Qwen2, Qwen3, GPT-NeoX) and their golden outputs, computed by
 an independent PyTorch implementation.
 
 Run with Debian's PyTorch (python3-torch, plus libopenblas0-pthread):
@@ -9,8 +9,8 @@ Run with Debian's PyTorch (python3-torch, plus libopenblas0-pthread):
 Each checkpoint folder holds what a Hugging Face model folder holds
 (config.json, model.safetensors, tokenizer.json) plus golden.json: for each
 input text, the token ids (computable here by hand because the tokenizers are
-tiny: GPT-2 byte-level BPE with the 256 byte symbols and no merges, a BERT
-WordPiece vocabulary of whole lowercase words), the attention weights of every
+tiny: GPT-2 byte-level BPE with the 256 byte symbols and no merges, RoBERTa's
+the same behind its specials, a BERT WordPiece vocabulary of whole lowercase words), the attention weights of every
 layer and head, one head's q, k, v and raw scores (RoPE families: also its q
 and k before the rotation and the inverse frequencies), every hidden state and
 the logits. The forward passes below are written from the published architectures
@@ -19,7 +19,8 @@ al. 2019; DistilBERT: Sanh et al. 2019, BERT's post-LN encoder without token
 types, every LayerNorm at eps 1e-12 as transformers' DistilBERT builds them;
 ELECTRA: Clark et al. 2020, BERT's encoder over embeddings embedding_size wide
 projected to the hidden width, the generator's masked-LM head with GELU
-whatever hidden_act is; Llama: Touvron et al. 2023, RoPE as Su et al. 2021 in Hugging Face's
+whatever hidden_act is; RoBERTa: Liu et al. 2019, BERT's encoder with
+transformers' padding-aware positions from pad_token_id + 1 and one token type; Llama: Touvron et al. 2023, RoPE as Su et al. 2021 in Hugging Face's
 half-split rotate_half form, Llama 3's frequency scaling, grouped-query
 attention as Ainslie et al. 2023; Mistral's sliding window; Qwen2's q/k/v
 biases; Qwen3's per-head q/k RMSNorm; GPT-NeoX: Black et al. 2022, fused
@@ -184,6 +185,51 @@ def bert_tokenizer():
     return tokenizer, len(vocab), encode
 
 
+ROBERTA_SPECIALS = ["<s>", "<pad>", "</s>", "<unk>"]
+
+
+def roberta_tokenizer(specials=ROBERTA_SPECIALS):
+    """RoBERTa's shape: byte-level BPE without merges (every byte one token) after the four specials in the
+    given order, <mask> last (lstrip: it takes the spaces before it), RobertaProcessing: <s> A </s>
+    (</s> B </s>). The ids of the specials follow their order, so that pad_token_id can vary."""
+    table = bytes_to_unicode()
+    vocab = {tok: i for i, tok in enumerate(specials)}
+    for b, ch in table:
+        vocab[ch] = len(vocab)
+    byte_id = {b: len(specials) + i for i, (b, _) in enumerate(table)}
+    vocab["<mask>"] = len(vocab)
+    added = lambda tok, lstrip=False: {"id": vocab[tok], "content": tok, "single_word": False, "lstrip": lstrip,
+                                       "rstrip": False, "normalized": False, "special": True}
+    tokenizer = {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [added(t) for t in specials] + [added("<mask>", lstrip=True)],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+        "post_processor": {"type": "RobertaProcessing", "sep": ["</s>", vocab["</s>"]], "cls": ["<s>", vocab["<s>"]],
+                           "trim_offsets": True, "add_prefix_space": False},
+        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "",
+                  "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False, "vocab": vocab, "merges": []},
+    }
+    pattern = re.compile(r"\s*<mask>|" + "|".join(re.escape(t) for t in specials))
+
+    def pieces(text):
+        ids, at = [], 0
+        for m in pattern.finditer(text):
+            ids += [byte_id[b] for b in text[at:m.start()].encode("utf-8")]
+            ids.append(vocab[m.group().strip()])
+            at = m.end()
+        return ids + [byte_id[b] for b in text[at:].encode("utf-8")]
+
+    def encode(text, pair=None):
+        ids = [vocab["<s>"]] + pieces(text) + [vocab["</s>"]]
+        if pair is not None:
+            ids += [vocab["</s>"]] + pieces(pair) + [vocab["</s>"]]
+        return ids, [0] * len(ids)
+
+    return tokenizer, len(vocab), encode, vocab["<pad>"]
+
+
 # ---------------------------------------------------------------- reference forward passes
 
 
@@ -323,6 +369,35 @@ def electra_forward(w, cfg, ids, type_ids, prefix):
         t = ln(F.gelu(lin(x, "generator_predictions.dense", pre="")), "generator_predictions.LayerNorm", E, pre="")
         head = w.get("generator_lm_head.weight", p("embeddings.word_embeddings.weight"))
         logits = t @ head.T + w["generator_lm_head.bias"]
+    return attentions, traces, hidden, logits
+
+
+def roberta_position_ids(ids, padding_idx):
+    """transformers' create_position_ids_from_input_ids: the non-pad ids count from padding_idx + 1, a pad
+    id takes padding_idx (and does not advance the count)."""
+    mask = (ids != padding_idx).long()
+    return torch.cumsum(mask, dim=0) * mask + padding_idx
+
+
+def roberta_forward(w, cfg, ids, prefix):
+    """RoBERTa / XLM-R: word + position (padding-aware, from padding_idx + 1) + token type 0 embeddings,
+    LayerNorm, BERT's post-LN blocks, and for RobertaForMaskedLM its head lm_head.dense, GELU (always),
+    lm_head.layer_norm, lm_head.decoder (tied unless stored) + lm_head.bias."""
+    p = lambda name: w[prefix + name]
+    d, H, eps = cfg["hidden_size"], cfg["num_attention_heads"], cfg["layer_norm_eps"]
+    ln = lambda x, base, pre=prefix: F.layer_norm(x, (d,), w[pre + base + ".weight"], w[pre + base + ".bias"], eps)
+    lin = lambda x, base, pre=prefix: x @ w[pre + base + ".weight"].T + w[pre + base + ".bias"]  # nn.Linear [out, in]
+    positions = roberta_position_ids(ids, cfg["pad_token_id"])
+    x = p("embeddings.word_embeddings.weight")[ids] + p("embeddings.position_embeddings.weight")[positions] + \
+        p("embeddings.token_type_embeddings.weight")[torch.zeros_like(ids)]
+    x = ln(x, "embeddings.LayerNorm")
+    act = {"gelu": F.gelu, "gelu_new": lambda x: F.gelu(x, approximate="tanh")}[cfg["hidden_act"]]
+    x, hidden, attentions, traces = bert_encoder(x, p, ln, lin, act, cfg["num_hidden_layers"], H)
+    logits = None
+    if "lm_head.dense.weight" in w:
+        t = ln(F.gelu(lin(x, "lm_head.dense", pre="")), "lm_head.layer_norm", pre="")
+        decoder = w.get("lm_head.decoder.weight", p("embeddings.word_embeddings.weight"))
+        logits = t @ decoder.T + w["lm_head.bias"]
     return attentions, traces, hidden, logits
 
 
@@ -485,6 +560,20 @@ ELECTRA_CASES = [
      [("Attention is all you need.", None)]),
 ]
 
+ROBERTA_CASES = [
+    # name, model_type, layers, heads, head width, intermediate, max_position_embeddings, hidden_act, dtype,
+    # prefix, MLM head, decoder weight stored, specials (their order sets pad_token_id), cases (text, pair):
+    # "<pad>" written in a text is a pad id inside the ids, which takes position padding_idx
+    ("roberta-l2-h2-k16-f32", "roberta", 2, 2, 16, 64, 40, "gelu", "F32", "roberta.", True, False, ROBERTA_SPECIALS,
+     [("The cat <mask> on the mat.", None), ("What does it see?", "A dog ran!"),
+      ("Pads<pad><pad> inside <mask>.", None)]),
+    ("xlm-roberta-l1-h4-k8-bf16", "xlm-roberta", 1, 4, 8, 48, 36, "gelu_new", "BF16", "roberta.", True, True,
+     ["<unk>", "<s>", "</s>", "<pad>"],
+     [("Attention<pad> is all <mask>.", None)]),
+    ("roberta-l1-h2-k8-f16", "roberta", 1, 2, 8, 32, 24, "gelu", "F16", "", False, False, ROBERTA_SPECIALS,
+     [("No head here.", None)]),
+]
+
 LLAMA_CASES = [
     # name, model_type, dtype, config (beyond the defaults of build_llama), texts
     ("llama-gqa-llama3-bf16", "llama", "BF16",
@@ -574,8 +663,32 @@ def build_gpt2(name, L, H, dk, inner, P, dtype, prefix, untied, texts, seed):
     return cfg, ck, tokenizer, cases
 
 
+def bert_model_weights(ck, prefix, V, P, types, L, d, inner, old_names=False):
+    """BertModel's tensors under BERT's names (BERT, RoBERTa): embeddings, encoder layers, and in checkpoints
+    with the prefix the pooler, which the runtime does not use."""
+    ck.normal(prefix + "embeddings.word_embeddings.weight", (V, d), 1.0)
+    ck.normal(prefix + "embeddings.position_embeddings.weight", (P, d), 0.5)
+    ck.normal(prefix + "embeddings.token_type_embeddings.weight", (types, d), 0.5)
+    ck.layer_norm(prefix + "embeddings.LayerNorm", d, old_names)
+    bert_encoder_weights(ck, prefix, L, d, inner, old_names)
+    if prefix:
+        ck.normal(prefix + "pooler.dense.weight", (d, d), 1 / math.sqrt(d))
+        ck.normal(prefix + "pooler.dense.bias", (d,), 0.1)
+
+
+def masked_lm_head_weights(ck, dense, norm, bias, decoder, d, E, V):
+    """A masked-LM head (BERT, DistilBERT, ELECTRA's generator, RoBERTa): dense [d -> E], its LayerNorm, the output bias, and the decoder weight [V, E] when
+    decoder names it (else tied to the word embeddings)."""
+    ck.normal(dense + ".weight", (E, d), 1 / math.sqrt(d))
+    ck.normal(dense + ".bias", (E,), 0.1)
+    ck.layer_norm(norm, E)
+    ck.normal(bias, (V,), 0.1)
+    if decoder:
+        ck.normal(decoder, (V, E), 1.0)
+
+
 def bert_encoder_weights(ck, prefix, L, d, inner, old_names=False):
-    """Random encoder layers under BERT's names (BERT, ELECTRA)."""
+    """Random encoder layers under BERT's names (BERT, ELECTRA, RoBERTa)."""
     for l in range(L):
         e = f"{prefix}encoder.layer.{l}."
         for part in ("query", "key", "value"):
@@ -592,9 +705,9 @@ def bert_encoder_weights(ck, prefix, L, d, inner, old_names=False):
 
 
 def encoder_cases(texts, encode, H, forward, segments=True):
-    """golden.json's cases of an encoder (BERT, DistilBERT, ELECTRA) over texts [(text, pair or None)]:
+    """golden.json's cases of an encoder (BERT, DistilBERT, ELECTRA, RoBERTa) over texts [(text, pair or None)]:
     forward(ids, type_ids) -> (attentions, traces, hidden, logits or None). Without segments (DistilBERT)
-    the model reads no token types: the pair's [SEP] alone tells the texts apart, and the type ids are 0."""
+    the model reads no token types: the pair's separators alone tell the texts apart, and the type ids are 0."""
     cases = []
     for text, pair in texts:
         ids, type_ids = encode(text, pair)
@@ -620,21 +733,10 @@ def build_bert(name, L, H, dk, inner, P, dtype, prefix, mlm, old_names, decoder,
            "max_position_embeddings": P, "vocab_size": V, "type_vocab_size": 2, "layer_norm_eps": 1e-12,
            "hidden_act": "gelu", "position_embedding_type": "absolute", "pad_token_id": 0}
     ck = Checkpoint(seed, dtype)
-    ck.normal(prefix + "embeddings.word_embeddings.weight", (V, d), 1.0)
-    ck.normal(prefix + "embeddings.position_embeddings.weight", (P, d), 0.5)
-    ck.normal(prefix + "embeddings.token_type_embeddings.weight", (2, d), 0.5)
-    ck.layer_norm(prefix + "embeddings.LayerNorm", d, old_names)
-    bert_encoder_weights(ck, prefix, L, d, inner, old_names)
-    if prefix:  # parts of BertForPreTraining checkpoints the runtime does not use
-        ck.normal(prefix + "pooler.dense.weight", (d, d), 1 / math.sqrt(d))
-        ck.normal(prefix + "pooler.dense.bias", (d,), 0.1)
+    bert_model_weights(ck, prefix, V, P, 2, L, d, inner, old_names)
     if mlm:
-        ck.normal("cls.predictions.transform.dense.weight", (d, d), 1 / math.sqrt(d))
-        ck.normal("cls.predictions.transform.dense.bias", (d,), 0.1)
-        ck.layer_norm("cls.predictions.transform.LayerNorm", d)
-        ck.normal("cls.predictions.bias", (V,), 0.1)
-        if decoder:
-            ck.normal("cls.predictions.decoder.weight", (V, d), 1.0)
+        masked_lm_head_weights(ck, "cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm",
+                               "cls.predictions.bias", decoder and "cls.predictions.decoder.weight", d, d, V)
     forward = lambda ids, type_ids: bert_forward(ck.w, cfg, ids, type_ids, prefix, old_names)
     return cfg, ck, tokenizer, encoder_cases(texts, encode, H, forward)
 
@@ -662,12 +764,8 @@ def build_distilbert(name, L, H, dk, inner, P, dtype, prefix, mlm, projector, te
         ck.normal(e + "ffn.lin2.bias", (d,), 0.1)
         ck.layer_norm(e + "output_layer_norm", d)
     if mlm:
-        ck.normal("vocab_transform.weight", (d, d), 1 / math.sqrt(d))
-        ck.normal("vocab_transform.bias", (d,), 0.1)
-        ck.layer_norm("vocab_layer_norm", d)
-        ck.normal("vocab_projector.bias", (V,), 0.1)
-        if projector:
-            ck.normal("vocab_projector.weight", (V, d), 1.0)
+        masked_lm_head_weights(ck, "vocab_transform", "vocab_layer_norm", "vocab_projector.bias",
+                               projector and "vocab_projector.weight", d, d, V)
     forward = lambda ids, type_ids: distilbert_forward(ck.w, cfg, ids, prefix)
     return cfg, ck, tokenizer, encoder_cases(texts, encode, H, forward, segments=False)
 
@@ -690,12 +788,8 @@ def build_electra(name, L, H, dk, inner, P, E, act, dtype, prefix, head, lm_weig
         ck.normal(prefix + "embeddings_project.bias", (d,), 0.1)
     bert_encoder_weights(ck, prefix, L, d, inner)
     if head == "generator":
-        ck.normal("generator_predictions.dense.weight", (E, d), 1 / math.sqrt(d))
-        ck.normal("generator_predictions.dense.bias", (E,), 0.1)
-        ck.layer_norm("generator_predictions.LayerNorm", E)
-        ck.normal("generator_lm_head.bias", (V,), 0.1)
-        if lm_weight:
-            ck.normal("generator_lm_head.weight", (V, E), 1.0)
+        masked_lm_head_weights(ck, "generator_predictions.dense", "generator_predictions.LayerNorm",
+                               "generator_lm_head.bias", lm_weight and "generator_lm_head.weight", d, E, V)
     else:
         ck.normal("discriminator_predictions.dense.weight", (d, d), 1 / math.sqrt(d))
         ck.normal("discriminator_predictions.dense.bias", (d,), 0.1)
@@ -703,6 +797,25 @@ def build_electra(name, L, H, dk, inner, P, E, act, dtype, prefix, head, lm_weig
         ck.normal("discriminator_predictions.dense_prediction.bias", (1,), 0.1)
     forward = lambda ids, type_ids: electra_forward(ck.w, cfg, ids, type_ids, prefix)
     return cfg, ck, tokenizer, encoder_cases(texts, encode, H, forward)
+
+
+def build_roberta(name, model_type, L, H, dk, inner, P, act, dtype, prefix, mlm, decoder, specials, texts, seed):
+    d = H * dk
+    tokenizer, V, encode, pad = roberta_tokenizer(specials)
+    cfg = {"model_type": model_type,
+           "architectures": ["RobertaForMaskedLM" if mlm else "RobertaModel"] if model_type == "roberta"
+           else ["XLMRobertaForMaskedLM" if mlm else "XLMRobertaModel"],
+           "num_hidden_layers": L, "num_attention_heads": H, "hidden_size": d, "intermediate_size": inner,
+           "max_position_embeddings": P, "vocab_size": V, "type_vocab_size": 1, "layer_norm_eps": 1e-5,
+           "hidden_act": act, "position_embedding_type": "absolute", "pad_token_id": pad,
+           "bos_token_id": encode("")[0][0], "eos_token_id": encode("")[0][-1]}
+    ck = Checkpoint(seed, dtype)
+    bert_model_weights(ck, prefix, V, P, 1, L, d, inner)
+    if mlm:
+        masked_lm_head_weights(ck, "lm_head.dense", "lm_head.layer_norm", "lm_head.bias",
+                               decoder and "lm_head.decoder.weight", d, d, V)
+    forward = lambda ids, type_ids: roberta_forward(ck.w, cfg, ids, prefix)
+    return cfg, ck, tokenizer, encoder_cases(texts, encode, H, forward, segments=False)
 
 
 def causal_cases(forward, w, cfg, texts, H, encode):
@@ -811,6 +924,8 @@ def main():
         save(case[0], *build_distilbert(*case, seed=250 + seed))
     for seed, case in enumerate(ELECTRA_CASES):
         save(case[0], *build_electra(*case, seed=270 + seed))
+    for seed, case in enumerate(ROBERTA_CASES):
+        save(case[0], *build_roberta(*case, seed=290 + seed))
     for seed, case in enumerate(LLAMA_CASES):
         save(case[0], *build_llama(*case, seed=300 + seed))
     for seed, case in enumerate(NEOX_CASES):

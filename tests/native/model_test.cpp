@@ -156,6 +156,33 @@ TEST_CASE("ELECTRA refuses a decoder or relative-position config, as BERT does")
                        std::invalid_argument);
 }
 
+// RoBERTa's positions start after pad_token_id: the table's first pad + 1 rows are no token's.
+TEST_CASE("RoBERTa: positions past pad_token_id, a pad_token_id that leaves none refused") {
+  json config = json::parse(read_model_directory(model_dir("roberta-l2-h2-k16-f32")).config_json);  // 40 rows, pad 1
+  ModelConfig c = parse_config(config.dump());
+  CHECK(c.family_name == "RoBERTa");
+  CHECK(c.position_padding_idx == 1);
+  CHECK(c.positions == 38);
+  CHECK(c.position_table_rows() == 40);
+  CHECK_FALSE(c.segment_input);
+  config.erase("pad_token_id");  // RobertaConfig's default
+  CHECK(parse_config(config.dump()).position_padding_idx == 1);
+  config["model_type"] = "xlm-roberta";
+  config["pad_token_id"] = 3;
+  c = parse_config(config.dump());
+  CHECK(c.family_name == "XLM-RoBERTa");
+  CHECK(c.positions == 36);
+  config["pad_token_id"] = 39;  // no row left for a token
+  CHECK_THROWS_WITH_AS(parse_config(config.dump()), doctest::Contains("\"pad_token_id\" 39 must be a token id"),
+                       std::invalid_argument);
+  config["pad_token_id"] = 261;  // outside the 261-token vocabulary
+  CHECK_THROWS_WITH_AS(parse_config(config.dump()), doctest::Contains("\"pad_token_id\" 261"), std::invalid_argument);
+  config["pad_token_id"] = 1;
+  config["position_embedding_type"] = "relative_key";  // BertConfig's keys, read as BERT reads them
+  CHECK_THROWS_WITH_AS(parse_config(config.dump()), doctest::Contains("only \"absolute\" is supported"),
+                       std::invalid_argument);
+}
+
 // transformers loads a config whose stop token lies outside a small vocabulary
 // (GPT-2's default eos_token_id 50256): so do we; such a token never stops generation.
 TEST_CASE("a stop token outside the vocabulary loads, as transformers loads it") {
@@ -224,7 +251,7 @@ TEST_CASE("bad requests get specific errors") {
   req.mask_positions = {5};
   CHECK(error(bert, req).find("mask position 5 is outside 0..1") != std::string::npos);
   CHECK(error(bert_no_head, req).find("no masked-LM head") != std::string::npos);
-  CHECK(error(gpt2, req).find("mask positions are for BERT") != std::string::npos);
+  CHECK(error(gpt2, req).find("mask positions are for encoders") != std::string::npos);
   req.mask_positions.clear();
   req.attention_mask = {1};
   CHECK(error(bert, req).find("attention mask has 1 entries for 2 tokens") != std::string::npos);

@@ -38,8 +38,8 @@ TEST_CASE("run(text [, pair]) gives the golden ids and the golden attention") {
       CAPTURE(text);
       const RunResult r = model.run(text, pair ? std::optional<std::string_view>(*pair) : std::nullopt, ForwardRequest{});
       CHECK(r.encoding.ids() == c["ids"].get<std::vector<std::int32_t>>());
-      // The segment ids the model reads (BERT's); DistilBERT reads none, whatever its tokenizer writes.
-      if (model.model().config().type_vocab_size >= 2) CHECK(r.encoding.type_ids() == c["type_ids"].get<std::vector<std::int32_t>>());
+      // The segment ids the model reads (BERT's, ELECTRA's); DistilBERT and RoBERTa read none, whatever their tokenizers write.
+      if (model.model().config().segment_input) CHECK(r.encoding.type_ids() == c["type_ids"].get<std::vector<std::int32_t>>());
       CHECK_FALSE(r.truncated);
       std::vector<double> want;
       flatten(c["attentions"], want);
@@ -68,6 +68,33 @@ TEST_CASE("[MASK] positions are found and filled; top-k for GPT-2 at every posit
   CHECK(g.top_k_displays.size() == 3 * g.encoding.tokens.size());
   CHECK(g.top_k_displays.back() == gpt.tokenizer()->display(g.forward.top_k.back().ids.back()));
   CHECK(g.mask_positions.empty());
+}
+
+TEST_CASE("RoBERTa: <mask> positions are filled, a pair reads segment 0, text is cut at its 38 positions") {
+  const TextModel roberta = load("roberta-l2-h2-k16-f32");  // 40 position rows, pad_token_id 1
+  CHECK(roberta.mask_token() == std::optional<std::string>("<mask>"));
+  CHECK(load("bert-l2-h2-k32-f32").mask_token() == std::optional<std::string>("[MASK]"));
+  CHECK_FALSE(load("gpt2-l4-h4-k8-bf16").mask_token());
+  ForwardRequest options;
+  options.top_k = 3;
+  const RunResult r = roberta.run("The cat <mask> on the mat.", std::nullopt, options);
+  REQUIRE(r.mask_positions == std::vector<int>{8});  // <s> T h e ␣ c a t <mask>: the space went into <mask> (lstrip)
+  CHECK(r.forward.top_k.size() == 1);
+
+  ForwardRequest pair_request;
+  pair_request.top_k = 3;
+  ForwardRequest inputs = pair_request;
+  const Encoding pair = roberta.tokenizer()->encode("What?", std::string_view("<mask>!"));
+  roberta.set_text_inputs(pair, inputs);
+  CHECK(inputs.ids == pair.ids());
+  CHECK(inputs.type_ids.empty());  // transformers' RoBERTa tokenizers give no token_type_ids
+  CHECK(inputs.mask_positions == std::vector<int>{8});  // <s> W h a t ? </s> </s> <mask>
+  CHECK_NOTHROW(roberta.run("What?", std::string_view("<mask>!"), pair_request));
+
+  const RunResult long_text = roberta.run(std::string(50, 'a'), std::nullopt, ForwardRequest{});
+  CHECK(long_text.truncated);
+  CHECK(long_text.encoding.tokens.size() == 38);
+  CHECK(long_text.encoding.tokens.back().piece == "</s>");
 }
 
 TEST_CASE("a predicted id past the tokenizer's vocabulary (a padded embedding row) is named, not an error") {
@@ -106,7 +133,7 @@ TEST_CASE("run() errors are readable") {
   ForwardRequest with_ids;
   with_ids.ids = {1, 2};
   CHECK_THROWS_WITH_AS(gpt.run("a", std::nullopt, with_ids),
-                       "a run on text takes its ids, type ids, attention mask and [MASK] positions from the text", std::invalid_argument);
+                       "a run on text takes its ids, type ids, attention mask and mask positions from the text", std::invalid_argument);
   CHECK_THROWS_WITH_AS(gpt.run("a", std::string_view("b"), ForwardRequest{}), "GPT-2 models take one text, not a pair",
                        std::invalid_argument);
   const ModelFiles files = read_model_directory(model_dir("gpt2-l4-h4-k8-bf16"));

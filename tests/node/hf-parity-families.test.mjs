@@ -1,12 +1,12 @@
 // Parity of the WASM tokenizer with Hugging Face's Rust tokenizers for the
-// tokenizer.json shapes of Llama 3, Qwen2, SmolLM2, Pythia, Llama 2 /
+// tokenizer.json shapes of Llama 3, Qwen2, SmolLM2, Pythia, RoBERTa, Llama 2 /
 // TinyLlama / Mistral, T5 / Marian's Unigram and GPT-4o's o200k pattern
 // (tests/tokenizer/families.mjs), on the >= 1 MB parity corpus: ids,
 // code-point offsets and decode, zero mismatches (hf-parity.mjs). Every Split
 // behaviour and normalizer: hf-parity-sweeps.test.mjs.
 import { test } from 'node:test';
 import * as families from '../tokenizer/families.mjs';
-import { assertParity, lines } from './hf-parity.mjs';
+import { assertParity, corpus, lines } from './hf-parity.mjs';
 
 test('Llama 3 shape (Split cl100k, ByteLevel without regex, ignore_merges, [ByteLevel, template])', () => assertParity('llama3', families.llama3(), { offsets: false }));
 test('Qwen2 shape (NFC, Split Qwen2)', () => assertParity('qwen2', families.qwen2(), { offsets: false }));
@@ -14,6 +14,12 @@ test('o200k pattern', () => assertParity('o200k', families.o200k(), { offsets: f
 test('SmolLM2 shape (Digits, ByteLevel)', () => assertParity('smollm2', families.smollm2(), { offsets: false }));
 test('Pythia shape (NFC, ByteLevel)', () => assertParity('pythia', families.pythia(), { offsets: false }));
 test('GPT-2 regex as an explicit Split, ByteLevel add_prefix_space', () => assertParity('gpt2 split', families.gpt2Split(), { offsets: false }));
+test('RoBERTa shape (ByteLevel, <mask> taking the spaces before it, RobertaProcessing), with masks and pads written in the text', () => {
+  // Every 40th word replaced by <mask> (after one, two or no spaces) and a few by <pad>, as readers write them.
+  let n = 0;
+  const text = corpus.replace(/ +\S+/g, (word) => (++n % 40 === 0 ? `${' '.repeat(n % 3)}<mask>` : n % 97 === 0 ? '<pad>' : word));
+  return assertParity('roberta', families.roberta(), { text, offsets: false }); // ours are never trimmed (cpp/README.md)
+});
 test('Llama 2 / TinyLlama shape (Prepend, Replace, byte fallback, decoders)', () => assertParity('llama2', families.llama2()));
 test('Llama 2 shape without byte fallback: fused unknowns', () => assertParity('llama2 unk', families.llama2Unknowns()));
 test('Metaspace pre-tokenizer and decoder, each prepend scheme and split', async () => {

@@ -37,6 +37,28 @@ test('run(text) gives the golden ids, offsets that cover the text, and PyTorch\'
   }
 });
 
+test('RoBERTa: config.maskToken is <mask>, its positions are filled; a pair ranks its heads without segment ids', async () => {
+  const roberta = await engine.loadModel(modelFiles('roberta-l2-h2-k16-f32'));
+  try {
+    assert.equal(roberta.config.maskToken, '<mask>');
+    assert.equal(roberta.config.segmentInput, false);
+    const r = roberta.run('The cat <mask> on the mat.', { topK: 5 });
+    assert.deepEqual([...r.maskPositions], [8]);
+    assert.deepEqual(r.topK.shape, [1, 5]);
+    const pair = roberta.run('What?', { textB: 'A <mask>!', topK: 2 });
+    assert.deepEqual(pair.tokens.map((t) => t.display).slice(0, 9), ['<s>', 'W', 'h', 'a', 't', '?', '</s>', '</s>', 'A']);
+    // The ranking reads the pair as the run did: segment 0 throughout (typeIds would be refused: one token type).
+    const ranking = roberta.rankHeads(pair.tokens.map((t) => t.id), { maskPositions: [...pair.maskPositions] });
+    assert.equal(ranking.heads.length, 4);
+  } finally {
+    roberta.dispose();
+  }
+  const bert = await engine.loadModel(modelFiles('bert-l2-h2-k32-f32'));
+  assert.equal(bert.config.maskToken, '[MASK]');
+  assert.equal(bert.config.segmentInput, true);
+  bert.dispose();
+});
+
 test('[MASK] positions are filled; long text is truncated and says so', async () => {
   const bert = await engine.loadModel(modelFiles('bert-l2-h2-k32-f32'));
   const r = bert.run('The cat [MASK] on the mat.', { topK: 5 });

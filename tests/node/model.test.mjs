@@ -84,7 +84,7 @@ test('model.config describes the architecture', async () => {
   const model = await engine.loadModel(modelFiles('bert-l2-h2-k32-f32'));
   assert.deepEqual({ ...model.config }, {
     modelType: 'bert', layers: 2, heads: 2, kvHeads: 2, width: 64, headWidth: 32, inner: 128, positions: 24,
-    vocabSize: 28, typeVocabSize: 2, causal: false, hasMlmHead: true, parameters: 74844,
+    vocabSize: 28, typeVocabSize: 2, segmentInput: true, causal: false, hasMlmHead: true, maskToken: '[MASK]', parameters: 74844,
   });
   assert.equal(JSON.parse(model.tokenizerJson).model.type, 'WordPiece');
   model.dispose();
@@ -129,7 +129,7 @@ test('bad requests and disposed models raise AttnplayError; the engine stays usa
     [[1, 2.5], {}, /ids: 2.5 at index 1 is not a 32-bit integer/],
     [Array(17).fill(1), {}, /17 tokens are more than the model's 16 positions/],
     [[1, 2], { trace: { layer: 3, head: 0 } }, /does not exist/],
-    [[1, 2], { maskPositions: [0] }, /mask positions are for BERT/],
+    [[1, 2], { maskPositions: [0] }, /mask positions are for encoders/],
     [[1, 2], { trace: { part: 'cross', layer: 0, head: 0 } }, /the traced head names the part 'cross', but GPT-2 has one attention/],
     [[1, 2], { ablate: [{ part: 'encoder', layer: 0, head: 0 }] }, /an ablated head names the part 'encoder'/],
     [[1, 2], { sourceIds: [1] }, /source ids are for encoder-decoders/],

@@ -6,8 +6,8 @@
 // byte fallback) for the Llama 2 / TinyLlama / Mistral shapes, and a Unigram
 // vocabulary trained by SentencePiece for T5 / Marian shapes. The sections
 // follow the hub files of meta-llama/Llama-3.2-1B, Qwen/Qwen2.5-0.5B,
-// HuggingFaceTB/SmolLM2-135M, EleutherAI/pythia-160m, TinyLlama-1.1B and
-// Mistral-7B-v0.3; their vocabularies and added tokens are small stand-ins.
+// HuggingFaceTB/SmolLM2-135M, EleutherAI/pythia-160m, FacebookAI/roberta-base,
+// TinyLlama-1.1B and Mistral-7B-v0.3; their vocabularies and added tokens are small stand-ins.
 import { readFileSync } from 'node:fs';
 import { gpt2TokenizerJson } from './fixtures.mjs';
 
@@ -79,6 +79,21 @@ export function pythia() {
 /** GPT-2's regex written as an explicit Split, plus the ByteLevel pre-tokenizer's own prefix space. */
 export function gpt2Split() {
   return withGpt2({ pre_tokenizer: { type: 'Sequence', pretokenizers: [split({ Regex: regex.gpt2 }), byteLevel({ use_regex: false, add_prefix_space: true })] } });
+}
+
+/**
+ * RoBERTa (FacebookAI/roberta-base's shape): ByteLevel, the specials <s> <pad> </s> <unk> and <mask>
+ * (lstrip: it takes the spaces before it, so "a <mask>" reads as "a" + <mask>), RobertaProcessing
+ * <s> A </s> (</s> B </s>).
+ */
+export function roberta() {
+  return withGpt2({
+    added_tokens: [added(50257, '<s>'), added(50258, '<pad>'), added(50259, '</s>'), added(50260, '<unk>'),
+      { ...added(50261, '<mask>'), lstrip: true }],
+    pre_tokenizer: byteLevel(),
+    post_processor: { type: 'RobertaProcessing', sep: ['</s>', 50259], cls: ['<s>', 50257], trim_offsets: true, add_prefix_space: false },
+    decoder: byteLevel(),
+  });
 }
 
 /** Every Split behaviour on a String pattern, inverted or not, before ByteLevel. */

@@ -190,7 +190,7 @@ const METHODS = {
     }
     const { tokens, maskPositions } = model.run(options.text, { textB: options.textB });
     const ranking = model.rankHeads(tokens.map((t) => t.id), {
-      typeIds: tokens.map((t) => t.typeId), maskPositions: model.config.causal ? undefined : [...maskPositions], ablation: options.ablation,
+      typeIds: model.config.segmentInput ? tokens.map((t) => t.typeId) : undefined, maskPositions: model.config.causal ? undefined : [...maskPositions], ablation: options.ablation,
     });
     return { ...ranking, ms: performance.now() - started };
   },

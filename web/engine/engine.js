@@ -312,9 +312,12 @@ class Bound {
 }
 
 /**
- * A loaded model (GPT-2, BERT, Llama, Mistral, Qwen2/3, GPT-NeoX). Holds WASM memory until dispose().
+ * A loaded model (GPT-2, BERT, DistilBERT, ELECTRA, RoBERTa / XLM-R, Llama, Mistral, Qwen2/3, GPT-NeoX). Holds WASM memory until dispose().
  * config: { modelType, layers, heads, kvHeads, width, headWidth, inner, positions,
- *           vocabSize, typeVocabSize, causal, hasMlmHead, parameters }
+ *           vocabSize, typeVocabSize, segmentInput (BERT, ELECTRA: a pair's typeIds are an
+ *           input; RoBERTa and DistilBERT read segment 0 throughout), causal, hasMlmHead,
+ *           maskToken ('[MASK]', '<mask>' or null: what a text writes where an encoder predicts),
+ *           parameters }
  * tokenizerFile: the bytes of its tokenizer.json or tokenizer.model (for
  *   engine.loadTokenizer), or null when there was none;
  * tokenizerJson: the text of tokenizer.json, or null when there was none;
@@ -353,7 +356,7 @@ export class TextModel extends Bound {
    *   tokenLoss (options.tokenLoss): Float32Array, -log p(true token): [T - 1]
    *     (causal: position i predicting ids[i + 1]) or [maskPositions] (BERT,
    *     against options.maskLabels, one true id per mask position).
-   * options.typeIds: BERT segment ids [T]; options.attentionMask: [T], 0 = padding key.
+   * options.typeIds: segment ids [T] where config.segmentInput (BERT, ELECTRA); options.attentionMask: [T], 0 = padding key.
    * options.ablate: heads to knock out, [{ layer, head }] (0-based; a query head
    *   under grouped-query attention); options.ablation: 'zero' (default: the
    *   head's output before the output projection set to zero) or 'mean' (set,
@@ -364,16 +367,16 @@ export class TextModel extends Bound {
   }
 
   /**
-   * Tokenizes text (and an optional second text, BERT) with the model's
+   * Tokenizes text (and an optional second text, encoders) with the model's
    * tokenizer.json and runs every layer. Returns what forward() returns plus
    *   tokens: [{ id, piece, display, start, end, byteStart, byteEnd, typeId, segment, special }]
    *     (start/end: UTF-16 offsets into the text of `segment`, 0 = text, 1 = textB, -1 = added);
-   *   maskPositions: Int32Array (BERT: [MASK] tokens; topK rows follow them);
+   *   maskPositions: Int32Array (encoders: config.maskToken's tokens; topK rows follow them);
    *   topK.displays (with options.topK): the display string of each top-k id, row by
    *     row [N * k], named by the model's tokenizer as the tokens are;
    *   truncated, inputTokens: whether the text had more tokens than the model's positions.
-   *   tokenLoss (options.tokenLoss): as forward()'s; for BERT at the [MASK]
-   *     tokens against options.maskLabels (one id per [MASK], in order).
+   *   tokenLoss (options.tokenLoss): as forward()'s; for an encoder at the mask
+   *     tokens against options.maskLabels (one id per mask token, in order).
    * options: { textB } and forward()'s options but the ones the text gives
    *   (ids, typeIds, attentionMask, maskPositions).
    */

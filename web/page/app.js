@@ -20,7 +20,7 @@ import { exportCaption, framedCanvas, framedSvg, quotedText } from '../export/ex
 import { WIDGET_VIEWS, attentionPage } from '../export/page-export.js';
 import { viewSnapshotPage } from '../export/view-snapshot.js';
 import { headColour } from '../ui/palette.js';
-import { marksNote } from '../ui/token-marks.js';
+import { marksNote, maskHint } from '../ui/token-marks.js';
 import { LENS_TOP_K, RunLoop, ablateIds, isPair, loadingText, rankHeads, runText, traceHead } from '../run/run-loop.js';
 import { PartPicker } from '../ui/attention-parts.js';
 import { ablationFrame, rankTranslationHeads, runTranslation, traceTranslation, translationAblation, translationLens } from '../run/translation-run.js';
@@ -418,7 +418,7 @@ function renderPredictions(r) {
   if (!r.predictions.length) {
     panel.replaceChildren(h('p', { class: 'hint' }, model.config.causal
       ? 'Next-token predictions appear here.'
-      : 'Write [MASK] in the text to see what the model fills in.'));
+      : `${maskHint(model.config.hasMlmHead ? model.config.maskToken : null)}.`));
     return;
   }
   const locked = store.state.token;
@@ -426,7 +426,7 @@ function renderPredictions(r) {
     ? r.predictions.filter((p) => (locked === null ? p.position === tokens.length - 1 : p.position === locked))
     : r.predictions;
   panel.replaceChildren(...rows.map((p) => h('figure', { class: 'prediction' },
-    h('figcaption', {}, model.config.causal ? `After “${tokens[p.position].display}”` : `[MASK] at token ${p.position + 1}`),
+    h('figcaption', {}, model.config.causal ? `After “${tokens[p.position].display}”` : `${model.config.maskToken} at token ${p.position + 1}`),
     h('ol', {}, p.top.map((item) => h('li', {},
       h('span', { class: 'prediction-token' }, item.display),
       h('span', { class: 'prediction-bar', style: `width: ${(item.probability * 100).toFixed(1)}%` }),

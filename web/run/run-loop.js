@@ -64,7 +64,7 @@ export async function runText(client, key, config, { text, textB = '', ablate = 
   } catch (error) {
     throw new Error(`Cannot run the model on this text: ${error.message}`);
   }
-  const result = { tokens: raw.tokens, attentions: raw.attentions, texts: pair ? [text, textB] : [text], causal: config.causal, modelType: config.modelType, kvHeads: config.kvHeads, lens: raw.lens ?? null };
+  const result = { tokens: raw.tokens, attentions: raw.attentions, texts: pair ? [text, textB] : [text], causal: config.causal, maskToken: config.hasMlmHead ? config.maskToken : null, modelType: config.modelType, kvHeads: config.kvHeads, lens: raw.lens ?? null };
   if (compare) result.ablation = comparison(raw, heads, ablation);
   const outside = ablate.length - heads.length;
   const ablationNote = outside ? `${outside} ablated head${outside > 1 ? 's are' : ' is'} not in this model (${config.layers} layers × ${config.heads} heads) and ${outside > 1 ? 'were' : 'was'} left out.` : '';

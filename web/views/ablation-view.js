@@ -3,7 +3,7 @@
 // reruns the model: every view then shows the ablated model's attention), a
 // picker sets zero or mean ablation, and the view draws from the run's
 // comparison (run-loop.js's result.ablation): the predictions at the locked
-// token (causal: else the last token; BERT: each [MASK]) before → after with
+// token (causal: else the last token; encoders: each mask token) before → after with
 // each token's probability shift, and every token's loss change as a
 // coloured strip with a legend. "Most important heads" asks the page for the
 // ranking (a 'rank-request' event; the page sets `ranking`), shown in the
@@ -19,6 +19,7 @@
 import { ABLATION_MODES, headKey, headName, lossChanges, meanLoss, predictionShift, rankingKey, toggleHead } from '../attention/ablation.js';
 import { h, replaceKeepingFocus } from '../ui/dom.js';
 import { StoreBound } from '../ui/store-bound.js';
+import { maskHint } from '../ui/token-marks.js';
 
 const PART_CAPTIONS = { encoder: 'Encoder self-attention', decoder: 'Decoder self-attention', cross: 'Cross-attention' };
 const MODE_LABELS = { zero: 'Zero (output set to 0)', mean: 'Mean (output set to its mean over the text)' };
@@ -144,19 +145,19 @@ export class AblationView extends StoreBound {
         `${comparison.leftOut} head${comparison.leftOut === 1 ? '' : 's'} in the link ${comparison.leftOut === 1 ? 'is' : 'are'} not in this model (a head is PART:LAYER:HEAD, PART encoder, decoder or cross) and ${comparison.leftOut === 1 ? 'was' : 'were'} left out.`) : null);
   }
 
-  // Causal: the locked token's row (else the last); BERT: every [MASK].
+  // Causal: the locked token's row (else the last); encoders: every mask token.
   #predictions(comparison, state) {
     const { before, after } = comparison;
     const tokens = this.#result.tokens;
     if (before.predictions.length === 0) {
-      return h('p', { class: 'hint ablation-predictions' }, this.#result.causal ? 'No predictions.' : 'Write [MASK] in the text to see what the model fills in, with and without the heads.');
+      return h('p', { class: 'hint ablation-predictions' }, this.#result.causal ? 'No predictions.' : `${maskHint(this.#result.maskToken)}, with and without the heads.`);
     }
     const seq2seq = this.#seq2seq;
     const locked = state.token !== null && state.token < tokens.length ? state.token : tokens.length - 1;
     const wanted = seq2seq ? [this.#shownTargetRow(comparison)] : this.#result.causal ? [locked] : before.predictions.map((p) => p.position);
     const rows = before.predictions.map((p, i) => [p, after.predictions[i]]).filter(([p]) => wanted.includes(p.position));
     const caption = (position) => (seq2seq ? `Target token ${position + 1} (“${tokens[position].display}”): what the decoder predicted there`
-      : this.#result.causal ? `Next token after “${tokens[position].display}” (token ${position + 1})` : `[MASK] at token ${position + 1}`);
+      : this.#result.causal ? `Next token after “${tokens[position].display}” (token ${position + 1})` : `${this.#result.maskToken} at token ${position + 1}`);
     return h('div', { class: 'ablation-predictions' }, rows.map(([b, a]) => h('table', { class: 'ablation-shift' },
       h('caption', {}, caption(b.position)),
       h('tr', {}, h('th', { scope: 'col' }, 'token'), h('th', { scope: 'col' }, 'before'), h('th', { scope: 'col' }, 'after'), h('th', { scope: 'col' }, 'shift')),
@@ -186,7 +187,7 @@ export class AblationView extends StoreBound {
     const mean = meanLoss(changes);
     const seq2seq = this.#seq2seq;
     const what = seq2seq ? 'each target token (teacher-forced: given the source and the target before it; click one for its predictions)'
-      : this.#result.causal ? 'each token (predicted from the ones before it)' : 'each [MASK] (against the intact model’s top prediction)';
+      : this.#result.causal ? 'each token (predicted from the ones before it)' : `each ${this.#result.maskToken} (against the intact model’s top prediction)`;
     const shown = seq2seq ? this.#shownTargetRow(comparison) : null;
     return h('figure', { class: 'ablation-loss' },
       h('figcaption', {}, `Loss of ${what}: mean ${mean.before.toFixed(3)} → ${mean.after.toFixed(3)} nats (${signed(mean.after - mean.before, 3)})`),

@@ -72,7 +72,7 @@ export class GenerationPanel extends StoreBound {
     this.#syncDisabled();
     if (engine && !engine.config.causal) this.#note.textContent = engine.config.encoderDecoder
       ? 'A translation model writes its translation token by token: see the Decoding view.'
-      : 'This model reads the whole text at once (it fills in [MASK] tokens) and cannot continue a text: generation needs a causal (GPT-style) model.';
+      : `This model reads the whole text at once (it fills in ${engine.config.maskToken ?? 'mask'} tokens) and cannot continue a text: generation needs a causal (GPT-style) model.`;
     else if (this.store?.state.gen) this.#start();
   }
 

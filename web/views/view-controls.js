@@ -40,7 +40,7 @@ export class ViewControls extends StoreBound {
         h('output', { name: 'prune-value' })),
       this.#pairs ? h('label', {}, 'Sentences ', h('select', { name: 'filter', onchange: (e) => set({ filter: e.target.value }) },
         Object.entries(FILTER_LABELS).map(([value, label]) => h('option', { value }, label)))) : null,
-      h('label', { title: 'Drop the special tokens the tokenizer adds around the text ([CLS], [SEP]; a [MASK] you write stays) and renormalise each row over the other tokens' },
+      h('label', { title: 'Drop the special tokens the tokenizer adds around the text ([CLS] and [SEP], <s> and </s>; a [MASK] or <mask> you write stays) and renormalise each row over the other tokens' },
         h('input', { type: 'checkbox', name: 'hideSpecial', onchange: (e) => set({ hideSpecial: e.target.checked }) }), ' hide special tokens (rows renormalised)'),
       h('label', { title: 'Weight from word A to word B = mean over A\'s pieces of the sum over B\'s pieces' },
         h('input', { type: 'checkbox', name: 'words', onchange: (e) => set({ words: e.target.checked }) }), ' words, not sub-word tokens (sum over key pieces, mean over query pieces)'),

@@ -4,7 +4,8 @@
 // intermediate, output}; the masked-LM head cls.predictions.*, LayerNorm as
 // weight/bias or gamma/beta), and its forward recipe: learned positions and
 // token types, embedding LayerNorm, post-LN blocks read both ways, the
-// masked-LM head at the mask positions.
+// masked-LM head at the mask positions; the recipe (bert_encoder_forward) is
+// the other encoder families' too.
 #include <string>
 
 #include "model/config_fields.h"
@@ -25,23 +26,13 @@ ModelConfig read_bert_config(const nlohmann::json& j, const std::string& /*model
 
 ModelWeights load_bert_weights(const ModelConfig& c, const Checkpoint& st) {
   Reader r = base_model_reader(st, "bert.", "embeddings.word_embeddings.weight", c);
-  const std::int64_t d = c.width, V = c.vocab_size;
+  const std::int64_t d = c.width;
   ModelWeights w;
   w.qkv_layout = QkvLayout::separate;
-  w.token_embedding = r.out_by_in("embeddings.word_embeddings.weight", V, d);
-  w.position_embedding = r.out_by_in("embeddings.position_embeddings.weight", c.positions, d);
-  w.type_embedding = r.out_by_in("embeddings.token_type_embeddings.weight", c.type_vocab_size, d);
-  w.embedding_norm = r.layer_norm("embeddings.LayerNorm", d);
+  read_bert_embeddings(r, c, d, w);
   for (int l = 0; l < c.layers; ++l) w.blocks.push_back(read_bert_encoder_layer(r, l, d, c.inner));
-  if (st.contains("cls.predictions.transform.dense.weight")) {
-    w.has_mlm_head = true;
-    w.mlm.transform = r.linear("cls.predictions.transform.dense", d, d, true);
-    w.mlm.norm = r.layer_norm("cls.predictions.transform.LayerNorm", d);
-    w.mlm.bias = r.vector(st.contains("cls.predictions.bias") ? "cls.predictions.bias" : "cls.predictions.decoder.bias", V);
-    if (st.contains("cls.predictions.decoder.weight")) {
-      w.output_embedding = r.out_by_in("cls.predictions.decoder.weight", V, d);
-    }
-  }
+  read_masked_lm_head(r, {"cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm", "cls.predictions.bias",
+                          "cls.predictions.decoder.bias", "cls.predictions.decoder.weight"}, c, d, w);
   // Parts of BERT checkpoints this runtime does not use: the pooler, the
   // next-sentence head, the position-id buffer, the decoder's copy of the bias.
   r.reject_unused(R"((bert\.)?(pooler\..*|embeddings\.position_ids)|cls\.seq_relationship\..*|)"
@@ -49,23 +40,24 @@ ModelWeights load_bert_weights(const ModelConfig& c, const Checkpoint& st) {
   return w;
 }
 
-void bert_forward(ForwardPass& p, const ModelWeights& w) {
-  Matrix h = p.embed();          // [T, d] word embeddings
-  p.add_learned_positions(h);    // [T, d] + position embeddings
-  p.add_token_types(h);          // [T, d] + token type embeddings
+}  // namespace
+
+void bert_encoder_forward(ForwardPass& p, const ModelWeights& w) {
+  Matrix h = p.embed();          // [T, E] word embeddings (E = d but for ELECTRA)
+  p.add_learned_positions(h);    // [T, E] + position embeddings (RoBERTa's from padding_idx + 1)
+  p.add_token_types(h);          // [T, E] + token type embeddings (none in DistilBERT)
   h = p.norm(h, w.embedding_norm);
+  if (!w.embedding_projection.empty()) h = p.project_embeddings(h);  // ELECTRA: [T, E] -> [T, d]
   p.record_hidden(h);
   for (int l = 0; l < static_cast<int>(w.blocks.size()); ++l) {
     const BlockWeights& b = w.blocks[static_cast<std::size_t>(l)];
     h = p.norm(h + p.attention(h, b, l), b.attention_norm);  // [T, d] LN(h + attn(h))
-    h = p.norm(h + p.mlp(h, b), b.mlp_norm);                 // [T, d] LN(h + mlp(h)), GELU
+    h = p.norm(h + p.mlp(h, b), b.mlp_norm);                 // [T, d] LN(h + mlp(h))
     p.record_hidden(h);
   }
-  p.masked_lm_head(h);  // [M, V]
+  p.masked_lm_head(h);  // [M, V] at the mask positions
 }
 
-}  // namespace
-
-extern const ModelFamily bert_family{{"bert"}, read_bert_config, load_bert_weights, bert_forward};
+extern const ModelFamily bert_family{{"bert"}, read_bert_config, load_bert_weights, bert_encoder_forward};
 
 }  // namespace attnplay

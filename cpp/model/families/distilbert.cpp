@@ -4,13 +4,12 @@
 // transformer.layer.N.{attention.{q,k,v,out}_lin, sa_layer_norm, ffn.lin1,
 // ffn.lin2, output_layer_norm}; the masked-LM head vocab_transform,
 // vocab_layer_norm, vocab_projector), and its forward recipe: BERT's
-// post-LN encoder without token types (every LayerNorm at eps 1e-12, as
+// (bert_encoder_forward) without token types (every LayerNorm at eps 1e-12, as
 // transformers builds them whatever the config says).
 #include <string>
 
 #include "model/config_fields.h"
 #include "model/family.h"
-#include "model/forward_pass.h"
 #include "model/weight_reader.h"
 
 namespace attnplay {
@@ -56,37 +55,16 @@ ModelWeights load_distilbert_weights(const ModelConfig& c, const Checkpoint& st)
     b.mlp_norm = r.layer_norm(p + "output_layer_norm", d);
     w.blocks.push_back(std::move(b));
   }
-  if (st.contains("vocab_transform.weight")) {
-    w.has_mlm_head = true;
-    w.mlm.transform = r.linear("vocab_transform", d, d, true);
-    w.mlm.norm = r.layer_norm("vocab_layer_norm", d);
-    w.mlm.bias = r.vector("vocab_projector.bias", V);
-    // Tied to the word embeddings; a checkpoint may store the copy.
-    if (st.contains("vocab_projector.weight")) w.output_embedding = r.out_by_in("vocab_projector.weight", V, d);
-  }
+  read_masked_lm_head(r, {"vocab_transform", "vocab_layer_norm", "vocab_projector.bias", "vocab_projector.bias",
+                          "vocab_projector.weight"}, c, d, w);
   // The position-id buffer some exports include.
   r.reject_unused(R"((distilbert\.)?embeddings\.position_ids)");
   return w;
 }
 
-// As BERT's recipe (families/bert.cpp) without token types.
-void distilbert_forward(ForwardPass& p, const ModelWeights& w) {
-  Matrix h = p.embed();          // [T, d] word embeddings
-  p.add_learned_positions(h);    // [T, d] + position embeddings
-  h = p.norm(h, w.embedding_norm);
-  p.record_hidden(h);
-  for (int l = 0; l < static_cast<int>(w.blocks.size()); ++l) {
-    const BlockWeights& b = w.blocks[static_cast<std::size_t>(l)];
-    h = p.norm(h + p.attention(h, b, l), b.attention_norm);  // [T, d] sa_layer_norm(h + attn(h))
-    h = p.norm(h + p.mlp(h, b), b.mlp_norm);                 // [T, d] output_layer_norm(h + ffn(h))
-    p.record_hidden(h);
-  }
-  p.masked_lm_head(h);  // [M, V]
-}
-
 }  // namespace
 
 extern const ModelFamily distilbert_family{{"distilbert"}, read_distilbert_config, load_distilbert_weights,
-                                           distilbert_forward};
+                                           bert_encoder_forward};
 
 }  // namespace attnplay
