@@ -76,9 +76,10 @@ val shard_files(const std::string& index_json) {
 // config.json text; files: [{ name, address, size }], buffers from
 // allocateBytes, owned from here on (freed with the model, or at once on
 // failure); index: model.safetensors.index.json text when files are shards,
-// else null (then files is one model.safetensors); tokenizer.json text, or the
-// bytes of tokenizer.json or tokenizer.model (Uint8Array), or Marian's
-// { sourceSpm, targetSpm, vocab } (Uint8Arrays), or null -> { handle, config }
+// else null (then files is one model.safetensors); the Tokenizer read from
+// tokenizer.json or tokenizer.model (tokenizerFromFileBytes; copied, the
+// caller deletes its own), or Marian's { sourceSpm, targetSpm, vocab }
+// (Uint8Arrays), or null -> { handle, config }
 // (encoder-decoders: seq2seq_bindings.h's, config.encoderDecoder true)
 val load_model(const std::string& config_json, const val& files, const val& index_json, const val& tokenizer_file) {
   std::vector<CheckpointFile> buffers;
@@ -91,20 +92,17 @@ val load_model(const std::string& config_json, const val& files, const val& inde
                        owner});
   }
   return guarded([&] {
-    std::string tokenizer;
+    std::optional<Tokenizer> tokenizer;
     std::optional<MarianTokenizerFiles> marian;
     auto bytes_of = [](const val& v) {
       const std::vector<std::uint8_t> bytes = bytes_from_js(v);
       return std::string(bytes.begin(), bytes.end());
     };
-    if (tokenizer_file.isString()) {
-      tokenizer = tokenizer_file.as<std::string>();
-    } else if (has(tokenizer_file, "sourceSpm")) {
+    if (has(tokenizer_file, "sourceSpm")) {
       marian = MarianTokenizerFiles{bytes_of(tokenizer_file["sourceSpm"]), bytes_of(tokenizer_file["targetSpm"]),
                                     bytes_of(tokenizer_file["vocab"])};
     } else if (!tokenizer_file.isNull() && !tokenizer_file.isUndefined()) {
-      const std::vector<std::uint8_t> bytes = bytes_from_js(tokenizer_file);
-      tokenizer.assign(bytes.begin(), bytes.end());
+      tokenizer = *tokenizer_file.as<std::shared_ptr<Tokenizer>>();  // read before the weights (engine.js), copied
     }
     const bool sharded = !index_json.isNull() && !index_json.isUndefined();
     if (!sharded && buffers.size() != 1) throw std::invalid_argument("loadModel: one weights file without an index");
@@ -112,7 +110,7 @@ val load_model(const std::string& config_json, const val& files, const val& inde
                                           : Checkpoint::single(std::move(buffers.front()));
     if (is_encoder_decoder_config(config_json)) return load_seq2seq_model(config_json, checkpoint, tokenizer, marian);
     if (marian) throw std::invalid_argument("source.spm, target.spm and vocab.json serve encoder-decoder (Marian) models only");
-    auto model = std::make_unique<TextModel>(TextModel::from_checkpoint(config_json, checkpoint, tokenizer));
+    auto model = std::make_unique<TextModel>(Model::from_checkpoint(config_json, checkpoint), std::move(tokenizer));
     val out = val::object();
     out.set("hasTokenizer", model->tokenizer().has_value());
     val config = config_to_js(model->model());

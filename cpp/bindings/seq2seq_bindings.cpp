@@ -166,11 +166,11 @@ void dispose_seq2seq_model(int handle) { seq2seq_models().erase(handle); }
 
 }  // namespace
 
-val load_seq2seq_model(const std::string& config_json, const Checkpoint& checkpoint, const std::string& tokenizer_file,
-                       const std::optional<MarianTokenizerFiles>& marian) {
+val load_seq2seq_model(const std::string& config_json, const Checkpoint& checkpoint,
+                       const std::optional<Tokenizer>& tokenizer, const std::optional<MarianTokenizerFiles>& marian) {
   auto model = std::make_unique<TranslationModel>(
       marian ? TranslationModel::from_checkpoint(config_json, checkpoint, read_marian_tokenizers(*marian))
-             : TranslationModel::from_checkpoint(config_json, checkpoint, tokenizer_file));
+             : TranslationModel(Seq2SeqModel::from_checkpoint(config_json, checkpoint), tokenizer, tokenizer));
   val out = val::object();
   out.set("hasTokenizer", model->has_tokenizer());
   out.set("config", seq2seq_config_to_js(*model));

@@ -1,6 +1,7 @@
 // A transformer's hyper-parameters, read from a Hugging Face config.json, and
 // what they mean for the forward pass (norm, positions, attention, MLP,
 // residual). Families by "model_type": "gpt2" (GPT-2, DistilGPT-2), "bert", "distilbert", "electra",
+// "roberta" / "xlm-roberta" / "camembert", "opt",
 // "llama" (SmolLM, TinyLlama, Llama 3.x), "mistral", "qwen2", "qwen3" and
 // "gpt_neox" (Pythia). Every value is validated (positive, within limits,
 // widths divisible by the number of heads, supported activation and options)
@@ -33,15 +34,21 @@ struct ModelConfig {
   int head_dim = 0;              // d_k: head_dim, or d / H
   int inner = 0;                 // MLP width: n_inner (default 4d) / intermediate_size
   int positions = 0;             // tokens a text may have: n_positions / max_position_embeddings (RoBERTa: less
-                                 // the padding_idx + 1 rows before the first token's, position_table_rows())
+                                 // the position_offset rows before the first token's)
   int vocab_size = 0;            // rows of the token embedding
   int type_vocab_size = 0;       // token types (segments): BERT's two, RoBERTa's one; 0: none (DistilBERT)
   bool segment_input = false;    // BERT, ELECTRA: a text pair's segment ids (token_type_ids) are an input; RoBERTa
                                  // and DistilBERT tell a pair apart by its separators alone (segment 0 throughout)
-  // RoBERTa, XLM-R: positions count the non-pad ids from padding_idx + 1 and a pad id takes padding_idx
-  // (transformers' create_position_ids_from_input_ids); -1: positions 0, 1, 2, ...
-  int position_padding_idx = -1;
-  int embedding_size = 0;        // ELECTRA: the embedding tables' width E (projected to d); 0: d
+  // Learned positions: the t-th counted token reads row position_offset + t; a token not counted reads row
+  // position_offset - 1 (RoBERTa: transformers' create_position_ids_from_input_ids, offset padding_idx + 1;
+  // OPT: OPTLearnedPositionalEmbedding, offset 2, counting the tokens the attention mask keeps).
+  enum class PositionCount { every_token, non_pad_ids, unmasked_tokens };
+  PositionCount position_count = PositionCount::every_token;
+  int position_offset = 0;       // rows before the first token's: RoBERTa pad_token_id + 1, OPT 2
+  // The embedding table's width E, projected to d before the first layer (ELECTRA's embedding_size, OPT's
+  // word_embed_proj_dim; OPT projects back before the unembedding); 0: d.
+  int embedding_size = 0;
+  bool post_layer_norm = false;  // OPT do_layer_norm_before false (OPT-350m): LayerNorm after each residual add
   float norm_eps = 1e-5f;        // layer_norm_epsilon / layer_norm_eps / rms_norm_eps
   NormKind norm = NormKind::layer_norm;
   Activation activation = Activation::gelu_tanh;
@@ -63,8 +70,10 @@ struct ModelConfig {
   std::vector<int> eos_token_ids;  // eos_token_id (one id or a list) in the vocabulary: generation stops after one
 
   int head_width() const { return head_dim; }  // d_k
-  // Rows of the learned position table: positions, plus RoBERTa's padding_idx + 1 rows before the first token's.
-  int position_table_rows() const { return positions + position_padding_idx + 1; }
+  // Rows of the learned position table: positions, plus the rows before the first token's.
+  int position_table_rows() const { return positions + position_offset; }
+  // The width of the token embedding table (E or d).
+  int embedding_width() const { return embedding_size > 0 ? embedding_size : width; }
   bool causal() const { return !bidirectional; }
 };
 

@@ -40,7 +40,8 @@ Activation activation(const std::string& name, const char* key) {
   if (name == "gelu") return Activation::gelu_erf;
   if (name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::gelu_tanh;
   if (name == "silu" || name == "swish") return Activation::silu;
-  bad_config(std::string("\"") + key + "\" is \"" + name + "\"; supported: gelu, gelu_new, gelu_pytorch_tanh, silu");
+  if (name == "relu") return Activation::relu;
+  bad_config(std::string("\"") + key + "\" is \"" + name + "\"; supported: gelu, gelu_new, gelu_pytorch_tanh, silu, relu");
 }
 
 void require_flag(const nlohmann::json& j, const char* key, bool supported) {

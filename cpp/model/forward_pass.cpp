@@ -56,18 +56,27 @@ Matrix ForwardPass::embed() const {
 }
 
 void ForwardPass::add_learned_positions(Matrix& h) const {
-  const int pad = c_.position_padding_idx;
-  if (pad < 0) {
-    add_rows(h, w_.position_embedding, T_, [this](int i) { return past_ + i; });
-    return;
-  }
-  std::vector<int> positions(static_cast<std::size_t>(T_));  // [T] RoBERTa: pad + 1 + non-pad ids so far; a pad: pad
-  for (int i = 0, counted = past_; i < T_; ++i) positions[i] = request_.ids[i] == pad ? pad : pad + 1 + counted++;
-  add_rows(h, w_.position_embedding, T_, [&positions](int i) { return positions[i]; });
+  using Count = ModelConfig::PositionCount;
+  const int offset = c_.position_offset;
+  const auto counted = [this, offset](int i) {
+    switch (c_.position_count) {
+      case Count::every_token: return true;
+      case Count::non_pad_ids: return request_.ids[i] != offset - 1;  // RoBERTa: offset - 1 is pad_token_id
+      case Count::unmasked_tokens: return request_.attention_mask.empty() || request_.attention_mask[i] != 0;
+    }
+    return true;
+  };
+  std::vector<int> rows(static_cast<std::size_t>(T_));  // [T] offset + past + tokens counted before; uncounted: offset - 1
+  for (int i = 0, count = past_; i < T_; ++i) rows[i] = counted(i) ? offset + count++ : offset - 1;
+  add_rows(h, w_.position_embedding, T_, [&rows](int i) { return rows[i]; });
 }
 
 Matrix ForwardPass::project_embeddings(const ConstMatrixRef& h) const {
   return linear(h, w_.embedding_projection.w, w_.embedding_projection.b);  // [T, E] -> [T, d]
+}
+
+Matrix ForwardPass::project_output(const ConstMatrixRef& h) const {
+  return linear(h, w_.output_projection.w, w_.output_projection.b);  // [T, d] -> [T, E]
 }
 
 void ForwardPass::add_token_types(Matrix& h) const {

@@ -34,10 +34,12 @@ class ForwardPass {
 
   // Token embedding rows: [T, d] ([T, E] for ELECTRA, whose embeddings are narrower).
   Matrix embed() const;
-  // ELECTRA's embeddings_project: h [T, E] -> [T, d].
+  // ELECTRA's embeddings_project, OPT's project_in: h [T, E] -> [T, d].
   Matrix project_embeddings(const ConstMatrixRef& h) const;
-  // h [T, d] += the learned position rows past..past + T - 1 (RoBERTa: counted
-  // over the non-pad ids from padding_idx + 1, a pad id's row padding_idx).
+  // OPT's project_out: h [T, d] -> [T, E], before the unembedding.
+  Matrix project_output(const ConstMatrixRef& h) const;
+  // h [T, d] += the learned position rows past..past + T - 1 (RoBERTa, OPT:
+  // from position_offset, over the tokens counted: ModelConfig::position_count).
   void add_learned_positions(Matrix& h) const;
   // h [T, d] += the token type rows (type 0 without type ids); none without a table (DistilBERT).
   void add_token_types(Matrix& h) const;

@@ -189,13 +189,15 @@ std::vector<TopK> Model::read_out(const Matrix& x, bool final_norm_applied, int 
     Matrix logits;  // [n, V]
     if (!config_.causal()) {
       logits = masked_lm_logits(config_, weights_, x.middleRows(start, n));
-    } else if (final_norm_applied) {
-      logits = linear(x.middleRows(start, n), weights_.unembedding());
     } else {
+      Matrix h = x.middleRows(start, n);  // [n, d]
       const NormWeights& f = weights_.final_norm;
-      const Matrix h = config_.norm == NormKind::rms_norm ? rms_norm(x.middleRows(start, n), f.gamma, config_.norm_eps)
-                                                          : layer_norm(x.middleRows(start, n), f.gamma, f.beta,
-                                                                       config_.norm_eps);  // [n, d]
+      if (!final_norm_applied && f.gamma.size() > 0) {  // none in post-LN OPT
+        h = config_.norm == NormKind::rms_norm ? rms_norm(h, f.gamma, config_.norm_eps)
+                                               : layer_norm(h, f.gamma, f.beta, config_.norm_eps);
+      }
+      const LinearWeights& out = weights_.output_projection;
+      if (!out.empty()) h = linear(h, out.w, out.b);  // [n, E] OPT's project_out
       logits = linear(h, weights_.unembedding());
     }
     for (Eigen::Index i = 0; i < n; ++i) {

@@ -154,7 +154,8 @@ class Model {
 
   // The output head applied to any residual stream x [N, d] (the logit lens):
   // causal families the final norm (skipped when `final_norm_applied`, as for
-  // their last hidden state) and the unembedding; BERT the masked-LM head
+  // their last hidden state; post-LN OPT has none), OPT's project_out where it
+  // has one, and the unembedding; the encoders the masked-LM head
   // (dense, activation, LayerNorm, decoder; throws std::invalid_argument
   // without it). The top-k of the softmax of each row, in row order.
   std::vector<TopK> read_out(const Matrix& x, bool final_norm_applied, int k) const;

@@ -73,7 +73,7 @@ void output_embedding(const ModelConfig& c, const Checkpoint& st, Reader& r, Mod
                                 "\"tie_word_embeddings\": false)");
   }
   require_vocabulary_size(c.vocab_size, st, name);
-  w.output_embedding = r.out_by_in(name, c.vocab_size, c.width);
+  w.output_embedding = r.out_by_in(name, c.vocab_size, c.embedding_width());
 }
 
 }  // namespace attnplay

@@ -140,7 +140,7 @@ void read_masked_lm_head(Reader& r, const MaskedLmHeadNames& names, const ModelC
 // LayerNorm}, intermediate.dense, output.{dense, LayerNorm}}, with biases.
 BlockWeights read_bert_encoder_layer(Reader& r, int layer, std::int64_t d, std::int64_t inner);
 
-// The untied output embedding `name` [V, d] into w.output_embedding, required
+// The untied output embedding `name` [V, E] into w.output_embedding, required
 // unless the embeddings are tied (then a stored copy is ignored, as Hugging
 // Face ties it).
 void output_embedding(const ModelConfig& c, const Checkpoint& st, Reader& r, ModelWeights& w, const std::string& name);

@@ -14,6 +14,8 @@ std::int64_t ModelWeights::parameter_count() const {
   auto norm = [&n](const NormWeights& x) { n += x.gamma.size() + x.beta.size(); };
   n += token_embedding.elements() + position_embedding.elements() + type_embedding.elements() +
        output_embedding.elements();
+  linear(embedding_projection);
+  linear(output_projection);
   norm(embedding_norm);
   norm(final_norm);
   for (const BlockWeights& b : blocks) {
@@ -34,6 +36,9 @@ std::size_t pack_for_products(ModelWeights& weights, std::size_t budget_bytes) {
     for (LinearWeights* l : {&b.qkv, &b.q, &b.k, &b.v, &b.attention_out, &b.mlp_gate, &b.mlp_in, &b.mlp_out}) {
       multiplied.push_back(&l->w);
     }
+  }
+  for (LinearWeights* l : {&weights.embedding_projection, &weights.output_projection}) {
+    if (!l->empty()) multiplied.push_back(&l->w);
   }
   multiplied.push_back(weights.output_embedding.empty() ? &weights.token_embedding : &weights.output_embedding);
   if (weights.has_mlm_head) multiplied.push_back(&weights.mlm.transform.w);

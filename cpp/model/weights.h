@@ -68,14 +68,15 @@ struct ModelWeights {
   WeightMatrix position_embedding;  // [P, d] learned positions (GPT-2, BERT); empty with RoPE
   WeightMatrix type_embedding;      // [types, d] (BERT; empty otherwise)
   NormWeights embedding_norm;       // BERT embeddings.LayerNorm
-  LinearWeights embedding_projection;  // ELECTRA embeddings_project [E → d] when embedding_size ≠ hidden_size; empty otherwise
+  LinearWeights embedding_projection;  // [E → d] ELECTRA embeddings_project, OPT project_in; empty when E = d
+  LinearWeights output_projection;     // [d → E] OPT project_out, before the unembedding; empty when E = d
   std::vector<BlockWeights> blocks;
   NormWeights final_norm;           // GPT-2 ln_f, Llama model.norm, NeoX final_layer_norm
-  WeightMatrix output_embedding;    // [V, d] when the checkpoint has its own (lm_head, embed_out, decoder); empty when tied
+  WeightMatrix output_embedding;    // [V, E] when the checkpoint has its own (lm_head, embed_out, decoder); empty when tied
   bool has_mlm_head = false;
   MaskedLmHead mlm;
 
-  // The matrix logits are computed with: [V, d], logits = h·Eᵀ.
+  // The matrix logits are computed with: [V, E], logits = h·Eᵀ (h projected to E where the model projects).
   const WeightMatrix& unembedding() const { return output_embedding.empty() ? token_embedding : output_embedding; }
   std::int64_t parameter_count() const;
 };

@@ -43,6 +43,8 @@ void silu(MatrixRef x) {
   }
 }
 
+void relu(MatrixRef x) { x = x.cwiseMax(0.0f); }
+
 void gelu_erf(MatrixRef x) {
   const float inv_sqrt2 = 0.70710678118654752f;
   x = x.unaryExpr([inv_sqrt2](float v) { return 0.5f * v * (1.0f + std::erf(v * inv_sqrt2)); });
@@ -66,6 +68,7 @@ void activate(MatrixRef x, Activation activation) {
     case Activation::gelu_erf: gelu_erf(x); return;
     case Activation::gelu_tanh: gelu_tanh(x); return;
     case Activation::silu: silu(x); return;
+    case Activation::relu: relu(x); return;
   }
 }
 

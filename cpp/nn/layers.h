@@ -28,7 +28,10 @@ void gelu_tanh(MatrixRef x);
 
 // The feed-forward activations of the families (config.json's hidden_act /
 // activation_function, read by model/config_fields.cpp).
-enum class Activation { gelu_erf, gelu_tanh, silu };
+// ReLU max(x, 0), in place (OPT's "relu").
+void relu(MatrixRef x);
+
+enum class Activation { gelu_erf, gelu_tanh, silu, relu };
 
 // The named activation, in place.
 void activate(MatrixRef x, Activation activation);

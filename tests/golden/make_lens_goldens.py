@@ -46,7 +46,7 @@ K = 6  # the tests compare a top-5 and use the 6th to tell ties apart
 # electra-discriminator-l1-h4-k8-bf16 and roberta-l1-h2-k8-f16 have no masked-LM head: the tests expect an error).
 NAMES = ["gpt2-l2-h12-k8-f16", "gpt2-l1-h1-k64-f32", "gpt2-l4-h4-k8-bf16", "bert-l2-h2-k32-f32", "bert-l1-h3-k8-bf16",
          "distilbert-l2-h4-k8-f32", "electra-generator-l2-h2-k16-e24-f32", "roberta-l2-h2-k16-f32",
-         "xlm-roberta-l1-h4-k8-bf16",
+         "xlm-roberta-l1-h4-k8-bf16", "opt-l2-h4-k8-f32", "opt-post-ln-proj-f16", "opt-nobias-gelu-untied-bf16",
          "llama-gqa-llama3-bf16", "llama-mqa-bias-linear-f32", "mistral-window3-f16", "qwen2-bias-f32",
          "qwen3-qknorm-bf16", "pythia-parallel-f16", "pythia-serial-f32"]
 
@@ -126,6 +126,20 @@ def output_head(cfg, w):
             t = F.layer_norm(t, (t.shape[-1],), w["lm_head.layer_norm.weight"], w["lm_head.layer_norm.bias"],
                              cfg["layer_norm_eps"])
             return t @ decoder.T + w["lm_head.bias"]
+        return read
+    if kind == "opt":  # final_layer_norm (pre-LN only), project_out where E != d, embed_tokens or lm_head
+        prefix = "decoder." if "decoder.embed_tokens.weight" in w else "model.decoder."
+        tied = cfg.get("tie_word_embeddings", True)
+        unembedding = w[prefix + "embed_tokens.weight"] if tied else w["lm_head.weight"]
+        project = w.get(prefix + "project_out.weight")
+
+        def read(h, last):
+            if cfg.get("do_layer_norm_before", True) and not last:
+                h = F.layer_norm(h, (h.shape[-1],), w[prefix + "final_layer_norm.weight"],
+                                 w[prefix + "final_layer_norm.bias"], 1e-5)
+            if project is not None:
+                h = h @ project.T
+            return h @ unembedding.T
         return read
     if kind == "gpt2":
         eps = cfg["layer_norm_epsilon"]

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Builds the small random checkpoints of tests/golden/models/ (GPT-2, BERT,
-DistilBERT, ELECTRA, RoBERTa, XLM-R, Llama, Mistral, Qwen2, Qwen3, GPT-NeoX) and their golden outputs, computed by
+DistilBERT, ELECTRA, RoBERTa, XLM-R, OPT, Llama, Mistral, Qwen2, Qwen3, GPT-NeoX) and their golden outputs, computed by
 an independent PyTorch implementation.
 
 Run with Debian's PyTorch (python3-torch, plus libopenblas0-pthread):
@@ -20,7 +20,8 @@ types, every LayerNorm at eps 1e-12 as transformers' DistilBERT builds them;
 ELECTRA: Clark et al. 2020, BERT's encoder over embeddings embedding_size wide
 projected to the hidden width, the generator's masked-LM head with GELU
 whatever hidden_act is; RoBERTa: Liu et al. 2019, BERT's encoder with
-transformers' padding-aware positions from pad_token_id + 1 and one token type; Llama: Touvron et al. 2023, RoPE as Su et al. 2021 in Hugging Face's
+transformers' padding-aware positions from pad_token_id + 1 and one token type; OPT: Zhang et al. 2022,
+positions offset by 2, pre- or post-LN, project_in/project_out; Llama: Touvron et al. 2023, RoPE as Su et al. 2021 in Hugging Face's
 half-split rotate_half form, Llama 3's frequency scaling, grouped-query
 attention as Ainslie et al. 2023; Mistral's sliding window; Qwen2's q/k/v
 biases; Qwen3's per-head q/k RMSNorm; GPT-NeoX: Black et al. 2022, fused
@@ -230,6 +231,20 @@ def roberta_tokenizer(specials=ROBERTA_SPECIALS):
     return tokenizer, len(vocab), encode, vocab["<pad>"]
 
 
+def opt_tokenizer():
+    """OPT's shape: RoBERTa's vocabulary (byte-level, <s> <pad> </s> <unk> first) behind a template that starts
+    every text with </s>, as OPT's tokenizer adds its bos_token "</s>"."""
+    tokenizer, V, encode, _ = roberta_tokenizer()
+    bos = {"SpecialToken": {"id": "</s>", "type_id": 0}}
+    tokenizer["post_processor"] = {
+        "type": "TemplateProcessing", "single": [bos, {"Sequence": {"id": "A", "type_id": 0}}],
+        "pair": [bos, {"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": "</s>", "type_id": 1}},
+                 {"Sequence": {"id": "B", "type_id": 1}}],
+        "special_tokens": {"</s>": {"id": "</s>", "ids": [2], "tokens": ["</s>"]}},
+    }
+    return tokenizer, V, lambda text: [2] + encode(text)[0][1:-1]
+
+
 # ---------------------------------------------------------------- reference forward passes
 
 
@@ -399,6 +414,52 @@ def roberta_forward(w, cfg, ids, prefix):
         decoder = w.get("lm_head.decoder.weight", p("embeddings.word_embeddings.weight"))
         logits = t @ decoder.T + w["lm_head.bias"]
     return attentions, traces, hidden, logits
+
+
+def opt_forward(w, cfg, ids, prefix):
+    """OPT (Zhang et al. 2022, transformers' modeling_opt): embed_tokens [V, E], project_in [E -> d] when E != d,
+    learned positions read at t + 2, blocks pre-LN (x += attn(LN(x)), x += fc2(act(fc1(LN(x))))) or, with
+    do_layer_norm_before false, post-LN (x = LN(x + attn(x)), ...), the final LayerNorm (pre-LN only),
+    project_out [d -> E], the unembedding (embed_tokens when tied). LayerNorm eps 1e-5. The last hidden state
+    is taken before project_out, as attnplay reports it (d wide like the others)."""
+    p = lambda name: w[prefix + name]
+    d, H = cfg["hidden_size"], cfg["num_attention_heads"]
+    E, before = cfg.get("word_embed_proj_dim", d), cfg.get("do_layer_norm_before", True)
+    bias = cfg.get("enable_bias", True)
+    act = {"relu": F.relu, "gelu": F.gelu}[cfg.get("activation_function", "relu")]
+    ln = lambda x, base: F.layer_norm(x, (d,), p(base + ".weight"), p(base + ".bias"), 1e-5)
+    lin = lambda x, base: x @ p(base + ".weight").T + (p(base + ".bias") if bias else 0)  # nn.Linear [out, in]
+    T = len(ids)
+    x = p("embed_tokens.weight")[ids]
+    if E != d:
+        x = x @ p("project_in.weight").T
+    x = x + p("embed_positions.weight")[torch.arange(T) + 2]  # every token kept: cumsum(mask) - 1, offset 2
+    hidden, attentions, traces = [x], [], []
+    zero = torch.zeros(d, dtype=x.dtype)
+    for l in range(cfg["num_hidden_layers"]):
+        s = f"layers.{l}."
+        a = ln(x, s + "self_attn_layer_norm") if before else x
+        t = lambda name: p(s + f"self_attn.{name}.weight").T
+        b = lambda name: p(s + f"self_attn.{name}.bias") if bias else zero
+        out, weights, trace = attention(a, t("q_proj"), b("q_proj"), t("k_proj"), b("k_proj"), t("v_proj"),
+                                        b("v_proj"), H, causal=True)
+        x = x + lin(out, s + "self_attn.out_proj")
+        if not before:
+            x = ln(x, s + "self_attn_layer_norm")
+        m = ln(x, s + "final_layer_norm") if before else x
+        x = x + lin(act(lin(m, s + "fc1")), s + "fc2")
+        if not before:
+            x = ln(x, s + "final_layer_norm")
+        attentions.append(weights)
+        traces.append(trace)
+        hidden.append(x)
+    if before:
+        x = ln(x, "final_layer_norm")
+        hidden[-1] = x
+    if E != d:
+        x = x @ p("project_out.weight").T
+    unembedding = p("embed_tokens.weight") if cfg.get("tie_word_embeddings", True) else w["lm_head.weight"]
+    return attentions, traces, hidden, x @ unembedding.T
 
 
 def rms_norm(x, weight, eps):
@@ -572,6 +633,19 @@ ROBERTA_CASES = [
      [("Attention<pad> is all <mask>.", None)]),
     ("roberta-l1-h2-k8-f16", "roberta", 1, 2, 8, 32, 24, "gelu", "F16", "", False, False, ROBERTA_SPECIALS,
      [("No head here.", None)]),
+]
+
+OPT_CASES = [
+    # name, dtype, prefix, config (beyond the defaults of build_opt), texts
+    ("opt-l2-h4-k8-f32", "F32", "model.decoder.",
+     {"num_hidden_layers": 2, "num_attention_heads": 4, "hidden_size": 32, "ffn_dim": 64}, ["OPT reads </s> first."]),
+    # OPT-350m's shape: post-LN blocks, no final LayerNorm, 24-wide embeddings projected in and out
+    ("opt-post-ln-proj-f16", "F16", "decoder.",
+     {"num_hidden_layers": 2, "num_attention_heads": 2, "hidden_size": 32, "ffn_dim": 48,
+      "do_layer_norm_before": False, "word_embed_proj_dim": 24}, ["Post-LN."]),
+    ("opt-nobias-gelu-untied-bf16", "BF16", "model.decoder.",
+     {"num_hidden_layers": 1, "num_attention_heads": 2, "hidden_size": 16, "ffn_dim": 32, "enable_bias": False,
+      "activation_function": "gelu", "tie_word_embeddings": False}, ["No bias."]),
 ]
 
 LLAMA_CASES = [
@@ -818,6 +892,39 @@ def build_roberta(name, model_type, L, H, dk, inner, P, act, dtype, prefix, mlm,
     return cfg, ck, tokenizer, encoder_cases(texts, encode, H, forward, segments=False)
 
 
+def build_opt(name, dtype, prefix, options, texts, seed):
+    tokenizer, V, encode = opt_tokenizer()
+    cfg = {"model_type": "opt", "architectures": ["OPTForCausalLM"], "vocab_size": V, "max_position_embeddings": 32,
+           "do_layer_norm_before": True, "word_embed_proj_dim": options["hidden_size"], "activation_function": "relu",
+           "enable_bias": True, "layer_norm_elementwise_affine": True, "tie_word_embeddings": True,
+           "pad_token_id": 1, "bos_token_id": 2, "eos_token_id": 2, "dropout": 0.1, **options}
+    d, E, L, inner = cfg["hidden_size"], cfg["word_embed_proj_dim"], cfg["num_hidden_layers"], cfg["ffn_dim"]
+    bias = cfg["enable_bias"]
+    ck = Checkpoint(seed, dtype)
+    ck.normal(prefix + "embed_tokens.weight", (V, E), 1.0)
+    ck.normal(prefix + "embed_positions.weight", (cfg["max_position_embeddings"] + 2, d), 0.5)
+    if E != d:
+        ck.normal(prefix + "project_in.weight", (d, E), 1 / math.sqrt(E))
+        ck.normal(prefix + "project_out.weight", (E, d), 1 / math.sqrt(d))
+    linear = lambda base, n_in, n_out: (ck.normal(base + ".weight", (n_out, n_in), 1 / math.sqrt(n_in)),
+                                        bias and ck.normal(base + ".bias", (n_out,), 0.1))
+    for l in range(L):
+        s = f"{prefix}layers.{l}."
+        for part in ("q_proj", "k_proj", "v_proj", "out_proj"):
+            linear(s + "self_attn." + part, d, d)
+        ck.layer_norm(s + "self_attn_layer_norm", d)
+        linear(s + "fc1", d, inner)
+        linear(s + "fc2", inner, d)
+        ck.layer_norm(s + "final_layer_norm", d)
+    if cfg["do_layer_norm_before"]:
+        ck.layer_norm(prefix + "final_layer_norm", d)
+    # OPTForCausalLM saves lm_head.weight even when tied; a tied copy is not read (here it differs, so the
+    # goldens would show if it were).
+    ck.normal("lm_head.weight", (V, E), 1.0)
+    forward = lambda w, cfg, ids: opt_forward(w, cfg, ids, prefix)
+    return cfg, ck, tokenizer, causal_cases(forward, ck.w, cfg, texts, cfg["num_attention_heads"], encode)
+
+
 def causal_cases(forward, w, cfg, texts, H, encode):
     cases = []
     for text in texts:
@@ -926,6 +1033,8 @@ def main():
         save(case[0], *build_electra(*case, seed=270 + seed))
     for seed, case in enumerate(ROBERTA_CASES):
         save(case[0], *build_roberta(*case, seed=290 + seed))
+    for seed, case in enumerate(OPT_CASES):
+        save(case[0], *build_opt(*case, seed=350 + seed))
     for seed, case in enumerate(LLAMA_CASES):
         save(case[0], *build_llama(*case, seed=300 + seed))
     for seed, case in enumerate(NEOX_CASES):

@@ -31,6 +31,7 @@ export const FAMILY_MODELS = {
   'tiny/electra': 'electra-generator-l2-h2-k16-e24-f32',
   'tiny/roberta': 'roberta-l2-h2-k16-f32',
   'tiny/xlm-roberta': 'xlm-roberta-l1-h4-k8-bf16',
+  'tiny/opt': 'opt-post-ln-proj-f16',
   'tiny/llama': 'llama-gqa-llama3-bf16',
   'tiny/mistral': 'mistral-window3-f16',
   'tiny/qwen2': 'qwen2-bias-f32',

@@ -144,6 +144,22 @@ TEST_CASE("configuration and parameter count") {
                        std::invalid_argument);
 }
 
+// Every parameter a model reads is counted, the embedding projections (ELECTRA's embeddings_project, OPT's
+// project_in and project_out) included: where every stored tensor is read, the count is the file's.
+TEST_CASE("the parameter count is the checkpoint's where every stored tensor is read") {
+  for (const char* name : {"electra-generator-l2-h2-k16-e24-f32", "opt-nobias-gelu-untied-bf16", "roberta-l1-h2-k8-f16"}) {
+    CAPTURE(name);
+    const ModelFiles files = read_model_directory(model_dir(name));
+    std::int64_t stored = 0;
+    for (const auto& [tensor, info] : files.checkpoint.tensors()) {
+      std::int64_t n = 1;
+      for (const std::int64_t extent : info.shape) n *= extent;
+      stored += n;
+    }
+    CHECK(load(name).parameter_count() == stored);
+  }
+}
+
 // ELECTRA reads BertConfig's keys as BERT does (config_fields' bert_encoder_config), refusals included.
 TEST_CASE("ELECTRA refuses a decoder or relative-position config, as BERT does") {
   json config = json::parse(read_model_directory(model_dir("electra-discriminator-l1-h4-k8-bf16")).config_json);
@@ -161,12 +177,13 @@ TEST_CASE("RoBERTa: positions past pad_token_id, a pad_token_id that leaves none
   json config = json::parse(read_model_directory(model_dir("roberta-l2-h2-k16-f32")).config_json);  // 40 rows, pad 1
   ModelConfig c = parse_config(config.dump());
   CHECK(c.family_name == "RoBERTa");
-  CHECK(c.position_padding_idx == 1);
+  CHECK(c.position_count == ModelConfig::PositionCount::non_pad_ids);
+  CHECK(c.position_offset == 2);
   CHECK(c.positions == 38);
   CHECK(c.position_table_rows() == 40);
   CHECK_FALSE(c.segment_input);
   config.erase("pad_token_id");  // RobertaConfig's default
-  CHECK(parse_config(config.dump()).position_padding_idx == 1);
+  CHECK(parse_config(config.dump()).position_offset == 2);
   config["model_type"] = "xlm-roberta";
   config["pad_token_id"] = 3;
   c = parse_config(config.dump());
@@ -181,6 +198,37 @@ TEST_CASE("RoBERTa: positions past pad_token_id, a pad_token_id that leaves none
   config["position_embedding_type"] = "relative_key";  // BertConfig's keys, read as BERT reads them
   CHECK_THROWS_WITH_AS(parse_config(config.dump()), doctest::Contains("only \"absolute\" is supported"),
                        std::invalid_argument);
+}
+
+// OPT counts positions over the tokens the attention mask keeps (transformers'
+// OPTLearnedPositionalEmbedding): a left-padded text, its pads masked, reads as the text alone.
+TEST_CASE("OPT: a left-padded text with its padding masked reads exactly as the text alone") {
+  const Model opt = load("opt-l2-h4-k8-f32");
+  CHECK(opt.config().family_name == "OPT");
+  CHECK(opt.config().position_offset == 2);
+  CHECK(opt.config().position_table_rows() == 34);
+  ForwardRequest alone;
+  alone.ids = {2, 50, 60, 70};
+  alone.hidden_states = true;
+  ForwardRequest padded = alone;
+  padded.ids.insert(padded.ids.begin(), {1, 1});
+  padded.attention_mask = {0, 0, 1, 1, 1, 1};
+  const ForwardResult a = opt.forward(alone), p = opt.forward(padded);
+  REQUIRE(p.hidden_states.size() == a.hidden_states.size());
+  for (std::size_t l = 0; l < a.hidden_states.size(); ++l) {
+    CAPTURE(l);
+    CHECK((p.hidden_states[l].bottomRows(4) - a.hidden_states[l]).cwiseAbs().maxCoeff() < 1e-5f);
+  }
+  for (int l = 0; l < a.layers; ++l) {
+    for (int h = 0; h < a.heads; ++h) {
+      for (int i = 0; i < 4; ++i) {
+        for (int j = 0; j < 4; ++j) CHECK(p.attention(l, h, i + 2, j + 2) == doctest::Approx(a.attention(l, h, i, j)).epsilon(1e-5));
+      }
+    }
+  }
+  // Unmasked, the pads are tokens like any other and move the text's positions.
+  padded.attention_mask.clear();
+  CHECK((opt.forward(padded).hidden_states[0].bottomRows(4) - a.hidden_states[0]).cwiseAbs().maxCoeff() > 1e-2f);
 }
 
 // transformers loads a config whose stop token lies outside a small vocabulary

@@ -101,7 +101,7 @@ test('a revision is part of the resolve URL; an unknown revision says so', async
 
 test('an unsupported architecture is refused after config.json, before any weight is requested', async () => {
   await assert.rejects(openHubModel(ref('tiny/t5')),
-    { code: 'unsupported', message: /tiny\/t5 has model_type "t5" \(T5ForConditionalGeneration\), which attnplay cannot run; it runs gpt2, bert, distilbert, electra, roberta, xlm-roberta, camembert, llama/ });
+    { code: 'unsupported', message: /tiny\/t5 has model_type "t5" \(T5ForConditionalGeneration\), which attnplay cannot run; it runs gpt2, bert, distilbert, electra, roberta, xlm-roberta, camembert, opt, llama/ });
   assert.deepEqual(requestsFor('tiny/t5').map((r) => r.path), ['/tiny/t5/resolve/main/config.json']);
 });
 

@@ -108,6 +108,20 @@ test('loading from a base URL reports progress up to the total bytes', async () 
   await assert.rejects(engine.loadModel(`${baseUrl}no-such-model/`), /HTTP 404/);
 });
 
+test('a tokenizer the core cannot read is refused before the weights are read, and their download is cancelled', async () => {
+  const f = modelFiles('gpt2-l1-h1-k64-f32');
+  let pulled = false;
+  let cancelled = false;
+  const body = new ReadableStream({ pull() { pulled = true; }, cancel() { cancelled = true; } }, { highWaterMark: 0 });
+  const weights = new Response(body, { headers: { 'content-length': String(f.weights.length) } });
+  const tokenizer = { ...JSON.parse(f.tokenizer), normalizer: { type: 'Precompiled', precompiled_charsmap: '' } };
+  await assert.rejects(engine.loadModel({ config: f.config, weights, tokenizer: JSON.stringify(tokenizer) }),
+    (e) => e instanceof AttnplayError && /normalizer: type "Precompiled" is not supported/.test(e.message));
+  assert.equal(pulled, false, 'no weight byte was asked for');
+  assert.equal(cancelled, true, 'the weights download was cancelled');
+  assert.equal(engine.loadedModels(), 0);
+});
+
 test('loading from Files (a dropped folder) matches by name; pickle-only folders are refused', async () => {
   const name = 'bert-l1-h3-k8-bf16';
   const f = modelFiles(name);

@@ -9,7 +9,7 @@
 // Not here: drawing, page state, anything that knows about the DOM.
 import { AttnplayError, unwrap } from './errors.js';
 import { ablationSpec, attentionSpec, forwardRequestSpec, int32Array, rightOperand, toMatrix, utf8 } from './engine-inputs.js';
-import { MODEL_FILES, openModelFiles, readAll, streamInto } from './model-files.js';
+import { MODEL_FILES, cancelUnread, openModelFiles, readAll, streamInto } from './model-files.js';
 import { importNode, installNodeWorkers, isNode } from './node-support.js';
 import { Tokenizer, tokenObjects } from './tokenizer.js';
 
@@ -198,7 +198,9 @@ export class Engine {
    * options.onProgress({ file, loaded, total }): bytes read so far of all
    *   files, total = their sum (null while a size is unknown).
    * options.fetch: the fetch function to use (default: globalThis.fetch).
-   * The weights are streamed straight into WASM memory.
+   * The weights are streamed straight into WASM memory, after the tokenizer
+   * is read: one the core cannot read is refused before any weight byte is
+   * asked for, and the weights' download is cancelled.
    */
   async loadModel(source, options = {}) {
     const files = await openModelFiles(source, {
@@ -215,17 +217,31 @@ export class Engine {
     const config = utf8Decoder.decode(files.config);
     if (files.tokenizer) progress(files.tokenizerName)(files.tokenizer.length);
     for (const [key, bytes] of Object.entries(files.marian ?? {})) progress(MODEL_FILES[key])(bytes.length);
-    const buffers = [];
+    // The tokenizer is read before the weights stream in: one the core cannot read (malformed, or with a
+    // section it does not support) is refused before a download that may take gigabytes.
+    let tokenizer = null;
     try {
-      for (const shard of files.shards) buffers.push({ name: shard.name, ...await this.#readIntoHeap(shard, progress(shard.name)) });
+      if (files.tokenizer) tokenizer = unwrap(this.#module.tokenizerFromFileBytes(files.tokenizer)).tokenizer;
     } catch (error) {
-      for (const { address } of buffers) this.#module.freeBytes(address);
+      await cancelUnread(files.shards);
       throw error;
     }
-    // loadModel owns the buffers from here on, and frees them.
-    const { handle, config: modelConfig, hasTokenizer } = unwrap(this.#module.loadModel(config, buffers, files.index, files.tokenizer ?? files.marian));
-    if (modelConfig.encoderDecoder) return new TranslationModel(this.#module, handle, modelConfig, files.tokenizer, hasTokenizer);
-    return new TextModel(this.#module, handle, modelConfig, files.tokenizer, hasTokenizer);
+    try {
+      const buffers = [];
+      try {
+        for (const shard of files.shards) buffers.push({ name: shard.name, ...await this.#readIntoHeap(shard, progress(shard.name)) });
+      } catch (error) {
+        for (const { address } of buffers) this.#module.freeBytes(address);
+        await cancelUnread(files.shards);
+        throw error;
+      }
+      // loadModel owns the buffers from here on, and frees them; it keeps its own copy of the tokenizer.
+      const { handle, config: modelConfig, hasTokenizer } = unwrap(this.#module.loadModel(config, buffers, files.index, tokenizer ?? files.marian));
+      if (modelConfig.encoderDecoder) return new TranslationModel(this.#module, handle, modelConfig, files.tokenizer, hasTokenizer);
+      return new TextModel(this.#module, handle, modelConfig, files.tokenizer, hasTokenizer);
+    } finally {
+      tokenizer?.delete();
+    }
   }
 
   /** Number of models loaded and not yet disposed. */
@@ -312,7 +328,7 @@ class Bound {
 }
 
 /**
- * A loaded model (GPT-2, BERT, DistilBERT, ELECTRA, RoBERTa / XLM-R, Llama, Mistral, Qwen2/3, GPT-NeoX). Holds WASM memory until dispose().
+ * A loaded model (GPT-2, BERT, DistilBERT, ELECTRA, RoBERTa / XLM-R, OPT, Llama, Mistral, Qwen2/3, GPT-NeoX). Holds WASM memory until dispose().
  * config: { modelType, layers, heads, kvHeads, width, headWidth, inner, positions,
  *           vocabSize, typeVocabSize, segmentInput (BERT, ELECTRA: a pair's typeIds are an
  *           input; RoBERTa and DistilBERT read segment 0 throughout), causal, hasMlmHead,

@@ -177,6 +177,11 @@ function openedResponse(response, name) {
   return { name, size: !encoded && Number.isSafeInteger(length) && length >= 0 && response.headers.has('content-length') ? length : null, stream: response.body, response };
 }
 
+/** Cancels the bodies of opened files not read yet, so that no download goes on after a failure. */
+export async function cancelUnread(openedFiles) {
+  await Promise.all(openedFiles.map((opened) => (opened.stream && !opened.stream.locked ? opened.stream.cancel() : null)));
+}
+
 /** All bytes of an opened file, reporting each chunk's length to onBytes. */
 export async function readAll(opened, onBytes) {
   if (opened.bytes) {

@@ -34,8 +34,9 @@ ModelConfig read_roberta_config(const nlohmann::json& j, const std::string& mode
                std::to_string(c.vocab_size) + ") that leaves a position in \"max_position_embeddings\" (" +
                std::to_string(c.positions) + "): RoBERTa's positions start after it");
   }
-  c.position_padding_idx = static_cast<int>(pad);
-  c.positions -= c.position_padding_idx + 1;  // the rows up to padding_idx are no token's position
+  c.position_count = ModelConfig::PositionCount::non_pad_ids;  // a pad id reads row pad_token_id
+  c.position_offset = static_cast<int>(pad) + 1;
+  c.positions -= c.position_offset;  // the rows up to padding_idx are no token's position
   derive_head_shapes(c);
   return c;
 }
