@@ -1,19 +1,33 @@
-// Implementation of model/weight_reader.h's functions; Reader::reject_unused
-// is kept out of the header so that std::regex, ~5 s of compiling per file
-// that uses it, is compiled once.
+// Implementation of model/weight_reader.h's functions.
 #include "model/weight_reader.h"
 
-#include <regex>
+#include <algorithm>
 
 namespace attnplay {
 
-void Reader::reject_unused(const std::string& ignorable_pattern) const {
-  const std::regex ignorable(ignorable_pattern);
+bool name_matches(std::string_view pattern, std::string_view name) {
+  if (pattern.empty()) return name.empty();
+  if (pattern.front() == '*') {
+    for (std::size_t skip = 0; skip <= name.size(); ++skip) {
+      if (name_matches(pattern.substr(1), name.substr(skip))) return true;
+    }
+    return false;
+  }
+  if (pattern.front() == '#') {
+    for (std::size_t digits = 0; digits < name.size() && name[digits] >= '0' && name[digits] <= '9';) {
+      if (name_matches(pattern.substr(1), name.substr(++digits))) return true;
+    }
+    return false;
+  }
+  return !name.empty() && name.front() == pattern.front() && name_matches(pattern.substr(1), name.substr(1));
+}
+
+void Reader::reject_unused(const std::vector<std::string>& ignorable) const {
   std::vector<std::string> unexpected;
   for (const auto& entry : st_.tensors()) {
-    if (used_.count(entry.first) == 0 && !std::regex_match(entry.first, ignorable)) {
-      unexpected.push_back(entry.first);
-    }
+    const bool harmless = std::any_of(ignorable.begin(), ignorable.end(),
+                                      [&](const std::string& pattern) { return name_matches(full_name(pattern), entry.first); });
+    if (used_.count(entry.first) == 0 && !harmless) unexpected.push_back(entry.first);
   }
   if (unexpected.empty()) return;
   std::string list;

@@ -82,9 +82,9 @@ class Reader {
   NormWeights rms_norm(const std::string& base, std::int64_t d) { return {vector(base + ".weight", d), RowVector()}; }
 
   // Refuses tensors that were not used and are not known-harmless extras:
-  // names that `ignorable_pattern` (a std::regex, ECMAScript) matches whole.
-  // Defined in weight_reader.cpp, the one file that compiles std::regex.
-  void reject_unused(const std::string& ignorable_pattern) const;
+  // names that one of `ignorable` matches whole (name_matches), each pattern
+  // under the base model's prefix as tensor names are (the heads at the root).
+  void reject_unused(const std::vector<std::string>& ignorable) const;
 
  private:
   // The heads (lm_head, embed_out, cls., DistilBERT's vocab_*, ELECTRA's generator_* and
@@ -107,6 +107,11 @@ class Reader {
   std::string prefix_;
   std::set<std::string> used_;
 };
+
+// Whether `pattern` matches all of `name`: "*" stands for any run of
+// characters, "#" for a run of one or more digits, any other character for
+// itself ("h.#.attn.bias" matches "h.11.attn.bias").
+bool name_matches(std::string_view pattern, std::string_view name);
 
 // A family loader's Reader: under `prefix` when the token embedding sits at
 // `prefix` + `embedding`, under none when at `embedding` alone (a bare

@@ -4,7 +4,6 @@
 // vocab.json + merges.txt, BERT's vocab.txt. JSON through nlohmann-json.
 // Anything unsupported is an error that names its section.
 #include <algorithm>
-#include <sstream>
 #include <stdexcept>
 
 #include "tokenizer/json_util.h"

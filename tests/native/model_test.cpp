@@ -16,6 +16,7 @@
 #include "golden_models.h"
 #include "model/directory.h"
 #include "model/model.h"
+#include "model/weight_reader.h"
 
 using namespace attnplay;
 using nlohmann::json;
@@ -142,6 +143,20 @@ TEST_CASE("configuration and parameter count") {
   CHECK_NOTHROW(gpt2.check_vocabulary(257));
   CHECK_THROWS_WITH_AS(gpt2.check_vocabulary(50257), doctest::Contains("larger than the embedding matrix"),
                        std::invalid_argument);
+}
+
+TEST_CASE("known-harmless tensor names: * any run of characters, # a run of digits, the rest literal") {
+  CHECK(name_matches("h.#.attn.bias", "h.11.attn.bias"));
+  CHECK_FALSE(name_matches("h.#.attn.bias", "h..attn.bias"));         // # needs a digit
+  CHECK_FALSE(name_matches("h.#.attn.bias", "h.1a.attn.bias"));
+  CHECK_FALSE(name_matches("h.#.attn.bias", "h.0.attn.c_attn.bias"));  // whole names only
+  CHECK(name_matches("pooler.*", "pooler.dense.weight"));
+  CHECK(name_matches("pooler.*", "pooler."));
+  CHECK_FALSE(name_matches("pooler.*", "bert.pooler.dense.weight"));
+  CHECK(name_matches("lm_head.weight", "lm_head.weight"));
+  CHECK_FALSE(name_matches("lm_head.weight", "lm_head_weight"));       // "." is literal
+  CHECK_FALSE(name_matches("lm_head.weight", "lm_head.weight2"));
+  CHECK(name_matches("", ""));
 }
 
 // Every parameter a model reads is counted, the embedding projections (ELECTRA's embeddings_project, OPT's

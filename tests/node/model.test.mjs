@@ -122,6 +122,43 @@ test('a tokenizer the core cannot read is refused before the weights are read, a
   assert.equal(engine.loadedModels(), 0);
 });
 
+// model.safetensors bytes with one more F32 tensor [2] named `name`.
+function withExtraTensor(weights, name) {
+  const n = Number(weights.readBigUInt64LE(0));
+  const header = JSON.parse(weights.subarray(8, 8 + n).toString('utf8'));
+  const data = weights.subarray(8 + n);
+  header[name] = { dtype: 'F32', shape: [2], data_offsets: [data.length, data.length + 8] };
+  const text = Buffer.from(JSON.stringify(header));
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(text.length));
+  return Buffer.concat([length, text, data, Buffer.alloc(8)]);
+}
+
+test('the buffers exports carry load (each family\'s known extras); any other unused tensor is refused', async () => {
+  const harmless = [
+    ['bert-l2-h2-k32-f32', 'bert.embeddings.position_ids'], ['distilbert-l2-h4-k8-f32', 'distilbert.embeddings.position_ids'],
+    ['roberta-l2-h2-k16-f32', 'roberta.embeddings.position_ids'], ['roberta-l2-h2-k16-f32', 'lm_head.decoder.bias'],
+    ['llama-gqa-llama3-bf16', 'model.layers.0.self_attn.rotary_emb.inv_freq'], ['llama-gqa-llama3-bf16', 'lm_head.weight'],
+    ['pythia-parallel-f16', 'gpt_neox.layers.0.attention.masked_bias'], ['gpt2-l2-h12-k8-f16', 'transformer.h.1.attn.masked_bias'],
+  ];
+  for (const [name, extra] of harmless) {
+    const f = modelFiles(name);
+    const model = await engine.loadModel({ ...f, weights: withExtraTensor(f.weights, extra) });
+    const c = golden(name).cases[0];
+    assert.ok(maxAbsDiff(model.forward(c.ids, { typeIds: model.config.segmentInput ? c.type_ids : undefined }).attentions.data, flat(c.attentions)) < 1e-5, `${name} + ${extra}`);
+    model.dispose();
+  }
+  const unexpected = [
+    ['llama-gqa-llama3-bf16', 'model.layers.x.self_attn.rotary_emb.inv_freq'], ['llama-gqa-llama3-bf16', 'model.layers.0.self_attn.rotary_emb.inv_freq2'],
+    ['llama-mqa-bias-linear-f32', 'model.lm_head.weight'], ['bert-l2-h2-k32-f32', 'pooler.dense.weight'],
+  ];
+  for (const [name, extra] of unexpected) {
+    const f = modelFiles(name);
+    await assert.rejects(engine.loadModel({ ...f, weights: withExtraTensor(f.weights, extra) }),
+      new RegExp(`1 unexpected tensor\\(s\\) for this architecture: '${extra.replaceAll('.', '\\.')}'`), `${name} + ${extra}`);
+  }
+});
+
 test('loading from Files (a dropped folder) matches by name; pickle-only folders are refused', async () => {
   const name = 'bert-l1-h3-k8-bf16';
   const f = modelFiles(name);

@@ -35,8 +35,8 @@ ModelWeights load_bert_weights(const ModelConfig& c, const Checkpoint& st) {
                           "cls.predictions.decoder.bias", "cls.predictions.decoder.weight"}, c, d, w);
   // Parts of BERT checkpoints this runtime does not use: the pooler, the
   // next-sentence head, the position-id buffer, the decoder's copy of the bias.
-  r.reject_unused(R"((bert\.)?(pooler\..*|embeddings\.position_ids)|cls\.seq_relationship\..*|)"
-                  R"(cls\.predictions\.(decoder\.)?bias)");
+  r.reject_unused({"pooler.*", "embeddings.position_ids", "cls.seq_relationship.*", "cls.predictions.bias",
+                   "cls.predictions.decoder.bias"});
   return w;
 }
 

@@ -58,7 +58,7 @@ ModelWeights load_distilbert_weights(const ModelConfig& c, const Checkpoint& st)
   read_masked_lm_head(r, {"vocab_transform", "vocab_layer_norm", "vocab_projector.bias", "vocab_projector.bias",
                           "vocab_projector.weight"}, c, d, w);
   // The position-id buffer some exports include.
-  r.reject_unused(R"((distilbert\.)?embeddings\.position_ids)");
+  r.reject_unused({"embeddings.position_ids"});
   return w;
 }
 

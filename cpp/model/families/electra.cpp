@@ -40,7 +40,7 @@ ModelWeights load_electra_weights(const ModelConfig& c, const Checkpoint& st) {
   read_masked_lm_head(r, {"generator_predictions.dense", "generator_predictions.LayerNorm", "generator_lm_head.bias",
                           "generator_lm_head.bias", "generator_lm_head.weight"}, c, E, w);  // ElectraForMaskedLM
   // The discriminator's replaced-token head and the position-id buffer.
-  r.reject_unused(R"(discriminator_predictions\..*|(electra\.)?embeddings\.position_ids)");
+  r.reject_unused({"discriminator_predictions.*", "embeddings.position_ids"});
   return w;
 }
 

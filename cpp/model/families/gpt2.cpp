@@ -53,7 +53,7 @@ ModelWeights load_gpt2_weights(const ModelConfig& c, const Checkpoint& st) {
   w.final_norm = r.layer_norm("ln_f", d);
   if (st.contains("lm_head.weight")) w.output_embedding = r.out_by_in("lm_head.weight", V, d);
   // The causal-mask buffers some exports include.
-  r.reject_unused(R"((transformer\.)?h\.\d+\.attn\.(bias|masked_bias))");
+  r.reject_unused({"h.#.attn.bias", "h.#.attn.masked_bias"});
   return w;
 }
 

@@ -55,8 +55,10 @@ ModelWeights load_gpt_neox_weights(const ModelConfig& c, const Checkpoint& st) {
   w.final_norm = r.layer_norm("final_layer_norm", d);
   output_embedding(c, st, r, w, "embed_out.weight");
   // Buffers of older exports: the causal mask and the rotary frequencies.
-  r.reject_unused(R"((gpt_neox\.)?layers\.\d+\.attention\.(bias|masked_bias|rotary_emb\.inv_freq))" +
-                  std::string(c.tied_embeddings ? "|embed_out\\.weight" : ""));
+  std::vector<std::string> harmless{"layers.#.attention.bias", "layers.#.attention.masked_bias",
+                                    "layers.#.attention.rotary_emb.inv_freq"};
+  if (c.tied_embeddings) harmless.push_back("embed_out.weight");
+  r.reject_unused(harmless);
   return w;
 }
 

@@ -81,8 +81,9 @@ ModelWeights load_llama_weights(const ModelConfig& c, const Checkpoint& st) {
   w.final_norm = r.rms_norm("norm", d);
   output_embedding(c, st, r, w, "lm_head.weight");
   // The rotary frequency buffers older exports include; a tied copy of the embedding.
-  r.reject_unused(R"((model\.)?layers\.\d+\.self_attn\.rotary_emb\.inv_freq)" +
-                  std::string(c.tied_embeddings ? "|lm_head\\.weight" : ""));
+  std::vector<std::string> harmless{"layers.#.self_attn.rotary_emb.inv_freq"};
+  if (c.tied_embeddings) harmless.push_back("lm_head.weight");
+  r.reject_unused(harmless);
   return w;
 }
 

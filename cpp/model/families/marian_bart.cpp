@@ -176,8 +176,8 @@ Seq2SeqWeights load_seq2seq_weights(const Seq2SeqConfig& c, const Checkpoint& st
   }
   // final_logits_bias is [1, V]; a checkpoint without it adds nothing.
   if (st.contains("final_logits_bias")) w.final_logits_bias = r.take("final_logits_bias", 1, V, false, WeightLayout::out_by_in).to_matrix();
-  std::string tied = "lm_head\\.weight";
-  if (c.shared_embeddings) tied += "|(model\\.)?(encoder|decoder)\\.embed_tokens\\.weight";
+  std::vector<std::string> tied{"lm_head.weight"};
+  if (c.shared_embeddings) tied.insert(tied.end(), {"encoder.embed_tokens.weight", "decoder.embed_tokens.weight"});
   r.reject_unused(tied);
   return w;
 }

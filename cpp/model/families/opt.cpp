@@ -78,7 +78,7 @@ ModelWeights load_opt_weights(const ModelConfig& c, const Checkpoint& st) {
   if (!c.post_layer_norm) w.final_norm = r.layer_norm("final_layer_norm", d);
   output_embedding(c, st, r, w, "lm_head.weight");
   // A tied copy of the embedding.
-  r.reject_unused(c.tied_embeddings ? R"(lm_head\.weight)" : "");
+  r.reject_unused(c.tied_embeddings ? std::vector<std::string>{"lm_head.weight"} : std::vector<std::string>{});
   return w;
 }
 

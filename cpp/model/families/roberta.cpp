@@ -52,7 +52,7 @@ ModelWeights load_roberta_weights(const ModelConfig& c, const Checkpoint& st) {
                           "lm_head.decoder.weight"}, c, d, w);  // RobertaForMaskedLM
   // Parts of RoBERTa checkpoints this runtime does not use: the pooler, the
   // position-id buffer, the decoder's copy of the bias.
-  r.reject_unused(R"((roberta\.)?(pooler\..*|embeddings\.position_ids)|lm_head\.(decoder\.)?bias)");
+  r.reject_unused({"pooler.*", "embeddings.position_ids", "lm_head.bias", "lm_head.decoder.bias"});
   return w;
 }
 
