@@ -60,12 +60,19 @@ HeadTrace attend(Matrix q, Matrix k, Matrix v, const AttentionOptions& options, 
   t.q = std::move(q);
   t.k = std::move(k);
   t.v = std::move(v);
-  t.divisor = options.temperature * (options.scale ? std::sqrt(static_cast<float>(t.q.cols())) : 1.0f);
+  const Eigen::Index scale_width = options.scale_width > 0 ? options.scale_width : t.q.cols();
+  t.divisor = options.temperature * (options.scale ? std::sqrt(static_cast<float>(scale_width)) : 1.0f);
+  t.softcap = options.softcap;
 
   t.weights = matmul_transposed(t.q, t.k);  // [Tq, Tk] raw scores
   if (level == TraceLevel::full) t.scores = t.weights;
   t.weights *= 1.0f / t.divisor;  // [Tq, Tk] scaled
   if (level == TraceLevel::full) t.scaled = t.weights;
+  if (t.softcap > 0.0f) {  // [Tq, Tk] cap·tanh(scaled / cap)
+    const float cap = t.softcap;
+    t.weights = t.weights.unaryExpr([cap](float s) { return cap * std::tanh(s / cap); });
+    if (level == TraceLevel::full) t.capped = t.weights;
+  }
   apply_masks(t.weights, options);  // [Tq, Tk] masked
   if (level == TraceLevel::full) t.masked = t.weights;
   softmax_rows(t.weights);            // [Tq, Tk] weights

@@ -18,7 +18,10 @@ namespace attnplay {
 
 struct AttentionOptions {
   bool scale = true;         // divide scores by √d_k (Vaswani et al.)
+  int scale_width = 0;       // with scale: divide by √scale_width instead (Gemma 2/3's query_pre_attn_scalar); 0: d_k
   float temperature = 1.0f;  // divide scores by this as well; must be > 0
+  // Gemma 2's attention-logit softcapping: scaled scores s become cap·tanh(s / cap) before the mask; 0: none.
+  float softcap = 0.0f;
   // Query i may only see keys j <= i. With fewer queries than keys (Tq < Tk,
   // a cache of earlier keys) the queries are the last Tq positions: query i
   // sits at position Tk - Tq + i.
@@ -36,17 +39,19 @@ struct AttentionOptions {
 // and output (the runtime's mode, to bound memory on long inputs).
 enum class TraceLevel { full, weights_only };
 
-// One head's attention, every step of softmax(mask(Q·Kᵀ / (√d_k·τ)))·V.
+// One head's attention, every step of softmax(mask(cap(Q·Kᵀ / (√d_k·τ))))·V.
 struct HeadTrace {
   Matrix q;        // [Tq, d_k]
   Matrix k;        // [Tk, d_k]
   Matrix v;        // [Tk, d_v]
   Matrix scores;   // [Tq, Tk] Q·Kᵀ                       (full trace only)
   Matrix scaled;   // [Tq, Tk] scores / divisor             (full trace only)
-  Matrix masked;   // [Tq, Tk] scaled, -inf where masked    (full trace only)
+  Matrix capped;   // [Tq, Tk] softcap·tanh(scaled / softcap) (full trace with a softcap only)
+  Matrix masked;   // [Tq, Tk] scaled (or capped), -inf where masked (full trace only)
   Matrix weights;  // [Tq, Tk] row softmax of masked; rows sum to 1
   Matrix output;   // [Tq, d_v] weights·V
-  float divisor = 1.0f;  // √d_k·τ when scaling, τ otherwise
+  float divisor = 1.0f;  // √d_k·τ (√scale_width·τ) when scaling, τ otherwise
+  float softcap = 0.0f;  // the cap applied, 0 for none
 };
 
 // Attention of given queries, keys and values (moved into the trace).

@@ -103,8 +103,8 @@ inline val matrix_to_js(const Matrix& m) {
   return out;
 }
 
-// One head's attention, every array of its trace -> { q, k, v, scores, scaled, masked, weights, output, divisor }
-// (a full trace; a weights-only one has empty scores, scaled and masked).
+// One head's attention, every array of its trace -> { q, k, v, scores, scaled, capped? and softcap? (with a
+// softcap), masked, weights, output, divisor } (a full trace; a weights-only one has empty scores, scaled and masked).
 inline val head_trace_to_js(const HeadTrace& t) {
   val out = val::object();
   out.set("q", matrix_to_js(t.q));
@@ -112,6 +112,10 @@ inline val head_trace_to_js(const HeadTrace& t) {
   out.set("v", matrix_to_js(t.v));
   out.set("scores", matrix_to_js(t.scores));
   out.set("scaled", matrix_to_js(t.scaled));
+  if (t.softcap > 0) {  // Gemma 2: cap·tanh(scaled / cap), the step before the mask
+    out.set("capped", matrix_to_js(t.capped));
+    out.set("softcap", t.softcap);
+  }
   out.set("masked", matrix_to_js(t.masked));
   out.set("weights", matrix_to_js(t.weights));
   out.set("output", matrix_to_js(t.output));

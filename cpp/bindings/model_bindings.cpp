@@ -63,6 +63,13 @@ val config_to_js(const Model& m) {
   out.set("typeVocabSize", c.type_vocab_size);
   out.set("segmentInput", c.segment_input);
   out.set("causal", c.causal());
+  out.set("slidingWindow", c.sliding_window);
+  val sliding = val::null();  // which layers have the window; null: every layer
+  if (!c.sliding_layers.empty()) {
+    sliding = val::array();
+    for (const bool layer : c.sliding_layers) sliding.call<void>("push", layer);
+  }
+  out.set("slidingLayers", sliding);
   out.set("hasMlmHead", m.has_mlm_head());
   out.set("parameters", static_cast<double>(m.parameter_count()));
   return out;

@@ -2,7 +2,7 @@
 // what they mean for the forward pass (norm, positions, attention, MLP,
 // residual). Families by "model_type": "gpt2" (GPT-2, DistilGPT-2), "bert", "distilbert", "electra",
 // "roberta" / "xlm-roberta" / "camembert", "opt",
-// "llama" (SmolLM, TinyLlama, Llama 3.x), "mistral", "qwen2", "qwen3" and
+// "llama" (SmolLM, TinyLlama, Llama 3.x), "mistral", "qwen2", "qwen3", "gemma" / "gemma2" / "gemma3_text" and
 // "gpt_neox" (Pythia). Every value is validated (positive, within limits,
 // widths divisible by the number of heads, supported activation and options)
 // with a specific message naming the key; unknown families and options that
@@ -63,6 +63,12 @@ struct ModelConfig {
   RopeFrequencyScaling rope_scaling;  // rope_scaling: none, linear or llama3
   bool qk_norm = false;          // Qwen3: RMSNorm on each head's q and k before RoPE
   int sliding_window = 0;        // query i sees keys j with i - j < window; 0 = no window
+  std::vector<bool> sliding_layers;  // Gemma 2/3: the layers with the window (layer_types); empty: every layer
+  double rope_local_theta = 0;   // Gemma 3: RoPE base of the sliding layers (unscaled); 0: rope_theta
+  float embedding_scale = 0;     // Gemma: the token embeddings times √d; 0: none
+  int attention_scale_width = 0; // Gemma 2/3: scores divided by √query_pre_attn_scalar instead of √d_k; 0: d_k
+  float attention_softcap = 0;   // Gemma 2: scaled scores s -> cap·tanh(s / cap) before the mask; 0: none
+  float final_logit_softcap = 0; // Gemma 2: logits x -> cap·tanh(x / cap); 0: none
   bool qkv_bias = true;          // biases on the q, k, v projections
   bool attention_out_bias = true;  // bias on the attention output projection
   bool mlp_bias = true;          // biases on the MLP projections
@@ -75,6 +81,10 @@ struct ModelConfig {
   // The width of the token embedding table (E or d).
   int embedding_width() const { return embedding_size > 0 ? embedding_size : width; }
   bool causal() const { return !bidirectional; }
+  // Whether layer `layer` attends within sliding_window (when there is one).
+  bool layer_is_sliding(int layer) const {
+    return sliding_layers.empty() || sliding_layers[static_cast<std::size_t>(layer)];
+  }
 };
 
 // Parses config.json with the reader of its model_type's family

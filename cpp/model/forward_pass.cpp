@@ -35,9 +35,13 @@ ForwardPass::ForwardPass(const ModelConfig& c, const ModelWeights& w, const Forw
     : c_(c), w_(w), request_(request), result_(result), cache_(cache), T_(static_cast<int>(request.ids.size())),
       past_(cache ? cache->length() : 0) {
   options_.causal = c.causal();
-  options_.window = c.sliding_window;
   options_.key_mask = request.attention_mask;
+  options_.scale_width = c.attention_scale_width;
+  options_.softcap = c.attention_softcap;
   if (c.rope) rope_inv_freq_ = rope_inverse_frequencies(c.rotary_dims, c.rope_theta, c.rope_scaling);
+  if (c.rope && c.rope_local_theta > 0) {
+    rope_local_inv_freq_ = rope_inverse_frequencies(c.rotary_dims, c.rope_local_theta, RopeFrequencyScaling{});
+  }
   if (cache_ && cache_->keys.empty()) {
     cache_->keys.resize(static_cast<std::size_t>(c.layers));
     cache_->values.resize(static_cast<std::size_t>(c.layers));
@@ -52,6 +56,7 @@ ForwardPass::ForwardPass(const ModelConfig& c, const ModelWeights& w, const Forw
 Matrix ForwardPass::embed() const {
   Matrix h(T_, w_.token_embedding.cols());  // [T, E] (E = d but for ELECTRA's narrower embeddings)
   for (int i = 0; i < T_; ++i) w_.token_embedding.row_to_float(request_.ids[i], h.row(i).data());
+  if (c_.embedding_scale > 0) h *= c_.embedding_scale;  // Gemma: ·√d
   return h;
 }
 
@@ -97,13 +102,17 @@ Matrix ForwardPass::attention(const ConstMatrixRef& x, const BlockWeights& b, in
     for (int h = 0; h < KV; ++h) k.middleCols(h * dk, dk) = rms_norm(k.middleCols(h * dk, dk), b.k_norm.gamma, c_.norm_eps);
   }
   const bool traced_layer = request_.trace && request_.trace->layer == layer;
-  if (c_.rope) {
+  const bool sliding = c_.sliding_window > 0 && c_.layer_is_sliding(layer);
+  AttentionOptions options = options_;
+  options.window = sliding ? c_.sliding_window : 0;
+  if (c_.rope) {  // Gemma 3's sliding layers turn at their own base
+    const std::vector<double>& inv_freq = sliding && !rope_local_inv_freq_.empty() ? rope_local_inv_freq_ : rope_inv_freq_;
     if (traced_layer) {  // the traced head's q and its key head's k, before the rotation
       const int head = request_.trace->head, kv_head = head / (H / KV);
-      result_.rotary = RotaryTrace{q.middleCols(head * dk, dk), k.middleCols(kv_head * dk, dk), rope_inv_freq_, past_};
+      result_.rotary = RotaryTrace{q.middleCols(head * dk, dk), k.middleCols(kv_head * dk, dk), inv_freq, past_};
     }
-    apply_rope(q, dk, rope_inv_freq_, past_);
-    apply_rope(k, dk, rope_inv_freq_, past_);
+    apply_rope(q, dk, inv_freq, past_);
+    apply_rope(k, dk, inv_freq, past_);
   }
   if (cache_) {  // keys and values [past + T, KV·d_k]: the cached ones, then this call's
     append_rows(cache_->keys[static_cast<std::size_t>(layer)], k);
@@ -111,7 +120,7 @@ Matrix ForwardPass::attention(const ConstMatrixRef& x, const BlockWeights& b, in
     k = cache_->keys[static_cast<std::size_t>(layer)];
     v = cache_->values[static_cast<std::size_t>(layer)];
   }
-  MultiHeadTrace t = attend_heads(std::move(q), std::move(k), std::move(v), H, KV, options_, TraceLevel::weights_only,
+  MultiHeadTrace t = attend_heads(std::move(q), std::move(k), std::move(v), H, KV, options, TraceLevel::weights_only,
                                   traced_layer ? request_.trace->head : -1);
   store_head_weights(t, layer, result_.attentions);  // [T, Tk] of each head into attentions [L, H, T, Tk]
   if (traced_layer) result_.trace = std::move(t.heads[static_cast<std::size_t>(request_.trace->head)]);
@@ -150,7 +159,8 @@ void ForwardPass::next_token_head(const Matrix& h) {
   constexpr int kChunk = 128;  // each chunk packs the whole unembedding once
   for (int start = first; start < T_; start += kChunk) {
     const int n = std::min(kChunk, T_ - start);
-    const Matrix chunk = linear(h.middleRows(start, n), unembedding);  // [n, V]
+    Matrix chunk = linear(h.middleRows(start, n), unembedding);  // [n, V]
+    softcap_logits(chunk, c_.final_logit_softcap);              // Gemma 2
     if (request_.logits) result_.logits.middleRows(start - first, n) = chunk;
     for (int i = 0; (request_.top_k > 0 || request_.token_loss) && i < n; ++i) {
       const float* row = chunk.row(i).data();

@@ -81,7 +81,8 @@ class ForwardPass {
   const int T_;     // tokens run
   const int past_;  // tokens in the cache before this pass
   AttentionOptions options_;
-  std::vector<double> rope_inv_freq_;  // [r/2] with RoPE
+  std::vector<double> rope_inv_freq_;        // [r/2] with RoPE
+  std::vector<double> rope_local_inv_freq_;  // [r/2] Gemma 3's sliding layers; empty otherwise
 };
 
 }  // namespace attnplay

@@ -13,6 +13,10 @@ namespace attnplay {
 // logits. The max in eight independent lanes (no chain of dependent
 // compares, as std::max_element has); the sum in eight partial sums of
 // fast_exp, a loop that vectorizes.
+void softcap_logits(MatrixRef logits, float cap) {
+  if (cap > 0.0f) logits = logits.unaryExpr([cap](float x) { return cap * std::tanh(x / cap); });
+}
+
 SoftmaxNorm softmax_norm(const float* logits, int vocab) {
   SoftmaxNorm n;
   n.max = logits[0];

@@ -199,6 +199,7 @@ std::vector<TopK> Model::read_out(const Matrix& x, bool final_norm_applied, int 
       const LinearWeights& out = weights_.output_projection;
       if (!out.empty()) h = linear(h, out.w, out.b);  // [n, E] OPT's project_out
       logits = linear(h, weights_.unembedding());
+      softcap_logits(logits, config_.final_logit_softcap);  // Gemma 2
     }
     for (Eigen::Index i = 0; i < n; ++i) {
       const float* row = logits.row(i).data();

@@ -20,7 +20,10 @@ std::int64_t ModelWeights::parameter_count() const {
   norm(final_norm);
   for (const BlockWeights& b : blocks) {
     for (const LinearWeights* l : {&b.qkv, &b.q, &b.k, &b.v, &b.attention_out, &b.mlp_gate, &b.mlp_in, &b.mlp_out}) linear(*l);
-    for (const NormWeights* x : {&b.attention_norm, &b.q_norm, &b.k_norm, &b.mlp_norm}) norm(*x);
+    for (const NormWeights* x : {&b.attention_norm, &b.q_norm, &b.k_norm, &b.mlp_norm, &b.attention_post_norm,
+                                 &b.mlp_post_norm}) {
+      norm(*x);
+    }
   }
   if (has_mlm_head) {
     linear(mlm.transform);

@@ -50,6 +50,8 @@ struct BlockWeights {
   LinearWeights q, k, v;        // separate layout: [d → H·d_k], [d → KV·d_k], [d → KV·d_k]
   NormWeights q_norm, k_norm;   // Qwen3: RMSNorm over each head's d_k; empty otherwise
   LinearWeights attention_out;  // [H·d_k → d]
+  NormWeights attention_post_norm;  // Gemma 2/3 post_attention_layernorm: on attn(x) before the residual add
+  NormWeights mlp_post_norm;        // Gemma 2/3 post_feedforward_layernorm: on mlp(x) before the residual add
   NormWeights mlp_norm;         // GPT-2 ln_2, BERT output.LayerNorm, Llama/NeoX post_attention_layernorm
   LinearWeights mlp_gate;       // SwiGLU gate_proj [d → inner]; empty otherwise
   LinearWeights mlp_in;         // [d → inner] (c_fc, intermediate, dense_h_to_4h, up_proj)

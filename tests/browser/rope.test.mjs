@@ -4,7 +4,8 @@
 // the angle position × θ per pair, q and k after it, each pair's part of q·k)
 // equal the PyTorch float64 golden trace of that head; the key menu changes
 // the key; partial rotary (Pythia) names the dimensions left unrotated; a
-// GPT-2 model has no rotary panel.
+// GPT-2 model has no rotary panel; Gemma 2's scaling, softcap and sliding
+// window in the neuron, matrix and model views.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -124,6 +125,46 @@ for (const [name, partial] of [['pythia-parallel-f16', true], ['qwen3-qknorm-bf1
     await page.close();
   });
 }
+
+test('Gemma 2: the neuron view divides by √query_pre_attn_scalar, shows the softcap step and only the window\'s keys; the matrix hatches the window, the model view names it', async () => {
+  const name = 'gemma2-softcap-window-f32'; // softcap 2, window 3 on layers 1 and 3, query_pre_attn_scalar 12, head_dim 16
+  const c = golden(name);
+  const T = c.ids.length;
+  const { page, errors } = await newPage(session.browser);
+  await openNeuron(page, name, `&layer=${c.trace.layer}&heads=${c.trace.head}&token=${T - 1}&text=${encodeURIComponent(c.text)}`);
+  const model = await neuronModel(page);
+  assert.equal(c.trace.layer, 2, 'the traced layer is a sliding one');
+  assert.deepEqual([model.divisor, model.softcap, model.window], [Math.fround(Math.sqrt(12)), 2, 3]);
+  assert.deepEqual(model.keys.map((k) => k.key), [T - 3, T - 2, T - 1], 'only the window\'s keys');
+  const scale = maxAbs(c.trace.scores);
+  for (const key of model.keys) {
+    close(key.dot, c.trace.scores[T - 1][key.key], scale, `q·k of key ${key.key}`);
+    close(key.capped, 2 * Math.tanh(key.scaled / 2), 1, `capped score of key ${key.key}`, 1e-12);
+    assert.ok(Math.abs(key.capped) < 2);
+    close(key.softmax, key.modelWeight, 1, `softmax vs the model's weight, key ${key.key}`);
+    close(key.modelWeight, c.attentions[2][c.trace.head][T - 1][key.key], 1, `the model's weight vs PyTorch, key ${key.key}`);
+  }
+  assert.ok(model.layout.x.capped > model.layout.x.scaled && model.layout.x.capped < model.layout.x.softmax, 'the cap column between ÷ and softmax');
+  assert.match(await page.textContent('neuron-view'), /Sliding-window layer: the query sees only its last 3 keys/);
+  assert.match(await page.textContent('neuron-view'), /2·tanh\(s ÷ 2\)/);
+
+  // The matrix view hatches the keys before the window; a global layer (2) only the causal triangle.
+  for (const [layer, window] of [[2, 3], [1, 0]]) {
+    await page.evaluate((l) => { location.hash = location.hash.replace(/view=[a-z]+/, 'view=matrix').replace(/layer=\d+/, `layer=${l}`); }, layer);
+    await page.waitForFunction((l) => document.querySelector('matrix-view')?.heatModel()?.title.startsWith(`Layer ${l + 1}`), layer);
+    const heat = await page.evaluate(() => { const m = document.querySelector('matrix-view').heatModel(); return { masked: Array.from(m.masked), legend: document.querySelector('matrix-view').textContent }; });
+    for (let r = 0; r < T; r += 1) {
+      for (let k = 0; k < T; k += 1) assert.equal(heat.masked[r * T + k], k > r || (window && r - k >= window) ? 1 : 0, `layer ${layer + 1} [${r}][${k}]`);
+    }
+    assert.equal(/sliding window of 3 tokens/.test(heat.legend), Boolean(window));
+  }
+  await page.evaluate(() => { location.hash = location.hash.replace(/view=[a-z]+/, 'view=model'); });
+  await page.waitForSelector('model-view .model-layer-caption');
+  assert.deepEqual(await page.$$eval('model-view .model-layer-caption', (els) => els.map((e) => e.textContent)),
+    ['Layer 1 · window 3', 'Layer 2', 'Layer 3 · window 3']);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
 
 test('a GPT-2 model (learned positions) has no rotary panel', async () => {
   const { page, errors } = await newPage(session.browser);

@@ -47,6 +47,7 @@ K = 6  # the tests compare a top-5 and use the 6th to tell ties apart
 NAMES = ["gpt2-l2-h12-k8-f16", "gpt2-l1-h1-k64-f32", "gpt2-l4-h4-k8-bf16", "bert-l2-h2-k32-f32", "bert-l1-h3-k8-bf16",
          "distilbert-l2-h4-k8-f32", "electra-generator-l2-h2-k16-e24-f32", "roberta-l2-h2-k16-f32",
          "xlm-roberta-l1-h4-k8-bf16", "opt-l2-h4-k8-f32", "opt-post-ln-proj-f16", "opt-nobias-gelu-untied-bf16",
+         "gemma-mqa-hd16-bf16", "gemma2-softcap-window-f32", "gemma3-layer-types-f16",
          "llama-gqa-llama3-bf16", "llama-mqa-bias-linear-f32", "mistral-window3-f16", "qwen2-bias-f32",
          "qwen3-qknorm-bf16", "pythia-parallel-f16", "pythia-serial-f32"]
 
@@ -140,6 +141,16 @@ def output_head(cfg, w):
             if project is not None:
                 h = h @ project.T
             return h @ unembedding.T
+        return read
+    if kind in ("gemma", "gemma2", "gemma3_text"):  # (1 + w) RMSNorm, the unembedding, Gemma 2's final softcap
+        eps, g, cap = cfg["rms_norm_eps"], w["model.norm.weight"], cfg.get("final_logit_softcapping")
+        unembedding = w["model.embed_tokens.weight"] if cfg["tie_word_embeddings"] else w["lm_head.weight"]
+
+        def read(h, last):
+            if not last:
+                h = h / torch.sqrt((h * h).mean(-1, keepdim=True) + eps) * (1 + g)
+            logits = h @ unembedding.T
+            return cap * torch.tanh(logits / cap) if cap else logits
         return read
     if kind == "gpt2":
         eps = cfg["layer_norm_epsilon"]

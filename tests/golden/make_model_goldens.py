@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Builds the small random checkpoints of tests/golden/models/ (GPT-2, BERT,
-DistilBERT, ELECTRA, RoBERTa, XLM-R, OPT, Llama, Mistral, Qwen2, Qwen3, GPT-NeoX) and their golden outputs, computed by
+DistilBERT, ELECTRA, RoBERTa, XLM-R, OPT, Gemma 1/2/3, Llama, Mistral, Qwen2, Qwen3, GPT-NeoX) and their golden outputs, computed by
 an independent PyTorch implementation.
 
 Run with Debian's PyTorch (python3-torch, plus libopenblas0-pthread):
@@ -21,7 +21,8 @@ ELECTRA: Clark et al. 2020, BERT's encoder over embeddings embedding_size wide
 projected to the hidden width, the generator's masked-LM head with GELU
 whatever hidden_act is; RoBERTa: Liu et al. 2019, BERT's encoder with
 transformers' padding-aware positions from pad_token_id + 1 and one token type; OPT: Zhang et al. 2022,
-positions offset by 2, pre- or post-LN, project_in/project_out; Llama: Touvron et al. 2023, RoPE as Su et al. 2021 in Hugging Face's
+positions offset by 2, pre- or post-LN, project_in/project_out; Gemma: the Gemma Team's reports of 2024 and
+2025 and transformers' code (scaled embeddings, (1 + w) RMSNorm, softcapping, sliding and global layers); Llama: Touvron et al. 2023, RoPE as Su et al. 2021 in Hugging Face's
 half-split rotate_half form, Llama 3's frequency scaling, grouped-query
 attention as Ainslie et al. 2023; Mistral's sliding window; Qwen2's q/k/v
 biases; Qwen3's per-head q/k RMSNorm; GPT-NeoX: Black et al. 2022, fused
@@ -551,6 +552,85 @@ def llama_forward(w, cfg, ids):
     return attentions, traces, hidden, x @ unembedding.T
 
 
+def gemma_norm(x, weight, eps):
+    """Gemma's RMSNorm: x / rms(x) · (1 + weight)."""
+    return x / torch.sqrt((x * x).mean(-1, keepdim=True) + eps) * (1 + weight)
+
+
+def gemma_layer_types(cfg):
+    """Which layers slide: layer_types, else Gemma 2's even layers or Gemma 3's all but every
+    sliding_window_pattern-th; Gemma 1 none."""
+    L, kind = cfg["num_hidden_layers"], cfg["model_type"]
+    if kind == "gemma":
+        return ["full_attention"] * L
+    if cfg.get("layer_types"):
+        return cfg["layer_types"]
+    if kind == "gemma2":
+        return ["sliding_attention" if l % 2 == 0 else "full_attention" for l in range(L)]
+    pattern = cfg.get("sliding_window_pattern", 6)
+    return ["sliding_attention" if (l + 1) % pattern else "full_attention" for l in range(L)]
+
+
+def gemma_forward(w, cfg, ids):
+    """Gemma 1/2/3 (Gemma Team 2024, 2025; transformers' modeling_gemma, gemma2, gemma3): embeddings times √d,
+    RMSNorm with (1 + weight), GQA with RoPE (Gemma 3: q/k norm first, its sliding layers at
+    rope_local_base_freq, unscaled), scores over √query_pre_attn_scalar (Gemma 1: √head_dim), Gemma 2's
+    cap·tanh(s / cap) before the mask, sliding windows on the sliding layers, GeGLU (tanh GELU), Gemma 1's
+    pre-norm blocks or Gemma 2/3's x += post(sublayer(pre(x))), the final norm, tied or own lm_head, Gemma 2's
+    final logit softcapping."""
+    kind = cfg["model_type"]
+    p = lambda name: w["model." + name]
+    d, H, KV, dk = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
+    eps, T = cfg["rms_norm_eps"], len(ids)
+    inv_global = rope_inverse_frequencies(dk, cfg["rope_theta"], cfg.get("rope_scaling"))
+    inv_local = rope_inverse_frequencies(dk, cfg.get("rope_local_base_freq", 10000.0), None) \
+        if kind == "gemma3_text" else inv_global
+    divisor = math.sqrt(dk if kind == "gemma" else cfg["query_pre_attn_scalar"])
+    cap, final_cap = cfg.get("attn_logit_softcapping"), cfg.get("final_logit_softcapping")
+    lin = lambda x, base: x @ p(base + ".weight").T
+    norm = lambda x, base: gemma_norm(x, p(base + ".weight"), eps)
+    heads = lambda m, n: m.reshape(T, n, dk).transpose(0, 1)  # [n, T, d_k]
+    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+    x = p("embed_tokens.weight")[ids] * math.sqrt(d)
+    hidden, attentions, traces = [x], [], []
+    for l, layer_type in enumerate(gemma_layer_types(cfg)):
+        s = f"layers.{l}."
+        a = norm(x, s + "input_layernorm")
+        q, k, v = heads(lin(a, s + "self_attn.q_proj"), H), heads(lin(a, s + "self_attn.k_proj"), KV), \
+            heads(lin(a, s + "self_attn.v_proj"), KV)
+        if kind == "gemma3_text":
+            q, k = norm(q, s + "self_attn.q_norm"), norm(k, s + "self_attn.k_norm")
+        sliding = layer_type == "sliding_attention"
+        inv = inv_local if sliding else inv_global
+        qr = rotate(q, inv)
+        kr, vr = rotate(k, inv).repeat_interleave(H // KV, 0), v.repeat_interleave(H // KV, 0)  # [H, T, d_k]
+        scores = qr @ kr.transpose(1, 2)  # [H, T, T]
+        scaled = scores / divisor
+        if cap:
+            scaled = cap * torch.tanh(scaled / cap)
+        masked = (j > i) | ((i - j >= cfg["sliding_window"]) if sliding else torch.zeros_like(j > i))
+        weights = torch.softmax(scaled.masked_fill(masked, float("-inf")), dim=-1)
+        out = lin((weights @ vr).transpose(0, 1).reshape(T, H * dk), s + "self_attn.o_proj")
+        mlp = lambda m: lin(F.gelu(lin(m, s + "mlp.gate_proj"), approximate="tanh") * lin(m, s + "mlp.up_proj"),
+                            s + "mlp.down_proj")
+        if kind == "gemma":
+            x = x + out
+            x = x + mlp(norm(x, s + "post_attention_layernorm"))
+        else:
+            x = x + norm(out, s + "post_attention_layernorm")
+            x = x + norm(mlp(norm(x, s + "pre_feedforward_layernorm")), s + "post_feedforward_layernorm")
+        attentions.append(weights)
+        traces.append((qr, kr, vr, scores) + before_rope(q, k, inv))
+        hidden.append(x)
+    x = norm(x, "norm")
+    hidden[-1] = x
+    unembedding = p("embed_tokens.weight") if cfg["tie_word_embeddings"] else w["lm_head.weight"]
+    logits = x @ unembedding.T
+    if final_cap:
+        logits = final_cap * torch.tanh(logits / final_cap)
+    return attentions, traces, hidden, logits
+
+
 def gpt_neox_forward(w, cfg, ids):
     p = lambda name: w["gpt_neox." + name]
     d, H, eps = cfg["hidden_size"], cfg["num_attention_heads"], cfg["layer_norm_eps"]
@@ -672,6 +752,25 @@ LLAMA_CASES = [
      {"num_attention_heads": 4, "num_key_value_heads": 2, "hidden_size": 32, "head_dim": 16,
       "tie_word_embeddings": True, "rope_theta": 1000000.0},
      ["Qwen3 qk."]),
+]
+
+GEMMA_CASES = [
+    # name, model_type, dtype, config (beyond the defaults of build_gemma), texts
+    ("gemma-mqa-hd16-bf16", "gemma", "BF16",
+     {"num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 1, "hidden_size": 24, "head_dim": 16},
+     ["Gemma one."]),
+    # Gemma 2: softcaps small enough to bite, a window shorter than the text on the even layers, a scalar ≠ head_dim
+    ("gemma2-softcap-window-f32", "gemma2", "F32",
+     {"num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2, "hidden_size": 32, "head_dim": 16,
+      "query_pre_attn_scalar": 12, "attn_logit_softcapping": 2.0, "final_logit_softcapping": 3.0,
+      "sliding_window": 3}, ["Softly capped."]),
+    # Gemma 3: explicit layer_types, q/k norm, local and global RoPE bases (linear scaling on the global), untied
+    ("gemma3-layer-types-f16", "gemma3_text", "F16",
+     {"num_hidden_layers": 3, "num_attention_heads": 2, "num_key_value_heads": 1, "hidden_size": 32, "head_dim": 16,
+      "query_pre_attn_scalar": 16, "sliding_window": 4, "rope_theta": 1000000.0, "rope_local_base_freq": 10000.0,
+      "rope_scaling": {"rope_type": "linear", "factor": 2.0}, "attn_logit_softcapping": None,
+      "final_logit_softcapping": None, "tie_word_embeddings": False,
+      "layer_types": ["sliding_attention", "full_attention", "sliding_attention"]}, ["Gemma three looks."]),
 ]
 
 NEOX_CASES = [
@@ -976,6 +1075,40 @@ def build_llama(name, model_type, dtype, options, texts, seed):
     return cfg, ck, tokenizer, causal_cases(llama_forward, ck.w, cfg, texts, H, encode)
 
 
+def build_gemma(name, model_type, dtype, options, texts, seed):
+    tokenizer, V, encode = gpt2_tokenizer()
+    cfg = {"model_type": model_type, "architectures": [{"gemma": "GemmaForCausalLM", "gemma2": "Gemma2ForCausalLM",
+                                                       "gemma3_text": "Gemma3ForCausalLM"}[model_type]],
+           "intermediate_size": 48, "max_position_embeddings": 64, "vocab_size": V, "rms_norm_eps": 1e-6,
+           "hidden_activation": "gelu_pytorch_tanh", "rope_theta": 10000.0, "tie_word_embeddings": True,
+           "attention_bias": False, "bos_token_id": V - 1, "eos_token_id": V - 1}
+    cfg.update(options)
+    d, H, KV, I, dk = (cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"],
+                       cfg["intermediate_size"], cfg["head_dim"])
+    ck = Checkpoint(seed, dtype)
+    ck.normal("model.embed_tokens.weight", (V, d), 0.3)
+    norm = lambda name, n: ck.normal(name, (n,), 0.3)  # Gemma's norm weights sit around 0: the scale is 1 + w
+    for l in range(cfg["num_hidden_layers"]):
+        s = f"model.layers.{l}."
+        norm(s + "input_layernorm.weight", d)
+        for part, rows in (("q_proj", H * dk), ("k_proj", KV * dk), ("v_proj", KV * dk)):
+            ck.normal(s + f"self_attn.{part}.weight", (rows, d), 2 / math.sqrt(d))
+        if model_type == "gemma3_text":
+            norm(s + "self_attn.q_norm.weight", dk)
+            norm(s + "self_attn.k_norm.weight", dk)
+        ck.normal(s + "self_attn.o_proj.weight", (d, H * dk), 1 / math.sqrt(H * dk))
+        norm(s + "post_attention_layernorm.weight", d)
+        if model_type != "gemma":
+            norm(s + "pre_feedforward_layernorm.weight", d)
+            norm(s + "post_feedforward_layernorm.weight", d)
+        for part, shape in (("gate_proj", (I, d)), ("up_proj", (I, d)), ("down_proj", (d, I))):
+            ck.normal(s + f"mlp.{part}.weight", shape, 1 / math.sqrt(shape[1]))
+    norm("model.norm.weight", d)
+    if not cfg["tie_word_embeddings"]:
+        ck.normal("lm_head.weight", (V, d), 0.3)
+    return cfg, ck, tokenizer, causal_cases(gemma_forward, ck.w, cfg, texts, H, encode)
+
+
 def build_neox(name, dtype, H, d, rotary_pct, base, parallel, texts, seed):
     tokenizer, V, encode = gpt2_tokenizer()
     cfg = {"model_type": "gpt_neox", "architectures": ["GPTNeoXForCausalLM"], "num_hidden_layers": 2,
@@ -1037,6 +1170,8 @@ def main():
         save(case[0], *build_opt(*case, seed=350 + seed))
     for seed, case in enumerate(LLAMA_CASES):
         save(case[0], *build_llama(*case, seed=300 + seed))
+    for seed, case in enumerate(GEMMA_CASES):
+        save(case[0], *build_gemma(*case, seed=380 + seed))
     for seed, case in enumerate(NEOX_CASES):
         save(case[0], *build_neox(*case, seed=400 + seed))
 

@@ -32,6 +32,8 @@ export const FAMILY_MODELS = {
   'tiny/roberta': 'roberta-l2-h2-k16-f32',
   'tiny/xlm-roberta': 'xlm-roberta-l1-h4-k8-bf16',
   'tiny/opt': 'opt-post-ln-proj-f16',
+  'tiny/gemma2': 'gemma2-softcap-window-f32',
+  'tiny/gemma3': 'gemma3-layer-types-f16',
   'tiny/llama': 'llama-gqa-llama3-bf16',
   'tiny/mistral': 'mistral-window3-f16',
   'tiny/qwen2': 'qwen2-bias-f32',

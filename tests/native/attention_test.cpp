@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -109,6 +110,42 @@ TEST_CASE("causal mask: weights above the diagonal are exactly 0, masked scores 
     }
     CHECK(h.weights(0, 0) == 1.0f);  // the first token can only see itself
   }
+}
+
+// Gemma 2/3: scores over √scale_width (query_pre_attn_scalar), then cap·tanh(s / cap) before the mask
+// (Gemma 2's attn_logit_softcapping); checked against the formula computed here in double.
+TEST_CASE("scale width and softcap: weights are the softmax of cap·tanh(q·k / √w / cap), masked after the cap") {
+  std::mt19937 rng(11);
+  const int t = 6, dk = 8, w = 12;
+  const float cap = 1.5f;
+  const Matrix q = ref::random_matrix(t, dk, rng) * 3.0f, k = ref::random_matrix(t, dk, rng) * 3.0f;
+  AttentionOptions options;
+  options.causal = true;
+  options.window = 3;
+  options.scale_width = w;
+  options.softcap = cap;
+  const attnplay::HeadTrace h = attnplay::attend(q, k, ref::random_matrix(t, dk, rng), options);
+  CHECK(h.divisor == doctest::Approx(std::sqrt(12.0)));
+  CHECK(h.softcap == cap);
+  for (int i = 0; i < t; ++i) {
+    std::vector<double> capped(t, 0.0);
+    double max = -1e300, sum = 0;
+    for (int j = 0; j < t; ++j) {
+      double dot = 0;
+      for (int d = 0; d < dk; ++d) dot += static_cast<double>(q(i, d)) * k(j, d);
+      capped[j] = cap * std::tanh(dot / std::sqrt(12.0) / cap);
+      CHECK(h.capped(i, j) == doctest::Approx(capped[j]).epsilon(1e-5));
+      CHECK(std::abs(h.capped(i, j)) <= cap);
+      if (j <= i && i - j < 3) max = std::max(max, capped[j]);
+    }
+    for (int j = 0; j < t; ++j) sum += j <= i && i - j < 3 ? std::exp(capped[j] - max) : 0.0;
+    for (int j = 0; j < t; ++j) {
+      const double want = j <= i && i - j < 3 ? std::exp(capped[j] - max) / sum : 0.0;
+      CHECK(h.weights(i, j) == doctest::Approx(want).epsilon(1e-5));
+    }
+  }
+  options.softcap = 0;  // no cap: no capped step
+  CHECK(attnplay::attend(q, k, ref::random_matrix(t, dk, rng), options).capped.size() == 0);
 }
 
 TEST_CASE("padding mask: padded keys get weight 0 for every query") {

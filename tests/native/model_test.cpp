@@ -246,6 +246,47 @@ TEST_CASE("OPT: a left-padded text with its padding masked reads exactly as the 
   CHECK((opt.forward(padded).hidden_states[0].bottomRows(4) - a.hidden_states[0]).cwiseAbs().maxCoeff() > 1e-2f);
 }
 
+// Gemma's configs: which layers slide (layer_types, else each version's pattern), its defaults, its refusals.
+TEST_CASE("Gemma: sliding layers from layer_types or the version's pattern, defaults, softcaps null or absent") {
+  json config = json::parse(read_model_directory(model_dir("gemma2-softcap-window-f32")).config_json);  // 3 layers
+  ModelConfig c = parse_config(config.dump());
+  CHECK(c.family_name == "Gemma 2");
+  CHECK(c.sliding_layers == std::vector<bool>{true, false, true});  // Gemma 2: the even layers
+  CHECK(c.attention_scale_width == 12);
+  CHECK(c.attention_softcap == 2.0f);
+  CHECK(c.final_logit_softcap == 3.0f);
+  CHECK(c.embedding_scale == doctest::Approx(std::sqrt(32.0)));
+  config.erase("attn_logit_softcapping");  // Gemma2Config's defaults
+  config.erase("final_logit_softcapping");
+  config.erase("query_pre_attn_scalar");
+  c = parse_config(config.dump());
+  CHECK(c.attention_softcap == 50.0f);
+  CHECK(c.final_logit_softcap == 30.0f);
+  CHECK(c.attention_scale_width == 256);
+  config["attn_logit_softcapping"] = nullptr;  // null: no cap
+  CHECK(parse_config(config.dump()).attention_softcap == 0.0f);
+  config["model_type"] = "gemma3_text";  // Gemma 3: five sliding layers, then a global one
+  config["num_hidden_layers"] = 7;
+  c = parse_config(config.dump());
+  CHECK(c.sliding_layers == std::vector<bool>{true, true, true, true, true, false, true});
+  CHECK(c.qk_norm);
+  CHECK(c.rope_local_theta == 10000.0);
+  config["layer_types"] = json::array({"full_attention", "sliding_attention"});
+  CHECK_THROWS_WITH_AS(parse_config(config.dump()), doctest::Contains("\"layer_types\" must list one type per layer (7)"),
+                       std::invalid_argument);
+  config["num_hidden_layers"] = 2;
+  config["layer_types"] = json::array({"full_attention", "chunked_attention"});
+  CHECK_THROWS_WITH_AS(parse_config(config.dump()), doctest::Contains("\"layer_types\"[1] is \"chunked_attention\""),
+                       std::invalid_argument);
+  json gemma1 = json::parse(read_model_directory(model_dir("gemma-mqa-hd16-bf16")).config_json);
+  c = parse_config(gemma1.dump());
+  CHECK(c.head_dim == 16);  // independent of 24 / 4
+  CHECK(c.sliding_window == 0);
+  CHECK(c.attention_softcap == 0.0f);
+  gemma1.erase("head_dim");
+  CHECK(parse_config(gemma1.dump()).head_dim == 256);  // GemmaConfig's default, not width / heads
+}
+
 // transformers loads a config whose stop token lies outside a small vocabulary
 // (GPT-2's default eos_token_id 50256): so do we; such a token never stops generation.
 TEST_CASE("a stop token outside the vocabulary loads, as transformers loads it") {

@@ -84,7 +84,8 @@ test('model.config describes the architecture', async () => {
   const model = await engine.loadModel(modelFiles('bert-l2-h2-k32-f32'));
   assert.deepEqual({ ...model.config }, {
     modelType: 'bert', layers: 2, heads: 2, kvHeads: 2, width: 64, headWidth: 32, inner: 128, positions: 24,
-    vocabSize: 28, typeVocabSize: 2, segmentInput: true, causal: false, hasMlmHead: true, maskToken: '[MASK]', parameters: 74844,
+    vocabSize: 28, typeVocabSize: 2, segmentInput: true, causal: false, slidingWindow: 0, slidingLayers: null, hasMlmHead: true,
+    maskToken: '[MASK]', parameters: 74844,
   });
   assert.equal(JSON.parse(model.tokenizerJson).model.type, 'WordPiece');
   model.dispose();

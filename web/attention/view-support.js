@@ -54,12 +54,23 @@ export function selectedMap(result, state) {
 }
 
 /**
- * Whether the causal mask hides key column `col` from query row `row`.
+ * Whether the causal mask hides key column `col` from query row `row`, or a
+ * sliding window of `window` tokens does (a key `window` or more tokens
+ * before the query; pass 0 for none, and 0 when rows are words).
  * Rows and columns hold token indices, or word-group indices (groups follow
  * token order), so a later key is masked in both cases.
  */
-export function isMasked(result, map, row, col) {
-  return result.causal && map.cols[col] > map.rows[row];
+export function isMasked(result, map, row, col, window = 0) {
+  return (result.causal && map.cols[col] > map.rows[row]) || (window > 0 && map.rows[row] - map.cols[col] >= window);
+}
+
+/**
+ * The sliding window of layer `layer` (Mistral's every layer, Gemma 2/3's
+ * sliding ones: result.slidingWindow, result.slidingLayers), or 0.
+ */
+export function slidingWindowOf(result, layer) {
+  const { slidingWindow = 0, slidingLayers = null } = result;
+  return slidingWindow > 0 && (!slidingLayers || slidingLayers[layer]) ? slidingWindow : 0;
 }
 
 /**

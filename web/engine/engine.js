@@ -328,10 +328,11 @@ class Bound {
 }
 
 /**
- * A loaded model (GPT-2, BERT, DistilBERT, ELECTRA, RoBERTa / XLM-R, OPT, Llama, Mistral, Qwen2/3, GPT-NeoX). Holds WASM memory until dispose().
+ * A loaded model (GPT-2, BERT, DistilBERT, ELECTRA, RoBERTa / XLM-R, OPT, Llama, Mistral, Qwen2/3, Gemma 1–3, GPT-NeoX). Holds WASM memory until dispose().
  * config: { modelType, layers, heads, kvHeads, width, headWidth, inner, positions,
  *           vocabSize, typeVocabSize, segmentInput (BERT, ELECTRA: a pair's typeIds are an
- *           input; RoBERTa and DistilBERT read segment 0 throughout), causal, hasMlmHead,
+ *           input; RoBERTa and DistilBERT read segment 0 throughout), causal, slidingWindow (0: none),
+ *           slidingLayers (booleans per layer, Gemma 2/3; null: the window is every layer's), hasMlmHead,
  *           maskToken ('[MASK]', '<mask>' or null: what a text writes where an encoder predicts),
  *           parameters }
  * tokenizerFile: the bytes of its tokenizer.json or tokenizer.model (for
@@ -351,7 +352,9 @@ export class TextModel extends Bound {
    * Runs every layer over token ids and returns copies (safe to keep):
    *   attentions: { data: Float32Array, shape: [layers, heads, T, T] }, rows sum to 1;
    *   trace (when options.trace = { layer, head }): that head's q, k, v [T, d_k],
-   *     scores (Q·Kᵀ), scaled, masked (-Infinity where hidden), weights [T, T], divisor;
+   *     scores (Q·Kᵀ), scaled, masked (-Infinity where hidden), weights [T, T], divisor
+   *     (√d_k; Gemma 2/3: √query_pre_attn_scalar); with Gemma 2's attention softcap also
+   *     softcap and capped (softcap·tanh(scaled / softcap), the step before the mask);
    *     for RoPE models (llama, mistral, qwen2, qwen3, gpt_neox) also trace.rotary =
    *     { q, k: [T, d_k] before the rotation (q and k above are after it),
    *       inverseFrequencies: Float64Array [r/2], firstPosition }: pair i (dims i

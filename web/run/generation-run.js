@@ -9,7 +9,7 @@
 // Not here: loading models, DOM, drawing (generation-panel.js draws the
 // settings, the timeline and the step's probabilities).
 import { readTokens } from '../attention/attention-data-source.js';
-import { truncationText } from './run-loop.js';
+import { truncationText, viewTrace } from './run-loop.js';
 
 /** Defaults of the settings: greedy, 20 new tokens (sampling fields used when greedy is false). */
 export const DEFAULT_SETTINGS = Object.freeze({ maxNewTokens: 20, greedy: true, temperature: 1, topK: 40, topP: 0.95, seed: 1 });
@@ -84,7 +84,8 @@ export function stepResult(prompt, steps, index, config) {
   const shown = [...prompt.tokens, ...steps.slice(0, index).map(stepToken)]; // the tokens of stepIds
   const { tokens, text } = readTokens(shown.map(({ id, display, special }) => ({ token: display, id, special })), 'the generated text');
   return {
-    result: { tokens, attentions: { data, shape: [layers, heads, n, n] }, texts: [text], causal: true, modelType: config.modelType, kvHeads: config.kvHeads },
+    result: { tokens, attentions: { data, shape: [layers, heads, n, n] }, texts: [text], causal: true, modelType: config.modelType, kvHeads: config.kvHeads,
+      slidingWindow: config.slidingWindow, slidingLayers: config.slidingLayers },
     query: n - 1,
   };
 }
@@ -99,7 +100,7 @@ export const stepIds = (prompt, steps, index) => [...prompt.tokens.map((token) =
 export async function traceStep(client, key, ids, { layer, head }) {
   try {
     const r = await client.forward(key, ids, { trace: { layer, head } });
-    return { layer, head, q: r.trace.q, k: r.trace.k, scores: r.trace.scores, rotary: r.trace.rotary ?? null };
+    return viewTrace(r.trace);
   } catch (error) {
     throw new Error(`Cannot trace head ${head + 1} of layer ${layer + 1}: ${error.message}`);
   }

@@ -64,7 +64,8 @@ export async function runText(client, key, config, { text, textB = '', ablate = 
   } catch (error) {
     throw new Error(`Cannot run the model on this text: ${error.message}`);
   }
-  const result = { tokens: raw.tokens, attentions: raw.attentions, texts: pair ? [text, textB] : [text], causal: config.causal, maskToken: config.hasMlmHead ? config.maskToken : null, modelType: config.modelType, kvHeads: config.kvHeads, lens: raw.lens ?? null };
+  const result = { tokens: raw.tokens, attentions: raw.attentions, texts: pair ? [text, textB] : [text], causal: config.causal, maskToken: config.hasMlmHead ? config.maskToken : null, modelType: config.modelType, kvHeads: config.kvHeads,
+    slidingWindow: config.slidingWindow, slidingLayers: config.slidingLayers, lens: raw.lens ?? null };
   if (compare) result.ablation = comparison(raw, heads, ablation);
   const outside = ablate.length - heads.length;
   const ablationNote = outside ? `${outside} ablated head${outside > 1 ? 's are' : ' is'} not in this model (${config.layers} layers × ${config.heads} heads) and ${outside > 1 ? 'were' : 'was'} left out.` : '';
@@ -100,11 +101,20 @@ export async function rankHeads(client, key, config, { text, textB = '', ablatio
  * rotation and its frequencies, see engine.js; null otherwise). Throws an
  * Error naming the head when the run fails.
  */
+/**
+ * What the neuron view reads of an engine trace: { layer, head, q, k, scores,
+ * divisor (√d_k, or Gemma 2/3's √query_pre_attn_scalar), softcap (Gemma 2; 0:
+ * none), rotary (RoPE models; else null) }.
+ */
+export function viewTrace({ layer, head, q, k, scores, divisor, softcap = 0, rotary = null }) {
+  return { layer, head, q, k, scores, divisor, softcap, rotary };
+}
+
 export async function traceHead(client, key, config, { text, textB = '' }, { layer, head }) {
   const pair = isPair(config, textB);
   try {
     const r = await client.run(key, { text, textB: pair ? textB : undefined, trace: { layer, head } });
-    return { layer, head, q: r.trace.q, k: r.trace.k, scores: r.trace.scores, rotary: r.trace.rotary ?? null };
+    return viewTrace(r.trace);
   } catch (error) {
     throw new Error(`Cannot trace head ${head + 1} of layer ${layer + 1}: ${error.message}`);
   }

@@ -8,7 +8,7 @@
 // Not here: drawing; where the page places the table (the app decides).
 import { StoreBound } from '../ui/store-bound.js';
 import { h } from '../ui/dom.js';
-import { isMasked, rowOfToken, selectedMap } from '../attention/view-support.js';
+import { isMasked, rowOfToken, selectedMap, slidingWindowOf } from '../attention/view-support.js';
 
 const TOP = 5;
 const FULL_LIMIT = 32;
@@ -67,12 +67,14 @@ export class AttentionTable extends StoreBound {
     const { map, rowLabels, colLabels, title } = this.#selected;
     const [rows, cols] = map.shape;
     const unit = this.store.state.words ? 'word' : 'token';
-    const masked = this.#result.causal ? `; a ${unit} only attends to itself and earlier ${unit}s (causal mask)` : '';
+    const window = this.#window();
+    const masked = window ? `; a token only attends to itself and the ${window - 1} tokens before it (causal mask and this layer's sliding window)`
+      : this.#result.causal ? `; a ${unit} only attends to itself and earlier ${unit}s (causal mask)` : '';
     const head = h('tr', {}, h('th', { scope: 'col' }, `Query ${unit}`),
       Array.from({ length: TOP }, (_, i) => [h('th', { scope: 'col' }, `Key ${i + 1}`), h('th', { scope: 'col' }, `Weight ${i + 1}`)]).flat());
     const body = Array.from({ length: rows }, (_, r) => {
       const order = [];
-      for (let c = 0; c < cols; c += 1) if (!isMasked(this.#result, map, r, c) && map.data[r * cols + c] > 0) order.push(c);
+      for (let c = 0; c < cols; c += 1) if (!isMasked(this.#result, map, r, c, window) && map.data[r * cols + c] > 0) order.push(c);
       order.sort((a, b) => map.data[r * cols + b] - map.data[r * cols + a] || a - b);
       const cells = Array.from({ length: TOP }, (_, i) => {
         const c = order[i];
@@ -87,14 +89,20 @@ export class AttentionTable extends StoreBound {
       h('thead', {}, head), h('tbody', {}, body));
   }
 
+  // This layer's sliding window (on tokens, not words), or 0.
+  #window() {
+    return this.#result.cross || this.store.state.words ? 0 : slidingWindowOf(this.#result, this.store.state.layer);
+  }
+
   #fullTable() {
     const { map, rowLabels, colLabels, title } = this.#selected;
     const [rows, cols] = map.shape;
+    const window = this.#window();
     const head = h('tr', {}, h('td'), Array.from({ length: cols }, (_, c) => this.#tokenCell('th', colLabels[c], map.cols[c], { scope: 'col' })));
     const body = Array.from({ length: rows }, (_, r) => h('tr', { dataset: { query: String(map.rows[r]) } },
       this.#tokenCell('th', rowLabels[r], map.rows[r], { scope: 'row' }),
       Array.from({ length: cols }, (_, c) => {
-        if (isMasked(this.#result, map, r, c)) return h('td', { class: 'masked' }, 'masked');
+        if (isMasked(this.#result, map, r, c, window)) return h('td', { class: 'masked' }, 'masked');
         const weight = map.data[r * cols + c];
         return h('td', { dataset: { value: String(weight) } }, weight.toFixed(4));
       })));

@@ -4,7 +4,7 @@
 // labels on both axes (column labels rotated, thinned when they do not fit),
 // the exact weight of the cell under the pointer (readout line and tooltip).
 // For causal models the upper triangle is drawn masked (grey hatching), not
-// as zeros. Click locks a query row (state.token), Esc unlocks; the canvas is
+// as zeros; on a sliding-window layer so are the keys before the window. Click locks a query row (state.token), Esc unlocks; the canvas is
 // focusable and the arrow keys move a cell cursor that the readout follows.
 // The cells are painted once per map into a 1-pixel-per-cell image and
 // scaled up; pointer and keyboard only repaint the overlays.
@@ -14,7 +14,7 @@
 import { StoreBound } from '../ui/store-bound.js';
 import { h } from '../ui/dom.js';
 import { SvgWriter } from '../export/svg-writer.js';
-import { MAP_STATE_KEYS, hatchPattern, isMasked, maskedColours, pageBackground, rowOfToken, rowTokens, selectedMap, shorten, viewColours, weightIndex, weightLut, weightScaleWords } from '../attention/view-support.js';
+import { MAP_STATE_KEYS, hatchPattern, isMasked, maskedColours, pageBackground, rowOfToken, rowTokens, selectedMap, shorten, slidingWindowOf, viewColours, weightIndex, weightLut, weightScaleWords } from '../attention/view-support.js';
 
 const MIN_CELL = 2;
 const MAX_CELL = 28;
@@ -195,17 +195,21 @@ export class MatrixView extends StoreBound {
     const { map, title, caption = fallback } = this.#selected;
     const [rows, cols] = map.shape;
     this.#masked = new Uint8Array(rows * cols);
+    // A sliding-window layer's window is drawn masked too (on tokens; words blur it, so not there).
+    const window = this.#result.cross || this.store.state.words ? 0 : slidingWindowOf(this.#result, this.store.state.layer);
     let max = 0;
     for (let r = 0; r < rows; r += 1) {
       for (let c = 0; c < cols; c += 1) {
-        if (isMasked(this.#result, map, r, c)) this.#masked[r * cols + c] = 1;
+        if (isMasked(this.#result, map, r, c, window)) this.#masked[r * cols + c] = 1;
         else max = Math.max(max, map.data[r * cols + c]);
       }
     }
     this.#scaleMax = max > 0 ? max : 1;
     this.#title.textContent = `${title}: ${caption}`;
     const words = weightScaleWords(this.store.state.theme);
-    this.#legend.textContent = `Colour: weight from 0 (${words.low}) to ${this.#scaleMax.toFixed(3)} (${words.high}), the largest weight shown${this.#result.causal ? '; grey hatching: masked by the causal mask (−∞ before softmax)' : ''}.`;
+    const hatching = window ? `; grey hatching: masked by the causal mask and this layer's sliding window of ${window} tokens (−∞ before softmax)`
+      : this.#result.causal ? '; grey hatching: masked by the causal mask (−∞ before softmax)' : '';
+    this.#legend.textContent = `Colour: weight from 0 (${words.low}) to ${this.#scaleMax.toFixed(3)} (${words.high}), the largest weight shown${hatching}.`;
     this.#layOut();
     this.#drawCells();
     this.#drawBase();

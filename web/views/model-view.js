@@ -18,7 +18,7 @@ import { prepareMaps } from '../attention/attention-data.js';
 import { h } from '../ui/dom.js';
 import { headColour } from '../ui/palette.js';
 import { SvgWriter } from '../export/svg-writer.js';
-import { maskedColours, pageBackground, viewColours, weightIndex, weightLut } from '../attention/view-support.js';
+import { maskedColours, pageBackground, slidingWindowOf, viewColours, weightIndex, weightLut } from '../attention/view-support.js';
 
 const THUMB_BLOCKS = 64; // at least; doubled (up to MAX_BLOCKS) while the thumbnails have the pixels
 const MAX_BLOCKS = 256;
@@ -171,7 +171,7 @@ export class ModelView extends StoreBound {
     for (const t of this.#thumbs) {
       const x = layerCaption + t.head * cellWidth + frame;
       const y = title + t.layer * cellHeight + frame;
-      if (t.head === 0) texts.push({ text: `Layer ${t.layer + 1}`, x: gap, y: y + thumb / 2, size: 12, bold: true });
+      if (t.head === 0) texts.push({ text: this.#layerCaption(t.layer), x: gap, y: y + thumb / 2, size: 12, bold: true });
       texts.push({ text: `L${t.layer + 1} H${t.head + 1}`, x: x - frame, y: y + thumb + frame + caption / 2 + 1, size: 11 });
       if (t.facts.textContent) texts.push({ text: t.facts.textContent, x: x - frame, y: y + thumb + frame + caption + 0.5 * badge, size: 10 });
       t.labels.forEach((label, i) => texts.push({ text: label, x: x - frame, y: y + thumb + frame + caption + (factsLines + i + 0.5) * badge, size: 10 }));
@@ -252,12 +252,18 @@ export class ModelView extends StoreBound {
     ]));
   }
 
+  // "Layer 3", and on a sliding-window layer (Mistral, Gemma 2/3's local layers) its window.
+  #layerCaption(layer) {
+    const window = this.#result.cross ? 0 : slidingWindowOf(this.#result, layer);
+    return window ? `Layer ${layer + 1} · window ${window}` : `Layer ${layer + 1}`;
+  }
+
   #createButtons(layers, heads) {
     this.#grid.style.setProperty('--heads', String(heads));
     this.#thumbs = [];
     const children = [];
     for (let layer = 0; layer < layers; layer += 1) {
-      children.push(h('div', { class: 'model-layer-caption' }, `Layer ${layer + 1}`));
+      children.push(h('div', { class: 'model-layer-caption', dataset: { window: String(slidingWindowOf(this.#result, layer)) } }, this.#layerCaption(layer)));
       for (let head = 0; head < heads; head += 1) {
         const canvas = h('canvas', { 'aria-hidden': 'true' });
         const badges = h('span', { class: 'thumb-badges' });

@@ -2,10 +2,13 @@
 // one head it shows how the attention weights come about, as aligned rows of
 // coloured cells (blue positive, orange negative, stronger = larger |value|):
 // the query vector q; for each key token its key vector k, the element-wise
-// q × k, their sum q·k, q·k ÷ √d_k and the softmax weight. For causal models
-// only the keys up to the query are shown (later keys are masked). The view
-// computes q × k, q·k, the scaling and the softmax itself (in double) from
-// the Q and K of the head, so every step is the arithmetic shown.
+// q × k, their sum q·k, q·k ÷ √d_k (Gemma 2/3: ÷ √query_pre_attn_scalar, the
+// trace's divisor), Gemma 2's softcap step cap·tanh(s ÷ cap) and the softmax
+// weight. For causal models only the keys up to the query are shown (later
+// keys are masked); on a sliding-window layer (result.slidingWindow,
+// result.slidingLayers) only the window's. The view computes q × k, q·k, the
+// scaling, the cap and the softmax itself (in double) from the Q and K of the
+// head, so every step is the arithmetic shown.
 // An encoder–decoder's cross-attention part (result.cross): the query is a
 // target token (the decoder), the keys are the source tokens (the encoder).
 // Query token: state.token, else the last token (causal, cross) or the first; head:
@@ -22,7 +25,7 @@
 import { StoreBound } from '../ui/store-bound.js';
 import { h } from '../ui/dom.js';
 import { SvgWriter } from '../export/svg-writer.js';
-import { pageBackground, shorten, viewColours } from '../attention/view-support.js';
+import { pageBackground, shorten, slidingWindowOf, viewColours } from '../attention/view-support.js';
 import { ropePanel, rotaryPairs } from './rope-panel.js';
 
 const LABEL_WIDTH = 140;
@@ -146,12 +149,13 @@ export class NeuronView extends StoreBound {
 
   /**
    * The numbers shown, for tests and exports (null while waiting for Q and K):
-   * { layer, head, query, queryLabel, defaultQuery, dk, divisor, q, keys:
-   * [{ key, label, k, products, dot, scaled, softmax, modelWeight }], rotary,
+   * { layer, head, query, queryLabel, defaultQuery, dk, divisor, softcap (Gemma 2; 0: none), window (the
+   * sliding window of this layer; 0: none), q, keys: [{ key, label, k, products, dot, scaled, capped
+   * (softcap·tanh(scaled / softcap), or scaled), softmax, modelWeight }], rotary,
    * layout }. rotary (RoPE models, else null): rope-panel.js's rotaryPairs()
    * for the query and the panel's key, plus key (its position in the text).
    * layout gives the cell geometry in CSS pixels: cellWidth, rowHeight, the
-   * left edge of each section (x.k, x.products, x.dot, x.scaled, x.softmax),
+   * left edge of each section (x.k, x.products, x.dot, x.scaled, x.capped with a softcap, x.softmax),
    * qTop (the q row's top) and keysTop (first key row's top, unscrolled).
    */
   neuronModel() {
@@ -200,6 +204,8 @@ export class NeuronView extends StoreBound {
     const notes = [];
     if (defaultQuery) notes.push(`No token is locked, so the query is the ${this.#result.causal || this.#result.cross ? 'last' : 'first'} ${this.#result.cross ? 'target ' : ''}token; lock a token (or choose one here) to follow another.`);
     if (this.#result.causal) notes.push('Causal model: only keys up to the query are shown; later keys are masked (−∞ before softmax).');
+    const window = slidingWindowOf(this.#result, layer);
+    if (window) notes.push(`Sliding-window layer: the query sees only its last ${window} keys (itself included); earlier keys are masked.`);
     if (this.#result.cross) notes.push('Cross-attention: the query comes from the decoder (a target token), the keys from the encoder (every source token).');
     const state = this.store.state;
     if (state.words || state.filter !== 'all' || state.hideSpecial) notes.push('This view shows the model’s own computation on tokens: word grouping, the pair filter and hidden special tokens do not apply here.');
@@ -227,7 +233,8 @@ export class NeuronView extends StoreBound {
     }
     this.#model = this.#compute(layer, head, query, defaultQuery);
     const worst = this.#model.keys.reduce((m, key) => Math.max(m, Math.abs(key.softmax - key.modelWeight)), 0);
-    if (worst > 1e-3) notes.push(`Note: the model’s attention weights differ from softmax(q·k ÷ √d_k) by up to ${worst.toFixed(4)}.`);
+    if (this.#model.softcap) notes.push(`Softcapped scores (Gemma 2): each scaled score s becomes ${this.#model.softcap}·tanh(s ÷ ${this.#model.softcap}) before the softmax, so no score exceeds ±${this.#model.softcap}.`);
+    if (worst > 1e-3) notes.push(`Note: the model’s attention weights differ from the softmax of these scores by up to ${worst.toFixed(4)}.`);
     this.#note.textContent = notes.join(' ');
     this.#showRotary();
     this.dataset.state = 'ready';
@@ -242,14 +249,16 @@ export class NeuronView extends StoreBound {
   #compute(layer, head, query, defaultQuery) {
     const { q, k } = this.#trace;
     const dk = q.shape[1];
-    const divisor = Math.sqrt(dk);
+    const divisor = this.#trace.divisor ?? Math.sqrt(dk);  // √d_k, or Gemma 2/3's √query_pre_attn_scalar
+    const softcap = this.#trace.softcap ?? 0;
+    const window = slidingWindowOf(this.#result, layer);
     const { t, firstQuery, keys: keyCount } = this.#span();
     const qv = q.data.subarray((query - firstQuery) * dk, (query - firstQuery + 1) * dk);
     const last = this.#result.causal ? query : keyCount - 1;
     const [, heads] = this.#result.attentions.shape;
     const weightsAt = ((layer * heads + head) * t + query) * t;
     const keys = [];
-    for (let j = 0; j <= last; j += 1) {
+    for (let j = window ? Math.max(0, query - window + 1) : 0; j <= last; j += 1) {
       const kv = k.data.subarray(j * dk, (j + 1) * dk);
       const products = new Float64Array(dk);
       let dot = 0;
@@ -257,13 +266,15 @@ export class NeuronView extends StoreBound {
         products[d] = qv[d] * kv[d];
         dot += products[d];
       }
-      keys.push({ key: j, label: this.#result.tokens[j].display, k: kv, products, dot, scaled: dot / divisor, softmax: 0, modelWeight: this.#result.attentions.data[weightsAt + j] });
+      const scaled = dot / divisor;
+      const capped = softcap ? softcap * Math.tanh(scaled / softcap) : scaled;
+      keys.push({ key: j, label: this.#result.tokens[j].display, k: kv, products, dot, scaled, capped, softmax: 0, modelWeight: this.#result.attentions.data[weightsAt + j] });
     }
-    const max = keys.reduce((m, key) => Math.max(m, key.scaled), -Infinity);
+    const max = keys.reduce((m, key) => Math.max(m, key.capped), -Infinity);
     let sum = 0;
-    for (const key of keys) sum += Math.exp(key.scaled - max);
-    for (const key of keys) key.softmax = Math.exp(key.scaled - max) / sum;
-    return { layer, head, query, queryLabel: this.#result.tokens[query].display, defaultQuery, dk, divisor, q: qv, keys, rotary: this.#rotaryOf(query, keys) };
+    for (const key of keys) sum += Math.exp(key.capped - max);
+    for (const key of keys) key.softmax = Math.exp(key.capped - max) / sum;
+    return { layer, head, query, queryLabel: this.#result.tokens[query].display, defaultQuery, dk, divisor, softcap, window, q: qv, keys, rotary: this.#rotaryOf(query, keys) };
   }
 
   // The rotary panel's numbers (RoPE traces) for the query and the chosen key, else null.
@@ -306,7 +317,8 @@ export class NeuronView extends StoreBound {
     x.products = x.k + dk * cellWidth + GAP;
     x.dot = x.products + dk * cellWidth + GAP;
     x.scaled = x.dot + NUMBER_WIDTH + 4;
-    x.softmax = x.scaled + NUMBER_WIDTH + 4;
+    if (this.#model.softcap) x.capped = x.scaled + NUMBER_WIDTH + 4;
+    x.softmax = (x.capped ?? x.scaled) + NUMBER_WIDTH + 4;
     const width = x.softmax + NUMBER_WIDTH + 8;
     const qTop = HEADER;
     const keysTop = qTop + rowHeight + 8;
@@ -320,6 +332,7 @@ export class NeuronView extends StoreBound {
         products: Math.max(...keys.map((key) => scale(key.products))),
         dot: scale(keys.map((key) => key.dot)),
         scaled: scale(keys.map((key) => key.scaled)),
+        capped: scale(keys.map((key) => key.capped)),
       },
     };
     const ratio = Math.min(2, window.devicePixelRatio || 1);
@@ -338,14 +351,15 @@ export class NeuronView extends StoreBound {
    */
   #scene(first, last, scroll, colours) {
     const { cellWidth, rowHeight, x, qTop, keysTop, scales } = this.#layout;
-    const { dk, q, keys, divisor } = this.#model;
+    const { dk, q, keys, divisor, softcap } = this.#model;
     const fixed = [];
     const rows = [];
     const title = (text, left, y, align = 'left') => fixed.push({ text, x: left, y, align, fill: colours.text });
     title(this.#model.rotary ? 'k after RoPE (q above, too)' : 'key k (q above)', x.k, 12);
     title('q × k (element-wise)', x.products, 12);
     title('q·k', x.dot + NUMBER_WIDTH / 2, 12, 'center');
-    title(`÷ √${dk} = ${divisor.toFixed(2)}`, x.scaled + NUMBER_WIDTH / 2, 12, 'center');
+    title(`÷ √${Math.round(divisor * divisor)} = ${divisor.toFixed(2)}`, x.scaled + NUMBER_WIDTH / 2, 12, 'center');
+    if (softcap) title(`${softcap}·tanh(s ÷ ${softcap})`, x.capped + NUMBER_WIDTH / 2, 12, 'center');
     title('softmax', x.softmax + NUMBER_WIDTH / 2, 12, 'center');
     title(`d_k = ${dk}`, x.k + (dk * cellWidth) / 2, 26, 'center');
     const vector = (out, values, left, top, scale) => {
@@ -368,6 +382,7 @@ export class NeuronView extends StoreBound {
       vector(rows, key.products, x.products, top, scales.products);
       number(key.dot, x.dot, top, signedColour(key.dot, scales.dot));
       number(key.scaled, x.scaled, top, signedColour(key.scaled, scales.scaled));
+      if (softcap) number(key.capped, x.capped, top, signedColour(key.capped, scales.capped));
       number(key.softmax, x.softmax, top, signedColour(key.softmax, 1));
     }
     return { fixed, keys: rows };
@@ -435,18 +450,20 @@ export class NeuronView extends StoreBound {
       const dim = Math.floor((px - x[section]) / cellWidth);
       if (dim >= 0 && dim < dk && !(row < 0 && section === 'products')) return { row, section, dim };
     }
-    for (const section of ['dot', 'scaled', 'softmax']) {
+    for (const section of ['dot', 'scaled', 'capped', 'softmax'].filter((name) => x[name] !== undefined)) {
       if (row >= 0 && px >= x[section] && px < x[section] + NUMBER_WIDTH) return { row, section };
     }
     return row >= 0 && px < x.k ? { row, section: 'label' } : null;
   }
 
   #rowSummary(key) {
-    return `Key “${key.label}” (token ${key.key + 1}): q·k = ${key.dot.toFixed(6)}, ÷ √${this.#model.dk} = ${key.scaled.toFixed(6)}, softmax = ${key.softmax.toFixed(6)}`;
+    const { divisor, softcap } = this.#model;
+    const capped = softcap ? `, capped = ${key.capped.toFixed(6)}` : '';
+    return `Key “${key.label}” (token ${key.key + 1}): q·k = ${key.dot.toFixed(6)}, ÷ ${divisor.toFixed(4)} = ${key.scaled.toFixed(6)}${capped}, softmax = ${key.softmax.toFixed(6)}`;
   }
 
   #text(hover) {
-    const { q, keys, dk, divisor } = this.#model;
+    const { q, keys, dk, divisor, softcap } = this.#model;
     const { row, section, dim } = hover;
     if (row < 0) return `q[${dim + 1}] of “${this.#model.queryLabel}” = ${q[dim].toFixed(6)}`;
     const key = keys[row];
@@ -454,7 +471,8 @@ export class NeuronView extends StoreBound {
       case 'k': return `k[${dim + 1}] of “${key.label}” (token ${key.key + 1}) = ${key.k[dim].toFixed(6)}`;
       case 'products': return `q[${dim + 1}] × k[${dim + 1}] = ${q[dim].toFixed(4)} × ${key.k[dim].toFixed(4)} = ${key.products[dim].toFixed(6)}`;
       case 'dot': return `q·k for “${key.label}” = sum of the ${dk} products = ${key.dot.toFixed(6)}`;
-      case 'scaled': return `q·k ÷ √${dk} = ${key.dot.toFixed(6)} ÷ ${divisor.toFixed(4)} = ${key.scaled.toFixed(6)}`;
+      case 'scaled': return `q·k ÷ √${Math.round(divisor * divisor)} = ${key.dot.toFixed(6)} ÷ ${divisor.toFixed(4)} = ${key.scaled.toFixed(6)}`;
+      case 'capped': return `${softcap}·tanh(${key.scaled.toFixed(6)} ÷ ${softcap}) = ${key.capped.toFixed(6)}`;
       case 'softmax': return `softmax weight of “${key.label}” = ${key.softmax.toFixed(6)} (the model's attention weight: ${key.modelWeight.toFixed(6)})`;
       default: return this.#rowSummary(key);
     }
