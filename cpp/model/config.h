@@ -2,7 +2,8 @@
 // what they mean for the forward pass (norm, positions, attention, MLP,
 // residual). Families by "model_type": "gpt2" (GPT-2, DistilGPT-2), "bert", "distilbert", "electra",
 // "roberta" / "xlm-roberta" / "camembert", "opt",
-// "llama" (SmolLM, TinyLlama, Llama 3.x), "mistral", "qwen2", "qwen3", "gemma" / "gemma2" / "gemma3_text" and
+// "llama" (SmolLM, TinyLlama, Llama 3.x), "mistral", "qwen2", "qwen3", "smollm3", "gemma" / "gemma2" /
+// "gemma3_text", "olmo2" and
 // "gpt_neox" (Pythia). Every value is validated (positive, within limits,
 // widths divisible by the number of heads, supported activation and options)
 // with a specific message naming the key; unknown families and options that
@@ -61,7 +62,9 @@ struct ModelConfig {
   double rope_theta = 10000.0;   // rope_theta / rotary_emb_base
   int rotary_dims = 0;           // leading dims of each head that rotate (rotary_pct · d_k); even
   RopeFrequencyScaling rope_scaling;  // rope_scaling: none, linear or llama3
-  bool qk_norm = false;          // Qwen3: RMSNorm on each head's q and k before RoPE
+  bool qk_norm = false;          // Qwen3, Gemma 3: RMSNorm on each head's q and k before RoPE
+  bool qk_norm_across_heads = false;  // OLMo 2: the same over all heads' q [H·d_k] and k [KV·d_k] at once
+  std::vector<bool> rope_layers; // SmolLM3: the layers that turn q and k (no_rope_layers); empty: every layer
   int sliding_window = 0;        // query i sees keys j with i - j < window; 0 = no window
   std::vector<bool> sliding_layers;  // Gemma 2/3: the layers with the window (layer_types); empty: every layer
   double rope_local_theta = 0;   // Gemma 3: RoPE base of the sliding layers (unscaled); 0: rope_theta
@@ -81,6 +84,8 @@ struct ModelConfig {
   // The width of the token embedding table (E or d).
   int embedding_width() const { return embedding_size > 0 ? embedding_size : width; }
   bool causal() const { return !bidirectional; }
+  // Whether layer `layer` turns q and k by RoPE (when the model has RoPE).
+  bool layer_has_rope(int layer) const { return rope_layers.empty() || rope_layers[static_cast<std::size_t>(layer)]; }
   // Whether layer `layer` attends within sliding_window (when there is one).
   bool layer_is_sliding(int layer) const {
     return sliding_layers.empty() || sliding_layers[static_cast<std::size_t>(layer)];

@@ -97,7 +97,10 @@ Matrix ForwardPass::attention(const ConstMatrixRef& x, const BlockWeights& b, in
   const int H = c_.heads, KV = c_.kv_heads, dk = c_.head_dim;
   Matrix q, k, v;  // [T, H·d_k], [T, KV·d_k], [T, KV·d_k]
   project_qkv(x, b, q, k, v);
-  if (c_.qk_norm) {  // RMSNorm over each head's d_k
+  if (c_.qk_norm_across_heads) {  // OLMo 2: RMSNorm over all of q [T, H·d_k] and of k [T, KV·d_k]
+    q = rms_norm(q, b.q_norm.gamma, c_.norm_eps);
+    k = rms_norm(k, b.k_norm.gamma, c_.norm_eps);
+  } else if (c_.qk_norm) {  // RMSNorm over each head's d_k
     for (int h = 0; h < H; ++h) q.middleCols(h * dk, dk) = rms_norm(q.middleCols(h * dk, dk), b.q_norm.gamma, c_.norm_eps);
     for (int h = 0; h < KV; ++h) k.middleCols(h * dk, dk) = rms_norm(k.middleCols(h * dk, dk), b.k_norm.gamma, c_.norm_eps);
   }
@@ -105,7 +108,7 @@ Matrix ForwardPass::attention(const ConstMatrixRef& x, const BlockWeights& b, in
   const bool sliding = c_.sliding_window > 0 && c_.layer_is_sliding(layer);
   AttentionOptions options = options_;
   options.window = sliding ? c_.sliding_window : 0;
-  if (c_.rope) {  // Gemma 3's sliding layers turn at their own base
+  if (c_.rope && c_.layer_has_rope(layer)) {  // Gemma 3's sliding layers turn at their own base
     const std::vector<double>& inv_freq = sliding && !rope_local_inv_freq_.empty() ? rope_local_inv_freq_ : rope_inv_freq_;
     if (traced_layer) {  // the traced head's q and its key head's k, before the rotation
       const int head = request_.trace->head, kv_head = head / (H / KV);

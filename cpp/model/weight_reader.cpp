@@ -90,4 +90,11 @@ void output_embedding(const ModelConfig& c, const Checkpoint& st, Reader& r, Mod
   w.output_embedding = r.out_by_in(name, c.vocab_size, c.embedding_width());
 }
 
+void read_rotary_lm_head(const ModelConfig& c, const Checkpoint& st, Reader& r, ModelWeights& w) {
+  output_embedding(c, st, r, w, "lm_head.weight");
+  std::vector<std::string> harmless{"layers.#.self_attn.rotary_emb.inv_freq"};
+  if (c.tied_embeddings) harmless.push_back("lm_head.weight");
+  r.reject_unused(harmless);
+}
+
 }  // namespace attnplay

@@ -145,6 +145,12 @@ void read_masked_lm_head(Reader& r, const MaskedLmHeadNames& names, const ModelC
 // LayerNorm}, intermediate.dense, output.{dense, LayerNorm}}, with biases.
 BlockWeights read_bert_encoder_layer(Reader& r, int layer, std::int64_t d, std::int64_t inner);
 
+// The end of loading a "model."-prefixed rotary decoder (the Llama family,
+// Gemma, OLMo 2): lm_head.weight unless tied (output_embedding below), then
+// reject_unused, allowing the rotary frequency buffers older exports include
+// (layers.N.self_attn.rotary_emb.inv_freq) and a tied copy of the embedding.
+void read_rotary_lm_head(const ModelConfig& c, const Checkpoint& st, Reader& r, ModelWeights& w);
+
 // The untied output embedding `name` [V, E] into w.output_embedding, required
 // unless the embeddings are tied (then a stored copy is ignored, as Hugging
 // Face ties it).

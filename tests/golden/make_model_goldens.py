@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Builds the small random checkpoints of tests/golden/models/ (GPT-2, BERT,
-DistilBERT, ELECTRA, RoBERTa, XLM-R, OPT, Gemma 1/2/3, Llama, Mistral, Qwen2, Qwen3, GPT-NeoX) and their golden outputs, computed by
+DistilBERT, ELECTRA, RoBERTa, XLM-R, OPT, Gemma 1/2/3, OLMo 2, SmolLM3, Llama, Mistral, Qwen2, Qwen3, GPT-NeoX) and their golden outputs, computed by
 an independent PyTorch implementation.
 
 Run with Debian's PyTorch (python3-torch, plus libopenblas0-pthread):
@@ -22,7 +22,8 @@ projected to the hidden width, the generator's masked-LM head with GELU
 whatever hidden_act is; RoBERTa: Liu et al. 2019, BERT's encoder with
 transformers' padding-aware positions from pad_token_id + 1 and one token type; OPT: Zhang et al. 2022,
 positions offset by 2, pre- or post-LN, project_in/project_out; Gemma: the Gemma Team's reports of 2024 and
-2025 and transformers' code (scaled embeddings, (1 + w) RMSNorm, softcapping, sliding and global layers); Llama: Touvron et al. 2023, RoPE as Su et al. 2021 in Hugging Face's
+2025 and transformers' code (scaled embeddings, (1 + w) RMSNorm, softcapping, sliding and global layers); OLMo 2:
+Team OLMo 2024 (q/k norm across heads, norms after each sub-layer); SmolLM3's layers without RoPE; Llama: Touvron et al. 2023, RoPE as Su et al. 2021 in Hugging Face's
 half-split rotate_half form, Llama 3's frequency scaling, grouped-query
 attention as Ainslie et al. 2023; Mistral's sliding window; Qwen2's q/k/v
 biases; Qwen3's per-head q/k RMSNorm; GPT-NeoX: Black et al. 2022, fused
@@ -519,8 +520,16 @@ def before_rope(q, k, inv_freq):
     return (q, k.repeat_interleave(q.shape[0] // k.shape[0], 0), inv_freq)
 
 
+def smollm3_rope_layers(cfg):
+    """SmolLM3: 1 where a layer turns q and k (no_rope_layers, else all but every no_rope_layer_interval-th)."""
+    if cfg.get("no_rope_layers") is not None:
+        return cfg["no_rope_layers"]
+    interval = cfg.get("no_rope_layer_interval", 4)
+    return [int((l + 1) % interval != 0) for l in range(cfg["num_hidden_layers"])]
+
+
 def llama_forward(w, cfg, ids):
-    """Llama / Mistral / Qwen2 / Qwen3 (cfg["model_type"] picks the details)."""
+    """Llama / Mistral / Qwen2 / Qwen3 / SmolLM3 (cfg["model_type"] picks the details)."""
     p = lambda name: w["model." + name]
     H, KV = cfg["num_attention_heads"], cfg["num_key_value_heads"]
     dk = cfg.get("head_dim") or cfg["hidden_size"] // H
@@ -531,6 +540,7 @@ def llama_forward(w, cfg, ids):
     heads = lambda m, n: m.reshape(len(ids), n, dk).transpose(0, 1)  # [n, T, d_k]
     x = p("embed_tokens.weight")[ids]
     hidden, attentions, traces = [x], [], []
+    rope = smollm3_rope_layers(cfg) if cfg["model_type"] == "smollm3" else [1] * cfg["num_hidden_layers"]
     for l in range(cfg["num_hidden_layers"]):
         s = f"layers.{l}."
         a = rms_norm(x, p(s + "input_layernorm.weight"), eps)
@@ -538,8 +548,11 @@ def llama_forward(w, cfg, ids):
             heads(lin(a, s + "self_attn.v_proj"), KV)
         if cfg["model_type"] == "qwen3":
             q, k = rms_norm(q, p(s + "self_attn.q_norm.weight"), eps), rms_norm(k, p(s + "self_attn.k_norm.weight"), eps)
-        out, weights, trace = grouped_attention(rotate(q, inv_freq), rotate(k, inv_freq), v, window)
-        trace = trace + before_rope(q, k, inv_freq)
+        if rope[l]:
+            out, weights, trace = grouped_attention(rotate(q, inv_freq), rotate(k, inv_freq), v, window)
+            trace = trace + before_rope(q, k, inv_freq)
+        else:  # SmolLM3's layers without RoPE: no rotation, no rotary trace
+            out, weights, trace = grouped_attention(q, k, v, window)
         x = x + lin(out, s + "self_attn.o_proj")
         m = rms_norm(x, p(s + "post_attention_layernorm.weight"), eps)
         x = x + lin(F.silu(lin(m, s + "mlp.gate_proj")) * lin(m, s + "mlp.up_proj"), s + "mlp.down_proj")
@@ -629,6 +642,36 @@ def gemma_forward(w, cfg, ids):
     if final_cap:
         logits = final_cap * torch.tanh(logits / final_cap)
     return attentions, traces, hidden, logits
+
+
+def olmo2_forward(w, cfg, ids):
+    """OLMo 2 (Team OLMo 2024; transformers' modeling_olmo2): q and k RMS-normed across all heads at once, then
+    RoPE; no norm before a sub-layer, one on its output: x += post_attention_layernorm(attn(x)),
+    x += post_feedforward_layernorm(swiglu(x)); the final norm and an untied lm_head."""
+    p = lambda name: w["model." + name]
+    H, KV = cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    dk, eps, T = cfg["hidden_size"] // H, cfg["rms_norm_eps"], len(ids)
+    inv_freq = rope_inverse_frequencies(dk, cfg["rope_theta"], cfg.get("rope_scaling"))
+    lin = lambda x, base: x @ p(base + ".weight").T
+    norm = lambda x, base: rms_norm(x, p(base + ".weight"), eps)
+    heads = lambda m, n: m.reshape(T, n, dk).transpose(0, 1)  # [n, T, d_k]
+    x = p("embed_tokens.weight")[ids]
+    hidden, attentions, traces = [x], [], []
+    for l in range(cfg["num_hidden_layers"]):
+        s = f"layers.{l}."
+        q = heads(norm(lin(x, s + "self_attn.q_proj"), s + "self_attn.q_norm"), H)
+        k = heads(norm(lin(x, s + "self_attn.k_proj"), s + "self_attn.k_norm"), KV)
+        v = heads(lin(x, s + "self_attn.v_proj"), KV)
+        out, weights, trace = grouped_attention(rotate(q, inv_freq), rotate(k, inv_freq), v)
+        x = x + norm(lin(out, s + "self_attn.o_proj"), s + "post_attention_layernorm")
+        m = lin(F.silu(lin(x, s + "mlp.gate_proj")) * lin(x, s + "mlp.up_proj"), s + "mlp.down_proj")
+        x = x + norm(m, s + "post_feedforward_layernorm")
+        attentions.append(weights)
+        traces.append(trace + before_rope(q, k, inv_freq))
+        hidden.append(x)
+    x = norm(x, "norm")
+    hidden[-1] = x
+    return attentions, traces, hidden, x @ w["lm_head.weight"].T
 
 
 def gpt_neox_forward(w, cfg, ids):
@@ -752,6 +795,11 @@ LLAMA_CASES = [
      {"num_attention_heads": 4, "num_key_value_heads": 2, "hidden_size": 32, "head_dim": 16,
       "tie_word_embeddings": True, "rope_theta": 1000000.0},
      ["Qwen3 qk."]),
+    # SmolLM3: the last layer without RoPE (no_rope_layers); appended last, so that the seeds above stay
+    ("smollm3-norope-f32", "smollm3", "F32",
+     {"num_attention_heads": 4, "num_key_value_heads": 2, "hidden_size": 32, "tie_word_embeddings": True,
+      "rope_theta": 2000000.0, "no_rope_layers": [1, 0]},
+     ["No RoPE at the end."]),
 ]
 
 GEMMA_CASES = [
@@ -771,6 +819,12 @@ GEMMA_CASES = [
       "rope_scaling": {"rope_type": "linear", "factor": 2.0}, "attn_logit_softcapping": None,
       "final_logit_softcapping": None, "tie_word_embeddings": False,
       "layer_types": ["sliding_attention", "full_attention", "sliding_attention"]}, ["Gemma three looks."]),
+]
+
+OLMO2_CASES = [
+    # name, dtype, config (beyond the defaults of build_olmo2), texts
+    ("olmo2-gqa-f16", "F16", {"num_attention_heads": 4, "num_key_value_heads": 2, "hidden_size": 32,
+                              "rope_theta": 500000.0}, ["OLMo two."]),
 ]
 
 NEOX_CASES = [
@@ -1039,7 +1093,8 @@ def causal_cases(forward, w, cfg, texts, H, encode):
 def build_llama(name, model_type, dtype, options, texts, seed):
     tokenizer, V, encode = gpt2_tokenizer()
     cfg = {"model_type": model_type, "architectures": [{"llama": "LlamaForCausalLM", "mistral": "MistralForCausalLM",
-                                                       "qwen2": "Qwen2ForCausalLM", "qwen3": "Qwen3ForCausalLM"}[model_type]],
+                                                       "qwen2": "Qwen2ForCausalLM", "qwen3": "Qwen3ForCausalLM",
+                                                       "smollm3": "SmolLM3ForCausalLM"}[model_type]],
            "num_hidden_layers": 2, "intermediate_size": 48, "max_position_embeddings": 64, "vocab_size": V,
            "rms_norm_eps": 1e-6, "hidden_act": "silu", "rope_theta": 10000.0, "bos_token_id": V - 1,
            "eos_token_id": V - 1}
@@ -1109,6 +1164,32 @@ def build_gemma(name, model_type, dtype, options, texts, seed):
     return cfg, ck, tokenizer, causal_cases(gemma_forward, ck.w, cfg, texts, H, encode)
 
 
+def build_olmo2(name, dtype, options, texts, seed):
+    tokenizer, V, encode = gpt2_tokenizer()
+    cfg = {"model_type": "olmo2", "architectures": ["Olmo2ForCausalLM"], "num_hidden_layers": 2,
+           "intermediate_size": 48, "max_position_embeddings": 64, "vocab_size": V, "rms_norm_eps": 1e-6,
+           "hidden_act": "silu", "attention_bias": False, "tie_word_embeddings": False, "pad_token_id": 1,
+           "bos_token_id": None, "eos_token_id": V - 1, **options}
+    d, H, KV, I = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["intermediate_size"]
+    dk = d // H
+    ck = Checkpoint(seed, dtype)
+    ck.normal("model.embed_tokens.weight", (V, d), 1.0)
+    for l in range(cfg["num_hidden_layers"]):
+        s = f"model.layers.{l}."
+        for part, rows in (("q_proj", H * dk), ("k_proj", KV * dk), ("v_proj", KV * dk)):
+            ck.normal(s + f"self_attn.{part}.weight", (rows, d), 1 / math.sqrt(d))
+        ck.normal(s + "self_attn.q_norm.weight", (H * dk,), 0.2, 1.0)
+        ck.normal(s + "self_attn.k_norm.weight", (KV * dk,), 0.2, 1.0)
+        ck.normal(s + "self_attn.o_proj.weight", (d, H * dk), 1 / math.sqrt(H * dk))
+        ck.normal(s + "post_attention_layernorm.weight", (d,), 0.1, 1.0)
+        for part, shape in (("gate_proj", (I, d)), ("up_proj", (I, d)), ("down_proj", (d, I))):
+            ck.normal(s + f"mlp.{part}.weight", shape, 1 / math.sqrt(shape[1]))
+        ck.normal(s + "post_feedforward_layernorm.weight", (d,), 0.1, 1.0)
+    ck.normal("model.norm.weight", (d,), 0.1, 1.0)
+    ck.normal("lm_head.weight", (V, d), 1.0)
+    return cfg, ck, tokenizer, causal_cases(olmo2_forward, ck.w, cfg, texts, H, encode)
+
+
 def build_neox(name, dtype, H, d, rotary_pct, base, parallel, texts, seed):
     tokenizer, V, encode = gpt2_tokenizer()
     cfg = {"model_type": "gpt_neox", "architectures": ["GPTNeoXForCausalLM"], "num_hidden_layers": 2,
@@ -1172,6 +1253,8 @@ def main():
         save(case[0], *build_llama(*case, seed=300 + seed))
     for seed, case in enumerate(GEMMA_CASES):
         save(case[0], *build_gemma(*case, seed=380 + seed))
+    for seed, case in enumerate(OLMO2_CASES):
+        save(case[0], *build_olmo2(*case, seed=390 + seed))
     for seed, case in enumerate(NEOX_CASES):
         save(case[0], *build_neox(*case, seed=400 + seed))
 

@@ -287,6 +287,22 @@ TEST_CASE("Gemma: sliding layers from layer_types or the version's pattern, defa
   CHECK(parse_config(gemma1.dump()).head_dim == 256);  // GemmaConfig's default, not width / heads
 }
 
+// SmolLM3's layers without RoPE: no_rope_layers, else all but every no_rope_layer_interval-th (default 4).
+TEST_CASE("SmolLM3: the layers that turn q and k, from no_rope_layers or the interval") {
+  json config = json::parse(read_model_directory(model_dir("smollm3-norope-f32")).config_json);  // 2 layers
+  CHECK(parse_config(config.dump()).rope_layers == std::vector<bool>{true, false});
+  config.erase("no_rope_layers");
+  config["num_hidden_layers"] = 8;
+  const ModelConfig c = parse_config(config.dump());
+  CHECK(c.rope_layers == std::vector<bool>{true, true, true, false, true, true, true, false});
+  CHECK(c.layer_has_rope(2));
+  CHECK_FALSE(c.layer_has_rope(3));
+  config["no_rope_layers"] = json::array({1, 2, 1, 1, 1, 1, 1, 1});
+  CHECK_THROWS_WITH_AS(parse_config(config.dump()), doctest::Contains("\"no_rope_layers\"[1] is 2"), std::invalid_argument);
+  config["model_type"] = "llama";  // Llama has no such key: every layer turns
+  CHECK(parse_config(config.dump()).rope_layers.empty());
+}
+
 // transformers loads a config whose stop token lies outside a small vocabulary
 // (GPT-2's default eos_token_id 50256): so do we; such a token never stops generation.
 TEST_CASE("a stop token outside the vocabulary loads, as transformers loads it") {

@@ -138,8 +138,7 @@ ModelWeights load_gemma_weights(const ModelConfig& c, const Checkpoint& st) {
     w.blocks.push_back(std::move(b));
   }
   w.final_norm = norm("norm", d);
-  output_embedding(c, st, r, w, "lm_head.weight");
-  r.reject_unused(c.tied_embeddings ? std::vector<std::string>{"lm_head.weight"} : std::vector<std::string>{});
+  read_rotary_lm_head(c, st, r, w);
   return w;
 }
 

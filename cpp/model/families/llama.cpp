@@ -1,7 +1,8 @@
 // Llama and its descendants, model_type "llama" (SmolLM, TinyLlama, Llama
-// 3.x), "mistral", "qwen2" and "qwen3": their config.json (GQA, head_dim,
-// RoPE with linear or llama3 frequency scaling, Mistral's sliding window,
-// Qwen2's q/k/v biases, Qwen3's q/k norm), their tensors ("model." +
+// 3.x), "mistral", "qwen2", "qwen3" and "smollm3": their config.json (GQA,
+// head_dim, RoPE with linear or llama3 frequency scaling, Mistral's sliding
+// window, Qwen2's q/k/v biases, Qwen3's q/k norm, SmolLM3's layers without
+// RoPE: no_rope_layers, else every no_rope_layer_interval-th), their tensors ("model." +
 // embed_tokens, layers.N.{input_layernorm, self_attn.{q,k,v,o}_proj,
 // post_attention_layernorm, mlp.{gate,up,down}_proj}, norm; lm_head unless
 // tied), and their forward recipe: RoPE inside attention, pre-RMSNorm
@@ -17,8 +18,37 @@
 namespace attnplay {
 namespace {
 
+// SmolLM3Config's defaults (transformers).
+constexpr int kDefaultNoRopeLayerInterval = 4;
+constexpr double kDefaultSmolLm3RopeTheta = 2000000.0;
+
 std::string llama_family_name(const std::string& type) {
-  return type == "mistral" ? "Mistral" : type == "qwen2" ? "Qwen2" : type == "qwen3" ? "Qwen3" : "Llama";
+  return type == "mistral" ? "Mistral" : type == "qwen2" ? "Qwen2" : type == "qwen3" ? "Qwen3"
+       : type == "smollm3" ? "SmolLM3" : "Llama";
+}
+
+// SmolLM3: which layers turn q and k (no_rope_layers: 1 for RoPE, 0 for none; else all but every
+// no_rope_layer_interval-th).
+std::vector<bool> rope_layers(const nlohmann::json& j, int layers) {
+  using namespace config_fields;
+  std::vector<bool> rope(static_cast<std::size_t>(layers));
+  if (j.contains("no_rope_layers") && !j["no_rope_layers"].is_null()) {
+    const nlohmann::json& list = j["no_rope_layers"];
+    if (!list.is_array() || static_cast<int>(list.size()) != layers) {
+      bad_config("\"no_rope_layers\" must list 1 (RoPE) or 0 (none) for each of the " + std::to_string(layers) + " layers");
+    }
+    for (int l = 0; l < layers; ++l) {
+      const nlohmann::json& v = list[static_cast<std::size_t>(l)];
+      if (!v.is_number_integer() || (v != 0 && v != 1)) {
+        bad_config("\"no_rope_layers\"[" + std::to_string(l) + "] is " + json_text::write(v) + "; expected 1 (RoPE) or 0 (none)");
+      }
+      rope[static_cast<std::size_t>(l)] = v == 1;
+    }
+    return rope;
+  }
+  const int interval = optional_integer(j, "no_rope_layer_interval", kMaxLayers, kDefaultNoRopeLayerInterval);
+  for (int l = 0; l < layers; ++l) rope[static_cast<std::size_t>(l)] = (l + 1) % interval != 0;
+  return rope;
 }
 
 ModelConfig read_llama_config(const nlohmann::json& j, const std::string& type) {
@@ -32,18 +62,19 @@ ModelConfig read_llama_config(const nlohmann::json& j, const std::string& type) 
   c.activation = activation(text(j, "hidden_act", "silu"), "hidden_act");
   c.gated_mlp = true;
   c.rope = true;
-  c.rope_theta = number(j, "rope_theta", 10000.0);
+  c.rope_theta = number(j, "rope_theta", type == "smollm3" ? kDefaultSmolLm3RopeTheta : 10000.0);
   c.rope_scaling = rope_scaling(j);
   const bool attention_bias = flag(j, "attention_bias", false);
   c.qkv_bias = type == "qwen2" || attention_bias;  // Qwen2 always biases q, k, v (not o)
   c.attention_out_bias = type != "qwen2" && attention_bias;
   c.mlp_bias = flag(j, "mlp_bias", false);
   c.qk_norm = type == "qwen3";
-  c.tied_embeddings = flag(j, "tie_word_embeddings", false);
+  c.tied_embeddings = flag(j, "tie_word_embeddings", type == "smollm3");
+  if (type == "smollm3") c.rope_layers = rope_layers(j, c.layers);
   if (type == "mistral" && j.contains("sliding_window") && !j["sliding_window"].is_null()) {
     c.sliding_window = integer(j, "sliding_window", kMaxPositions);
   }
-  if ((type == "qwen2" || type == "qwen3") && flag(j, "use_sliding_window", false)) {
+  if ((type == "qwen2" || type == "qwen3" || type == "smollm3") && flag(j, "use_sliding_window", false)) {
     bad_config("\"use_sliding_window\": true is not supported for " + type);
   }
   if (j.contains("partial_rotary_factor") && !j["partial_rotary_factor"].is_null() && j["partial_rotary_factor"] != 1.0) {
@@ -79,11 +110,7 @@ ModelWeights load_llama_weights(const ModelConfig& c, const Checkpoint& st) {
     w.blocks.push_back(std::move(b));
   }
   w.final_norm = r.rms_norm("norm", d);
-  output_embedding(c, st, r, w, "lm_head.weight");
-  // The rotary frequency buffers older exports include; a tied copy of the embedding.
-  std::vector<std::string> harmless{"layers.#.self_attn.rotary_emb.inv_freq"};
-  if (c.tied_embeddings) harmless.push_back("lm_head.weight");
-  r.reject_unused(harmless);
+  read_rotary_lm_head(c, st, r, w);
   return w;
 }
 
@@ -103,7 +130,7 @@ void llama_forward(ForwardPass& p, const ModelWeights& w) {
 
 }  // namespace
 
-extern const ModelFamily llama_family{{"llama", "mistral", "qwen2", "qwen3"}, read_llama_config, load_llama_weights,
+extern const ModelFamily llama_family{{"llama", "mistral", "qwen2", "qwen3", "smollm3"}, read_llama_config, load_llama_weights,
                                       llama_forward};
 
 }  // namespace attnplay
