@@ -68,7 +68,7 @@ export class AttentionTable extends StoreBound {
     const [rows, cols] = map.shape;
     const unit = this.store.state.words ? 'word' : 'token';
     const window = this.#window();
-    const masked = window ? `; a token only attends to itself and the ${window - 1} tokens before it (causal mask and this layer's sliding window)`
+    const masked = window && rows > window ? `; a token only attends to itself and the ${window - 1} tokens before it (causal mask and this layer's sliding window)`
       : this.#result.causal ? `; a ${unit} only attends to itself and earlier ${unit}s (causal mask)` : '';
     const head = h('tr', {}, h('th', { scope: 'col' }, `Query ${unit}`),
       Array.from({ length: TOP }, (_, i) => [h('th', { scope: 'col' }, `Key ${i + 1}`), h('th', { scope: 'col' }, `Weight ${i + 1}`)]).flat());

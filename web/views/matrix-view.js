@@ -207,7 +207,7 @@ export class MatrixView extends StoreBound {
     this.#scaleMax = max > 0 ? max : 1;
     this.#title.textContent = `${title}: ${caption}`;
     const words = weightScaleWords(this.store.state.theme);
-    const hatching = window ? `; grey hatching: masked by the causal mask and this layer's sliding window of ${window} tokens (−∞ before softmax)`
+    const hatching = window && rows > window ? `; grey hatching: masked by the causal mask and this layer's sliding window of ${window} tokens (−∞ before softmax)`
       : this.#result.causal ? '; grey hatching: masked by the causal mask (−∞ before softmax)' : '';
     this.#legend.textContent = `Colour: weight from 0 (${words.low}) to ${this.#scaleMax.toFixed(3)} (${words.high}), the largest weight shown${hatching}.`;
     this.#layOut();
