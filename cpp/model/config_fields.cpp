@@ -105,6 +105,20 @@ ModelConfig bert_encoder_config(const nlohmann::json& j, const std::string& fami
   return c;
 }
 
+ModelConfig rotary_decoder_config(const nlohmann::json& j, const std::string& family_name, float default_eps,
+                                  double default_theta) {
+  ModelConfig c = standard_sizes(j, 16 * kMaxWidth);
+  c.family_name = family_name;
+  c.kv_heads = optional_integer(j, "num_key_value_heads", kMaxHeads, c.heads);
+  c.norm = NormKind::rms_norm;
+  c.norm_eps = epsilon(j, "rms_norm_eps", default_eps);
+  c.gated_mlp = true;
+  c.rope = true;
+  c.rope_theta = number(j, "rope_theta", default_theta);
+  c.rope_scaling = rope_scaling(j);
+  return c;
+}
+
 ModelConfig standard_sizes(const nlohmann::json& j, int max_inner) {
   ModelConfig c;
   c.layers = integer(j, "num_hidden_layers", kMaxLayers);
@@ -114,6 +128,24 @@ ModelConfig standard_sizes(const nlohmann::json& j, int max_inner) {
   c.positions = integer(j, "max_position_embeddings", kMaxPositions);
   c.vocab_size = integer(j, "vocab_size", kMaxVocab);
   return c;
+}
+
+std::vector<bool> per_layer_flags(const nlohmann::json& j, const char* key, int layers, const nlohmann::json& when_true,
+                                  const nlohmann::json& when_false) {
+  const nlohmann::json& list = j[key];
+  if (!list.is_array() || static_cast<int>(list.size()) != layers) {
+    bad_config(std::string("\"") + key + "\" must list one entry per layer (" + std::to_string(layers) + ")");
+  }
+  std::vector<bool> flags(static_cast<std::size_t>(layers));
+  for (int l = 0; l < layers; ++l) {
+    const nlohmann::json& entry = list[static_cast<std::size_t>(l)];
+    if (entry != when_true && entry != when_false) {
+      bad_config(std::string("\"") + key + "\"[" + std::to_string(l) + "] is " + json_text::write(entry) + "; expected " +
+                 json_text::write(when_true) + " or " + json_text::write(when_false));
+    }
+    flags[static_cast<std::size_t>(l)] = entry == when_true;
+  }
+  return flags;
 }
 
 RopeFrequencyScaling rope_scaling(const nlohmann::json& j) {

@@ -57,6 +57,10 @@ std::vector<std::int64_t> token_ids(const nlohmann::json& j, const char* key);
 std::int64_t single_token_id(const nlohmann::json& j, const char* key, std::int64_t missing);
 // The ids in [0, vocab), in order.
 std::vector<int> ids_in_vocabulary(const std::vector<std::int64_t>& ids, int vocab);
+// A list `key` of one entry per layer, each `when_true` or `when_false`, as
+// booleans (Gemma's layer_types, SmolLM3's no_rope_layers).
+std::vector<bool> per_layer_flags(const nlohmann::json& j, const char* key, int layers, const nlohmann::json& when_true,
+                                  const nlohmann::json& when_false);
 // rope_scaling: null, {"rope_type" (or "type"): "default" | "linear" | "llama3", ...}.
 RopeFrequencyScaling rope_scaling(const nlohmann::json& j);
 
@@ -64,6 +68,12 @@ RopeFrequencyScaling rope_scaling(const nlohmann::json& j);
 // (num_hidden_layers, num_attention_heads, hidden_size, intermediate_size,
 // max_position_embeddings, vocab_size).
 ModelConfig standard_sizes(const nlohmann::json& j, int max_inner);
+
+// The keys the rotary decoders (the Llama family, Gemma, OLMo 2) read alike:
+// standard_sizes, num_key_value_heads (default: the heads), RMSNorm's
+// rms_norm_eps, a gated MLP, RoPE with rope_theta and rope_scaling.
+ModelConfig rotary_decoder_config(const nlohmann::json& j, const std::string& family_name, float default_eps,
+                                  double default_theta);
 
 // BertConfig's keys, which BERT, ELECTRA and RoBERTa read alike: standard_sizes,
 // type_vocab_size (default 2), layer_norm_eps (1e-12), hidden_act (gelu), a

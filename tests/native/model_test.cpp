@@ -272,7 +272,7 @@ TEST_CASE("Gemma: sliding layers from layer_types or the version's pattern, defa
   CHECK(c.qk_norm);
   CHECK(c.rope_local_theta == 10000.0);
   config["layer_types"] = json::array({"full_attention", "sliding_attention"});
-  CHECK_THROWS_WITH_AS(parse_config(config.dump()), doctest::Contains("\"layer_types\" must list one type per layer (7)"),
+  CHECK_THROWS_WITH_AS(parse_config(config.dump()), doctest::Contains("\"layer_types\" must list one entry per layer (7)"),
                        std::invalid_argument);
   config["num_hidden_layers"] = 2;
   config["layer_types"] = json::array({"full_attention", "chunked_attention"});

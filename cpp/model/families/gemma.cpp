@@ -15,7 +15,6 @@
 // Not here: Gemma 3's vision tower (model_type "gemma3").
 #include <string>
 
-#include "json/json_text.h"
 #include "model/config_fields.h"
 #include "model/family.h"
 #include "model/forward_pass.h"
@@ -42,23 +41,11 @@ float softcap(const nlohmann::json& j, const char* key, double absent) {
 // Which layers slide: layer_types where the config lists them, else the family's pattern.
 std::vector<bool> sliding_layers(const nlohmann::json& j, const std::string& type, int layers) {
   using namespace config_fields;
-  std::vector<bool> sliding(static_cast<std::size_t>(layers));
   if (j.contains("layer_types") && !j["layer_types"].is_null()) {
-    const nlohmann::json& types = j["layer_types"];
-    if (!types.is_array() || static_cast<int>(types.size()) != layers) {
-      bad_config("\"layer_types\" must list one type per layer (" + std::to_string(layers) + ")");
-    }
-    for (int l = 0; l < layers; ++l) {
-      const std::string t = types[static_cast<std::size_t>(l)].is_string() ? types[static_cast<std::size_t>(l)].get<std::string>() : "";
-      if (t != "sliding_attention" && t != "full_attention") {
-        bad_config("\"layer_types\"[" + std::to_string(l) + "] is " + json_text::write(types[static_cast<std::size_t>(l)]) +
-                   "; supported: \"sliding_attention\", \"full_attention\"");
-      }
-      sliding[static_cast<std::size_t>(l)] = t == "sliding_attention";
-    }
-    return sliding;
+    return per_layer_flags(j, "layer_types", layers, "sliding_attention", "full_attention");
   }
   const int pattern = type == "gemma2" ? 2 : optional_integer(j, "sliding_window_pattern", kMaxLayers, kDefaultSlidingWindowPattern);
+  std::vector<bool> sliding(static_cast<std::size_t>(layers));
   for (int l = 0; l < layers; ++l) {
     sliding[static_cast<std::size_t>(l)] = type == "gemma2" ? l % 2 == 0 : (l + 1) % pattern != 0;
   }
@@ -67,19 +54,11 @@ std::vector<bool> sliding_layers(const nlohmann::json& j, const std::string& typ
 
 ModelConfig read_gemma_config(const nlohmann::json& j, const std::string& type) {
   using namespace config_fields;
-  ModelConfig c = standard_sizes(j, 16 * kMaxWidth);
   const bool gemma1 = type == "gemma", gemma3 = type == "gemma3_text";
-  c.family_name = gemma1 ? "Gemma" : gemma3 ? "Gemma 3" : "Gemma 2";
-  c.kv_heads = optional_integer(j, "num_key_value_heads", kMaxHeads, c.heads);
+  ModelConfig c = rotary_decoder_config(j, gemma1 ? "Gemma" : gemma3 ? "Gemma 3" : "Gemma 2", 1e-6f, 10000.0);
   c.head_dim = optional_integer(j, "head_dim", kMaxWidth, kDefaultHeadDim);
-  c.norm = NormKind::rms_norm;
-  c.norm_eps = epsilon(j, "rms_norm_eps", 1e-6f);
   c.activation = activation(text(j, "hidden_activation", text(j, "hidden_act", "gelu_pytorch_tanh")),
                             j.contains("hidden_activation") ? "hidden_activation" : "hidden_act");
-  c.gated_mlp = true;
-  c.rope = true;
-  c.rope_theta = number(j, "rope_theta", 10000.0);
-  c.rope_scaling = rope_scaling(j);
   c.qkv_bias = c.attention_out_bias = flag(j, "attention_bias", false);
   c.mlp_bias = false;
   c.tied_embeddings = flag(j, "tie_word_embeddings", true);

@@ -31,39 +31,19 @@ std::string llama_family_name(const std::string& type) {
 // no_rope_layer_interval-th).
 std::vector<bool> rope_layers(const nlohmann::json& j, int layers) {
   using namespace config_fields;
-  std::vector<bool> rope(static_cast<std::size_t>(layers));
-  if (j.contains("no_rope_layers") && !j["no_rope_layers"].is_null()) {
-    const nlohmann::json& list = j["no_rope_layers"];
-    if (!list.is_array() || static_cast<int>(list.size()) != layers) {
-      bad_config("\"no_rope_layers\" must list 1 (RoPE) or 0 (none) for each of the " + std::to_string(layers) + " layers");
-    }
-    for (int l = 0; l < layers; ++l) {
-      const nlohmann::json& v = list[static_cast<std::size_t>(l)];
-      if (!v.is_number_integer() || (v != 0 && v != 1)) {
-        bad_config("\"no_rope_layers\"[" + std::to_string(l) + "] is " + json_text::write(v) + "; expected 1 (RoPE) or 0 (none)");
-      }
-      rope[static_cast<std::size_t>(l)] = v == 1;
-    }
-    return rope;
-  }
+  if (j.contains("no_rope_layers") && !j["no_rope_layers"].is_null()) return per_layer_flags(j, "no_rope_layers", layers, 1, 0);
   const int interval = optional_integer(j, "no_rope_layer_interval", kMaxLayers, kDefaultNoRopeLayerInterval);
+  std::vector<bool> rope(static_cast<std::size_t>(layers));
   for (int l = 0; l < layers; ++l) rope[static_cast<std::size_t>(l)] = (l + 1) % interval != 0;
   return rope;
 }
 
 ModelConfig read_llama_config(const nlohmann::json& j, const std::string& type) {
   using namespace config_fields;
-  ModelConfig c = standard_sizes(j, 16 * kMaxWidth);
-  c.family_name = llama_family_name(type);
-  c.kv_heads = optional_integer(j, "num_key_value_heads", kMaxHeads, c.heads);
+  ModelConfig c = rotary_decoder_config(j, llama_family_name(type), 1e-6f,
+                                        type == "smollm3" ? kDefaultSmolLm3RopeTheta : 10000.0);
   c.head_dim = optional_integer(j, "head_dim", kMaxWidth, 0);
-  c.norm = NormKind::rms_norm;
-  c.norm_eps = epsilon(j, "rms_norm_eps", 1e-6f);
   c.activation = activation(text(j, "hidden_act", "silu"), "hidden_act");
-  c.gated_mlp = true;
-  c.rope = true;
-  c.rope_theta = number(j, "rope_theta", type == "smollm3" ? kDefaultSmolLm3RopeTheta : 10000.0);
-  c.rope_scaling = rope_scaling(j);
   const bool attention_bias = flag(j, "attention_bias", false);
   c.qkv_bias = type == "qwen2" || attention_bias;  // Qwen2 always biases q, k, v (not o)
   c.attention_out_bias = type != "qwen2" && attention_bias;

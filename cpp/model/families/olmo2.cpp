@@ -19,16 +19,8 @@ namespace {
 
 ModelConfig read_olmo2_config(const nlohmann::json& j, const std::string& /*model_type*/) {
   using namespace config_fields;
-  ModelConfig c = standard_sizes(j, 16 * kMaxWidth);
-  c.family_name = "OLMo 2";
-  c.kv_heads = optional_integer(j, "num_key_value_heads", kMaxHeads, c.heads);
-  c.norm = NormKind::rms_norm;
-  c.norm_eps = epsilon(j, "rms_norm_eps", 1e-5f);
+  ModelConfig c = rotary_decoder_config(j, "OLMo 2", 1e-5f, 10000.0);
   c.activation = activation(text(j, "hidden_act", "silu"), "hidden_act");
-  c.gated_mlp = true;
-  c.rope = true;
-  c.rope_theta = number(j, "rope_theta", 10000.0);
-  c.rope_scaling = rope_scaling(j);
   c.qkv_bias = c.attention_out_bias = flag(j, "attention_bias", false);
   c.mlp_bias = false;
   c.qk_norm_across_heads = true;
