@@ -3,7 +3,7 @@
 // residual). Families by "model_type": "gpt2" (GPT-2, DistilGPT-2), "bert", "distilbert", "electra",
 // "roberta" / "xlm-roberta" / "camembert", "opt",
 // "llama" (SmolLM, TinyLlama, Llama 3.x), "mistral", "qwen2", "qwen3", "smollm3", "gemma" / "gemma2" /
-// "gemma3_text", "olmo2" and
+// "gemma3_text", "olmo2", "phi3" and
 // "gpt_neox" (Pythia). Every value is validated (positive, within limits,
 // widths divisible by the number of heads, supported activation and options)
 // with a specific message naming the key; unknown families and options that

@@ -1,7 +1,7 @@
 // The decoder-only and encoder-only families, each in one file of
 // model/families/ (gpt2, bert, distilbert, electra, roberta for RoBERTa /
 // XLM-R / CamemBERT, opt, llama for Llama / Mistral / Qwen2 / Qwen3 /
-// SmolLM3, gemma for Gemma 1 / 2 / 3, olmo2, gpt_neox):
+// SmolLM3, gemma for Gemma 1 / 2 / 3, olmo2, phi3, gpt_neox):
 // how its config.json reads, what its tensors are named, and its forward
 // recipe; and the registry that finds a family by config.json's "model_type"
 // (model/family.cpp).

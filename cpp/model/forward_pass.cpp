@@ -138,6 +138,13 @@ void ForwardPass::ablate(Matrix& concat, int layer) const {
 }
 
 Matrix ForwardPass::mlp(const ConstMatrixRef& x, const BlockWeights& b) const {
+  if (!b.mlp_gate_up.empty()) {  // Phi-3: gate | up from one product [T, 2·inner]
+    const Matrix gate_up = linear(x, b.mlp_gate_up.w, b.mlp_gate_up.b);
+    Matrix inner = gate_up.leftCols(c_.inner);  // [T, inner]
+    activate(inner, c_.activation);
+    inner.array() *= gate_up.rightCols(c_.inner).array();  // ⊙ up(x)
+    return linear(inner, b.mlp_out.w, b.mlp_out.b);  // [T, d]
+  }
   const LinearWeights& activated = c_.gated_mlp ? b.mlp_gate : b.mlp_in;
   Matrix inner = linear(x, activated.w, activated.b);  // [T, inner]
   activate(inner, c_.activation);
@@ -199,11 +206,12 @@ void ForwardPass::project_qkv(const ConstMatrixRef& x, const BlockWeights& b, Ma
       k = linear(x, b.k.w, b.k.b);
       v = linear(x, b.v.w, b.v.b);
       return;
-    case QkvLayout::fused_blocks: {  // [T, 3d]: q | k | v
+    case QkvLayout::fused_blocks: {  // [T, (H + 2·KV)·d_k]: q | k | v
+      const int kv_width = c_.kv_heads * dk;
       const Matrix qkv = linear(x, b.qkv.w, b.qkv.b);
       q = qkv.leftCols(d);
-      k = qkv.middleCols(d, d);
-      v = qkv.rightCols(d);
+      k = qkv.middleCols(d, kv_width);
+      v = qkv.rightCols(kv_width);
       return;
     }
     case QkvLayout::fused_per_head: {  // [T, H·3d_k]: head h at h·3d_k as q_h | k_h | v_h

@@ -19,7 +19,10 @@ std::int64_t ModelWeights::parameter_count() const {
   norm(embedding_norm);
   norm(final_norm);
   for (const BlockWeights& b : blocks) {
-    for (const LinearWeights* l : {&b.qkv, &b.q, &b.k, &b.v, &b.attention_out, &b.mlp_gate, &b.mlp_in, &b.mlp_out}) linear(*l);
+    for (const LinearWeights* l : {&b.qkv, &b.q, &b.k, &b.v, &b.attention_out, &b.mlp_gate, &b.mlp_in, &b.mlp_out,
+                                   &b.mlp_gate_up}) {
+      linear(*l);
+    }
     for (const NormWeights* x : {&b.attention_norm, &b.q_norm, &b.k_norm, &b.mlp_norm, &b.attention_post_norm,
                                  &b.mlp_post_norm}) {
       norm(*x);
@@ -36,7 +39,8 @@ std::int64_t ModelWeights::parameter_count() const {
 std::size_t pack_for_products(ModelWeights& weights, std::size_t budget_bytes) {
   std::vector<WeightMatrix*> multiplied;
   for (BlockWeights& b : weights.blocks) {
-    for (LinearWeights* l : {&b.qkv, &b.q, &b.k, &b.v, &b.attention_out, &b.mlp_gate, &b.mlp_in, &b.mlp_out}) {
+    for (LinearWeights* l : {&b.qkv, &b.q, &b.k, &b.v, &b.attention_out, &b.mlp_gate, &b.mlp_in, &b.mlp_out,
+                             &b.mlp_gate_up}) {
       multiplied.push_back(&l->w);
     }
   }

@@ -38,7 +38,7 @@ struct NormWeights {
 // How a block's queries, keys and values come out of its projections.
 enum class QkvLayout {
   separate,        // q, k, v: three projections (BERT, Llama family)
-  fused_blocks,    // qkv [d, 3d] (GPT-2 c_attn): columns q | k | v
+  fused_blocks,    // qkv (GPT-2 c_attn [d, 3d], Phi-3 qkv_proj): outputs q | k | v, [H·d_k | KV·d_k | KV·d_k]
   fused_per_head,  // qkv [3d] outputs (GPT-NeoX query_key_value): head h at h·3d_k, as q_h | k_h | v_h
 };
 
@@ -56,6 +56,7 @@ struct BlockWeights {
   LinearWeights mlp_gate;       // SwiGLU gate_proj [d → inner]; empty otherwise
   LinearWeights mlp_in;         // [d → inner] (c_fc, intermediate, dense_h_to_4h, up_proj)
   LinearWeights mlp_out;        // [inner → d] (c_proj, output.dense, dense_4h_to_h, down_proj)
+  LinearWeights mlp_gate_up;    // Phi-3 gate_up_proj [d → 2·inner]: gate | up in one; empty otherwise
 };
 
 struct MaskedLmHead {  // BERT cls.predictions (DistilBERT vocab_*, ELECTRA generator_*)

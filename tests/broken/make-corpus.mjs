@@ -117,7 +117,7 @@ export function brokenCases() {
       message: /17 tokens are more than the model's 16 positions/ },
     { name: 'config-invalid-json', files: gpt2({ 'config.json': Buffer.from('{"model_type": "gpt2", ') }), message: /config.json: not valid JSON/ },
     { name: 'config-unknown-model-type', files: gpt2({ 'config.json': config((c) => { c.model_type = 'mamba'; }) }),
-      message: /model_type "mamba" is not supported \(supported: gpt2, bert, distilbert, electra, roberta, xlm-roberta, camembert, opt, llama, mistral, qwen2, qwen3, smollm3, gemma, gemma2, gemma3_text, olmo2, gpt_neox; encoder-decoders: marian, bart\)/ },
+      message: /model_type "mamba" is not supported \(supported: gpt2, bert, distilbert, electra, roberta, xlm-roberta, camembert, opt, llama, mistral, qwen2, qwen3, smollm3, gemma, gemma2, gemma3_text, olmo2, phi3, gpt_neox; encoder-decoders: marian, bart\)/ },
     { name: 'rope-scaling-unknown-type', files: family(LLAMA, { configChange: (c) => { c.rope_scaling = { rope_type: 'yarn', factor: 4 }; } }),
       message: /config.json: rope_scaling type "yarn" is not supported \(supported: linear, llama3\)/ },
     { name: 'rope-scaling-llama3-incomplete', files: family(LLAMA, { configChange: (c) => { delete c.rope_scaling.low_freq_factor; } }),

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Builds the small random checkpoints of tests/golden/models/ (GPT-2, BERT,
-DistilBERT, ELECTRA, RoBERTa, XLM-R, OPT, Gemma 1/2/3, OLMo 2, SmolLM3, Llama, Mistral, Qwen2, Qwen3, GPT-NeoX) and their golden outputs, computed by
+DistilBERT, ELECTRA, RoBERTa, XLM-R, OPT, Gemma 1/2/3, OLMo 2, SmolLM3, Phi-3, Llama, Mistral, Qwen2, Qwen3, GPT-NeoX) and their golden outputs, computed by
 an independent PyTorch implementation.
 
 Run with Debian's PyTorch (python3-torch, plus libopenblas0-pthread):
@@ -23,7 +23,8 @@ whatever hidden_act is; RoBERTa: Liu et al. 2019, BERT's encoder with
 transformers' padding-aware positions from pad_token_id + 1 and one token type; OPT: Zhang et al. 2022,
 positions offset by 2, pre- or post-LN, project_in/project_out; Gemma: the Gemma Team's reports of 2024 and
 2025 and transformers' code (scaled embeddings, (1 + w) RMSNorm, softcapping, sliding and global layers); OLMo 2:
-Team OLMo 2024 (q/k norm across heads, norms after each sub-layer); SmolLM3's layers without RoPE; Llama: Touvron et al. 2023, RoPE as Su et al. 2021 in Hugging Face's
+Team OLMo 2024 (q/k norm across heads, norms after each sub-layer); SmolLM3's layers without RoPE; Phi-3: Abdin
+et al. 2024 (fused qkv and gate_up, partial rotary); Llama: Touvron et al. 2023, RoPE as Su et al. 2021 in Hugging Face's
 half-split rotate_half form, Llama 3's frequency scaling, grouped-query
 attention as Ainslie et al. 2023; Mistral's sliding window; Qwen2's q/k/v
 biases; Qwen3's per-head q/k RMSNorm; GPT-NeoX: Black et al. 2022, fused
@@ -674,6 +675,34 @@ def olmo2_forward(w, cfg, ids):
     return attentions, traces, hidden, x @ w["lm_head.weight"].T
 
 
+def phi3_forward(w, cfg, ids):
+    """Phi-3 (Abdin et al. 2024; transformers' modeling_phi3): the Llama recipe with q | k | v from one qkv_proj
+    and gate | up from one gate_up_proj, RoPE on the first int(head_dim · partial_rotary_factor) dims of each head,
+    a sliding window on every layer where the config has one."""
+    p = lambda name: w["model." + name]
+    H, KV, d = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["hidden_size"]
+    dk, eps, T, I = d // H, cfg["rms_norm_eps"], len(ids), cfg["intermediate_size"]
+    inv_freq = rope_inverse_frequencies(int(dk * cfg.get("partial_rotary_factor", 1.0)), cfg["rope_theta"], None)
+    lin = lambda x, base: x @ p(base + ".weight").T
+    heads = lambda m, n: m.reshape(T, n, dk).transpose(0, 1)  # [n, T, d_k]
+    x = p("embed_tokens.weight")[ids]
+    hidden, attentions, traces = [x], [], []
+    for l in range(cfg["num_hidden_layers"]):
+        s = f"layers.{l}."
+        qkv = lin(rms_norm(x, p(s + "input_layernorm.weight"), eps), s + "self_attn.qkv_proj")
+        q, k, v = heads(qkv[:, :H * dk], H), heads(qkv[:, H * dk:(H + KV) * dk], KV), heads(qkv[:, (H + KV) * dk:], KV)
+        out, weights, trace = grouped_attention(rotate(q, inv_freq), rotate(k, inv_freq), v, cfg.get("sliding_window"))
+        x = x + lin(out, s + "self_attn.o_proj")
+        gate_up = lin(rms_norm(x, p(s + "post_attention_layernorm.weight"), eps), s + "mlp.gate_up_proj")
+        x = x + lin(F.silu(gate_up[:, :I]) * gate_up[:, I:], s + "mlp.down_proj")
+        attentions.append(weights)
+        traces.append(trace + before_rope(q, k, inv_freq))
+        hidden.append(x)
+    x = rms_norm(x, p("norm.weight"), eps)
+    hidden[-1] = x
+    return attentions, traces, hidden, x @ w["lm_head.weight"].T
+
+
 def gpt_neox_forward(w, cfg, ids):
     p = lambda name: w["gpt_neox." + name]
     d, H, eps = cfg["hidden_size"], cfg["num_attention_heads"], cfg["layer_norm_eps"]
@@ -825,6 +854,12 @@ OLMO2_CASES = [
     # name, dtype, config (beyond the defaults of build_olmo2), texts
     ("olmo2-gqa-f16", "F16", {"num_attention_heads": 4, "num_key_value_heads": 2, "hidden_size": 32,
                               "rope_theta": 500000.0}, ["OLMo two."]),
+]
+
+PHI3_CASES = [
+    # name, dtype, config (beyond the defaults of build_phi3), texts
+    ("phi3-partial-window-bf16", "BF16", {"num_attention_heads": 4, "num_key_value_heads": 2, "hidden_size": 32,
+                                          "partial_rotary_factor": 0.5, "sliding_window": 4}, ["Phi-3 fuses."]),
 ]
 
 NEOX_CASES = [
@@ -1190,6 +1225,29 @@ def build_olmo2(name, dtype, options, texts, seed):
     return cfg, ck, tokenizer, causal_cases(olmo2_forward, ck.w, cfg, texts, H, encode)
 
 
+def build_phi3(name, dtype, options, texts, seed):
+    tokenizer, V, encode = gpt2_tokenizer()
+    cfg = {"model_type": "phi3", "architectures": ["Phi3ForCausalLM"], "num_hidden_layers": 2,
+           "intermediate_size": 48, "max_position_embeddings": 64, "original_max_position_embeddings": 64,
+           "vocab_size": V, "rms_norm_eps": 1e-5, "hidden_act": "silu", "rope_theta": 10000.0, "rope_scaling": None,
+           "tie_word_embeddings": False, "bos_token_id": V - 1, "eos_token_id": V - 1, **options}
+    d, H, KV, I = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["intermediate_size"]
+    dk = d // H
+    ck = Checkpoint(seed, dtype)
+    ck.normal("model.embed_tokens.weight", (V, d), 1.0)
+    for l in range(cfg["num_hidden_layers"]):
+        s = f"model.layers.{l}."
+        ck.normal(s + "input_layernorm.weight", (d,), 0.1, 1.0)
+        ck.normal(s + "self_attn.qkv_proj.weight", ((H + 2 * KV) * dk, d), 1 / math.sqrt(d))
+        ck.normal(s + "self_attn.o_proj.weight", (d, H * dk), 1 / math.sqrt(H * dk))
+        ck.normal(s + "post_attention_layernorm.weight", (d,), 0.1, 1.0)
+        ck.normal(s + "mlp.gate_up_proj.weight", (2 * I, d), 1 / math.sqrt(d))
+        ck.normal(s + "mlp.down_proj.weight", (d, I), 1 / math.sqrt(I))
+    ck.normal("model.norm.weight", (d,), 0.1, 1.0)
+    ck.normal("lm_head.weight", (V, d), 1.0)
+    return cfg, ck, tokenizer, causal_cases(phi3_forward, ck.w, cfg, texts, H, encode)
+
+
 def build_neox(name, dtype, H, d, rotary_pct, base, parallel, texts, seed):
     tokenizer, V, encode = gpt2_tokenizer()
     cfg = {"model_type": "gpt_neox", "architectures": ["GPTNeoXForCausalLM"], "num_hidden_layers": 2,
@@ -1255,6 +1313,8 @@ def main():
         save(case[0], *build_gemma(*case, seed=380 + seed))
     for seed, case in enumerate(OLMO2_CASES):
         save(case[0], *build_olmo2(*case, seed=390 + seed))
+    for seed, case in enumerate(PHI3_CASES):
+        save(case[0], *build_phi3(*case, seed=395 + seed))
     for seed, case in enumerate(NEOX_CASES):
         save(case[0], *build_neox(*case, seed=400 + seed))
 

@@ -36,6 +36,7 @@ export const FAMILY_MODELS = {
   'tiny/gemma3': 'gemma3-layer-types-f16',
   'tiny/olmo2': 'olmo2-gqa-f16',
   'tiny/smollm3': 'smollm3-norope-f32',
+  'tiny/phi3': 'phi3-partial-window-bf16',
   'tiny/llama': 'llama-gqa-llama3-bf16',
   'tiny/mistral': 'mistral-window3-f16',
   'tiny/qwen2': 'qwen2-bias-f32',

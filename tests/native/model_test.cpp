@@ -303,6 +303,25 @@ TEST_CASE("SmolLM3: the layers that turn q and k, from no_rope_layers or the int
   CHECK(parse_config(config.dump()).rope_layers.empty());
 }
 
+// Phi-3: partial rotary from partial_rotary_factor, the window on every layer, longrope refused by name.
+TEST_CASE("Phi-3: rotated dims, sliding window, and the rope scaling it cannot run yet") {
+  json config = json::parse(read_model_directory(model_dir("phi3-partial-window-bf16")).config_json);  // head_dim 8
+  ModelConfig c = parse_config(config.dump());
+  CHECK(c.family_name == "Phi-3");
+  CHECK(c.rotary_dims == 4);
+  CHECK(c.sliding_window == 4);
+  CHECK(c.sliding_layers.empty());  // every layer
+  config["partial_rotary_factor"] = 0.75;  // int(8 · 0.75) = 6
+  CHECK(parse_config(config.dump()).rotary_dims == 6);
+  config["partial_rotary_factor"] = 1.5;
+  CHECK_THROWS_WITH_AS(parse_config(config.dump()), doctest::Contains("\"partial_rotary_factor\" must be in (0, 1]"),
+                       std::invalid_argument);
+  config.erase("partial_rotary_factor");
+  config["rope_scaling"] = {{"type", "longrope"}, {"short_factor", {1.0}}, {"long_factor", {2.0}}};
+  CHECK_THROWS_WITH_AS(parse_config(config.dump()), doctest::Contains("rope_scaling type \"longrope\" is not supported"),
+                       std::invalid_argument);
+}
+
 // transformers loads a config whose stop token lies outside a small vocabulary
 // (GPT-2's default eos_token_id 50256): so do we; such a token never stops generation.
 TEST_CASE("a stop token outside the vocabulary loads, as transformers loads it") {

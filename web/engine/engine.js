@@ -328,7 +328,7 @@ class Bound {
 }
 
 /**
- * A loaded model (GPT-2, BERT, DistilBERT, ELECTRA, RoBERTa / XLM-R, OPT, Llama, Mistral, Qwen2/3, SmolLM3, Gemma 1–3, OLMo 2, GPT-NeoX). Holds WASM memory until dispose().
+ * A loaded model (GPT-2, BERT, DistilBERT, ELECTRA, RoBERTa / XLM-R, OPT, Llama, Mistral, Qwen2/3, SmolLM3, Gemma 1–3, OLMo 2, Phi-3, GPT-NeoX). Holds WASM memory until dispose().
  * config: { modelType, layers, heads, kvHeads, width, headWidth, inner, positions,
  *           vocabSize, typeVocabSize, segmentInput (BERT, ELECTRA: a pair's typeIds are an
  *           input; RoBERTa and DistilBERT read segment 0 throughout), causal, slidingWindow (0: none),

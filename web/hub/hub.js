@@ -24,7 +24,7 @@ const DEFAULT_REVISION = 'main';
  * The model_type values the core runs (cpp/model/config.cpp, parse_config;
  * tests/node/hub.test.mjs checks this list against the core's own message).
  */
-export const SUPPORTED_MODEL_TYPES = ['gpt2', 'bert', 'distilbert', 'electra', 'roberta', 'xlm-roberta', 'camembert', 'opt', 'llama', 'mistral', 'qwen2', 'qwen3', 'smollm3', 'gemma', 'gemma2', 'gemma3_text', 'olmo2', 'gpt_neox'];
+export const SUPPORTED_MODEL_TYPES = ['gpt2', 'bert', 'distilbert', 'electra', 'roberta', 'xlm-roberta', 'camembert', 'opt', 'llama', 'mistral', 'qwen2', 'qwen3', 'smollm3', 'gemma', 'gemma2', 'gemma3_text', 'olmo2', 'phi3', 'gpt_neox'];
 /** The encoder-decoder model_type values the core runs (cpp/model/seq2seq.cpp). */
 export const ENCODER_DECODER_TYPES = ['marian', 'bart'];
 
