@@ -42,6 +42,11 @@ struct ModelFamily {
 // them, LayerNorm, ELECTRA's projection), post-LN blocks, the masked-LM head.
 void bert_encoder_forward(ForwardPass& pass, const ModelWeights& weights);
 
+// The Llama family's forward recipe (families/llama.cpp), which Phi-3 runs
+// too: pre-RMSNorm blocks (attention, gated MLP; fused or separate
+// projections alike), the final norm, the next-token head.
+void llama_decoder_forward(ForwardPass& pass, const ModelWeights& weights);
+
 // The family that reads this "model_type", or null.
 const ModelFamily* find_family(std::string_view model_type);
 

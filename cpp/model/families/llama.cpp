@@ -5,8 +5,8 @@
 // RoPE: no_rope_layers, else every no_rope_layer_interval-th), their tensors ("model." +
 // embed_tokens, layers.N.{input_layernorm, self_attn.{q,k,v,o}_proj,
 // post_attention_layernorm, mlp.{gate,up,down}_proj}, norm; lm_head unless
-// tied), and their forward recipe: RoPE inside attention, pre-RMSNorm
-// blocks, SwiGLU.
+// tied), and their forward recipe (llama_decoder_forward, Phi-3's too): RoPE
+// inside attention, pre-RMSNorm blocks, SwiGLU.
 #include <string>
 
 #include "json/json_text.h"
@@ -94,7 +94,9 @@ ModelWeights load_llama_weights(const ModelConfig& c, const Checkpoint& st) {
   return w;
 }
 
-void llama_forward(ForwardPass& p, const ModelWeights& w) {
+}  // namespace
+
+void llama_decoder_forward(ForwardPass& p, const ModelWeights& w) {
   Matrix h = p.embed();  // [T, d] embed_tokens[ids]
   p.record_hidden(h);
   for (int l = 0; l < static_cast<int>(w.blocks.size()); ++l) {
@@ -108,9 +110,7 @@ void llama_forward(ForwardPass& p, const ModelWeights& w) {
   p.next_token_head(h);         // [T, V] lm_head or tied embed_tokens
 }
 
-}  // namespace
-
 extern const ModelFamily llama_family{{"llama", "mistral", "qwen2", "qwen3", "smollm3"}, read_llama_config, load_llama_weights,
-                                      llama_forward};
+                                      llama_decoder_forward};
 
 }  // namespace attnplay

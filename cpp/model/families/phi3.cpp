@@ -5,15 +5,15 @@
 // self_attn.qkv_proj (q | k | v fused), self_attn.o_proj,
 // post_attention_layernorm, mlp.gate_up_proj (gate | up fused),
 // mlp.down_proj}, norm; lm_head unless tied), and its forward recipe: the
-// Llama family's pre-RMSNorm blocks with RoPE on the first
-// partial_rotary_factor·head_dim dimensions of each head, SwiGLU.
+// Llama family's (llama_decoder_forward; the fused projections are read by
+// ForwardPass), with RoPE on the first partial_rotary_factor·head_dim
+// dimensions of each head.
 // Not yet here: rope_scaling "longrope" (the 128k Phi-3 models and
 // Phi-4-mini), refused by name in config_fields' rope_scaling.
 #include <string>
 
 #include "model/config_fields.h"
 #include "model/family.h"
-#include "model/forward_pass.h"
 #include "model/weight_reader.h"
 
 namespace attnplay {
@@ -58,22 +58,8 @@ ModelWeights load_phi3_weights(const ModelConfig& c, const Checkpoint& st) {
   return w;
 }
 
-void phi3_forward(ForwardPass& p, const ModelWeights& w) {
-  Matrix h = p.embed();  // [T, d] embed_tokens[ids]
-  p.record_hidden(h);
-  for (int l = 0; l < static_cast<int>(w.blocks.size()); ++l) {
-    const BlockWeights& b = w.blocks[static_cast<std::size_t>(l)];
-    h += p.attention(p.norm(h, b.attention_norm), b, l);  // [T, d] h += attn(input_layernorm(h)), fused qkv
-    h += p.mlp(p.norm(h, b.mlp_norm), b);                 // [T, d] h += swiglu(post_attention_layernorm(h)), fused gate_up
-    p.record_hidden(h);
-  }
-  h = p.norm(h, w.final_norm);  // [T, d] model.norm
-  p.replace_last_hidden(h);
-  p.next_token_head(h);         // [T, V] lm_head
-}
-
 }  // namespace
 
-extern const ModelFamily phi3_family{{"phi3"}, read_phi3_config, load_phi3_weights, phi3_forward};
+extern const ModelFamily phi3_family{{"phi3"}, read_phi3_config, load_phi3_weights, llama_decoder_forward};
 
 }  // namespace attnplay
