@@ -106,8 +106,7 @@ Matrix ForwardPass::attention(const ConstMatrixRef& x, const BlockWeights& b, in
   }
   const bool traced_layer = request_.trace && request_.trace->layer == layer;
   const bool sliding = c_.sliding_window > 0 && c_.layer_is_sliding(layer);
-  AttentionOptions options = options_;
-  options.window = sliding ? c_.sliding_window : 0;
+  options_.window = sliding ? c_.sliding_window : 0;  // this layer's (the padding mask stays, uncopied)
   if (c_.rope && c_.layer_has_rope(layer)) {  // Gemma 3's sliding layers turn at their own base
     const std::vector<double>& inv_freq = sliding && !rope_local_inv_freq_.empty() ? rope_local_inv_freq_ : rope_inv_freq_;
     if (traced_layer) {  // the traced head's q and its key head's k, before the rotation
@@ -123,7 +122,7 @@ Matrix ForwardPass::attention(const ConstMatrixRef& x, const BlockWeights& b, in
     k = cache_->keys[static_cast<std::size_t>(layer)];
     v = cache_->values[static_cast<std::size_t>(layer)];
   }
-  MultiHeadTrace t = attend_heads(std::move(q), std::move(k), std::move(v), H, KV, options, TraceLevel::weights_only,
+  MultiHeadTrace t = attend_heads(std::move(q), std::move(k), std::move(v), H, KV, options_, TraceLevel::weights_only,
                                   traced_layer ? request_.trace->head : -1);
   store_head_weights(t, layer, result_.attentions);  // [T, Tk] of each head into attentions [L, H, T, Tk]
   if (traced_layer) result_.trace = std::move(t.heads[static_cast<std::size_t>(request_.trace->head)]);

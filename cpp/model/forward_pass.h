@@ -80,7 +80,7 @@ class ForwardPass {
   KvCache* cache_;  // null without a cache
   const int T_;     // tokens run
   const int past_;  // tokens in the cache before this pass
-  AttentionOptions options_;
+  AttentionOptions options_;  // the pass's; attention() sets each layer's window
   std::vector<double> rope_inv_freq_;        // [r/2] with RoPE
   std::vector<double> rope_local_inv_freq_;  // [r/2] Gemma 3's sliding layers; empty otherwise
 };
