@@ -54,9 +54,11 @@ LogitLens logit_lens(const Seq2SeqModel& model, const std::vector<Matrix>& hidde
   lens.k = k;
   lens.cells.reserve(static_cast<std::size_t>(lens.rows) * lens.tokens);
   constexpr Eigen::Index kChunk = 128;  // rows per product: bounds the [chunk, V] logits held at once
-  for (const Matrix& h : hidden_states) {  // [T, d]
+  for (int r = 0; r < lens.rows; ++r) {
+    const Matrix& h = hidden_states[static_cast<std::size_t>(r)];  // [T, d]
+    const bool final_norm_applied = r == layers;  // T5's last hidden state has its final norm
     for (Eigen::Index start = 0; start < h.rows(); start += kChunk) {
-      const Matrix logits = model.output_logits(h.middleRows(start, std::min(kChunk, h.rows() - start)));  // [n, V]
+      const Matrix logits = model.output_logits(h.middleRows(start, std::min(kChunk, h.rows() - start)), final_norm_applied);  // [n, V]
       for (Eigen::Index i = 0; i < logits.rows(); ++i) {
         const float* row = logits.row(i).data();
         lens.cells.push_back(top_k_of(row, V, k, softmax_norm(row, V)));

@@ -36,10 +36,11 @@ struct LogitLens {
 // masked-LM head.
 LogitLens logit_lens(const Model& model, const std::vector<Matrix>& hidden_states, int k);
 
-// An encoder-decoder's decoder (Marian, BART): its hidden states
+// An encoder-decoder's decoder (Marian, BART, T5): its hidden states
 // (ForwardRequest::hidden_states: L_dec + 1 matrices [T, d]) read through the
-// output layer (Seq2SeqModel::output_logits; these decoders have no final
-// norm), so the last row is the decoder's own output: at decoder input t, the
+// output layer (Seq2SeqModel::output_logits; Marian's and BART's decoders
+// have no final norm, T5's is applied to every row but the last, which has
+// it), so the last row is the decoder's own output: at decoder input t, the
 // probabilities of the target token it writes next (before the search's
 // rules, such as never writing the pad token: model/translate.h). Throws std::invalid_argument for k < 1
 // and a count of hidden states other than L_dec + 1.

@@ -30,6 +30,11 @@ void validate(const Matrix& q, const Matrix& k, const Matrix& v, const Attention
     throw std::invalid_argument("attention: a causal mask needs at least as many keys as queries");
   }
   if (options.window < 0) throw std::invalid_argument("attention: the sliding window must not be negative");
+  if (options.score_bias && (options.score_bias->rows() != q.rows() || options.score_bias->cols() != k.rows())) {
+    throw std::invalid_argument("attention: a score bias of " + std::to_string(options.score_bias->rows()) + " x " +
+                                std::to_string(options.score_bias->cols()) + " for " + std::to_string(q.rows()) +
+                                " queries and " + std::to_string(k.rows()) + " keys");
+  }
   if (!options.key_mask.empty() && static_cast<Eigen::Index>(options.key_mask.size()) != k.rows()) {
     throw std::invalid_argument("attention: padding mask has " + std::to_string(options.key_mask.size()) +
                                 " entries for " + std::to_string(k.rows()) + " keys");
@@ -73,6 +78,10 @@ HeadTrace attend(Matrix q, Matrix k, Matrix v, const AttentionOptions& options, 
     t.weights = t.weights.unaryExpr([cap](float s) { return cap * std::tanh(s / cap); });
     if (level == TraceLevel::full) t.capped = t.weights;
   }
+  if (options.score_bias) {  // [Tq, Tk] + bias
+    t.weights += *options.score_bias;
+    if (level == TraceLevel::full) t.bias = *options.score_bias;
+  }
   apply_masks(t.weights, options);  // [Tq, Tk] masked
   if (level == TraceLevel::full) t.masked = t.weights;
   softmax_rows(t.weights);            // [Tq, Tk] weights
@@ -95,7 +104,8 @@ HeadTrace parameter_free_self_attention(const ConstMatrixRef& x, const Attention
 }
 
 MultiHeadTrace attend_heads(Matrix q, Matrix k, Matrix v, int n_heads, int n_kv_heads,
-                            const AttentionOptions& options, TraceLevel level, int full_head) {
+                            const AttentionOptions& options, TraceLevel level, int full_head,
+                            const std::vector<Matrix>& head_bias) {
   if (n_heads <= 0 || n_kv_heads <= 0 || n_heads % n_kv_heads != 0) {
     throw std::invalid_argument("attention: " + std::to_string(n_heads) + " query heads cannot share " +
                                 std::to_string(n_kv_heads) + " key/value heads");
@@ -107,6 +117,10 @@ MultiHeadTrace attend_heads(Matrix q, Matrix k, Matrix v, int n_heads, int n_kv_
                                 ") do not split into " + std::to_string(n_heads) + " query and " +
                                 std::to_string(n_kv_heads) + " key/value heads");
   }
+  if (!head_bias.empty() && static_cast<int>(head_bias.size()) != n_heads) {
+    throw std::invalid_argument("attention: " + std::to_string(head_bias.size()) + " score biases for " +
+                                std::to_string(n_heads) + " heads");
+  }
   const Eigen::Index d_k = q.cols() / n_heads;
   const Eigen::Index d_v = v.cols() / n_kv_heads;
   const int group = n_heads / n_kv_heads;  // query heads per key/value head
@@ -116,10 +130,13 @@ MultiHeadTrace attend_heads(Matrix q, Matrix k, Matrix v, int n_heads, int n_kv_
   t.v = std::move(v);  // [Tk, KV·d_v]
   t.concat.resize(t.q.rows(), n_heads * d_v);  // [Tq, H·d_v]
   t.heads.reserve(static_cast<std::size_t>(n_heads));
+  AttentionOptions biased;  // options with head h's bias, when there are biases
+  if (!head_bias.empty()) biased = options;
   for (int h = 0; h < n_heads; ++h) {
     const int kv = h / group;
-    t.heads.push_back(attend(t.q.middleCols(h * d_k, d_k), t.k.middleCols(kv * d_k, d_k),
-                             t.v.middleCols(kv * d_v, d_v), options, h == full_head ? TraceLevel::full : level));
+    if (!head_bias.empty()) biased.score_bias = &head_bias[static_cast<std::size_t>(h)];
+    t.heads.push_back(attend(t.q.middleCols(h * d_k, d_k), t.k.middleCols(kv * d_k, d_k), t.v.middleCols(kv * d_v, d_v),
+                             head_bias.empty() ? options : biased, h == full_head ? TraceLevel::full : level));
     t.concat.middleCols(h * d_v, d_v) = t.heads.back().output;  // [Tq, d_v]
   }
   return t;

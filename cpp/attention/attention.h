@@ -22,6 +22,9 @@ struct AttentionOptions {
   float temperature = 1.0f;  // divide scores by this as well; must be > 0
   // Gemma 2's attention-logit softcapping: scaled scores s become cap·tanh(s / cap) before the mask; 0: none.
   float softcap = 0.0f;
+  // [Tq, Tk] added to the scaled scores before the mask (T5's relative
+  // position bias; attend_heads takes one per head); null: none. Not owned.
+  const Matrix* score_bias = nullptr;
   // Query i may only see keys j <= i. With fewer queries than keys (Tq < Tk,
   // a cache of earlier keys) the queries are the last Tq positions: query i
   // sits at position Tk - Tq + i.
@@ -39,7 +42,7 @@ struct AttentionOptions {
 // and output (the runtime's mode, to bound memory on long inputs).
 enum class TraceLevel { full, weights_only };
 
-// One head's attention, every step of softmax(mask(cap(Q·Kᵀ / (√d_k·τ))))·V.
+// One head's attention, every step of softmax(mask(cap(Q·Kᵀ / (√d_k·τ)) + bias))·V.
 struct HeadTrace {
   Matrix q;        // [Tq, d_k]
   Matrix k;        // [Tk, d_k]
@@ -47,7 +50,8 @@ struct HeadTrace {
   Matrix scores;   // [Tq, Tk] Q·Kᵀ                       (full trace only)
   Matrix scaled;   // [Tq, Tk] scores / divisor             (full trace only)
   Matrix capped;   // [Tq, Tk] softcap·tanh(scaled / softcap) (full trace with a softcap only)
-  Matrix masked;   // [Tq, Tk] scaled (or capped), -inf where masked (full trace only)
+  Matrix bias;     // [Tq, Tk] the score bias added next (full trace with a bias only)
+  Matrix masked;   // [Tq, Tk] scaled (or capped) + bias, -inf where masked (full trace only)
   Matrix weights;  // [Tq, Tk] row softmax of masked; rows sum to 1
   Matrix output;   // [Tq, d_v] weights·V
   float divisor = 1.0f;  // √d_k·τ (√scale_width·τ) when scaling, τ otherwise
@@ -83,10 +87,13 @@ struct MultiHeadTrace {
 // reads columns [h·d_k, (h+1)·d_k) of q and key/value head h / (H / KV) of k
 // and v: KV = H is standard multi-head attention, KV < H grouped-query, KV = 1
 // multi-query. q [Tq, H·d_k], k [Tk, KV·d_k], v [Tk, KV·d_v]. Every head is
-// traced at `level`, except `full_head` (if >= 0), traced in full. Fills q,
-// k, v (moved in), heads and concat; output is left empty.
+// traced at `level`, except `full_head` (if >= 0), traced in full.
+// `head_bias`: empty, or H matrices [Tq, Tk], head h's added to its scores
+// (options.score_bias for each head). Fills q, k, v (moved in), heads and
+// concat; output is left empty.
 MultiHeadTrace attend_heads(Matrix q, Matrix k, Matrix v, int n_heads, int n_kv_heads,
-                            const AttentionOptions& options, TraceLevel level, int full_head = -1);
+                            const AttentionOptions& options, TraceLevel level, int full_head = -1,
+                            const std::vector<Matrix>& head_bias = {});
 
 // Each head's weights [Tq, Tk] of `trace` into `attentions` [L, H, Tq, Tk] at
 // layer `layer` (the tensor a model pass keeps of every layer).

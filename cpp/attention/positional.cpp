@@ -1,7 +1,9 @@
 // Implementation of attention/positional.h.
 #include "attention/positional.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -94,6 +96,43 @@ void apply_rope(MatrixRef x, int head_dim, const std::vector<double>& inv_freq, 
       }
     }
   }
+}
+
+int relative_position_bucket(int relative_position, bool bidirectional, int num_buckets, int max_distance) {
+  int bucket = 0;
+  int distance = relative_position;
+  if (bidirectional) {
+    num_buckets /= 2;
+    if (distance > 0) bucket += num_buckets;  // keys after the query
+    distance = std::abs(distance);
+  } else {
+    distance = distance < 0 ? -distance : 0;  // keys before the query; later ones (masked) share bucket 0
+  }
+  const int max_exact = num_buckets / 2;
+  if (distance < max_exact) return bucket + distance;
+  // float32 throughout, as torch: log(d / max_exact) / log(max_distance / max_exact) · (buckets - max_exact).
+  const float log_ratio = std::log(static_cast<float>(distance) / static_cast<float>(max_exact));
+  const float log_span = static_cast<float>(std::log(static_cast<double>(max_distance) / max_exact));
+  const int large = max_exact + static_cast<int>(log_ratio / log_span * static_cast<float>(num_buckets - max_exact));
+  return bucket + std::min(large, num_buckets - 1);
+}
+
+std::vector<Matrix> relative_position_bias(const Matrix& table, int queries, int keys, int first_query,
+                                           bool bidirectional, int max_distance) {
+  const int buckets = static_cast<int>(table.rows()), heads = static_cast<int>(table.cols());
+  std::vector<Matrix> bias(static_cast<std::size_t>(heads), Matrix(queries, keys));  // H of [Tq, Tk]
+  const int lowest = -(first_query + queries - 1);  // the smallest key - query
+  std::vector<int> bucket_of(static_cast<std::size_t>(keys - lowest));  // [key - query - lowest]
+  for (int r = lowest; r < keys; ++r) {
+    bucket_of[static_cast<std::size_t>(r - lowest)] = relative_position_bucket(r, bidirectional, buckets, max_distance);
+  }
+  for (int i = 0; i < queries; ++i) {
+    for (int j = 0; j < keys; ++j) {
+      const int b = bucket_of[static_cast<std::size_t>(j - (first_query + i) - lowest)];
+      for (int h = 0; h < heads; ++h) bias[static_cast<std::size_t>(h)](i, j) = table(b, h);
+    }
+  }
+  return bias;
 }
 
 }  // namespace attnplay

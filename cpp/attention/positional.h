@@ -1,7 +1,8 @@
 // Positional information for attention inputs: the sinusoidal encoding of
 // Vaswani et al. (2017), learned position embeddings added to token
 // embeddings, and rotary position embeddings (RoPE, Su et al. 2021) applied to
-// queries and keys, with Llama 3's and linear frequency scaling.
+// queries and keys, with Llama 3's and linear frequency scaling, and T5's
+// bucketed relative positions (Raffel et al. 2020).
 // Not here: the attention itself (attention.h).
 #pragma once
 
@@ -40,5 +41,21 @@ std::vector<double> rope_inverse_frequencies(int rotary_dims, double theta, cons
 // position p = first_position + t turns by the angle p·inv_freq[i]. The other
 // head_dim - r dimensions pass unchanged (partial rotary).
 void apply_rope(MatrixRef x, int head_dim, const std::vector<double>& inv_freq, int first_position);
+
+// T5's bucket of a key at `relative_position` = key - query (transformers'
+// T5Attention._relative_position_bucket): bidirectional (the encoder) gives
+// half the buckets to keys after the query; causal (the decoder) counts only
+// keys before it. Of each half, the first half of the buckets hold one
+// distance each, the rest distances growing logarithmically up to
+// `max_distance`, beyond which all share the last bucket. Computed in float32
+// as PyTorch computes it, so the buckets match at the boundaries.
+int relative_position_bucket(int relative_position, bool bidirectional, int num_buckets, int max_distance);
+
+// The bias every head adds to its scores: table [buckets, H] (a
+// relative_attention_bias weight), queries at positions first_query.. and keys
+// at 0..keys-1 -> H matrices [queries, keys], head h's (i, j) being
+// table(bucket(j - (first_query + i)), h).
+std::vector<Matrix> relative_position_bias(const Matrix& table, int queries, int keys, int first_query,
+                                           bool bidirectional, int max_distance);
 
 }  // namespace attnplay

@@ -104,7 +104,8 @@ inline val matrix_to_js(const Matrix& m) {
 }
 
 // One head's attention, every array of its trace -> { q, k, v, scores, scaled, capped? and softcap? (with a
-// softcap), masked, weights, output, divisor } (a full trace; a weights-only one has empty scores, scaled and masked).
+// softcap), bias? (T5's position bias), masked, weights, output, divisor } (a full trace; a weights-only one has
+// empty scores, scaled and masked).
 inline val head_trace_to_js(const HeadTrace& t) {
   val out = val::object();
   out.set("q", matrix_to_js(t.q));
@@ -116,6 +117,7 @@ inline val head_trace_to_js(const HeadTrace& t) {
     out.set("capped", matrix_to_js(t.capped));
     out.set("softcap", t.softcap);
   }
+  if (t.bias.size() > 0) out.set("bias", matrix_to_js(t.bias));  // [Tq, Tk] added before the mask
   out.set("masked", matrix_to_js(t.masked));
   out.set("weights", matrix_to_js(t.weights));
   out.set("output", matrix_to_js(t.output));

@@ -1,4 +1,4 @@
-// Embind bindings of the encoder-decoder runtime (Marian, BART). Thin: convert
+// Embind bindings of the encoder-decoder runtime (Marian, BART, T5). Thin: convert
 // JS <-> C++ and keep loaded models in a table of integer handles; no math
 // here. Every entry point returns its result or { error: message }
 // (marshal.h); web/engine/engine.js (TranslationModel) is the only caller.
@@ -45,7 +45,28 @@ val seq2seq_config_to_js(const TranslationModel& m) {
   out.set("eosTokenIds", typed_array("Int32Array", std::vector<std::int32_t>(c.eos_token_ids.begin(), c.eos_token_ids.end())));
   out.set("numBeams", c.num_beams);
   out.set("parameters", static_cast<double>(m.model().parameter_count()));
+  if (c.relative_buckets > 0) {  // T5: positions only through the learned bias on bucketed distances
+    val relative = val::object();
+    relative.set("buckets", c.relative_buckets);
+    relative.set("maxDistance", c.relative_max_distance);
+    out.set("relativePositions", relative);
+  }
   return out;
+}
+
+// part ("encoder" | "decoder"), span -> { span, bias: [H, 2·span + 1] (key - query = -span..span), buckets: Int32Array }
+val seq2seq_position_bias(int handle, const std::string& part_name, int span) {
+  return guarded([&] {
+    const std::optional<AttentionPart> part = part_from_name(part_name);
+    if (!part) throw std::invalid_argument("unknown part \"" + part_name + "\": encoder or decoder");
+    std::vector<int> buckets;
+    const Matrix bias = seq2seq_model_of(handle).model().position_bias_by_distance(*part, span, buckets);
+    val out = val::object();
+    out.set("span", span);
+    out.set("bias", matrix_to_js(bias));
+    out.set("buckets", typed_array("Int32Array", std::vector<std::int32_t>(buckets.begin(), buckets.end())));
+    return out;
+  });
 }
 
 // { encoderAttentions [Le, H, S, S], decoderAttentions [Ld, H, T, T], crossAttentions [Ld, H, T, S], logits? [T, V] }
@@ -188,5 +209,6 @@ EMSCRIPTEN_BINDINGS(attnplay_seq2seq) {
   emscripten::function("seq2seqRun", &seq2seq_run);
   emscripten::function("seq2seqTranslate", &seq2seq_translate);
   emscripten::function("seq2seqRankHeads", &seq2seq_rank_heads);
+  emscripten::function("seq2seqPositionBias", &seq2seq_position_bias);
   emscripten::function("disposeSeq2SeqModel", &dispose_seq2seq_model);
 }

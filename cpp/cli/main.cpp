@@ -36,7 +36,7 @@ const Command kCommands[] = {
      "                                   showing them in the view --view names)\n"
      "attnplay attention --model ENCODER_DECODER_DIR (--text TEXT | --file PATH | --ids 1,2,3)\n"
      "                   [--target TEXT | --decoder-ids 4,5,6] [--out FILE]\n"
-     "                                   encoder, decoder and cross attentions (marian, bart) as JSON\n"
+     "                                   encoder, decoder and cross attentions (marian, bart, t5, mt5) as JSON\n"
      "  options (JSON adds them; 0-based layers and heads):\n"
      "    --ablate L:H[,L:H...]  knock these heads out    --ablation zero|mean  (default zero)\n"
      "                (encoder-decoders: PART:L:H, PART encoder, decoder or cross)\n"

@@ -14,7 +14,7 @@
 // in the <attention-view> widget (html_page.h; --view head|model|matrix).
 // Text longer than the model's
 // positions is truncated and the JSON says so ("truncated", "input_tokens").
-// Encoder-decoder folders (marian, bart) take the source as --text/--file or
+// Encoder-decoder folders (marian, bart, t5, mt5) take the source as --text/--file or
 // --ids and the decoder's input as --target TEXT or --decoder-ids, and print
 // their three kinds of attention (cli/seq2seq.h; JSON only), with heads of
 // any part knocked out (--ablate PART:L:H), and the decoder's top-k, its

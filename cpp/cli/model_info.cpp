@@ -2,7 +2,7 @@
 // (from config.json), its parameter count and every tensor of its checkpoint
 // (model.safetensors or the shards of a sharded one, each tensor's file named).
 // The model is fully loaded, so anything wrong with the folder is reported.
-// Encoder-decoders (marian, bart) list both sides.
+// Encoder-decoders (marian, bart, t5, mt5) list both sides.
 #include <iomanip>
 #include <iostream>
 

@@ -1,8 +1,12 @@
 // Implementation of model/config.h: the families' configs through their
 // readers (model/families/, found by model/family.h's registry); the
-// encoder-decoders' reader is model/families/marian_bart.cpp's.
+// encoder-decoders' through model/families/marian_bart.cpp's and t5.cpp's,
+// and the generation keys they share.
 #include "model/config.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "model/config_fields.h"
@@ -11,7 +15,9 @@
 namespace attnplay {
 namespace {
 
-bool encoder_decoder_type(const std::string& type) { return type == "marian" || type == "bart" || type == "t5"; }
+bool encoder_decoder_type(const std::string& type) {
+  return type == "marian" || type == "bart" || type == "t5" || type == "mt5" || type == "umt5";
+}
 
 }  // namespace
 
@@ -26,7 +32,7 @@ ModelConfig parse_config(std::string_view config_json) {
   if (!family) {
     bad_config(type.empty() ? "\"model_type\" is missing"
                             : "model_type \"" + type + "\" is not supported (supported: " + supported_model_types() +
-                                  "; encoder-decoders: marian, bart)");
+                                  "; encoder-decoders: marian, bart, t5, mt5)");
   }
   ModelConfig c = family->read_config(j, type);
   c.model_type = type;
@@ -40,6 +46,52 @@ ModelConfig parse_config(std::string_view config_json) {
 bool is_encoder_decoder_config(std::string_view config_json) {
   using namespace config_fields;
   return encoder_decoder_type(text(parse_object(config_json), "model_type", ""));
+}
+
+Seq2SeqConfig parse_seq2seq_config(std::string_view config_json) {
+  using namespace config_fields;
+  const nlohmann::json j = parse_object(config_json);
+  const std::string type = text(j, "model_type", "");
+  Seq2SeqConfig c;
+  if (type == "marian" || type == "bart") {
+    c = marian_bart_config(j, type);
+  } else if (type == "t5" || type == "mt5") {
+    c = t5_config(j, type);
+  } else if (type == "umt5") {
+    bad_config("model_type \"umt5\" is not supported: its layers each learn their own relative position bias "
+               "(supported encoder-decoders: marian, bart, t5, mt5)");
+  } else {
+    bad_config("model_type \"" + type + "\" is not an encoder-decoder this runtime supports (marian, bart, t5, mt5)");
+  }
+  c.model_type = type;
+  // Token ids outside the vocabulary load, as in transformers: a pad or stop
+  // token the model cannot produce is never masked or met; the start token,
+  // every decoder pass's first input, must fit; a forced first token that
+  // does not is refused by the search that would force it (model/translate.h).
+  // T5's configs default the pad token to 0 and the start token to the pad token.
+  const std::int64_t default_pad = c.t5() ? 0 : -1;
+  const std::vector<int> pad = ids_in_vocabulary({single_token_id(j, "pad_token_id", default_pad)}, c.vocab_size);
+  c.pad_token_id = pad.empty() ? -1 : pad.front();
+  if (!c.t5() && (!j.contains("decoder_start_token_id") || j["decoder_start_token_id"].is_null())) {
+    bad_config("\"decoder_start_token_id\" is missing: the decoder's first input token must be given");
+  }
+  const std::int64_t start = single_token_id(j, "decoder_start_token_id", single_token_id(j, "pad_token_id", default_pad));
+  if (start < 0 || start >= c.vocab_size) {
+    bad_config("\"decoder_start_token_id\" " + std::to_string(start) + " is outside the vocabulary (0.." +
+               std::to_string(c.vocab_size - 1) + "): every decoder pass starts with it");
+  }
+  c.decoder_start_token_id = static_cast<int>(start);
+  c.eos_token_ids = ids_in_vocabulary(j.contains("eos_token_id") || !c.t5() ? token_ids(j, "eos_token_id")
+                                                                              : std::vector<std::int64_t>{1},
+                                      c.vocab_size);
+  c.forced_bos_token_id = static_cast<int>(std::clamp<std::int64_t>(single_token_id(j, "forced_bos_token_id", -1), -1, INT32_MAX));
+  if (j.contains("num_beams") && !j["num_beams"].is_null()) c.num_beams = integer(j, "num_beams", 64);
+  c.length_penalty = j.contains("length_penalty") && !j["length_penalty"].is_null() && j["length_penalty"].is_number()
+                         ? j["length_penalty"].get<double>()
+                         : 1.0;
+  if (!std::isfinite(c.length_penalty)) bad_config("\"length_penalty\" must be a finite number");
+  if (j.contains("max_length") && !j["max_length"].is_null()) c.max_length = integer(j, "max_length", kMaxPositions);
+  return c;
 }
 
 }  // namespace attnplay

@@ -94,7 +94,7 @@ struct ModelConfig {
 
 // Parses config.json with the reader of its model_type's family
 // (model/family.h). Throws std::invalid_argument ("config.json: ...").
-// Encoder-decoders (marian, bart) are refused here: see parse_seq2seq_config.
+// Encoder-decoders (marian, bart, t5, mt5) are refused here: see parse_seq2seq_config.
 ModelConfig parse_config(std::string_view config_json);
 
 // ---------------------------------------------------------------- encoder-decoders
@@ -102,9 +102,10 @@ ModelConfig parse_config(std::string_view config_json);
 enum class Seq2SeqFamily {
   marian,  // Helsinki-NLP opus-mt: sinusoidal positions, scaled embeddings, swish, post-LN
   bart,    // learned positions (offset 2), layernorm_embedding, GELU, post-LN
+  t5,      // T5 / mT5 / flan-T5: relative position buckets, pre-RMSNorm, no biases, unscaled q·k
 };
 
-// Hyper-parameters of an encoder-decoder ("model_type" marian or bart).
+// Hyper-parameters of an encoder-decoder ("model_type" marian, bart, t5 or mt5).
 struct Seq2SeqConfig {
   Seq2SeqFamily family = Seq2SeqFamily::marian;
   std::string model_type;
@@ -125,23 +126,35 @@ struct Seq2SeqConfig {
   int num_beams = 1;                           // generation default (config "num_beams")
   double length_penalty = 1.0;                 // beam scores are log-probability / length^length_penalty
   int max_length = 0;                          // generation default ("max_length"); 0 = positions
+  // T5 only (family t5): heads of d_kv dims (their concatenation need not be
+  // d_model wide), T5's bucketed relative positions (buckets, max distance)
+  // in place of absolute ones, a gated feed-forward act(wi_0·x) ⊙ wi_1·x
+  // (v1.1, mT5, flan-T5), and an output layer tied to the embeddings (read
+  // through d_model^-0.5) or its own lm_head.
+  int head_dim = 0;                            // d_kv; 0: width / heads
+  int relative_buckets = 0;                    // relative_attention_num_buckets
+  int relative_max_distance = 0;               // relative_attention_max_distance
+  bool gated_feed_forward = false;             // feed_forward_proj "gated-..."
+  bool tied_output = true;                     // tie_word_embeddings
 
-  int encoder_head_dim() const { return width / encoder_heads; }
-  int decoder_head_dim() const { return width / decoder_heads; }
+  bool t5() const { return family == Seq2SeqFamily::t5; }
+  int encoder_head_dim() const { return head_dim > 0 ? head_dim : width / encoder_heads; }
+  int decoder_head_dim() const { return head_dim > 0 ? head_dim : width / decoder_heads; }
   // The row of a position's embedding is position + position_offset():
   // BART's learned tables have two extra rows (a quirk of fairseq's
   // padding-aware positions, kept by Hugging Face).
   int position_offset() const { return family == Seq2SeqFamily::bart ? 2 : 0; }
 };
 
-// Whether config.json names an encoder-decoder family (marian, bart, or one
-// refused by name such as t5): such folders load as Seq2SeqModel.
+// Whether config.json names an encoder-decoder family (marian, bart, t5, mt5, or one
+// refused by name such as umt5): such folders load as Seq2SeqModel.
 bool is_encoder_decoder_config(std::string_view config_json);
 
-// Parses an encoder-decoder's config.json (model/families/marian_bart.cpp).
-// Throws std::invalid_argument
-// ("config.json: ...") for anything malformed or unsupported (T5 by name,
-// pre-LN mBART variants, a missing decoder_start_token_id).
+// Parses an encoder-decoder's config.json with its family's reader
+// (model/families/marian_bart.cpp, model/families/t5.cpp). Throws
+// std::invalid_argument ("config.json: ...") for anything malformed or
+// unsupported (pre-LN mBART variants, UMT5's per-layer position biases, a
+// missing decoder_start_token_id).
 Seq2SeqConfig parse_seq2seq_config(std::string_view config_json);
 
 }  // namespace attnplay

@@ -81,6 +81,12 @@ ModelConfig rotary_decoder_config(const nlohmann::json& j, const std::string& fa
 // is_decoder or add_cross_attention (a causal or cross-attending model).
 ModelConfig bert_encoder_config(const nlohmann::json& j, const std::string& family_name);
 
+// The encoder-decoder families' readers (model/families/marian_bart.cpp,
+// model/families/t5.cpp), which parse_seq2seq_config picks by model_type;
+// it reads the generation keys (token ids, beams, lengths) after them.
+Seq2SeqConfig marian_bart_config(const nlohmann::json& j, const std::string& model_type);
+Seq2SeqConfig t5_config(const nlohmann::json& j, const std::string& model_type);
+
 // The head shapes a family did not set: key/value heads = heads (no GQA), a
 // head's width = width / heads; checks that the widths and heads divide.
 void derive_head_shapes(ModelConfig& c);

@@ -1,16 +1,19 @@
 // Implementation of model/seq2seq.h: the encoder and decoder recipes (flat
 // lists of named ops in the spirit of llm.c's gpt2_forward, shapes in
-// comments) over Marian's and BART's weights, which
-// model/families/marian_bart.cpp reads by their Hugging Face tensor names.
-// Attention of every kind goes through attend_heads (attention/attention.h):
-// self-attention with queries and keys from the same tokens, cross-attention
-// with queries [T] from the decoder and keys/values [S] from the encoder.
+// comments) over Marian's, BART's and T5's weights, which
+// model/families/marian_bart.cpp and t5.cpp read by their Hugging Face tensor
+// names. Attention of every kind goes through attend_heads
+// (attention/attention.h): self-attention with queries and keys from the same
+// tokens, cross-attention with queries [T] from the decoder and keys/values
+// [S] from the encoder; T5 adds its relative position bias to the
+// self-attention scores.
 #include "model/seq2seq.h"
 
 #include <cmath>
 #include <string>
 
 #include "attention/attention.h"
+#include "attention/positional.h"
 #include "model/logits.h"
 #include "nn/layers.h"
 #include "tensor/ops.h"
@@ -23,14 +26,15 @@ namespace {
 // pack_for_products does for the other families: all of them when they fit
 // its budget, else none.
 void pack_for_products(Seq2SeqWeights& w) {
-  std::vector<WeightMatrix*> multiplied = {&w.decoder_embedding};
+  std::vector<WeightMatrix*> multiplied = {w.output_embedding.empty() ? &w.decoder_embedding : &w.output_embedding};
   for (std::vector<Seq2SeqLayerWeights>* side : {&w.encoder, &w.decoder}) {
     for (Seq2SeqLayerWeights& l : *side) {
       for (AttentionWeights* a : {&l.self_attn, &l.cross_attn}) {
         for (LinearWeights* p : {&a->q, &a->k, &a->v, &a->out}) multiplied.push_back(&p->w);
       }
-      multiplied.push_back(&l.fc1.w);
-      multiplied.push_back(&l.fc2.w);
+      for (LinearWeights* p : {&l.fc1, &l.fc1_up, &l.fc2}) {
+        if (!p->w.empty()) multiplied.push_back(&p->w);
+      }
     }
   }
   pack_within_budget(multiplied, kPackingBudgetBytes);
@@ -111,33 +115,40 @@ class Side {
  public:
   Side(const Seq2SeqConfig& c, int heads) : c_(c), heads_(heads) {}
 
-  // Token embeddings · scale + positions (from `first_position`), then BART's layernorm_embedding: [T, d].
+  // Token embeddings · scale + positions (from `first_position`; T5 has
+  // none), then BART's layernorm_embedding: [T, d].
   Matrix embed(const std::vector<std::int32_t>& ids, const WeightMatrix& tokens, const WeightMatrix& positions,
                const NormWeights& embedding_norm, int first_position = 0) const {
     const int T = static_cast<int>(ids.size());
     const float scale = c_.scale_embedding ? std::sqrt(static_cast<float>(c_.width)) : 1.0f;
     Matrix h(T, c_.width);       // [T, d]
-    RowVector position(c_.width);  // [d]
+    RowVector position = RowVector::Zero(c_.width);  // [d]
     for (int i = 0; i < T; ++i) {
       tokens.row_to_float(ids[static_cast<std::size_t>(i)], h.row(i).data());
-      positions.row_to_float(first_position + i + c_.position_offset(), position.data());
+      if (!positions.empty()) positions.row_to_float(first_position + i + c_.position_offset(), position.data());
       h.row(i) = h.row(i) * scale + position;
     }
     return embedding_norm.gamma.size() ? norm(h, embedding_norm) : h;
   }
 
-  Matrix norm(const ConstMatrixRef& x, const NormWeights& n) const { return layer_norm(x, n.gamma, n.beta, c_.norm_eps); }
+  // LayerNorm (Marian, BART) or T5's RMS norm (weight only): [T, d].
+  Matrix norm(const ConstMatrixRef& x, const NormWeights& n) const {
+    return c_.t5() ? rms_norm(x, n.gamma, c_.norm_eps) : layer_norm(x, n.gamma, n.beta, c_.norm_eps);
+  }
 
-  // Attention of queries from x [T, d] over keys k and values v [Tk, d] (already
-  // projected); the heads' weights [H, T, Tk] go to `weights` at layer `layer`;
-  // the traced head (if any) is traced in full into `trace`, the ablated heads
-  // knocked out before the output projection. -> out_proj(concat) [T, d].
+  // Attention of queries from x [T, d] over keys k and values v [Tk, H·d_k]
+  // (already projected), T5's scores unscaled and plus `position_bias` (H of
+  // [T, Tk], or none); the heads' weights [H, T, Tk] go to `weights` at layer
+  // `layer`; the traced head (if any) is traced in full into `trace`, the
+  // ablated heads knocked out before the output projection. -> out_proj(concat) [T, d].
   Matrix attend(const ConstMatrixRef& x, Matrix k, Matrix v, const AttentionWeights& a, bool causal, int layer,
-                std::vector<float>& weights, const LayerHeads& asked, std::optional<HeadTrace>& trace) const {
+                std::vector<float>& weights, const LayerHeads& asked, std::optional<HeadTrace>& trace,
+                const std::vector<Matrix>& position_bias = {}) const {
     AttentionOptions options;
     options.causal = causal;
+    options.scale = !c_.t5();  // T5 folds 1/√d_k into its initialisation
     MultiHeadTrace t = attend_heads(linear(x, a.q.w, a.q.b), std::move(k), std::move(v), heads_, heads_, options,
-                                    TraceLevel::weights_only, asked.traced);
+                                    TraceLevel::weights_only, asked.traced, position_bias);
     store_head_weights(t, layer, weights);  // [T, Tk] of each head into [L, H, T, Tk]
     if (asked.traced >= 0) trace = std::move(t.heads[static_cast<std::size_t>(asked.traced)]);
     for (const int h : asked.ablated) ablate_head_output(t.concat, h, heads_, asked.ablation);
@@ -148,22 +159,32 @@ class Side {
   // before x, appended to here) the queries attend to the cached tokens and to themselves.
   Matrix self_attention(const ConstMatrixRef& x, const AttentionWeights& a, bool causal, int layer,
                         std::vector<float>& weights, const LayerHeads& asked, std::optional<HeadTrace>& trace,
-                        Matrix* cached_keys = nullptr, Matrix* cached_values = nullptr) const {
-    Matrix k = linear(x, a.k.w, a.k.b), v = linear(x, a.v.w, a.v.b);  // [T, d]
+                        const std::vector<Matrix>& position_bias, Matrix* cached_keys = nullptr,
+                        Matrix* cached_values = nullptr) const {
+    Matrix k = linear(x, a.k.w, a.k.b), v = linear(x, a.v.w, a.v.b);  // [T, H·d_k]
     if (cached_keys) {
       append_rows(*cached_keys, k);
       append_rows(*cached_values, v);
-      k = *cached_keys;    // [T_past + T, d]
+      k = *cached_keys;    // [T_past + T, H·d_k]
       v = *cached_values;
     }
-    return attend(x, std::move(k), std::move(v), a, causal, layer, weights, asked, trace);
+    return attend(x, std::move(k), std::move(v), a, causal, layer, weights, asked, trace, position_bias);
   }
 
-  // fc2(act(fc1(x))): [T, d] -> [T, d].
+  // fc2(act(fc1(x))), or T5's gated fc2(act(fc1(x)) ⊙ fc1_up(x)): [T, d] -> [T, d].
   Matrix feed_forward(const ConstMatrixRef& x, const Seq2SeqLayerWeights& l) const {
     Matrix inner = linear(x, l.fc1.w, l.fc1.b);  // [T, inner]
     activate(inner, c_.activation);
+    if (!l.fc1_up.w.empty()) inner.array() *= linear(x, l.fc1_up.w, l.fc1_up.b).array();  // [T, inner]
     return linear(inner, l.fc2.w, l.fc2.b);      // [T, d]
+  }
+
+  // One sub-layer around x [T, d]: post-norm x = norm(x + f(x)) (Marian,
+  // BART) or pre-norm x = x + f(norm(x)) (T5).
+  template <typename SubLayer>
+  Matrix residual(const Matrix& x, const NormWeights& n, SubLayer f) const {
+    if (c_.t5()) return x + f(norm(x, n));
+    return norm(x + f(x), n);
   }
 
  private:
@@ -198,8 +219,10 @@ Seq2SeqResult Seq2SeqModel::forward(const ForwardRequest& request) const {
   return out;
 }
 
-// Marian and BART encoders: embed (·√d, positions, BART's norm), then post-LN
-// layers: h = LN(h + self_attn(h)); h = LN(h + ffn(h)).
+// Encoders: embed (Marian, BART: ·√d, positions, BART's norm; T5: the tokens
+// alone), then layers of self-attention and feed-forward, each a residual
+// sub-layer (post-LN, or T5's pre-RMS norm with its position bias in every
+// layer's scores and a final norm).
 EncoderOutput Seq2SeqModel::encode(const std::vector<std::int32_t>& source_ids, const ForwardRequest& request) const {
   check_no_ids(request);
   check_ids(config_, source_ids, "source");
@@ -212,12 +235,18 @@ EncoderOutput Seq2SeqModel::encode(const std::vector<std::int32_t>& source_ids, 
   out.tokens = S;
   out.attentions.resize(static_cast<std::size_t>(c.encoder_layers) * H * S * S);
   Matrix h = side.embed(source_ids, w.encoder_embedding, w.encoder_positions, w.encoder_embedding_norm);  // [S, d]
+  const std::vector<Matrix> position_bias =
+      c.t5() ? relative_position_bias(w.encoder_position_bias, S, S, 0, true, c.relative_max_distance)
+             : std::vector<Matrix>();  // H of [S, S]
   for (int l = 0; l < c.encoder_layers; ++l) {
     const Seq2SeqLayerWeights& b = w.encoder[static_cast<std::size_t>(l)];
     const LayerHeads asked = layer_heads(request, AttentionPart::encoder, l);
-    h = side.norm(h + side.self_attention(h, b.self_attn, false, l, out.attentions, asked, out.trace), b.self_attn_norm);  // [S, d]
-    h = side.norm(h + side.feed_forward(h, b), b.final_norm);                                           // [S, d]
+    h = side.residual(h, b.self_attn_norm, [&](const Matrix& x) {
+      return side.self_attention(x, b.self_attn, false, l, out.attentions, asked, out.trace, position_bias);
+    });                                                                                           // [S, d]
+    h = side.residual(h, b.final_norm, [&](const Matrix& x) { return side.feed_forward(x, b); });  // [S, d]
   }
+  if (c.t5()) h = side.norm(h, w.encoder_final_norm);  // [S, d]
   for (const Seq2SeqLayerWeights& b : w.decoder) {  // every decoder layer's cross keys and values, once
     out.cross_keys.push_back(linear(h, b.cross_attn.k.w, b.cross_attn.k.b));    // [S, d]
     out.cross_values.push_back(linear(h, b.cross_attn.v.w, b.cross_attn.v.b));  // [S, d]
@@ -239,7 +268,8 @@ DecoderOutput Seq2SeqModel::decode(const EncoderOutput& encoded, const std::vect
                 "once; decode without a cache, or use zero ablation");
   }
   if (cache.keys.empty()) {
-    cache.keys.assign(static_cast<std::size_t>(config_.decoder_layers), Matrix(0, config_.width));
+    cache.keys.assign(static_cast<std::size_t>(config_.decoder_layers),
+                      Matrix(0, static_cast<Eigen::Index>(config_.decoder_heads) * config_.decoder_head_dim()));
     cache.values = cache.keys;
   } else if (static_cast<int>(cache.keys.size()) != config_.decoder_layers) {
     bad_request("the decoder cache belongs to another model");
@@ -247,8 +277,10 @@ DecoderOutput Seq2SeqModel::decode(const EncoderOutput& encoded, const std::vect
   return run_decoder(encoded, decoder_ids, request, &cache);
 }
 
-// Decoders: embed, then post-LN layers: h = LN(h + causal self_attn(h));
-// h = LN(h + cross_attn(h, memory)); h = LN(h + ffn(h)); logits = h·Eᵀ + final_logits_bias.
+// Decoders: embed, then layers of causal self-attention, cross-attention to
+// the encoder's output and feed-forward, each a residual sub-layer (post-LN,
+// or T5's pre-RMS norm with the causal position bias in the self-attention
+// scores and a final norm); logits = output_logits(h).
 DecoderOutput Seq2SeqModel::run_decoder(const EncoderOutput& encoded, const std::vector<std::int32_t>& decoder_ids,
                                         const ForwardRequest& request, DecoderCache* cache) const {
   const int past = cache ? cache->length() : 0;
@@ -269,18 +301,27 @@ DecoderOutput Seq2SeqModel::run_decoder(const EncoderOutput& encoded, const std:
   out.cross_attentions.resize(static_cast<std::size_t>(c.decoder_layers) * H * T * S);
   Matrix h = side.embed(decoder_ids, w.decoder_embedding, w.decoder_positions, w.decoder_embedding_norm, past);  // [T, d]
   if (request.hidden_states) out.hidden_states.push_back(h);
+  const std::vector<Matrix> position_bias =
+      c.t5() ? relative_position_bias(w.decoder_position_bias, T, past + T, past, false, c.relative_max_distance)
+             : std::vector<Matrix>();  // H of [T, past + T]
   for (int l = 0; l < c.decoder_layers; ++l) {
     const Seq2SeqLayerWeights& b = w.decoder[static_cast<std::size_t>(l)];
     const std::size_t i = static_cast<std::size_t>(l);
-    h = side.norm(h + side.self_attention(h, b.self_attn, true, l, out.self_attentions,
-                                          layer_heads(request, AttentionPart::decoder, l), out.trace,
-                                          cache ? &cache->keys[i] : nullptr, cache ? &cache->values[i] : nullptr),
-                  b.self_attn_norm);                                                                       // [T, d]
-    h = side.norm(h + side.attend(h, encoded.cross_keys[i], encoded.cross_values[i], b.cross_attn, false, l,
-                                  out.cross_attentions, layer_heads(request, AttentionPart::cross, l), out.trace),
-                  b.cross_attn_norm);                                                                      // [T, d]
-    h = side.norm(h + side.feed_forward(h, b), b.final_norm);                                             // [T, d]
+    h = side.residual(h, b.self_attn_norm, [&](const Matrix& x) {
+      return side.self_attention(x, b.self_attn, true, l, out.self_attentions, layer_heads(request, AttentionPart::decoder, l),
+                                 out.trace, position_bias, cache ? &cache->keys[i] : nullptr,
+                                 cache ? &cache->values[i] : nullptr);
+    });  // [T, d]
+    h = side.residual(h, b.cross_attn_norm, [&](const Matrix& x) {
+      return side.attend(x, encoded.cross_keys[i], encoded.cross_values[i], b.cross_attn, false, l, out.cross_attentions,
+                         layer_heads(request, AttentionPart::cross, l), out.trace);
+    });  // [T, d]
+    h = side.residual(h, b.final_norm, [&](const Matrix& x) { return side.feed_forward(x, b); });  // [T, d]
     if (request.hidden_states) out.hidden_states.push_back(h);
+  }
+  if (c.t5()) {
+    h = side.norm(h, w.decoder_final_norm);  // [T, d]
+    if (request.hidden_states) out.hidden_states.back() = h;
   }
   out.logits = output_logits(request.last_logits_only ? ConstMatrixRef(h.bottomRows(1)) : ConstMatrixRef(h));  // [T or 1, V]
   for (Eigen::Index r = 0; (request.top_k > 0 || request.token_loss) && r < out.logits.rows(); ++r) {
@@ -292,33 +333,58 @@ DecoderOutput Seq2SeqModel::run_decoder(const EncoderOutput& encoded, const std:
   return out;
 }
 
-Matrix Seq2SeqModel::output_logits(const ConstMatrixRef& x) const {
+Matrix Seq2SeqModel::output_logits(const ConstMatrixRef& x, bool final_norm_applied) const {
   if (x.cols() != config_.width) {
     bad_request("a residual stream of width " + std::to_string(x.cols()) + " for a model of width " +
                 std::to_string(config_.width));
   }
-  return linear(x, weights_.decoder_embedding, weights_.final_logits_bias);  // [N, V]
+  if (!config_.t5()) return linear(x, weights_.decoder_embedding, weights_.final_logits_bias);  // [N, V]
+  Matrix h = final_norm_applied ? Matrix(x) : rms_norm(x, weights_.decoder_final_norm.gamma, config_.norm_eps);  // [N, d]
+  if (!weights_.output_embedding.empty()) return linear(h, weights_.output_embedding, RowVector());  // [N, V]
+  h *= 1.0f / std::sqrt(static_cast<float>(config_.width));  // the tied table read at d_model^-0.5
+  return linear(h, weights_.decoder_embedding, RowVector());  // [N, V]
+}
+
+Matrix Seq2SeqModel::position_bias_by_distance(AttentionPart part, int span, std::vector<int>& buckets) const {
+  if (!config_.t5()) bad_request("model_type \"" + config_.model_type + "\" has no relative position bias");
+  if (part != AttentionPart::encoder && part != AttentionPart::decoder) {
+    bad_request("only the encoder's and the decoder's self-attention have a position bias");
+  }
+  if (span < 0 || span > kMaxRelativeSpan) bad_request("the span of distances must be within 0.." + std::to_string(kMaxRelativeSpan));
+  const bool encoder = part == AttentionPart::encoder;
+  const Matrix& table = encoder ? weights_.encoder_position_bias : weights_.decoder_position_bias;  // [buckets, H]
+  Matrix bias(table.cols(), 2 * span + 1);  // [H, 2·span + 1]
+  buckets.assign(static_cast<std::size_t>(2 * span + 1), 0);
+  for (int r = -span; r <= span; ++r) {
+    const int b = relative_position_bucket(r, encoder, config_.relative_buckets, config_.relative_max_distance);
+    buckets[static_cast<std::size_t>(r + span)] = b;
+    bias.col(r + span) = table.row(b).transpose();
+  }
+  return bias;
 }
 
 std::int64_t Seq2SeqWeights::parameter_count() const {
-  std::int64_t n = encoder_embedding.elements() + final_logits_bias.size();
+  std::int64_t n = encoder_embedding.elements() + final_logits_bias.size() + output_embedding.elements();
+  n += encoder_position_bias.size() + decoder_position_bias.size();
   if (decoder_embedding.data() != encoder_embedding.data()) n += decoder_embedding.elements();
   n += encoder_positions.elements() + decoder_positions.elements();  // as Hugging Face counts them (Marian's are fixed)
   auto linear = [&n](const LinearWeights& l) { n += l.w.elements() + l.b.size(); };
   auto norm = [&n](const NormWeights& x) { n += x.gamma.size() + x.beta.size(); };
-  norm(encoder_embedding_norm);
-  norm(decoder_embedding_norm);
+  for (const NormWeights* x : {&encoder_embedding_norm, &decoder_embedding_norm, &encoder_final_norm, &decoder_final_norm}) norm(*x);
   for (const auto* side : {&encoder, &decoder}) {
     for (const Seq2SeqLayerWeights& l : *side) {
       for (const AttentionWeights* a : {&l.self_attn, &l.cross_attn}) {
         for (const LinearWeights* p : {&a->q, &a->k, &a->v, &a->out}) linear(*p);
       }
-      linear(l.fc1);
-      linear(l.fc2);
+      for (const LinearWeights* p : {&l.fc1, &l.fc1_up, &l.fc2}) linear(*p);
       for (const NormWeights* x : {&l.self_attn_norm, &l.cross_attn_norm, &l.final_norm}) norm(*x);
     }
   }
   return n;
+}
+
+Seq2SeqWeights load_seq2seq_weights(const Seq2SeqConfig& c, const Checkpoint& checkpoint) {
+  return c.t5() ? load_t5_weights(c, checkpoint) : load_marian_bart_weights(c, checkpoint);
 }
 
 Seq2SeqModel Seq2SeqModel::from_buffers(std::string_view config_json, std::string_view safetensors) {

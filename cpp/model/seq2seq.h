@@ -1,5 +1,5 @@
 // An encoder-decoder transformer loaded from a Hugging Face checkpoint
-// (Marian / opus-mt and BART, model/config.h's Seq2SeqConfig) and its traced
+// (Marian / opus-mt, BART, T5 and mT5, model/config.h's Seq2SeqConfig) and its traced
 // forward pass: the encoder reads the source ids once, the decoder reads the
 // target ids so far, attending to itself (causal) and, in every layer, to the
 // encoder's output (cross-attention). Kept: encoder self-attention
@@ -27,20 +27,23 @@
 
 namespace attnplay {
 
-// q, k, v and output projections of one attention sub-layer (nn.Linear, with biases).
+// q, k, v and output projections of one attention sub-layer (nn.Linear;
+// Marian's and BART's with biases, T5's without).
 struct AttentionWeights {
   LinearWeights q, k, v, out;
 };
 
-// One encoder or decoder layer (post-LN): self-attention, for the decoder
-// cross-attention, then the feed-forward fc1 → activation → fc2.
+// One encoder or decoder layer: self-attention, for the decoder
+// cross-attention, then the feed-forward fc1 → activation → fc2, each with its
+// norm (after it in Marian and BART, before it in T5).
 struct Seq2SeqLayerWeights {
   AttentionWeights self_attn;
   NormWeights self_attn_norm;
-  AttentionWeights cross_attn;  // encoder_attn (decoder layers only)
+  AttentionWeights cross_attn;  // encoder_attn / EncDecAttention (decoder layers only)
   NormWeights cross_attn_norm;
-  LinearWeights fc1, fc2;
-  NormWeights final_norm;
+  LinearWeights fc1, fc2;       // T5: wi (wi_0 when gated), wo
+  LinearWeights fc1_up;         // T5's gated feed-forward: wi_1, multiplied by act(wi_0·x); else empty
+  NormWeights final_norm;       // the feed-forward's norm
 };
 
 struct Seq2SeqWeights {
@@ -51,13 +54,24 @@ struct Seq2SeqWeights {
   NormWeights encoder_embedding_norm, decoder_embedding_norm;  // BART layernorm_embedding; empty for Marian
   std::vector<Seq2SeqLayerWeights> encoder, decoder;
   RowVector final_logits_bias;      // [V]
+  // T5: each side's relative position bias [buckets, H] (its block 0's, which
+  // every layer of the side adds), its final_layer_norm, and an untied lm_head.
+  Matrix encoder_position_bias, decoder_position_bias;
+  NormWeights encoder_final_norm, decoder_final_norm;
+  WeightMatrix output_embedding;    // [V, d] lm_head; empty: the decoder's embeddings
   std::int64_t parameter_count() const;
 };
 
-// Reads every weight of a Marian or BART checkpoint by its Hugging Face name
-// (model/families/marian_bart.cpp). Throws std::invalid_argument with the
-// tensor's name for missing, unexpected or misshapen tensors.
+// Reads every weight of a checkpoint by its Hugging Face name, with the
+// reader of its family: Marian and BART (model/families/marian_bart.cpp), T5
+// (model/families/t5.cpp). Throws std::invalid_argument with the tensor's name
+// for missing, unexpected or misshapen tensors.
 Seq2SeqWeights load_seq2seq_weights(const Seq2SeqConfig& config, const Checkpoint& checkpoint);
+Seq2SeqWeights load_marian_bart_weights(const Seq2SeqConfig& config, const Checkpoint& checkpoint);
+Seq2SeqWeights load_t5_weights(const Seq2SeqConfig& config, const Checkpoint& checkpoint);
+
+// The widest span of distances position_bias_by_distance draws.
+constexpr int kMaxRelativeSpan = 4096;
 
 // A part's layers and heads (model/model.h's AttentionPart): the encoder's,
 // or the decoder's for decoder self-attention and cross-attention.
@@ -82,7 +96,7 @@ struct DecoderOutput {
   std::vector<float> cross_attentions;   // [L_dec, H, T, S]
   Matrix logits;                         // [T, V], or [1, V] (the last position) when asked for the last only
   std::optional<HeadTrace> trace;        // the decoder head asked for: self q, k [T, d_k]; cross q [T, d_k], k [S, d_k]
-  std::vector<Matrix> hidden_states;     // asked for: L_dec + 1 of [T, d] (the last one gives the logits)
+  std::vector<Matrix> hidden_states;     // asked for: L_dec + 1 of [T, d] (the last one gives the logits; T5: after the final norm)
   std::vector<TopK> top_k;               // asked for: one per position (or the last)
   std::vector<float> token_loss;         // asked for: [T - 1]
 };
@@ -148,7 +162,15 @@ class Seq2SeqModel {
                        const ForwardRequest& request, DecoderCache& cache) const;
   // The output layer on any decoder residual stream x [N, d] (the logit
   // lens): x·Eᵀ + final_logits_bias, E the decoder's (tied) embeddings -> [N, V].
-  Matrix output_logits(const ConstMatrixRef& x) const;
+  // T5: the decoder's final norm first unless `final_norm_applied` (the last
+  // layer's hidden state has it), then x·d_model^-0.5·Eᵀ, or x·lm_headᵀ untied.
+  Matrix output_logits(const ConstMatrixRef& x, bool final_norm_applied = true) const;
+  // T5's learned position bias of a side (AttentionPart encoder or decoder;
+  // cross-attention has none): [H, 2·span + 1], the bias each head adds to
+  // the score of a key at distance key - query = -span..span, and
+  // `buckets` [2·span + 1] the bucket each distance reads. Throws for a model
+  // without relative positions.
+  Matrix position_bias_by_distance(AttentionPart part, int span, std::vector<int>& buckets) const;
 
  private:
   Seq2SeqModel(Seq2SeqConfig config, Seq2SeqWeights weights) : config_(std::move(config)), weights_(std::move(weights)) {}

@@ -45,6 +45,13 @@ const PHRASE = 'incorrect binary data format';
 const shipped = await engine.loadModel({ config: readFileSync(`${shippedDir}config.json`, 'utf8'), weights: readFileSync(`${shippedDir}model.safetensors`), tokenizer: readFileSync(`${shippedDir}tokenizer.json`, 'utf8') });
 const FRENCH = shipped.translate(PHRASE);
 shipped.dispose();
+// A T5 checkpoint (ReLU, tied output): its neuron view adds each head's relative position bias.
+const T5_MODEL = 't5-l2-h4-relu-tied-f32';
+const t5Dir = fileURLToPath(new URL(`../golden/models/${T5_MODEL}/`, import.meta.url));
+const t5 = await engine.loadModel(modelFiles(T5_MODEL));
+const T5_FORCED = t5.run(SOURCE, { target: TARGET });
+const T5_BIAS = { encoder: t5.positionBias('encoder', 200), decoder: t5.positionBias('decoder', 200) };
+t5.dispose();
 let session;
 
 before(async () => {
@@ -52,19 +59,19 @@ before(async () => {
 <script type="module" src="/widget/attention-view.js"></script>
 <attention-view id="forced" model="/marian/" view="cross" layer="1" heads="2"></attention-view>
 <attention-view id="own" model="/marian/" view="cross" controls></attention-view>`);
-  session = await openBrowser({ mounts: { '/marian/': modelDir, '/w/': pageDir } });
+  session = await openBrowser({ mounts: { '/marian/': modelDir, '/t5/': t5Dir, '/w/': pageDir } });
 });
 after(async () => {
   await session?.close();
   rmSync(pageDir, { recursive: true, force: true });
 });
 
-async function openModel(hash, beforeLoad = async () => {}) {
+async function openModel(hash, beforeLoad = async () => {}, folder = 'marian/') {
   const { page, errors } = await newPage(session.browser);
   await page.goto(`${session.url}#model=__own__&${hash}`);
   await page.waitForSelector('#engine-status[data-state="ready"]', { timeout: 30000 });
   await beforeLoad(page);
-  await page.fill('#model-url', `${session.url}marian/`);
+  await page.fill('#model-url', `${session.url}${folder}`);
   await page.click('#model-url-form button');
   return { page, errors };
 }
@@ -255,6 +262,54 @@ test('the Neuron tab of an encoder–decoder: the encoder, the decoder and cross
     if (part === 'cross') assert.match(await page.textContent('neuron-view'), /the query comes from the decoder \(a target token\), the keys from the encoder/);
   }
   await page.screenshot({ path: `${resultsDir}translation-neuron-cross.png`, fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// T5 has no position embeddings: each head adds a learned bias for the distance key − query. The neuron view
+// shows it as a column between the (unscaled) q·k and the softmax, and a panel draws each head's bias over the
+// distances with its buckets, the chosen key marked; the numbers are the engine's (Node: against PyTorch).
+test('T5 in the Neuron tab: q·k unscaled plus the engine\'s position bias gives its weights; the bias panel', async () => {
+  const { page, errors } = await openModel(`text=${encodeURIComponent(SOURCE)}&target=${encodeURIComponent(TARGET)}&view=neuron&layer=1&heads=2`, undefined, 't5/');
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  const S = T5_FORCED.sourceTokens.length;
+  const T = T5_FORCED.decoderTokens.length - 1;
+  const parts = {
+    encoder: { tensor: T5_FORCED.encoderAttentions, query: 0, row: 0, keys: S },
+    decoder: { tensor: T5_FORCED.decoderAttentions, query: T - 1, row: T - 1, keys: T },
+    cross: { tensor: T5_FORCED.crossAttentions, query: S + T - 1, row: T - 1, keys: S },
+  };
+  for (const [part, want] of Object.entries(parts)) {
+    await page.selectOption('select[name="attention"]', part);
+    await page.waitForFunction((p) => {
+      const view = document.querySelector('neuron-view');
+      return view.dataset.state === 'ready' && view.neuronModel()?.keys.length === p;
+    }, want.keys, { timeout: 30000 });
+    const shown = await page.evaluate(() => document.querySelector('neuron-view').neuronModel());
+    assert.deepEqual([shown.layer, shown.head, shown.query, shown.divisor], [1, 2, want.query, 1], `${part}: T5's q·k is unscaled`);
+    assert.equal(shown.positionBias, part !== 'cross', `${part}: a position bias in self-attention only`);
+    shown.keys.forEach((key, k) => {
+      close(key.softmax, at(want.tensor, 1, 2, want.row, k), 1e-5, `${part}: softmax(q·k + bias) of key ${k}`);
+      if (part === 'cross') return assert.equal(key.bias, 0);
+      const { span, bias: { data, shape: [, columns] } } = T5_BIAS[part];
+      close(key.bias, data[2 * columns + span + k - want.query], 1e-6, `${part}: the bias of head 3 at distance ${k - want.query}`);
+    });
+    const panel = await page.$$eval('neuron-view .bias-panel', (panels) => panels.map((p) => ({
+      text: p.querySelector('.rope-summary').textContent,
+      heads: p.querySelectorAll('.bias-other').length + p.querySelectorAll('.bias-head').length,
+      chosen: p.querySelectorAll('.bias-table tr.bias-chosen').length,
+    })));
+    if (part === 'cross') {
+      assert.deepEqual(panel, [], 'cross-attention has no bias panel');
+      continue;
+    }
+    assert.equal(panel.length, 1, `${part}: the bias panel`);
+    assert.equal(panel[0].heads, 4, 'a line per head');
+    assert.equal(panel[0].chosen, 1, 'the bucket of the key shown is marked');
+    assert.match(panel[0].text, /Relative position bias \(T5\)/);
+    assert.ok((await page.evaluate(() => document.querySelector('neuron-view').svg())).includes('+ position bias'), `${part}: the SVG export has the bias column`);
+    await page.screenshot({ path: `${resultsDir}t5-neuron-${part}.png`, fullPage: true });
+  }
   assert.deepEqual(errors, []);
   await page.close();
 });

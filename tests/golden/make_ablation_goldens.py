@@ -136,6 +136,17 @@ class Seq2SeqAblationHook:
     def __init__(self):
         self.heads, self.mode = [], "zero"
         seq2seq.mha = self.mha
+        seq2seq.rewrite_heads = self.rewrite_heads  # T5's attention calls it with its part and layer
+
+    def rewrite_heads(self, part, layer, z):
+        """z [T, H·d_kv] with the ablated heads of this part and layer zeroed or replaced by their mean over T."""
+        z = z.clone()
+        for p, l, h in self.heads:
+            if (p, l) == (part, layer):
+                width = self.cfg["d_kv"]
+                cols = slice(h * width, (h + 1) * width)
+                z[:, cols] = 0 if self.mode == "zero" else z[:, cols].mean(dim=0, keepdim=True)
+        return z
 
     def mha(self, x, memory, w, base, heads, causal):
         side, _, layer, kind = base.split(".")[1:5]
@@ -158,13 +169,14 @@ class Seq2SeqAblationHook:
 
 
 SEQ2SEQ = ["marian-l2-h4-f32", "marian-stored-positions-unshared-f16", "bart-l2-h4-bf16",
-                           "bart-scaled-l1-l3-f32"]
+           "bart-scaled-l1-l3-f32", "t5-l2-h4-relu-tied-f32", "t5-gated-gelu-dkv12-untied-bf16", "mt5-gated-silu-l1-f16"]
 SEQ2SEQ_ABLATIONS = both_modes([("encoder", 0, 1)], [("decoder", 1, 1)], [("cross", 0, 1)],
                                [("encoder", 0, 0), ("cross", 1, 1), ("decoder", 0, 1)])
 
 
 def seq2seq_ablation(hook, name):
     cfg, golden, w = lens.read_folder(name)
+    hook.cfg = cfg
     case = golden["cases"][0]
     src, dec = case["ids"], case["decoder_ids"]
 
@@ -183,9 +195,7 @@ def seq2seq_ablation(hook, name):
                       "last_row_probabilities": mmg.rounded(log_p[-1].exp()), "token_loss": mmg.rounded(loss),
                       "greedy": greedy})
     ranking = []
-    for part, layers, heads in (("encoder", cfg["encoder_layers"], cfg["encoder_attention_heads"]),
-                                ("decoder", cfg["decoder_layers"], cfg["decoder_attention_heads"]),
-                                ("cross", cfg["decoder_layers"], cfg["decoder_attention_heads"])):
+    for part, layers, heads in seq2seq.part_shapes(cfg):
         for layer in range(layers):
             for head in range(heads):
                 ranking.append({"part": part, "layer": layer, "head": head,

@@ -219,7 +219,8 @@ def build(name):
     write_lens(name, cases, hidden, "positions")
 
 
-SEQ2SEQ = ["marian-l2-h4-f32", "marian-stored-positions-unshared-f16", "bart-l2-h4-bf16", "bart-scaled-l1-l3-f32"]
+SEQ2SEQ = ["marian-l2-h4-f32", "marian-stored-positions-unshared-f16", "bart-l2-h4-bf16", "bart-scaled-l1-l3-f32",
+           "t5-l2-h4-relu-tied-f32", "t5-gated-gelu-dkv12-untied-bf16", "mt5-gated-silu-l1-f16"]
 
 
 def build_seq2seq(name):
@@ -228,7 +229,9 @@ def build_seq2seq(name):
     for case in golden["cases"]:
         memory, _ = seq2seq.encode(w, cfg, case["ids"])
         _, _, _, hidden = seq2seq.decode(w, cfg, memory, case["decoder_ids"])  # L_dec + 1 of [T, d]
-        rows = lens_rows(name, hidden, lambda h, last: seq2seq.output_logits(w, cfg, h), case["logits"])
+        t5 = cfg["model_type"] in ("t5", "mt5")  # its final norm first, except on the last row, which has it
+        read = (lambda h, last: seq2seq.t5_output_logits(w, cfg, h, last)) if t5 else (lambda h, last: seq2seq.output_logits(w, cfg, h))
+        rows = lens_rows(name, hidden, read, case["logits"])
         cases.append({"source": case["source"], "ids": case["ids"], "decoder_ids": case["decoder_ids"], "layers": rows})
     write_lens(name, cases, hidden, "decoder positions")
 

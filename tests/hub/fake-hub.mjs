@@ -43,6 +43,8 @@ export const FAMILY_MODELS = {
   'tiny/qwen3': 'qwen3-qknorm-bf16',
   'tiny/pythia': 'pythia-parallel-f16',
 };
+/** An encoder-decoder of the T5 family (gated GELU, d_kv 12, untied lm_head), as a hub repository holds it. */
+export const T5 = { id: 'tiny/t5', golden: 't5-gated-gelu-dkv12-untied-bf16' };
 /** The Marian model without tokenizer.json (models/gettext-en-fr less its tokenizer.json). */
 export const MARIAN = { id: 'tiny/opus-mt-en-fr' };
 /** The sharded model: this golden checkpoint in two shards with model.safetensors.index.json. */
@@ -88,6 +90,7 @@ export function shard(safetensors) {
 function repositories() {
   const repos = {};
   for (const [id, name] of Object.entries(FAMILY_MODELS)) repos[id] = { files: golden(name) };
+  repos[T5.id] = { files: golden(T5.golden) };
   const sharded = golden(SHARDED.golden);
   repos[SHARDED.id] = { files: { 'config.json': sharded['config.json'], 'tokenizer.json': sharded['tokenizer.json'], ...shard(sharded['model.safetensors']) } };
   repos[HELD.id] = { files: golden(HELD.golden), held: true };
@@ -112,7 +115,7 @@ function repositories() {
   repos[MARIAN.id] = { files: opus };
   const { 'vocab.json': _, ...noVocab } = opus;
   repos['tiny/opus-mt-no-vocab'] = { files: noVocab };
-  repos['tiny/t5'] = { files: { 'config.json': Buffer.from(JSON.stringify({ model_type: 't5', architectures: ['T5ForConditionalGeneration'] })), 'model.safetensors': gpt2['model.safetensors'], 'tokenizer.json': gpt2['tokenizer.json'] } };
+  repos['tiny/mamba'] = { files: { 'config.json': Buffer.from(JSON.stringify({ model_type: 'mamba', architectures: ['MambaForCausalLM'] })), 'model.safetensors': gpt2['model.safetensors'], 'tokenizer.json': gpt2['tokenizer.json'] } };
   // A 7B-sized sharded checkpoint: the index says 15.2 GB; its shards do not exist (they must never be asked for).
   const bigIndex = { metadata: { total_size: 15231233024 }, weight_map: Object.fromEntries([1, 2, 3, 4].map((i) => [`t${i}`, `model-0000${i}-of-00004.safetensors`])) };
   repos['tiny/huge-sharded'] = { files: { 'config.json': gpt2['config.json'], 'tokenizer.json': gpt2['tokenizer.json'], 'model.safetensors.index.json': Buffer.from(JSON.stringify(bigIndex)) } };

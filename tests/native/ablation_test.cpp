@@ -235,7 +235,8 @@ TEST_CASE("bad ablation and loss requests get clear errors") {
 namespace {
 
 const char* const kSeq2SeqModels[] = {"marian-l2-h4-f32", "marian-stored-positions-unshared-f16", "bart-l2-h4-bf16",
-                                      "bart-scaled-l1-l3-f32"};
+                                      "bart-scaled-l1-l3-f32", "t5-l2-h4-relu-tied-f32",
+                                      "t5-gated-gelu-dkv12-untied-bf16", "mt5-gated-silu-l1-f16"};
 
 Seq2SeqModel load_seq2seq(const std::string& name) {
   const ModelFiles files = read_model_directory(model_dir(name));

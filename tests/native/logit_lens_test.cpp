@@ -98,7 +98,8 @@ TEST_CASE("the logit lens equals the float64 reference on every family") {
 }
 
 TEST_CASE("an encoder-decoder's decoder lens equals the float64 reference; its last row is the model's logits") {
-  for (const char* name : {"marian-l2-h4-f32", "marian-stored-positions-unshared-f16", "bart-l2-h4-bf16", "bart-scaled-l1-l3-f32"}) {
+  for (const char* name : {"marian-l2-h4-f32", "marian-stored-positions-unshared-f16", "bart-l2-h4-bf16", "bart-scaled-l1-l3-f32",
+                           "t5-l2-h4-relu-tied-f32", "t5-gated-gelu-dkv12-untied-bf16", "mt5-gated-silu-l1-f16"}) {
     CAPTURE(name);
     const ModelFiles files = read_model_directory(model_dir(name));
     const Seq2SeqModel model = Seq2SeqModel::from_checkpoint(files.config_json, files.checkpoint);

@@ -32,7 +32,8 @@ TranslateOptions search(int beams, int max_new_tokens) {
 }
 
 const char* const kSeq2SeqModels[] = {"marian-l2-h4-f32", "marian-stored-positions-unshared-f16", "bart-l2-h4-bf16",
-                                      "bart-scaled-l1-l3-f32"};
+                                      "bart-scaled-l1-l3-f32", "t5-l2-h4-relu-tied-f32",
+                                      "t5-gated-gelu-dkv12-untied-bf16", "mt5-gated-silu-l1-f16"};
 
 Seq2SeqModel load(const std::string& name) {
   const ModelFiles files = read_model_directory(model_dir(name));
@@ -89,8 +90,9 @@ TEST_CASE("encoder-decoder forward passes match the PyTorch goldens") {
 }
 
 // The neuron view's numbers: a traced head's q and k give, through
-// softmax(q·kᵀ/√d_k) (causal for the decoder's self-attention), the weights
-// PyTorch computed for that head.
+// softmax(q·kᵀ/√d_k) (causal for the decoder's self-attention; T5:
+// softmax(q·kᵀ + bias), the bias traced), the weights PyTorch computed for
+// that head.
 TEST_CASE("a traced head's q and k reproduce the PyTorch weights of every part, layer and head") {
   for (const char* name : kSeq2SeqModels) {
     CAPTURE(name);
@@ -120,6 +122,9 @@ TEST_CASE("a traced head's q and k reproduce the PyTorch weights of every part, 
           CHECK(!(part == AttentionPart::encoder ? decoded.trace : encoded.trace).has_value());
           const json& want = c[key][layer][head];  // [Tq][Tk]
           REQUIRE(t.q.rows() == static_cast<Eigen::Index>(want.size()));
+          // Marian and BART divide by √d_k; T5 leaves q·k unscaled and adds its bias in self-attention only.
+          CHECK(t.divisor == doctest::Approx(config.t5() ? 1.0 : std::sqrt(static_cast<double>(t.q.cols()))));
+          CHECK(t.bias.size() == (config.t5() && part != AttentionPart::cross ? t.q.rows() * t.k.rows() : 0));
           REQUIRE(t.k.rows() == static_cast<Eigen::Index>(want[0].size()));
           for (Eigen::Index q = 0; q < t.q.rows(); ++q) {
             const Eigen::Index keys = part == AttentionPart::decoder ? q + 1 : t.k.rows();  // causal: keys up to q
@@ -128,7 +133,8 @@ TEST_CASE("a traced head's q and k reproduce the PyTorch weights of every part, 
             for (Eigen::Index k = 0; k < keys; ++k) {
               double dot = 0;
               for (Eigen::Index d = 0; d < t.q.cols(); ++d) dot += static_cast<double>(t.q(q, d)) * t.k(k, d);
-              scores[static_cast<std::size_t>(k)] = dot / std::sqrt(static_cast<double>(t.q.cols()));
+              const double bias = t.bias.size() ? t.bias(q, k) : 0.0;  // T5's position bias, from the trace
+              scores[static_cast<std::size_t>(k)] = dot / t.divisor + bias;
               top = std::max(top, scores[static_cast<std::size_t>(k)]);
             }
             for (const double x : scores) sum += std::exp(x - top);
@@ -235,7 +241,9 @@ TEST_CASE("bad requests and broken configs get clear errors") {
                        doctest::Contains("forced_bos_token_id 58100 is outside the vocabulary"), std::invalid_argument);
   CHECK_THROWS_WITH_AS(load_with("decoder_attention_heads", "5"), doctest::Contains("not divisible by the decoder's 5"),
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS(load_with("model_type", "\"t5\""), doctest::Contains("\"t5\" is not supported: T5's relative position"),
+  CHECK_THROWS_WITH_AS(load_with("model_type", "\"t5\""), doctest::Contains("tensor 'shared.weight' (or 'encoder.embed_tokens.weight') is missing: not a t5 checkpoint"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(load_with("model_type", "\"umt5\""), doctest::Contains("\"umt5\" is not supported: its layers each learn"),
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(load_with("normalize_before", "true"), doctest::Contains("\"normalize_before\": true is not supported"),
                        std::invalid_argument);

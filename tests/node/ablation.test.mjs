@@ -189,7 +189,8 @@ test('austen-gpt: ablating its induction heads stops the copying of a repeated r
 });
 
 // ---- encoder–decoders: heads of the encoder, decoder self-attention and cross-attention
-const SEQ2SEQ = ['marian-l2-h4-f32', 'marian-stored-positions-unshared-f16', 'bart-l2-h4-bf16', 'bart-scaled-l1-l3-f32'];
+const SEQ2SEQ = ['marian-l2-h4-f32', 'marian-stored-positions-unshared-f16', 'bart-l2-h4-bf16', 'bart-scaled-l1-l3-f32',
+  't5-l2-h4-relu-tied-f32', 't5-gated-gelu-dkv12-untied-bf16', 'mt5-gated-silu-l1-f16'];
 const partHeads = (triples) => triples.map(([part, layer, head]) => ({ part, layer, head }));
 
 for (const name of SEQ2SEQ) {

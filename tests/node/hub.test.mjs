@@ -16,7 +16,7 @@ import { DownloadProgress, cachingFetch } from '../../dist/hub/download.js';
 import {
   DEFAULT_HUB, ENCODER_DECODER_TYPES, MAX_MODEL_BYTES, SUPPORTED_MODEL_TYPES, hubReference, openHubModel, parseModelId, resolveUrl,
 } from '../../dist/hub/hub.js';
-import { FAMILY_MODELS, HELD, MARIAN, SENTENCEPIECE, SHARDED, startFakeHub } from '../hub/fake-hub.mjs';
+import { FAMILY_MODELS, HELD, MARIAN, SENTENCEPIECE, SHARDED, T5, startFakeHub } from '../hub/fake-hub.mjs';
 import { flat, golden, maxAbsDiff } from './model-golden.mjs';
 
 let engine;
@@ -57,6 +57,22 @@ test('the architectures the loader accepts are the ones the core runs', async ()
     assert.deepEqual(encoderDecoders?.split(', '), ENCODER_DECODER_TYPES, error.message);
     return true;
   });
+});
+
+test(`hf:${T5.id} opens from the hub as an encoder-decoder and gives PyTorch's attention of both sides (${T5.golden})`, async () => {
+  const opened = await openHubModel(ref(T5.id), { fetch: cachingFetch() });
+  assert.deepEqual(opened.files.map((f) => f.name).sort(), ['model.safetensors', 'tokenizer.json']);
+  const model = await engine.loadModel(opened.source);
+  try {
+    assert.equal(model.config.modelType, 't5');
+    for (const c of golden(T5.golden).cases) {
+      const r = model.forward(c.ids, c.decoder_ids);
+      assert.ok(maxAbsDiff(r.encoderAttentions.data, flat(c.encoder_attentions)) < 1e-5, c.source);
+      assert.ok(maxAbsDiff(r.crossAttentions.data, flat(c.cross_attentions)) < 1e-5, c.source);
+    }
+  } finally {
+    model.dispose();
+  }
 });
 
 for (const [id, name] of [...Object.entries(FAMILY_MODELS), [SHARDED.id, SHARDED.golden]]) {
@@ -100,9 +116,9 @@ test('a revision is part of the resolve URL; an unknown revision says so', async
 });
 
 test('an unsupported architecture is refused after config.json, before any weight is requested', async () => {
-  await assert.rejects(openHubModel(ref('tiny/t5')),
-    { code: 'unsupported', message: /tiny\/t5 has model_type "t5" \(T5ForConditionalGeneration\), which attnplay cannot run; it runs gpt2, bert, distilbert, electra, roberta, xlm-roberta, camembert, opt, llama/ });
-  assert.deepEqual(requestsFor('tiny/t5').map((r) => r.path), ['/tiny/t5/resolve/main/config.json']);
+  await assert.rejects(openHubModel(ref('tiny/mamba')),
+    { code: 'unsupported', message: /tiny\/mamba has model_type "mamba" \(MambaForCausalLM\), which attnplay cannot run; it runs gpt2, bert, distilbert, electra, roberta, xlm-roberta, camembert, opt, llama/ });
+  assert.deepEqual(requestsFor('tiny/mamba').map((r) => r.path), ['/tiny/mamba/resolve/main/config.json']);
 });
 
 test('a pickle-only model is refused without requesting the pickle', async () => {

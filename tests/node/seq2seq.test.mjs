@@ -1,4 +1,4 @@
-// Encoder-decoders (Marian, BART) in WASM through the JS engine and in the
+// Encoder-decoders (Marian, BART, T5 / mT5) in WASM through the JS engine and in the
 // native CLI, against the float64 PyTorch goldens of tests/golden/models/
 // (tests/golden/make_seq2seq_goldens.py): encoder self-, decoder self- and
 // cross-attention within 1e-5, logits within 1e-4 relative, greedy and 3-beam
@@ -16,7 +16,8 @@ import { before, test } from 'node:test';
 import { AttnplayError, TranslationModel, createEngine } from '../../dist/engine/engine.js';
 import { flat, golden, maxAbsDiff, modelFiles, relativeError } from './model-golden.mjs';
 
-const SEQ2SEQ = ['marian-l2-h4-f32', 'marian-stored-positions-unshared-f16', 'bart-l2-h4-bf16', 'bart-scaled-l1-l3-f32'];
+const SEQ2SEQ = ['marian-l2-h4-f32', 'marian-stored-positions-unshared-f16', 'bart-l2-h4-bf16', 'bart-scaled-l1-l3-f32',
+  't5-l2-h4-relu-tied-f32', 't5-gated-gelu-dkv12-untied-bf16', 'mt5-gated-silu-l1-f16'];
 const cli = fileURLToPath(new URL('../../build/native/attnplay', import.meta.url));
 const dirOf = (name) => fileURLToPath(new URL(`../golden/models/${name}`, import.meta.url));
 
@@ -123,9 +124,65 @@ test('a traced encoder, decoder or cross-attention head\'s q and k give the PyTo
   }
 });
 
+// T5: the learned relative position bias by distance equals the golden's (transformers' buckets over
+// relative_attention_bias, -150..150 past every bucket boundary), and a traced head's scores are q·k
+// unscaled plus its bias, which is that table read at key - query: softmax gives the PyTorch weights.
+test('T5: the position bias by distance and in a traced head equal the PyTorch reference', async () => {
+  for (const name of ['t5-l2-h4-relu-tied-f32', 't5-gated-gelu-dkv12-untied-bf16']) {
+    const model = await engine.loadModel(modelFiles(name));
+    try {
+      const config = JSON.parse(modelFiles(name).config);
+      // Parameters as transformers counts them: every stored tensor (the tied lm_head is not stored).
+      const weights = modelFiles(name).weights;
+      const header = JSON.parse(weights.subarray(8, 8 + Number(weights.readBigUInt64LE(0))).toString('utf8'));
+      delete header.__metadata__;
+      assert.equal(model.config.parameters, Object.values(header).reduce((sum, t) => sum + t.shape.reduce((a, x) => a * x, 1), 0));
+      assert.deepEqual(model.config.relativePositions, { buckets: config.relative_attention_num_buckets, maxDistance: config.relative_attention_max_distance });
+      const c = golden(name).cases[3];  // the long source: distances past 16, 32 and 64
+      const reference = golden(name).cases[0];
+      for (const [part, key, rows] of [['encoder', 'encoder_attentions', c.ids.length], ['decoder', 'decoder_attentions', c.decoder_ids.length]]) {
+        const want = reference[`${part}_position_bias`];
+        const byDistance = model.positionBias(part, want.span);
+        assert.deepEqual(Array.from(byDistance.buckets), want.buckets, `${name} ${part} buckets`);
+        assert.ok(maxAbsDiff(byDistance.bias.data, flat(want.bias)) < 1e-6, `${name} ${part} bias`);
+        const H = byDistance.bias.shape[0];
+        const { trace } = model.forward(c.ids, c.decoder_ids, { trace: { part, layer: 1, head: H - 1 } });
+        assert.equal(trace.divisor, 1, 'T5 leaves q·k unscaled');
+        const dk = trace.q.shape[1];
+        for (let q = 0; q < rows; q += 1) {
+          const last = part === 'decoder' ? q : rows - 1;
+          const scores = Array.from({ length: last + 1 }, (_, k) => {
+            const bias = trace.bias.data[q * rows + k];
+            assert.equal(bias, byDistance.bias.data[(H - 1) * (2 * want.span + 1) + want.span + k - q], `bias at ${q}, ${k}`);
+            let dot = 0;
+            for (let d = 0; d < dk; d += 1) dot += trace.q.data[q * dk + d] * trace.k.data[k * dk + d];
+            return dot + bias;
+          });
+          const top = Math.max(...scores);
+          const sum = scores.reduce((total, x) => total + Math.exp(x - top), 0);
+          scores.forEach((x, k) => assert.ok(Math.abs(Math.exp(x - top) / sum - c[key][1][H - 1][q][k]) < 1e-5, `${name} ${part} [${q}][${k}]`));
+        }
+      }
+      const { trace: cross } = model.forward(c.ids, c.decoder_ids, { trace: { part: 'cross', layer: 0, head: 0 } });
+      assert.equal(cross.bias, undefined, 'cross-attention has no position bias');
+      assert.throws(() => model.positionBias('cross', 4), /only the encoder's and the decoder's self-attention have a position bias/);
+      assert.throws(() => model.positionBias('encoder', 5000), /the span of distances must be within 0..4096/);
+    } finally {
+      model.dispose();
+    }
+  }
+  const marian = await engine.loadModel(modelFiles('marian-l2-h4-f32'));
+  try {
+    assert.equal(marian.config.relativePositions, undefined);
+    assert.throws(() => marian.positionBias('encoder', 4), /model_type "marian" has no relative position bias/);
+  } finally {
+    marian.dispose();
+  }
+});
+
 // The decoder's logit lens in WASM against tests/golden/make_lens_goldens.py's float64 reference (lens.json).
 test('the decoder\'s logit lens equals the float64 reference', async () => {
-  for (const name of ['marian-l2-h4-f32', 'bart-l2-h4-bf16']) {
+  for (const name of ['marian-l2-h4-f32', 'bart-l2-h4-bf16', 't5-gated-gelu-dkv12-untied-bf16']) {
     const model = await engine.loadModel(modelFiles(name));
     try {
       const reference = JSON.parse(readFileSync(fileURLToPath(new URL(`../golden/models/${name}/lens.json`, import.meta.url)), 'utf8'));
@@ -164,8 +221,10 @@ test('encoder-decoder errors are readable, never a crash', async () => {
   const config = JSON.parse(files.config);
   delete config.decoder_start_token_id;
   await assert.rejects(engine.loadModel({ ...files, config: JSON.stringify(config) }), /"decoder_start_token_id" is missing/);
+  await assert.rejects(engine.loadModel({ ...files, config: JSON.stringify({ ...JSON.parse(files.config), model_type: 'umt5' }) }),
+    /"umt5" is not supported: its layers each learn their own relative position bias/);
   await assert.rejects(engine.loadModel({ ...files, config: JSON.stringify({ ...JSON.parse(files.config), model_type: 't5' }) }),
-    /"t5" is not supported: T5's relative position buckets/);
+    /tensor 'shared.weight' \(or 'encoder.embed_tokens.weight'\) is missing: not a t5 checkpoint/);
 });
 
 test('CLI: attention and translate print the engine\'s numbers', async () => {

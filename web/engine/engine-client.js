@@ -112,6 +112,9 @@ export class EngineClient {
   /** Encoder-decoders: one head's q and k and the decoder's logit lens ({ sourceIds, decoderIds, trace?, lens? } -> { trace, lens }; engine.js TranslationModel.forward). */
   forwardSeq2Seq(key, spec) { return this.call('forwardSeq2Seq', key, spec); }
 
+  /** T5: { part, span } -> TranslationModel.positionBias's { span, bias, buckets }. */
+  positionBias(key, spec) { return this.call('positionBias', key, spec); }
+
   /** Runs the model on token ids: TextModel.forward(ids, options) (e.g. options.trace = { layer, head }). */
   forward(key, ids, options) { return this.call('forward', key, ids, options); }
 

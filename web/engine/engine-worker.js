@@ -222,6 +222,13 @@ const METHODS = {
     return { trace: r.trace ?? null, lens: r.lens ?? null };
   },
 
+  /** T5: { part, span } -> TranslationModel.positionBias's { span, bias, buckets }. */
+  positionBias(engine, key, { part, span }) {
+    const model = loaded(key);
+    if (!model.config.relativePositions) throw new Error(`model "${key}" has no relative position bias`);
+    return model.positionBias(part, span);
+  },
+
   /**
    * Encoder-decoders: { text | sourceIds, beams, maxNewTokens, ablate, ablation, attentions } -> TranslationModel.translate's
    * result + ms; each greedy step is reported as progress { step } (the

@@ -500,12 +500,13 @@ export class Generation extends Bound {
 }
 
 /**
- * A loaded encoder-decoder (Marian / opus-mt, BART), what Engine.loadModel
- * returns when config.json's model_type is marian or bart. Holds WASM memory
- * until dispose().
+ * A loaded encoder-decoder (Marian / opus-mt, BART, T5 / mT5 / flan-T5), what
+ * Engine.loadModel returns when config.json's model_type is marian, bart, t5
+ * or mt5. Holds WASM memory until dispose().
  * config: { modelType, encoderDecoder: true, encoderLayers, decoderLayers, encoderHeads,
  *           decoderHeads, width, positions, vocabSize, decoderStartTokenId,
- *           eosTokenIds: Int32Array, numBeams, parameters }
+ *           eosTokenIds: Int32Array, numBeams, parameters,
+ *           relativePositions? (T5: { buckets, maxDistance }, see positionBias) }
  * Attention tensors are { data: Float32Array, shape }, row-major, rows sum to 1:
  *   encoderAttentions [encoderLayers, encoderHeads, S, S] (source over source),
  *   decoderAttentions [decoderLayers, decoderHeads, T, T] (causal, decoder input over itself),
@@ -528,8 +529,9 @@ export class TranslationModel extends Bound {
    * The options are TextModel.forward's (one request for every model,
    * engine-inputs.js's forwardRequestSpec), each head naming its part.
    * options.trace = { part: 'encoder' | 'decoder' | 'cross', layer, head } traces
-   * that head: trace = { part, layer, head, q, k, v, scores, scaled, masked,
-   * weights, divisor } as TextModel.forward's (q: encoder S rows, decoder and
+   * that head: trace = { part, layer, head, q, k, v, scores, scaled, bias?,
+   * masked, weights, divisor } as TextModel.forward's, bias [Tq, Tk] being
+   * T5's position bias added to the scores (q: encoder S rows, decoder and
    * cross T; k and v: encoder and cross S rows, decoder T), the neuron view's vectors.
    * options.hiddenStates: the decoder's residual stream, hiddenStates [decoderLayers + 1, T, width].
    * options.lens = k: the decoder's logit lens, lens = { ids, probabilities,
@@ -558,6 +560,17 @@ export class TranslationModel extends Bound {
    */
   rankHeads(sourceIds, decoderIds, options = {}) {
     return this[CALL]('seq2seqRankHeads', forwardRequestSpec({ sourceIds, ids: decoderIds, ablation: options.ablation }, { withPart: true }));
+  }
+
+  /**
+   * T5's learned relative position bias of a part ('encoder' or 'decoder';
+   * config.relativePositions says the model has one): { span, bias: { data,
+   * shape: [heads, 2·span + 1] }, buckets: Int32Array [2·span + 1] }, the
+   * bias each head adds to the score of a key at distance key − query =
+   * −span..span, and the bucket that distance reads (cpp/model/seq2seq.h).
+   */
+  positionBias(part, span) {
+    return this[CALL]('seq2seqPositionBias', String(part), Number(span));
   }
 
   /**

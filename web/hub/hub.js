@@ -26,7 +26,7 @@ const DEFAULT_REVISION = 'main';
  */
 export const SUPPORTED_MODEL_TYPES = ['gpt2', 'bert', 'distilbert', 'electra', 'roberta', 'xlm-roberta', 'camembert', 'opt', 'llama', 'mistral', 'qwen2', 'qwen3', 'smollm3', 'gemma', 'gemma2', 'gemma3_text', 'olmo2', 'phi3', 'gpt_neox'];
 /** The encoder-decoder model_type values the core runs (cpp/model/seq2seq.cpp). */
-export const ENCODER_DECODER_TYPES = ['marian', 'bart'];
+export const ENCODER_DECODER_TYPES = ['marian', 'bart', 't5', 'mt5'];
 
 /** A WebAssembly (wasm32) memory holds at most 4 GiB. */
 export const WASM_MEMORY_LIMIT = 4 * 2 ** 30;

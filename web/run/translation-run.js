@@ -1,5 +1,5 @@
 // How the page and the widget run an encoder–decoder model (config.encoderDecoder:
-// Marian, BART) on the reader's text: the model's own translation, decoded
+// Marian, BART, T5) on the reader's text: the model's own translation, decoded
 // greedily in the engine worker with each target token reported as it is
 // written (with its cross-attention row), or a target text the reader gives
 // (teacher-forced); then the views' results of the three attention parts.
@@ -89,8 +89,8 @@ export function translationParts(raw, source, config) {
  * Without a target the model translates: onSource(source) runs once the
  * source tokens are known, onStep(partial cross result, steps so far) after
  * each target token. Returns { parts, order, translation (text), source,
- * raw, ms, note } (translationLens adds `lens`, the promise of its decoder's
- * lens). Throws an Error that says what went wrong, also for an empty text.
+ * raw, ms, note, relativePositions (T5's config.relativePositions, else null) }
+ * (translationLens adds `lens`, the promise of its decoder's lens). Throws an Error that says what went wrong, also for an empty text.
  */
 export async function runTranslation(client, key, config, { text, target = '' }, { onSource = () => {}, onStep = () => {} } = {}) {
   if (text.trim() === '') throw new Error('Write some text to translate.');
@@ -101,7 +101,8 @@ export async function runTranslation(client, key, config, { text, target = '' },
       const source = sourceOf(raw.sourceTokens, text);
       const rows = raw.decoderTokens.length - 1;
       const forced = { ...raw, decoderAttentions: leadingSquare(raw.decoderAttentions, rows), crossAttentions: leadingRows(raw.crossAttentions, rows) };
-      return { ...translationParts(forced, source, config), translation: target, source, raw, ms: raw.ms, note: truncationText(raw, config) };
+      return { ...translationParts(forced, source, config), translation: target, source, raw, ms: raw.ms, note: truncationText(raw, config),
+        relativePositions: config.relativePositions ?? null };
     }
     // The source's tokens first (one cheap pass), so the steps can be drawn against them as they come.
     const first = await client.runSeq2Seq(key, { text });
@@ -112,7 +113,8 @@ export async function runTranslation(client, key, config, { text, target = '' },
       steps.push(step);
       onStep(partialCross(source, steps, config.modelType), steps);
     });
-    return { ...translationParts(raw, source, config), translation: raw.text, source, raw, ms: raw.ms, note: truncationText(raw, config) };
+    return { ...translationParts(raw, source, config), translation: raw.text, source, raw, ms: raw.ms, note: truncationText(raw, config),
+      relativePositions: config.relativePositions ?? null };
   } catch (error) {
     throw new Error(`Cannot run the model on this text: ${error.message}`);
   }
@@ -126,13 +128,24 @@ const runIds = (run) => ({
 
 /**
  * The neuron view's trace of one head of `part` ('encoder', 'decoder' or
- * 'cross') in a run of runTranslation's: { layer, head, q, k, rotary: null }.
- * Throws an Error that says which head could not be traced.
+ * 'cross') in a run of runTranslation's: { layer, head, q, k, divisor,
+ * rotary: null, positionBias }. T5's self-attention parts: positionBias =
+ * { part, bias [Tq, Tk] (the trace's), byDistance: TranslationModel.positionBias's
+ * over the distances of this text, at least to the model's max distance, maxDistance },
+ * else null. Throws an Error that says which head could not be traced.
  */
 export async function traceTranslation(client, key, run, part, { layer, head }) {
   try {
-    const { trace } = await client.forwardSeq2Seq(key, { ...runIds(run), trace: { part, layer, head } });
-    return { layer, head, q: trace.q, k: trace.k, rotary: null };
+    const ids = runIds(run);
+    const { trace } = await client.forwardSeq2Seq(key, { ...ids, trace: { part, layer, head } });
+    const relative = run.relativePositions;
+    let positionBias = null;
+    if (trace.bias && relative) {
+      const tokens = part === 'encoder' ? ids.sourceIds.length : ids.decoderIds.length;
+      const byDistance = await client.positionBias(key, { part, span: Math.max(tokens, relative.maxDistance + 1) });
+      positionBias = { part, bias: trace.bias, byDistance, maxDistance: relative.maxDistance };
+    }
+    return { layer, head, q: trace.q, k: trace.k, divisor: trace.divisor, rotary: null, positionBias };
   } catch (error) {
     throw new Error(`Cannot trace head ${head + 1} of layer ${layer + 1} (${part}): ${error.message}`);
   }

@@ -3,7 +3,8 @@
 // coloured cells (blue positive, orange negative, stronger = larger |value|):
 // the query vector q; for each key token its key vector k, the element-wise
 // q × k, their sum q·k, q·k ÷ √d_k (Gemma 2/3: ÷ √query_pre_attn_scalar, the
-// trace's divisor), Gemma 2's softcap step cap·tanh(s ÷ cap) and the softmax
+// trace's divisor; T5: unscaled), Gemma 2's softcap step cap·tanh(s ÷ cap),
+// T5's position bias and the softmax
 // weight. For causal models only the keys up to the query are shown (later
 // keys are masked); on a sliding-window layer (result.slidingWindow,
 // result.slidingLayers) only the window's. The view computes q × k, q·k, the
@@ -18,7 +19,10 @@
 // vectors the dot product uses, and a panel below (rope-panel.js) shows, for
 // the query and one key (the "Key" menu or a click on a key row; by default
 // the key with the largest weight), each dimension pair before and after the
-// rotation and the angle it turned by.
+// rotation and the angle it turned by. T5 (the trace has `positionBias`):
+// each score gets the head's learned bias for the distance key − query, a
+// column of its own, and a panel below (position-bias-panel.js) draws every
+// head's bias over the distances and the buckets, the chosen key marked.
 // The header and the q row stay fixed; key rows scroll and only visible rows
 // are drawn, so 512 keys cost the same as 30.
 // Not here: computing Q and K (the model runtime), the other views.
@@ -26,6 +30,7 @@ import { StoreBound } from '../ui/store-bound.js';
 import { h } from '../ui/dom.js';
 import { SvgWriter } from '../export/svg-writer.js';
 import { pageBackground, shorten, slidingWindowOf, viewColours } from '../attention/view-support.js';
+import { positionBiasPanel } from './position-bias-panel.js';
 import { ropePanel, rotaryPairs } from './rope-panel.js';
 
 const LABEL_WIDTH = 140;
@@ -51,9 +56,10 @@ export class NeuronView extends StoreBound {
   #controls = h('div', { class: 'controls' });
   #querySelect = h('select', { onchange: (e) => this.store.set({ token: Number(e.target.value) }) });
   #headSelect = h('select', { onchange: (e) => this.store.set({ heads: [Number(e.target.value)] }) });
-  #rotaryKey = null; // key position the rotary panel shows; null = the key with the largest weight
-  #keySelect = h('select', { onchange: (e) => { this.#rotaryKey = Number(e.target.value); this.#rebuild(); } });
-  #keyLabel = h('label', { hidden: true }, 'Key (rotary) ', this.#keySelect);
+  #panelKey = null; // key position the rotary or position-bias panel shows; null = the key with the largest weight
+  #keySelect = h('select', { onchange: (e) => { this.#panelKey = Number(e.target.value); this.#rebuild(); } });
+  #keyLabelText = h('span', {}, 'Key (rotary) ');
+  #keyLabel = h('label', { hidden: true }, this.#keyLabelText, this.#keySelect);
   #ropeSlot = h('div', { class: 'rope-slot' });
   #note = h('p', { class: 'hint' });
   #canvas = h('canvas', { tabindex: '0', role: 'img' });
@@ -78,7 +84,7 @@ export class NeuronView extends StoreBound {
       this.#canvas.addEventListener('click', (e) => {
         const hit = this.#hit(e);
         if (hit && hit.row >= 0 && this.#model?.rotary) {
-          this.#rotaryKey = this.#model.keys[hit.row].key;
+          this.#panelKey = this.#model.keys[hit.row].key;
           this.#rebuild();
         }
       });
@@ -102,7 +108,7 @@ export class NeuronView extends StoreBound {
   set result(result) {
     this.#result = result;
     this.#trace = null;
-    this.#rotaryKey = null;
+    this.#panelKey = null;
     this.#requested = null;
     this.#rebuild();
   }
@@ -150,12 +156,13 @@ export class NeuronView extends StoreBound {
   /**
    * The numbers shown, for tests and exports (null while waiting for Q and K):
    * { layer, head, query, queryLabel, defaultQuery, dk, divisor, softcap (Gemma 2; 0: none), window (the
-   * sliding window of this layer; 0: none), q, keys: [{ key, label, k, products, dot, scaled, capped
-   * (softcap·tanh(scaled / softcap), or scaled), softmax, modelWeight }], rotary,
-   * layout }. rotary (RoPE models, else null): rope-panel.js's rotaryPairs()
+   * sliding window of this layer; 0: none), positionBias (T5: true), q, keys: [{ key, label, k, products,
+   * dot, scaled, capped (softcap·tanh(scaled / softcap), or scaled), bias (T5's position bias, else 0),
+   * softmax, modelWeight }], rotary, layout }. rotary (RoPE models, else null): rope-panel.js's rotaryPairs()
    * for the query and the panel's key, plus key (its position in the text).
    * layout gives the cell geometry in CSS pixels: cellWidth, rowHeight, the
-   * left edge of each section (x.k, x.products, x.dot, x.scaled, x.capped with a softcap, x.softmax),
+   * left edge of each section (x.k, x.products, x.dot, x.scaled, x.capped with a softcap, x.bias with a
+   * position bias, x.softmax),
    * qTop (the q row's top) and keysTop (first key row's top, unscrolled).
    */
   neuronModel() {
@@ -212,7 +219,8 @@ export class NeuronView extends StoreBound {
     const trace = this.#trace;
     const fresh = trace && trace.layer === layer && trace.head === head && trace.q?.shape[0] === span.queries && trace.k?.shape[0] === span.keys &&
       (!trace.rotary || (trace.rotary.q.shape[0] === span.queries && trace.rotary.k.shape[0] === span.keys));
-    this.#keyLabel.hidden = !(fresh && trace.rotary);
+    this.#keyLabel.hidden = !(fresh && (trace.rotary || trace.positionBias));
+    this.#keyLabelText.textContent = trace?.positionBias ? 'Key (position bias) ' : 'Key (rotary) ';
     if (!fresh) {
       this.#ropeSlot.replaceChildren();
       this.#model = null;
@@ -233,10 +241,11 @@ export class NeuronView extends StoreBound {
     }
     this.#model = this.#compute(layer, head, query, defaultQuery);
     const worst = this.#model.keys.reduce((m, key) => Math.max(m, Math.abs(key.softmax - key.modelWeight)), 0);
+    if (this.#model.positionBias) notes.push('T5: q·k is not scaled, and no position is added to the tokens; each score gets this head’s learned bias for the distance key − query instead (the panel below).');
     if (this.#model.softcap) notes.push(`Softcapped scores (Gemma 2): each scaled score s becomes ${this.#model.softcap}·tanh(s ÷ ${this.#model.softcap}) before the softmax, so no score exceeds ±${this.#model.softcap}.`);
     if (worst > 1e-3) notes.push(`Note: the model’s attention weights differ from the softmax of these scores by up to ${worst.toFixed(4)}.`);
     this.#note.textContent = notes.join(' ');
-    this.#showRotary();
+    this.#showPositionPanel();
     this.dataset.state = 'ready';
     this.#cursor = null;
     this.#hover = null;
@@ -249,8 +258,9 @@ export class NeuronView extends StoreBound {
   #compute(layer, head, query, defaultQuery) {
     const { q, k } = this.#trace;
     const dk = q.shape[1];
-    const divisor = this.#trace.divisor ?? Math.sqrt(dk);  // √d_k, or Gemma 2/3's √query_pre_attn_scalar
+    const divisor = this.#trace.divisor ?? Math.sqrt(dk);  // √d_k, Gemma 2/3's √query_pre_attn_scalar, or T5's 1
     const softcap = this.#trace.softcap ?? 0;
+    const bias = this.#trace.positionBias?.bias ?? null;  // T5: [Tq, Tk]
     const window = slidingWindowOf(this.#result, layer);
     const { t, firstQuery, keys: keyCount } = this.#span();
     const qv = q.data.subarray((query - firstQuery) * dk, (query - firstQuery + 1) * dk);
@@ -268,13 +278,15 @@ export class NeuronView extends StoreBound {
       }
       const scaled = dot / divisor;
       const capped = softcap ? softcap * Math.tanh(scaled / softcap) : scaled;
-      keys.push({ key: j, label: this.#result.tokens[j].display, k: kv, products, dot, scaled, capped, softmax: 0, modelWeight: this.#result.attentions.data[weightsAt + j] });
+      const positionBias = bias ? bias.data[(query - firstQuery) * bias.shape[1] + j] : 0;
+      keys.push({ key: j, label: this.#result.tokens[j].display, k: kv, products, dot, scaled, capped, bias: positionBias, softmax: 0, modelWeight: this.#result.attentions.data[weightsAt + j] });
     }
-    const max = keys.reduce((m, key) => Math.max(m, key.capped), -Infinity);
+    const score = (key) => key.capped + key.bias;  // what the softmax reads
+    const max = keys.reduce((m, key) => Math.max(m, score(key)), -Infinity);
     let sum = 0;
-    for (const key of keys) sum += Math.exp(key.capped - max);
-    for (const key of keys) key.softmax = Math.exp(key.capped - max) / sum;
-    return { layer, head, query, queryLabel: this.#result.tokens[query].display, defaultQuery, dk, divisor, softcap, window, q: qv, keys, rotary: this.#rotaryOf(query, keys) };
+    for (const key of keys) sum += Math.exp(score(key) - max);
+    for (const key of keys) key.softmax = Math.exp(score(key) - max) / sum;
+    return { layer, head, query, queryLabel: this.#result.tokens[query].display, defaultQuery, dk, divisor, softcap, window, positionBias: bias !== null, q: qv, keys, rotary: this.#rotaryOf(query, keys) };
   }
 
   // The rotary panel's numbers (RoPE traces) for the query and the chosen key, else null.
@@ -282,8 +294,7 @@ export class NeuronView extends StoreBound {
     const { q, k, rotary } = this.#trace;
     if (!rotary) return null;
     const dk = q.shape[1];
-    const chosen = keys.find((key) => key.key === this.#rotaryKey) ??
-      keys.reduce((best, key) => (key.modelWeight > best.modelWeight ? key : best), keys[0]);
+    const chosen = this.#panelKeyOf(keys);
     const row = (m, i) => m.data.subarray(i * dk, (i + 1) * dk);
     return {
       key: chosen.key,
@@ -294,8 +305,22 @@ export class NeuronView extends StoreBound {
     };
   }
 
-  #showRotary() {
-    const { rotary, keys, query, queryLabel, dk } = this.#model;
+  // The key the rotary or position-bias panel shows: the chosen one, else the one with the largest weight.
+  #panelKeyOf(keys) {
+    return keys.find((key) => key.key === this.#panelKey) ?? keys.reduce((best, key) => (key.modelWeight > best.modelWeight ? key : best), keys[0]);
+  }
+
+  #showPositionPanel() {
+    const { rotary, keys, query, queryLabel, dk, head, positionBias } = this.#model;
+    if (positionBias) {
+      const key = this.#panelKeyOf(keys);
+      const { part, byDistance, maxDistance } = this.#trace.positionBias;
+      this.#keySelect.replaceChildren(...keys.map((x) => h('option', { value: String(x.key), selected: x.key === key.key }, `${x.key + 1}: ${x.label}`)));
+      this.#keySelect.value = String(key.key);
+      this.#ropeSlot.replaceChildren(positionBiasPanel(byDistance, part, head, { label: queryLabel, position: query }, { label: key.label, position: key.key },
+        key.bias, maxDistance));
+      return;
+    }
     if (!rotary) {
       this.#ropeSlot.replaceChildren();
       return;
@@ -318,7 +343,8 @@ export class NeuronView extends StoreBound {
     x.dot = x.products + dk * cellWidth + GAP;
     x.scaled = x.dot + NUMBER_WIDTH + 4;
     if (this.#model.softcap) x.capped = x.scaled + NUMBER_WIDTH + 4;
-    x.softmax = (x.capped ?? x.scaled) + NUMBER_WIDTH + 4;
+    if (this.#model.positionBias) x.bias = (x.capped ?? x.scaled) + NUMBER_WIDTH + 4;
+    x.softmax = (x.bias ?? x.capped ?? x.scaled) + NUMBER_WIDTH + 4;
     const width = x.softmax + NUMBER_WIDTH + 8;
     const qTop = HEADER;
     const keysTop = qTop + rowHeight + 8;
@@ -333,6 +359,7 @@ export class NeuronView extends StoreBound {
         dot: scale(keys.map((key) => key.dot)),
         scaled: scale(keys.map((key) => key.scaled)),
         capped: scale(keys.map((key) => key.capped)),
+        bias: scale(keys.map((key) => key.bias)),
       },
     };
     const ratio = Math.min(2, window.devicePixelRatio || 1);
@@ -351,15 +378,16 @@ export class NeuronView extends StoreBound {
    */
   #scene(first, last, scroll, colours) {
     const { cellWidth, rowHeight, x, qTop, keysTop, scales } = this.#layout;
-    const { dk, q, keys, divisor, softcap } = this.#model;
+    const { dk, q, keys, divisor, softcap, positionBias } = this.#model;
     const fixed = [];
     const rows = [];
     const title = (text, left, y, align = 'left') => fixed.push({ text, x: left, y, align, fill: colours.text });
     title(this.#model.rotary ? 'k after RoPE (q above, too)' : 'key k (q above)', x.k, 12);
     title('q × k (element-wise)', x.products, 12);
     title('q·k', x.dot + NUMBER_WIDTH / 2, 12, 'center');
-    title(`÷ √${Math.round(divisor * divisor)} = ${divisor.toFixed(2)}`, x.scaled + NUMBER_WIDTH / 2, 12, 'center');
+    title(divisor === 1 ? 'unscaled' : `÷ √${Math.round(divisor * divisor)} = ${divisor.toFixed(2)}`, x.scaled + NUMBER_WIDTH / 2, 12, 'center');
     if (softcap) title(`${softcap}·tanh(s ÷ ${softcap})`, x.capped + NUMBER_WIDTH / 2, 12, 'center');
+    if (positionBias) title('+ position bias', x.bias + NUMBER_WIDTH / 2, 12, 'center');
     title('softmax', x.softmax + NUMBER_WIDTH / 2, 12, 'center');
     title(`d_k = ${dk}`, x.k + (dk * cellWidth) / 2, 26, 'center');
     const vector = (out, values, left, top, scale) => {
@@ -383,6 +411,7 @@ export class NeuronView extends StoreBound {
       number(key.dot, x.dot, top, signedColour(key.dot, scales.dot));
       number(key.scaled, x.scaled, top, signedColour(key.scaled, scales.scaled));
       if (softcap) number(key.capped, x.capped, top, signedColour(key.capped, scales.capped));
+      if (positionBias) number(key.bias, x.bias, top, signedColour(key.bias, scales.bias));
       number(key.softmax, x.softmax, top, signedColour(key.softmax, 1));
     }
     return { fixed, keys: rows };
@@ -450,16 +479,17 @@ export class NeuronView extends StoreBound {
       const dim = Math.floor((px - x[section]) / cellWidth);
       if (dim >= 0 && dim < dk && !(row < 0 && section === 'products')) return { row, section, dim };
     }
-    for (const section of ['dot', 'scaled', 'capped', 'softmax'].filter((name) => x[name] !== undefined)) {
+    for (const section of ['dot', 'scaled', 'capped', 'bias', 'softmax'].filter((name) => x[name] !== undefined)) {
       if (row >= 0 && px >= x[section] && px < x[section] + NUMBER_WIDTH) return { row, section };
     }
     return row >= 0 && px < x.k ? { row, section: 'label' } : null;
   }
 
   #rowSummary(key) {
-    const { divisor, softcap } = this.#model;
+    const { divisor, softcap, positionBias } = this.#model;
     const capped = softcap ? `, capped = ${key.capped.toFixed(6)}` : '';
-    return `Key “${key.label}” (token ${key.key + 1}): q·k = ${key.dot.toFixed(6)}, ÷ ${divisor.toFixed(4)} = ${key.scaled.toFixed(6)}${capped}, softmax = ${key.softmax.toFixed(6)}`;
+    const bias = positionBias ? `, + position bias ${key.bias.toFixed(6)} = ${(key.capped + key.bias).toFixed(6)}` : '';
+    return `Key “${key.label}” (token ${key.key + 1}): q·k = ${key.dot.toFixed(6)}, ÷ ${divisor.toFixed(4)} = ${key.scaled.toFixed(6)}${capped}${bias}, softmax = ${key.softmax.toFixed(6)}`;
   }
 
   #text(hover) {
@@ -473,6 +503,7 @@ export class NeuronView extends StoreBound {
       case 'dot': return `q·k for “${key.label}” = sum of the ${dk} products = ${key.dot.toFixed(6)}`;
       case 'scaled': return `q·k ÷ √${Math.round(divisor * divisor)} = ${key.dot.toFixed(6)} ÷ ${divisor.toFixed(4)} = ${key.scaled.toFixed(6)}`;
       case 'capped': return `${softcap}·tanh(${key.scaled.toFixed(6)} ÷ ${softcap}) = ${key.capped.toFixed(6)}`;
+      case 'bias': return `position bias of head ${this.#model.head + 1} for distance ${key.key - this.#model.query} (key − query): ${key.bias.toFixed(6)}; score ${key.capped.toFixed(6)} + ${key.bias.toFixed(6)} = ${(key.capped + key.bias).toFixed(6)}`;
       case 'softmax': return `softmax weight of “${key.label}” = ${key.softmax.toFixed(6)} (the model's attention weight: ${key.modelWeight.toFixed(6)})`;
       default: return this.#rowSummary(key);
     }

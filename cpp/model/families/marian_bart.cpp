@@ -1,8 +1,9 @@
 // The encoder-decoder families Marian (Helsinki-NLP opus-mt) and BART: their
-// config.json keys (parse_seq2seq_config, model/config.h) and their tensor
-// names (load_seq2seq_weights, model/seq2seq.h), beside the other families'
-// readers and loaders. Their recipes, which the two share with flags
-// (Seq2SeqFamily), are model/seq2seq.cpp's encode() and decode().
+// config.json keys (marian_bart_config, model/config_fields.h) and their
+// tensor names (load_marian_bart_weights, model/seq2seq.h), beside the other
+// families' readers and loaders. Their recipes, which they share with T5
+// (model/families/t5.cpp) through flags, are model/seq2seq.cpp's encode() and
+// decode().
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -60,22 +61,10 @@ Seq2SeqLayerWeights layer_weights(Reader& r, const std::string& base, std::int64
 
 }  // namespace
 
-Seq2SeqConfig parse_seq2seq_config(std::string_view config_json) {
+Seq2SeqConfig config_fields::marian_bart_config(const nlohmann::json& j, const std::string& type) {
   using namespace config_fields;
-  const nlohmann::json j = parse_object(config_json);
-  const std::string type = text(j, "model_type", "");
   Seq2SeqConfig c;
-  if (type == "marian") {
-    c.family = Seq2SeqFamily::marian;
-  } else if (type == "bart") {
-    c.family = Seq2SeqFamily::bart;
-  } else if (type == "t5") {
-    bad_config("model_type \"t5\" is not supported: T5's relative position buckets, RMS-style norm and gated GELU "
-               "are not implemented (supported encoder-decoders: marian, bart)");
-  } else {
-    bad_config("model_type \"" + type + "\" is not an encoder-decoder this runtime supports (marian, bart)");
-  }
-  c.model_type = type;
+  c.family = type == "bart" ? Seq2SeqFamily::bart : Seq2SeqFamily::marian;
   c.encoder_layers = integer(j, "encoder_layers", kMaxLayers);
   c.decoder_layers = integer(j, "decoder_layers", kMaxLayers);
   c.encoder_heads = integer(j, "encoder_attention_heads", kMaxHeads);
@@ -103,36 +92,13 @@ Seq2SeqConfig parse_seq2seq_config(std::string_view config_json) {
   require_flag(j, "static_position_embeddings", c.family == Seq2SeqFamily::marian);
   const bool tied = flag(j, "tie_word_embeddings", true);
   if (!tied) bad_config("\"tie_word_embeddings\": false is not supported (the output layer is the token embedding)");
-  // Token ids outside the vocabulary load, as in transformers: a pad or stop
-  // token the model cannot produce is never masked or met; the start token,
-  // every decoder pass's first input, must fit; a forced first token that
-  // does not is refused by the search that would force it (model/translate.h).
-  const std::vector<int> pad = ids_in_vocabulary({single_token_id(j, "pad_token_id", -1)}, c.vocab_size);
-  c.pad_token_id = pad.empty() ? -1 : pad.front();
-  if (!j.contains("decoder_start_token_id") || j["decoder_start_token_id"].is_null()) {
-    bad_config("\"decoder_start_token_id\" is missing: the decoder's first input token must be given");
-  }
-  const std::int64_t start = single_token_id(j, "decoder_start_token_id", -1);
-  if (start < 0 || start >= c.vocab_size) {
-    bad_config("\"decoder_start_token_id\" " + std::to_string(start) + " is outside the vocabulary (0.." +
-               std::to_string(c.vocab_size - 1) + "): every decoder pass starts with it");
-  }
-  c.decoder_start_token_id = static_cast<int>(start);
-  c.eos_token_ids = ids_in_vocabulary(token_ids(j, "eos_token_id"), c.vocab_size);
-  c.forced_bos_token_id = static_cast<int>(std::clamp<std::int64_t>(single_token_id(j, "forced_bos_token_id", -1), -1, INT32_MAX));
-  if (j.contains("num_beams") && !j["num_beams"].is_null()) c.num_beams = integer(j, "num_beams", 64);
-  c.length_penalty = j.contains("length_penalty") && !j["length_penalty"].is_null() && j["length_penalty"].is_number()
-                         ? j["length_penalty"].get<double>()
-                         : 1.0;
-  if (!std::isfinite(c.length_penalty)) bad_config("\"length_penalty\" must be a finite number");
-  if (j.contains("max_length") && !j["max_length"].is_null()) c.max_length = integer(j, "max_length", kMaxPositions);
   return c;
 }
 
 // model.{shared, encoder.*, decoder.*}, final_logits_bias; the tied copies
 // (encoder/decoder embed_tokens when shared, lm_head) are ignored as Hugging
 // Face ties them.
-Seq2SeqWeights load_seq2seq_weights(const Seq2SeqConfig& c, const Checkpoint& st) {
+Seq2SeqWeights load_marian_bart_weights(const Seq2SeqConfig& c, const Checkpoint& st) {
   std::string prefix = "model.";
   if (!st.contains("model.shared.weight") && !st.contains("model.encoder.embed_tokens.weight")) {
     if (st.contains("shared.weight") || st.contains("encoder.embed_tokens.weight")) {
