@@ -4,6 +4,10 @@
 #include "tokenizer/normalizer.h"
 
 #include <algorithm>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "tokenizer/json_util.h"
 #include "tokenizer/sentencepiece_normalizer.h"
@@ -185,6 +189,107 @@ NormalizedText replace(const NormalizedText& in, const std::u32string& pattern, 
 
 std::u32string to_u32(const std::string& s) { return NormalizedText::from_utf8(s).chars; }
 
+constexpr std::string_view kBase64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+// Standard base64 with padding (tokenizer.json's precompiled_charsmap).
+[[clang::minsize]] std::string from_base64(const std::string& text) {
+  std::string out;
+  std::uint32_t bits = 0;
+  int count = 0;
+  std::size_t padding = 0;
+  for (const char c : text) {
+    if (c == '=') {
+      ++padding;
+      continue;
+    }
+    const std::size_t value = kBase64.find(c);
+    if (value == std::string_view::npos || padding > 0) detail::fail("normalizer", "Precompiled's precompiled_charsmap is not base64");
+    bits = (bits << 6) | static_cast<std::uint32_t>(value);
+    count += 6;
+    if (count >= 8) {
+      count -= 8;
+      out += static_cast<char>((bits >> count) & 0xFF);
+    }
+  }
+  if (padding > 2 || (text.size() % 4 != 0 && padding > 0)) detail::fail("normalizer", "Precompiled's precompiled_charsmap is not base64");
+  return out;
+}
+
+[[clang::minsize]] std::string to_base64(std::string_view bytes) {
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    std::uint32_t chunk = static_cast<unsigned char>(bytes[i]) << 16;
+    if (i + 1 < bytes.size()) chunk |= static_cast<unsigned char>(bytes[i + 1]) << 8;
+    if (i + 2 < bytes.size()) chunk |= static_cast<unsigned char>(bytes[i + 2]);
+    for (int k = 0; k < 4; ++k) out += i * 8 + k * 6 < bytes.size() * 8 ? kBase64[(chunk >> (18 - 6 * k)) & 0x3F] : '=';
+  }
+  return out;
+}
+
+// Hugging Face's Precompiled normalizer: each extended grapheme cluster of
+// under 6 bytes is replaced whole when a rule matches a prefix of it (the
+// shortest rule: its replacement stands for the whole cluster), else each
+// character by the rule matching a prefix of it, or kept. The alignment is
+// NormalizedString::transform's over the (char, change) list Hugging Face
+// builds: a replacement's characters replace the original ones in order
+// (change 0); when it is longer, its last extra characters are insertions
+// (change 1: the range of the character before); when shorter, its last
+// character removes the rest (change -n; a deletion makes the character
+// before it remove the deleted one, and at the very start nothing records
+// it, as in Hugging Face); a kept character is change 0.
+NormalizedText precompiled(const NormalizedText& in, const PrecompiledCharsmap& charsmap) {
+  std::vector<std::pair<char32_t, long>> changes;  // (character, change), as Hugging Face's transformations
+  const auto replace = [&changes](std::string_view replacement, std::size_t old_count) {
+    const std::u32string chars = to_u32(std::string(replacement));
+    for (const char32_t c : chars) changes.emplace_back(c, 0);
+    const long diff = static_cast<long>(chars.size()) - static_cast<long>(old_count);
+    if (diff > 0) {  // the last `diff` characters are insertions
+      for (std::size_t k = changes.size() - static_cast<std::size_t>(diff); k < changes.size(); ++k) changes[k].second = 1;
+    } else if (diff < 0 && !changes.empty()) {  // the last character removes the rest (the one before, for a deletion)
+      changes.back().second += diff;
+    }
+  };
+  std::string chunk;
+  const auto utf8_of = [&in, &chunk](std::size_t first, std::size_t last) {
+    chunk.clear();
+    for (std::size_t i = first; i < last; ++i) unicode::append_utf8(chunk, in.chars[i] == kInvalidUtf8 ? U'\uFFFD' : in.chars[i]);
+    return std::string_view(chunk);
+  };
+  for (std::size_t start = 0; start < in.chars.size();) {
+    const std::size_t end = unicode::grapheme_end(in.chars, start);
+    if (const std::string_view cluster = utf8_of(start, end); cluster.size() < 6) {
+      if (const auto [length, replacement] = charsmap.shortest_prefix(cluster); length > 0) {
+        replace(replacement, end - start);
+        start = end;
+        continue;
+      }
+    }
+    for (std::size_t i = start; i < end; ++i) {
+      if (const auto [length, replacement] = charsmap.shortest_prefix(utf8_of(i, i + 1)); length > 0) {
+        replace(replacement, 1);
+      } else {
+        changes.emplace_back(in.chars[i], 0);
+      }
+    }
+    start = end;
+  }
+  // NormalizedString::transform: change <= 0 takes the next original character's range (and skips
+  // -change more); change > 0 is an insertion with the range of the character before.
+  NormalizedText out;
+  std::size_t next = 0;  // the next original character
+  for (const auto& [c, change] : changes) {
+    if (change > 0) {
+      out.push(c, next > 0 ? in.begin[next - 1] : 0, next > 0 ? in.end[next - 1] : 0);
+    } else if (next < in.chars.size()) {
+      out.push(c, in.begin[next], in.end[next]);
+      next = std::min(in.chars.size(), next + 1 + static_cast<std::size_t>(-change));
+    } else {  // nothing left to replace (Hugging Face would not get here): the last range
+      out.push(c, in.begin.back(), in.end.back());
+    }
+  }
+  return out;
+}
+
 std::string to_utf8(const std::u32string& s) {
   std::string out;
   for (char32_t c : s) unicode::append_utf8(out, c);
@@ -213,6 +318,8 @@ NormalizedText normalize(const Normalizer& n, NormalizedText text) {
       return prepend(text, n.content);
     case Normalizer::Kind::Replace:
       return replace(text, n.pattern, n.content);
+    case Normalizer::Kind::Precompiled:
+      return precompiled(text, *n.charsmap);
     case Normalizer::Kind::Sequence:
       for (const Normalizer& step : n.sequence) text = normalize(step, std::move(text));
       return text;
@@ -255,6 +362,16 @@ NormalizedText normalize(const Normalizer& n, NormalizedText text) {
     if (!j.contains("content") || !j["content"].is_string()) fail("normalizer", "Replace needs a \"content\" string");
     n.pattern = to_u32(pattern["String"].get<std::string>());
     n.content = to_u32(j["content"].get<std::string>());
+  } else if (type == "Precompiled") {
+    n.kind = Kind::Precompiled;
+    const nlohmann::json& blob = detail::member_or_null(j, "precompiled_charsmap");
+    if (!blob.is_string()) fail("normalizer", "Precompiled needs a \"precompiled_charsmap\" string (base64)");
+    n.charsmap_blob = from_base64(blob.get<std::string>());
+    try {
+      n.charsmap = std::make_shared<const PrecompiledCharsmap>(n.charsmap_blob);
+    } catch (const std::invalid_argument& e) {
+      fail("normalizer", std::string("Precompiled: ") + e.what());
+    }
   } else if (type == "Sequence") {
     n.kind = Kind::Sequence;
     if (!j.contains("normalizers") || !j["normalizers"].is_array()) fail("normalizer", "Sequence needs a \"normalizers\" array");
@@ -262,7 +379,7 @@ NormalizedText normalize(const Normalizer& n, NormalizedText text) {
   } else {
     fail("normalizer", "type \"" + type +
                            "\" is not supported (BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, Strip, Prepend, "
-                           "Replace, Sequence or null)");
+                           "Replace, Precompiled, Sequence or null)");
   }
   return n;
 }
@@ -293,6 +410,8 @@ NormalizedText normalize(const Normalizer& n, NormalizedText text) {
       return {{"type", "Prepend"}, {"prepend", to_utf8(content)}};
     case Kind::Replace:
       return {{"type", "Replace"}, {"pattern", {{"String", to_utf8(pattern)}}}, {"content", to_utf8(content)}};
+    case Kind::Precompiled:
+      return {{"type", "Precompiled"}, {"precompiled_charsmap", to_base64(charsmap_blob)}};
     case Kind::Sequence: {
       ojson steps = ojson::array();
       for (const Normalizer& step : sequence) steps.push_back(step.to_json());

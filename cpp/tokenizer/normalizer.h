@@ -4,7 +4,10 @@
 // Face `tokenizers` (same semantics, same tokenizer.json form): BertNormalizer
 // (clean text, pad CJK ideographs with spaces, NFD + strip non-spacing marks,
 // lowercase), NFC, NFD, NFKC, NFKD, Lowercase, Strip, Prepend, Replace (with a
-// String pattern) and Sequence. A character made by composition keeps the
+// String pattern), Precompiled (SentencePiece's charsmap as T5, XLM-R and
+// mBART files carry it, applied as Hugging Face applies it: to each extended
+// grapheme cluster of under 6 bytes whole, else character by character, the
+// shortest matching rule winning) and Sequence. A character made by composition keeps the
 // original range of its first part (as Hugging Face); inserted characters (Prepend) cover the
 // range of the character they are put in front of (as Hugging Face).
 // SentencePiece: the normalizer of a SentencePiece .model (sentencepiece_normalizer.h),
@@ -40,6 +43,7 @@ struct NormalizedText {
 };
 
 struct SentencePieceNormalization;
+class PrecompiledCharsmap;
 
 struct BertNormalizerOptions {
   bool clean_text = true;
@@ -51,12 +55,14 @@ struct BertNormalizerOptions {
 NormalizedText bert_normalize(NormalizedText text, const BertNormalizerOptions& options);
 
 struct Normalizer {
-  enum class Kind { Bert, NFC, NFD, NFKC, NFKD, Lowercase, Strip, Prepend, Replace, Sequence, SentencePiece } kind = Kind::NFC;
+  enum class Kind { Bert, NFC, NFD, NFKC, NFKD, Lowercase, Strip, Prepend, Replace, Precompiled, Sequence, SentencePiece } kind = Kind::NFC;
   BertNormalizerOptions bert;         // Bert
   bool strip_left = true, strip_right = true;  // Strip
   std::u32string pattern, content;    // Prepend: content; Replace: pattern -> content
   std::vector<Normalizer> sequence;   // Sequence
   std::shared_ptr<const SentencePieceNormalization> sentencepiece;  // SentencePiece
+  std::shared_ptr<const PrecompiledCharsmap> charsmap;  // Precompiled
+  std::string charsmap_blob;          // Precompiled: the charsmap's bytes (tokenizer.json has them in base64)
 
   // tokenizer.json's "normalizer" object (throws std::invalid_argument naming
   // the section and the unsupported type or field).

@@ -43,7 +43,15 @@ PrecompiledCharsmap::PrecompiledCharsmap(std::string_view blob) {
 }
 
 std::pair<std::size_t, std::string_view> PrecompiledCharsmap::longest_prefix(std::string_view text) const {
-  // Darts-clone's commonPrefixSearch, keeping the longest match.
+  return prefix_match(text, false);
+}
+
+std::pair<std::size_t, std::string_view> PrecompiledCharsmap::shortest_prefix(std::string_view text) const {
+  return prefix_match(text, true);
+}
+
+std::pair<std::size_t, std::string_view> PrecompiledCharsmap::prefix_match(std::string_view text, bool shortest) const {
+  // Darts-clone's commonPrefixSearch, keeping the longest match (or stopping at the first).
   std::size_t longest = 0;
   std::uint32_t value = 0;
   std::size_t node = offset_of(units_[0]);
@@ -58,6 +66,7 @@ std::pair<std::size_t, std::string_view> PrecompiledCharsmap::longest_prefix(std
     if (has_leaf(unit)) {
       longest = i + 1;
       value = value_of(units_[node]);
+      if (shortest) break;
     }
   }
   if (longest == 0) return {0, {}};

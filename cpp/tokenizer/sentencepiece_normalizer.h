@@ -36,8 +36,12 @@ class PrecompiledCharsmap {
   // The longest rule matching a prefix of text: its length in bytes (0: none)
   // and its replacement (possibly empty: a deletion).
   std::pair<std::size_t, std::string_view> longest_prefix(std::string_view text) const;
+  // The shortest such rule, as Hugging Face's Precompiled normalizer reads the
+  // charsmap (spm_precompiled's transform: the first common-prefix match).
+  std::pair<std::size_t, std::string_view> shortest_prefix(std::string_view text) const;
 
  private:
+  std::pair<std::size_t, std::string_view> prefix_match(std::string_view text, bool shortest) const;
   std::vector<std::uint32_t> units_;
   std::string replacements_;  // NUL-terminated strings, ends with a NUL
 };

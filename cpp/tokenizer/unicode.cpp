@@ -98,4 +98,53 @@ bool is_valid_utf8(std::string_view text) {
   return true;
 }
 
+namespace {
+
+struct GraphemeProperty {
+  GraphemeBreak value = GraphemeBreak::Other;
+  bool pictographic = false;  // Extended_Pictographic
+};
+
+GraphemeProperty grapheme_property(char32_t cp) {
+  const tables::GraphemeRange* end = tables::kGraphemeRanges + tables::kGraphemeRangeCount;
+  const tables::GraphemeRange* it = std::upper_bound(tables::kGraphemeRanges, end, cp,
+                                                     [](char32_t c, const tables::GraphemeRange& r) { return c < r.first; });
+  if (it == tables::kGraphemeRanges || cp > (it - 1)->last) return {};
+  const std::uint8_t value = (it - 1)->value;
+  return {static_cast<GraphemeBreak>(value & 0x0F), (value & 0x10) != 0};
+}
+
+bool is_control_break(GraphemeBreak b) { return b == GraphemeBreak::CR || b == GraphemeBreak::LF || b == GraphemeBreak::Control; }
+
+}  // namespace
+
+std::size_t grapheme_end(std::u32string_view text, std::size_t start) {
+  using B = GraphemeBreak;
+  GraphemeProperty previous = grapheme_property(text[start]);
+  bool after_pictographic = previous.pictographic;  // ExtPict Extend* just before
+  bool after_pictographic_zwj = false;               // ExtPict Extend* ZWJ just before (GB11)
+  int regional_run = previous.value == B::RegionalIndicator ? 1 : 0;  // RI just before (GB12, GB13)
+  for (std::size_t i = start + 1; i < text.size(); ++i) {
+    const GraphemeProperty current = grapheme_property(text[i]);
+    const B p = previous.value, c = current.value;
+    bool joined;
+    if (p == B::CR && c == B::LF) joined = true;                                               // GB3
+    else if (is_control_break(p) || is_control_break(c)) joined = false;                        // GB4, GB5
+    else if (p == B::L && (c == B::L || c == B::V || c == B::LV || c == B::LVT)) joined = true;  // GB6
+    else if ((p == B::LV || p == B::V) && (c == B::V || c == B::T)) joined = true;              // GB7
+    else if ((p == B::LVT || p == B::T) && c == B::T) joined = true;                            // GB8
+    else if (c == B::Extend || c == B::ZWJ || c == B::SpacingMark) joined = true;               // GB9, GB9a
+    else if (p == B::Prepend) joined = true;                                                    // GB9b
+    else if (after_pictographic_zwj && current.pictographic) joined = true;                     // GB11
+    else if (c == B::RegionalIndicator && regional_run % 2 == 1) joined = true;                 // GB12, GB13
+    else joined = false;                                                                        // GB999
+    if (!joined) return i;
+    after_pictographic_zwj = after_pictographic && c == B::ZWJ;
+    after_pictographic = current.pictographic || (after_pictographic && c == B::Extend);
+    regional_run = c == B::RegionalIndicator ? regional_run + 1 : 0;
+    previous = current;
+  }
+  return text.size();
+}
+
 }  // namespace attnplay::unicode

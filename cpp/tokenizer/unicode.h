@@ -1,6 +1,6 @@
 // Unicode lookups over the generated tables (general category, White_Space,
 // combining class, canonical and compatibility decomposition, composition,
-// lowercase) and UTF-8/UTF-16
+// lowercase, grapheme cluster boundaries) and UTF-8/UTF-16
 // helpers. Invalid UTF-8 is decoded as "maximal subparts" (as TextDecoder
 // does: each becomes one U+FFFD there), flagged so callers can keep the bytes.
 // Not here: normalization or tokenization rules (normalizer.h, pre_tokenizer.h).
@@ -60,6 +60,16 @@ char32_t compose(char32_t first, char32_t second);
 
 // Appends the lowercase mapping of cp (Rust's char::to_lowercase).
 void append_lowercase(char32_t cp, std::u32string& out);
+
+// Grapheme_Cluster_Break values; the order matches scripts/gen-unicode-tables.mjs.
+enum class GraphemeBreak : std::uint8_t {
+  Other, CR, LF, Control, Extend, ZWJ, RegionalIndicator, Prepend, SpacingMark, L, V, T, LV, LVT
+};
+
+// The end (one past the last character) of the extended grapheme cluster
+// that starts at text[start] (UAX #29's rules GB3-GB13 of Unicode 15.0, as
+// the unicode-segmentation crate Hugging Face tokenizers uses; start < size).
+std::size_t grapheme_end(std::u32string_view text, std::size_t start);
 
 struct Decoded {
   char32_t code_point;   // U+FFFD when !valid

@@ -25,6 +25,13 @@ struct CompositionEntry {
   char32_t first, second, composite;
 };
 
+// Code points first..last share `value`: their Grapheme_Cluster_Break (low 4
+// bits, unicode.h's GraphemeBreak) and 0x10 when Extended_Pictographic.
+struct GraphemeRange {
+  char32_t first, last;
+  std::uint8_t value;
+};
+
 extern const char* const kUnicodeVersion;
 // props = kBlocks[kBlockIndex[cp >> 8]][cp & 0xFF]: low 5 bits the Category, bit 5 White_Space.
 extern const std::uint16_t kBlockIndex[0x110000 >> 8];
@@ -42,5 +49,7 @@ extern const std::size_t kCompositionCount;
 extern const MappingEntry kLowercase[];  // lowercase mappings, sorted
 extern const char32_t kLowercasePool[];
 extern const std::size_t kLowercaseCount;
+extern const GraphemeRange kGraphemeRanges[];  // sorted; code points in none are Other, not pictographic
+extern const std::size_t kGraphemeRangeCount;
 
 }  // namespace attnplay::unicode::tables

@@ -1,6 +1,7 @@
 // Writes fuzzing seeds for fuzz_tokenizer: each tokenizer.json shape of
 // tests/tokenizer/families.mjs (Llama 3, Qwen2, o200k, SmolLM2, Pythia,
-// Llama 2, Metaspace, every Split behaviour and normalizer) shrunk to its
+// Llama 2, Metaspace, Unigram with and without a Precompiled charsmap, every
+// Split behaviour and normalizer) shrunk to its
 // first few hundred pieces, + NUL + a text. Also a few broken variants
 // (an unknown Split regex, a Split without a pattern, wrong field types).
 // Usage: node tests/fuzz/tokenizer-seeds.mjs OUT_DIR   (called by scripts/fuzz.sh)
@@ -39,7 +40,7 @@ function shrink(json, keep) {
 const shapes = [
   ['llama3', families.llama3()], ['qwen2', families.qwen2()], ['o200k', families.o200k()], ['smollm2', families.smollm2()],
   ['pythia', families.pythia()], ['gpt2-split', families.gpt2Split()], ['llama2', families.llama2()],
-  ['llama2-unknowns', families.llama2Unknowns()], ['metaspace', families.metaspace()], ['unigram', families.unigram()],
+  ['llama2-unknowns', families.llama2Unknowns()], ['metaspace', families.metaspace()], ['unigram', families.unigram()], ['unigram-precompiled', families.unigram({ precompiled: 'rules' })],
   ...families.splitBehaviours().map(([, json], i) => [`split-${i}`, json]),
   ...families.normalizers().map(([, json], i) => [`normalizer-${i}`, json]),
 ];

@@ -1,5 +1,7 @@
 // tokenizer.json components beyond GPT-2 and BERT, natively: NFC/NFD/NFKC/NFKD
 // against the Unicode consortium's NormalizationTest.txt (Debian unicode-data),
+// extended grapheme clusters (the Precompiled normalizer's) against its
+// GraphemeBreakTest.txt,
 // the Split scanners against the matches their regexes define on hand-checked
 // strings, Hugging Face's Split behaviours, the character-level BPE options,
 // decoders, loader errors (an unknown Regex is quoted) and to_json round trips.
@@ -82,6 +84,35 @@ TEST_CASE("NFC, NFD, NFKC, NFKD equal every line of NormalizationTest.txt") {
     ++checked;
   }
   CHECK(checked > 19000);
+}
+
+// UAX #29's own test data: every line's breaks, from the clusters grapheme_end finds.
+TEST_CASE("extended grapheme clusters equal every line of GraphemeBreakTest.txt") {
+  const std::unique_ptr<FILE, int (*)(FILE*)> in(fopen("/usr/share/unicode/auxiliary/GraphemeBreakTest.txt", "r"), fclose);
+  REQUIRE(in);
+  char buffer[4096];
+  int checked = 0;
+  while (fgets(buffer, sizeof buffer, in.get())) {
+    const std::string line = std::string(buffer).substr(0, std::string(buffer).find('#'));
+    if (line.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+    // "÷ 0020 × 0308 ÷ 0020 ÷": code points, and after each whether a cluster ends there.
+    std::u32string text;
+    std::vector<std::size_t> want;  // cluster ends
+    std::istringstream fields(line);
+    for (std::string field; fields >> field;) {
+      if (field == "\xC3\xB7") {  // ÷
+        if (!text.empty()) want.push_back(text.size());
+      } else if (field != "\xC3\x97") {  // not ×: a code point
+        text += static_cast<char32_t>(std::stoul(field, nullptr, 16));
+      }
+    }
+    std::vector<std::size_t> got;
+    for (std::size_t start = 0; start < text.size(); start = got.back()) got.push_back(attnplay::unicode::grapheme_end(text, start));
+    INFO(line);
+    CHECK(got == want);
+    ++checked;
+  }
+  CHECK(checked > 600);
 }
 
 TEST_CASE("a composed character keeps the original range of its first part, as Hugging Face") {

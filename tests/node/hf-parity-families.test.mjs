@@ -29,6 +29,16 @@ test('Metaspace pre-tokenizer and decoder, each prepend scheme and split', async
     }
   }
 });
+// T5's, XLM-R's and mBART's files carry SentencePiece's charsmap (Precompiled): Hugging Face applies it to each
+// extended grapheme cluster whole (under 6 bytes, the shortest rule winning), else per character. The corpus,
+// and clusters where that differs from applying it per character: marks after a letter with a rule of its own,
+// stacked marks, emoji ZWJ sequences, flags, Hangul jamo, CR LF, ligatures and fullwidth forms, lone marks.
+const CLUSTERS = 'Ａ\u0301 ｅ\u0301\u0302 e\u0301 e\u0301\u0301 ﬁ\u0301 ﬁx ①\u20dd ㈱ 👨\u200d👩\u200d👧 🇫🇷🇩🇪🇺 \u1100\u1161\u11a8 \r\n \u0301start ' +
+  'Å ﬀﬃ ｶﾞ ℌ ⅷ ｱ\u3099 \u0e01\u0e33 क\u094d\u0937 \u200b \ufeffx \u00a0y ';
+test('Unigram with the Precompiled normalizer (T5 / XLM-R files): ids, offsets and decode as Hugging Face', async () => {
+  await assertParity('unigram precompiled', families.unigram({ precompiled: true }));
+  await assertParity('unigram precompiled clusters', families.unigram({ precompiled: true }), { text: CLUSTERS.repeat(3) + lines.slice(0, 50).join('\n') });
+});
 test('Unigram (T5 / Marian shape), with and without byte fallback', async () => {
   // Offsets not compared: behind NFKC, Hugging Face's ranges of characters composed from several
   // marks follow its own alignment rules, which ours match only for single compositions (cpp/README.md).

@@ -115,9 +115,9 @@ test('a tokenizer the core cannot read is refused before the weights are read, a
   let cancelled = false;
   const body = new ReadableStream({ pull() { pulled = true; }, cancel() { cancelled = true; } }, { highWaterMark: 0 });
   const weights = new Response(body, { headers: { 'content-length': String(f.weights.length) } });
-  const tokenizer = { ...JSON.parse(f.tokenizer), normalizer: { type: 'Precompiled', precompiled_charsmap: '' } };
+  const tokenizer = { ...JSON.parse(f.tokenizer), normalizer: { type: 'ByteLevel' } };
   await assert.rejects(engine.loadModel({ config: f.config, weights, tokenizer: JSON.stringify(tokenizer) }),
-    (e) => e instanceof AttnplayError && /normalizer: type "Precompiled" is not supported/.test(e.message));
+    (e) => e instanceof AttnplayError && /normalizer: type "ByteLevel" is not supported/.test(e.message));
   assert.equal(pulled, false, 'no weight byte was asked for');
   assert.equal(cancelled, true, 'the weights download was cancelled');
   assert.equal(engine.loadedModels(), 0);

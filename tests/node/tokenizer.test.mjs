@@ -182,7 +182,10 @@ test('malformed or unsupported tokenizer files give errors naming the section', 
   const base = fx.bertTokenizerJson();
   const cases = [
     ['{not json', /not valid JSON/],
-    [{ ...base, normalizer: { type: 'Precompiled', precompiled_charsmap: '' } }, /normalizer: type "Precompiled" is not supported/],
+    [{ ...base, normalizer: { type: 'ByteLevel' } }, /normalizer: type "ByteLevel" is not supported/],
+    [{ ...base, normalizer: { type: 'Precompiled', precompiled_charsmap: '' } }, /normalizer: Precompiled: SentencePiece normalizer_spec.precompiled_charsmap: shorter than its header/],
+    [{ ...base, normalizer: { type: 'Precompiled', precompiled_charsmap: 'not base64!' } }, /normalizer: Precompiled's precompiled_charsmap is not base64/],
+    [{ ...base, normalizer: { type: 'Precompiled' } }, /normalizer: Precompiled needs a "precompiled_charsmap" string/],
     [{ ...base, normalizer: { type: 'Replace', pattern: { Regex: ' +' }, content: ' ' } }, /normalizer: Replace is supported with a \{"String": ...\} pattern only/],
     [{ ...base, pre_tokenizer: { type: 'UnicodeScripts' } }, /pre_tokenizer: type "UnicodeScripts"/],
     [{ ...base, model: { type: 'WordLevel', vocab: {} } }, /model: type "WordLevel"/],

@@ -219,16 +219,56 @@ export function metaspace(options = { prepend_scheme: 'first', split: false }) {
 }
 
 /**
+ * The precompiled_charsmap of a SentencePiece .model file (its
+ * normalizer_spec, protobuf field 3; the charsmap is its field 2), as
+ * tokenizer.json's Precompiled normalizer carries it: base64.
+ */
+export function precompiledCharsmap(modelFile) {
+  const bytes = readFileSync(modelFile);
+  // Each field of a message: [number, wire type, value (a number or a byte range)].
+  const fields = function* (start, end) {
+    let at = start;
+    const varint = () => {
+      let value = 0;
+      for (let shift = 0; ; shift += 7) {
+        const byte = bytes[at++];
+        value += (byte & 0x7f) * 2 ** shift;
+        if (byte < 0x80) return value;
+      }
+    };
+    while (at < end) {
+      const key = varint();
+      const [number, wire] = [Math.floor(key / 8), key % 8];
+      if (wire === 0) yield [number, wire, varint()];
+      else if (wire === 2) { const length = varint(); yield [number, wire, [at, at + length]]; at += length; }
+      else if (wire === 5) { yield [number, wire, null]; at += 4; }
+      else if (wire === 1) { yield [number, wire, null]; at += 8; }
+      else throw new Error(`${modelFile}: protobuf wire type ${wire}`);
+    }
+  };
+  for (const [number, , range] of fields(0, bytes.length)) {
+    if (number !== 3) continue;
+    for (const [inner, , charsmap] of fields(...range)) if (inner === 2) return bytes.subarray(...charsmap).toString('base64');
+  }
+  throw new Error(`${modelFile} has no precompiled_charsmap`);
+}
+
+/**
  * T5 / Marian style Unigram: pieces and scores of a SentencePiece Unigram model
  * trained on Austen (unigram-austen.json, made by make-unigram-vocab.sh), NFKC
- * (where T5's file has SentencePiece's precompiled NFKC), Metaspace, "$A </s>".
+ * (or, with `precompiled`, SentencePiece's nmt_nfkc charsmap as T5's and
+ * XLM-R's files carry it: Precompiled; precompiled 'rules': the small
+ * charsmap of sentencepiece/rules.tsv), Metaspace, "$A </s>".
  */
-export function unigram({ byteFallback = true } = {}) {
+export function unigram({ byteFallback = true, precompiled = false } = {}) {
+  const charsmapModel = precompiled === 'rules' ? 'unigram-rules-cased' : 'unigram-nmt-nfkc';
   const { unk_id, pieces } = JSON.parse(readFileSync(new URL('./unigram-austen.json', import.meta.url), 'utf8'));
   const meta = { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true };
   return {
     version: '1.0', truncation: null, padding: null, added_tokens: specials,
-    normalizer: { type: 'NFKC' },
+    normalizer: precompiled
+      ? { type: 'Precompiled', precompiled_charsmap: precompiledCharsmap(new URL(`./sentencepiece/${charsmapModel}.model`, import.meta.url)) }
+      : { type: 'NFKC' },
     pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { String: ' ' }, behavior: 'Removed', invert: false }, meta] },
     post_processor: {
       type: 'TemplateProcessing',
