@@ -47,13 +47,44 @@ Matrix embed_tokens(const std::vector<std::int32_t>& ids, const ConstMatrixRef& 
   return out;
 }
 
-std::vector<double> rope_inverse_frequencies(int rotary_dims, double theta, const RopeFrequencyScaling& scaling) {
+std::vector<double> rope_inverse_frequencies(int rotary_dims, double theta, const RopeFrequencyScaling& scaling,
+                                             int positions) {
   if (rotary_dims <= 0 || rotary_dims % 2 != 0) throw std::invalid_argument("rope: the rotated width must be positive and even");
   std::vector<double> inv_freq(static_cast<std::size_t>(rotary_dims / 2));
   for (std::size_t i = 0; i < inv_freq.size(); ++i) {
     inv_freq[i] = 1.0 / std::pow(theta, static_cast<double>(2 * i) / rotary_dims);
   }
   const double pi = 3.14159265358979323846;
+  if (scaling.type == RopeFrequencyScaling::Type::longrope) {
+    const std::vector<double>& factors =
+        positions > scaling.original_max_positions ? scaling.long_factors : scaling.short_factors;
+    if (factors.size() != inv_freq.size()) {
+      throw std::invalid_argument("rope: longrope has " + std::to_string(factors.size()) + " factors for " +
+                                  std::to_string(inv_freq.size()) + " rotated pairs");
+    }
+    for (std::size_t i = 0; i < inv_freq.size(); ++i) inv_freq[i] /= factors[i];
+    return inv_freq;
+  }
+  if (scaling.type == RopeFrequencyScaling::Type::yarn) {
+    // The dimension that turns `rotations` times within the original positions, and the ramp between beta_fast's and beta_slow's.
+    const auto correction_dim = [&](double rotations) {
+      return rotary_dims * std::log(scaling.original_max_positions / (rotations * 2 * pi)) / (2 * std::log(theta));
+    };
+    double low = correction_dim(scaling.beta_fast), high = correction_dim(scaling.beta_slow);
+    if (scaling.truncate) {
+      low = std::floor(low);
+      high = std::ceil(high);
+    }
+    low = std::max(low, 0.0);
+    high = std::min(high, static_cast<double>(rotary_dims - 1));
+    if (low == high) high += 0.001;
+    for (std::size_t i = 0; i < inv_freq.size(); ++i) {
+      const double ramp = std::clamp((static_cast<double>(i) - low) / (high - low), 0.0, 1.0);
+      const double extrapolation = 1 - ramp;  // 1: keep the original frequency
+      inv_freq[i] = inv_freq[i] / scaling.factor * (1 - extrapolation) + inv_freq[i] * extrapolation;
+    }
+    return inv_freq;
+  }
   for (double& f : inv_freq) {
     if (scaling.type == RopeFrequencyScaling::Type::linear) {
       f /= scaling.factor;
@@ -73,7 +104,19 @@ std::vector<double> rope_inverse_frequencies(int rotary_dims, double theta, cons
   return inv_freq;
 }
 
-void apply_rope(MatrixRef x, int head_dim, const std::vector<double>& inv_freq, int first_position) {
+double rope_attention_factor(const RopeFrequencyScaling& scaling) {
+  using Type = RopeFrequencyScaling::Type;
+  if (scaling.type != Type::yarn && scaling.type != Type::longrope) return 1.0;
+  if (scaling.attention_factor > 0) return scaling.attention_factor;
+  if (scaling.factor <= 1) return 1.0;
+  if (scaling.type == Type::longrope) return std::sqrt(1 + std::log(scaling.factor) / std::log(scaling.original_max_positions));
+  const auto mscale = [&](double m) { return 0.1 * m * std::log(scaling.factor) + 1.0; };
+  if (scaling.mscale > 0 && scaling.mscale_all_dim > 0) return mscale(scaling.mscale) / mscale(scaling.mscale_all_dim);
+  return mscale(1.0);
+}
+
+void apply_rope(MatrixRef x, int head_dim, const std::vector<double>& inv_freq, int first_position,
+                double attention_factor) {
   const int half = static_cast<int>(inv_freq.size());
   if (head_dim <= 0 || x.cols() % head_dim != 0 || 2 * half > head_dim) {
     throw std::invalid_argument("rope: width " + std::to_string(x.cols()) + " does not split into heads of " +
@@ -84,8 +127,8 @@ void apply_rope(MatrixRef x, int head_dim, const std::vector<double>& inv_freq, 
   for (Eigen::Index t = 0; t < x.rows(); ++t) {
     const double position = static_cast<double>(first_position + t);
     for (int i = 0; i < half; ++i) {
-      cos[i] = static_cast<float>(std::cos(position * inv_freq[i]));
-      sin[i] = static_cast<float>(std::sin(position * inv_freq[i]));
+      cos[i] = static_cast<float>(std::cos(position * inv_freq[i]) * attention_factor);
+      sin[i] = static_cast<float>(std::sin(position * inv_freq[i]) * attention_factor);
     }
     for (Eigen::Index h = 0; h < heads; ++h) {
       float* row = x.row(t).data() + h * head_dim;

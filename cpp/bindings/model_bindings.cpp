@@ -137,12 +137,13 @@ val forward_to_js(const Model& model, const ForwardRequest& req, const ForwardRe
   out.set("attentions", tensor_to_js(r.attentions.data(), r.attentions.size(), {r.layers, r.heads, r.tokens, r.keys}));
   if (r.trace) {
     val t = trace_to_js(*req.trace, *r.trace);
-    if (r.rotary) {  // { q, k [T, d_k] before RoPE, inverseFrequencies [r/2], firstPosition }
+    if (r.rotary) {  // { q, k [T, d_k] before RoPE, inverseFrequencies [r/2], firstPosition, attentionFactor }
       val rotary = val::object();
       rotary.set("q", matrix_to_js(r.rotary->q));
       rotary.set("k", matrix_to_js(r.rotary->k));
       rotary.set("inverseFrequencies", typed_array("Float64Array", r.rotary->inverse_frequencies));
       rotary.set("firstPosition", r.rotary->first_position);
+      rotary.set("attentionFactor", r.rotary->attention_factor);
       t.set("rotary", rotary);
     }
     out.set("trace", t);

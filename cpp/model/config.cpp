@@ -40,6 +40,14 @@ ModelConfig parse_config(std::string_view config_json) {
   if (c.rope && c.rotary_dims == 0) {
     bad_config("no dimension of a head rotates (head width " + std::to_string(c.head_dim) + ")");
   }
+  if (c.rope && c.rope_scaling.type == RopeFrequencyScaling::Type::longrope) {
+    const std::size_t pairs = static_cast<std::size_t>(c.rotary_dims / 2);
+    if (c.rope_scaling.short_factors.size() != pairs || c.rope_scaling.long_factors.size() != pairs) {
+      bad_config("rope_scaling: longrope's \"short_factor\" and \"long_factor\" need one factor per rotated pair (" +
+                 std::to_string(pairs) + "), not " + std::to_string(c.rope_scaling.short_factors.size()) + " and " +
+                 std::to_string(c.rope_scaling.long_factors.size()));
+    }
+  }
   return c;
 }
 

@@ -61,7 +61,7 @@ struct ModelConfig {
   bool rope = false;
   double rope_theta = 10000.0;   // rope_theta / rotary_emb_base
   int rotary_dims = 0;           // leading dims of each head that rotate (rotary_pct · d_k); even
-  RopeFrequencyScaling rope_scaling;  // rope_scaling: none, linear or llama3
+  RopeFrequencyScaling rope_scaling;  // rope_scaling: none, linear, dynamic, yarn, longrope or llama3
   bool qk_norm = false;          // Qwen3, Gemma 3: RMSNorm on each head's q and k before RoPE
   bool qk_norm_across_heads = false;  // OLMo 2: the same over all heads' q [H·d_k] and k [KV·d_k] at once
   std::vector<bool> rope_layers; // SmolLM3: the layers that turn q and k (no_rope_layers); empty: every layer

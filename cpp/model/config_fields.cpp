@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
+#include <utility>
 
 #include "json/json_text.h"
 
@@ -149,38 +150,62 @@ std::vector<bool> per_layer_flags(const nlohmann::json& j, const char* key, int 
 }
 
 RopeFrequencyScaling rope_scaling(const nlohmann::json& j) {
+  using Type = RopeFrequencyScaling::Type;
   RopeFrequencyScaling s;
   if (!j.contains("rope_scaling") || j["rope_scaling"].is_null()) return s;
   const nlohmann::json& r = j["rope_scaling"];
   if (!r.is_object()) bad_config("\"rope_scaling\" must be an object or null");
   const std::string type = text(r, "rope_type", text(r, "type", ""));
   if (type == "default") return s;
-  if (type == "linear") {
-    s.type = RopeFrequencyScaling::Type::linear;
-    s.factor = number(r, "factor", 0);
-  } else if (type == "llama3") {
-    s.type = RopeFrequencyScaling::Type::llama3;
-    s.factor = number(r, "factor", 0);
-    s.low_freq_factor = number(r, "low_freq_factor", 0);
-    s.high_freq_factor = number(r, "high_freq_factor", 0);
-    s.original_max_positions = number(r, "original_max_position_embeddings", 0);
-    if (!(s.high_freq_factor > s.low_freq_factor)) {
-      bad_config("rope_scaling: \"high_freq_factor\" must exceed \"low_freq_factor\"");
-    }
-  } else {
-    bad_config("rope_scaling type \"" + type + "\" is not supported (supported: linear, llama3)");
-  }
-  for (const char* key : {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"}) {
-    if (r.contains(key) && !(number(r, key, 1) > 0)) {
+  for (const char* key : {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings",
+                          "attention_factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim"}) {
+    if (r.contains(key) && !r[key].is_null() && !(number(r, key, 1) > 0)) {
       bad_config(std::string("rope_scaling: \"") + key + "\" must be positive");
     }
   }
-  if (!(s.factor > 0) || (s.type == RopeFrequencyScaling::Type::llama3 && !(s.low_freq_factor > 0 && s.original_max_positions > 0))) {
-    bad_config("rope_scaling of type \"" + type + "\" needs a positive \"factor\"" +
-               (s.type == RopeFrequencyScaling::Type::llama3
-              ? ", \"low_freq_factor\", \"high_freq_factor\" and \"original_max_position_embeddings\""
-              : ""));
+  const double max_positions = number(j, "max_position_embeddings", 0);
+  s.factor = number(r, "factor", 0);
+  if (type == "linear" || type == "dynamic") {
+    s.type = type == "linear" ? Type::linear : Type::dynamic;
+  } else if (type == "llama3") {
+    s.type = Type::llama3;
+    s.low_freq_factor = number(r, "low_freq_factor", 0);
+    s.high_freq_factor = number(r, "high_freq_factor", 0);
+    s.original_max_positions = number(r, "original_max_position_embeddings", 0);
+    if (!(s.low_freq_factor > 0 && s.original_max_positions > 0)) {
+      bad_config("rope_scaling of type \"llama3\" needs a positive \"factor\", \"low_freq_factor\", "
+                 "\"high_freq_factor\" and \"original_max_position_embeddings\"");
+    }
+    if (!(s.high_freq_factor > s.low_freq_factor)) bad_config("rope_scaling: \"high_freq_factor\" must exceed \"low_freq_factor\"");
+  } else if (type == "yarn" || type == "longrope") {
+    s.type = type == "yarn" ? Type::yarn : Type::longrope;
+    // The pretrained context: rope_scaling's, else (longrope: Phi-3's top-level key) the config's.
+    const double top_level = number(j, "original_max_position_embeddings", 0);
+    s.original_max_positions = number(r, "original_max_position_embeddings", s.type == Type::longrope && top_level > 0 ? top_level : max_positions);
+    if (!(s.original_max_positions > 0)) bad_config("rope_scaling of type \"" + type + "\" needs \"original_max_position_embeddings\"");
+    if (s.factor == 0) s.factor = max_positions > 0 ? max_positions / s.original_max_positions : 1.0;
+    s.attention_factor = number(r, "attention_factor", 0);
+    s.beta_fast = number(r, "beta_fast", 32);
+    s.beta_slow = number(r, "beta_slow", 1);
+    s.mscale = number(r, "mscale", 0);
+    s.mscale_all_dim = number(r, "mscale_all_dim", 0);
+    s.truncate = flag(r, "truncate", true);
+    if (s.type == Type::longrope) {
+      for (const auto& [key, factors] : {std::pair{"short_factor", &s.short_factors}, std::pair{"long_factor", &s.long_factors}}) {
+        if (!r.contains(key) || !r[key].is_array()) bad_config(std::string("rope_scaling: longrope needs a \"") + key + "\" list");
+        for (const nlohmann::json& f : r[key]) {
+          if (!f.is_number() || !(f.get<double>() > 0) || !std::isfinite(f.get<double>())) {
+            bad_config(std::string("rope_scaling: \"") + key + "\" must hold positive numbers");
+          }
+          factors->push_back(f.get<double>());
+        }
+      }
+    }
+    return s;
+  } else {
+    bad_config("rope_scaling type \"" + type + "\" is not supported (supported: linear, dynamic, yarn, longrope, llama3)");
   }
+  if (!(s.factor > 0)) bad_config("rope_scaling of type \"" + type + "\" needs a positive \"factor\"");
   return s;
 }
 

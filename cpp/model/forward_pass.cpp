@@ -38,7 +38,10 @@ ForwardPass::ForwardPass(const ModelConfig& c, const ModelWeights& w, const Forw
   options_.key_mask = request.attention_mask;
   options_.scale_width = c.attention_scale_width;
   options_.softcap = c.attention_softcap;
-  if (c.rope) rope_inv_freq_ = rope_inverse_frequencies(c.rotary_dims, c.rope_theta, c.rope_scaling);
+  if (c.rope) {  // longrope picks its factors by the positions this pass reaches
+    rope_inv_freq_ = rope_inverse_frequencies(c.rotary_dims, c.rope_theta, c.rope_scaling, past_ + T_);
+    rope_attention_factor_ = rope_attention_factor(c.rope_scaling);
+  }
   if (c.rope && c.rope_local_theta > 0) {
     rope_local_inv_freq_ = rope_inverse_frequencies(c.rotary_dims, c.rope_local_theta, RopeFrequencyScaling{});
   }
@@ -111,10 +114,11 @@ Matrix ForwardPass::attention(const ConstMatrixRef& x, const BlockWeights& b, in
     const std::vector<double>& inv_freq = sliding && !rope_local_inv_freq_.empty() ? rope_local_inv_freq_ : rope_inv_freq_;
     if (traced_layer) {  // the traced head's q and its key head's k, before the rotation
       const int head = request_.trace->head, kv_head = head / (H / KV);
-      result_.rotary = RotaryTrace{q.middleCols(head * dk, dk), k.middleCols(kv_head * dk, dk), inv_freq, past_};
+      result_.rotary = RotaryTrace{q.middleCols(head * dk, dk), k.middleCols(kv_head * dk, dk), inv_freq, past_,
+                                   rope_attention_factor_};
     }
-    apply_rope(q, dk, inv_freq, past_);
-    apply_rope(k, dk, inv_freq, past_);
+    apply_rope(q, dk, inv_freq, past_, rope_attention_factor_);
+    apply_rope(k, dk, inv_freq, past_, rope_attention_factor_);
   }
   if (cache_) {  // keys and values [past + T, KV·d_k]: the cached ones, then this call's
     append_rows(cache_->keys[static_cast<std::size_t>(layer)], k);

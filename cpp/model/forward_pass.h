@@ -83,6 +83,7 @@ class ForwardPass {
   AttentionOptions options_;  // the pass's; attention() sets each layer's window
   std::vector<double> rope_inv_freq_;        // [r/2] with RoPE
   std::vector<double> rope_local_inv_freq_;  // [r/2] Gemma 3's sliding layers; empty otherwise
+  double rope_attention_factor_ = 1.0;       // yarn's and longrope's scale of cos and sin
 };
 
 }  // namespace attnplay

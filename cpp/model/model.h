@@ -92,6 +92,7 @@ struct RotaryTrace {
   Matrix k;  // [T, d_k] its key head's keys before RoPE (after k norm), the tokens run only (not cached keys)
   std::vector<double> inverse_frequencies;  // [r/2] θ_i, frequency scaling applied
   int first_position = 0;                   // position of row 0 (the tokens already in a KV cache)
+  double attention_factor = 1.0;            // yarn, longrope: cos and sin scaled by it (q after = rotated · factor)
 };
 
 struct ForwardResult {

@@ -76,6 +76,15 @@ async function openModel(hash, beforeLoad = async () => {}, folder = 'marian/') 
   return { page, errors };
 }
 const runs = (page) => page.evaluate(() => Number(document.body.dataset.run ?? 0));
+/** Picks `part` in the Attention menu and returns the neuron view's model once it shows `keys` keys. */
+async function neuronModelOf(page, part, keys) {
+  await page.selectOption('select[name="attention"]', part);
+  await page.waitForFunction((p) => {
+    const view = document.querySelector('neuron-view');
+    return view.dataset.state === 'ready' && view.neuronModel()?.keys.length === p;
+  }, keys, { timeout: 30000 });
+  return page.evaluate(() => document.querySelector('neuron-view').neuronModel());
+}
 const close = (a, b, tolerance, what) => assert.ok(Math.abs(a - b) <= tolerance, `${what}: ${a} vs ${b}`);
 
 test('typed text is translated token by token, each token drawn with its cross-attention row', async () => {
@@ -248,12 +257,7 @@ test('the Neuron tab of an encoder–decoder: the encoder, the decoder and cross
     cross: { tensor: FORCED.crossAttentions, query: S + T - 1, row: T - 1, keys: S }, // drawn over [source, target] tokens
   };
   for (const [part, want] of Object.entries(parts)) {
-    await page.selectOption('select[name="attention"]', part);
-    await page.waitForFunction((p) => {
-      const view = document.querySelector('neuron-view');
-      return view.dataset.state === 'ready' && view.neuronModel()?.keys.length === p;
-    }, want.keys, { timeout: 30000 });
-    const shown = await page.evaluate(() => document.querySelector('neuron-view').neuronModel());
+    const shown = await neuronModelOf(page, part, want.keys);
     assert.deepEqual([shown.layer, shown.head, shown.query], [1, 2, want.query], part);
     shown.keys.forEach((key, k) => {
       close(key.softmax, at(want.tensor, 1, 2, want.row, k), 1e-5, `${part}: softmax(q·k/√d_k) of key ${k}`);
@@ -280,12 +284,7 @@ test('T5 in the Neuron tab: q·k unscaled plus the engine\'s position bias gives
     cross: { tensor: T5_FORCED.crossAttentions, query: S + T - 1, row: T - 1, keys: S },
   };
   for (const [part, want] of Object.entries(parts)) {
-    await page.selectOption('select[name="attention"]', part);
-    await page.waitForFunction((p) => {
-      const view = document.querySelector('neuron-view');
-      return view.dataset.state === 'ready' && view.neuronModel()?.keys.length === p;
-    }, want.keys, { timeout: 30000 });
-    const shown = await page.evaluate(() => document.querySelector('neuron-view').neuronModel());
+    const shown = await neuronModelOf(page, part, want.keys);
     assert.deepEqual([shown.layer, shown.head, shown.query, shown.divisor], [1, 2, want.query, 1], `${part}: T5's q·k is unscaled`);
     assert.equal(shown.positionBias, part !== 'cross', `${part}: a position bias in self-attention only`);
     shown.keys.forEach((key, k) => {

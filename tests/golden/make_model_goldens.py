@@ -469,13 +469,34 @@ def rms_norm(x, weight, eps):
     return x / torch.sqrt((x * x).mean(-1, keepdim=True) + eps) * weight
 
 
-def rope_inverse_frequencies(dim, theta, scaling):
-    """theta^(-2i/dim), i < dim/2, with rope_scaling of type linear or llama3 applied."""
+def rope_inverse_frequencies(dim, theta, scaling, cfg=None, positions=0):
+    """theta^(-2i/dim), i < dim/2, with rope_scaling applied as transformers' rope init functions
+    (modeling_rope_utils) compute it: linear, dynamic (the default up to the original positions, all the runtime
+    runs), llama3, yarn, longrope (its short factors, or the long ones when a pass reaches past the original
+    positions); cfg: the whole config (max_position_embeddings, Phi-3's original_max_position_embeddings)."""
     inv = 1.0 / theta ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim)
-    if scaling is None:
+    kind = None if scaling is None else scaling.get("rope_type", scaling.get("type"))
+    if kind in (None, "default", "dynamic"):
         return inv
-    if scaling["rope_type"] == "linear":
+    if kind == "linear":
         return inv / scaling["factor"]
+    if kind == "yarn":
+        original, factor = yarn_original_and_factor(scaling, cfg)
+        beta_fast, beta_slow = scaling.get("beta_fast") or 32, scaling.get("beta_slow") or 1
+        correction = lambda rotations: dim * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(theta))
+        low, high = correction(beta_fast), correction(beta_slow)
+        if scaling.get("truncate", True):
+            low, high = math.floor(low), math.ceil(high)
+        low, high = max(low, 0), min(high, dim - 1)
+        if low == high:
+            high += 0.001
+        ramp = ((torch.arange(dim // 2, dtype=torch.float64) - low) / (high - low)).clamp(0, 1)
+        keep = 1 - ramp  # 1: the original frequency (extrapolation); 0: divided by factor (interpolation)
+        return inv / factor * (1 - keep) + inv * keep
+    if kind == "longrope":
+        original = scaling.get("original_max_position_embeddings") or cfg["original_max_position_embeddings"]
+        chosen = scaling["long_factor"] if positions > original else scaling["short_factor"]
+        return inv / torch.tensor(chosen, dtype=torch.float64)
     # llama3: long wavelengths slowed by `factor`, short ones kept, a smooth blend between.
     factor, low, high = scaling["factor"], scaling["low_freq_factor"], scaling["high_freq_factor"]
     old = scaling["original_max_position_embeddings"]
@@ -487,12 +508,36 @@ def rope_inverse_frequencies(dim, theta, scaling):
     return torch.where(medium, blended, scaled)
 
 
-def rotate(x, inv_freq):
-    """RoPE on the first 2·len(inv_freq) dims of x [heads, T, d_k], half-split (rotate_half) form."""
+def yarn_original_and_factor(scaling, cfg):
+    original = scaling.get("original_max_position_embeddings") or cfg["max_position_embeddings"]
+    return original, scaling.get("factor") or cfg["max_position_embeddings"] / original
+
+
+def rope_attention_factor(scaling, cfg):
+    """The factor yarn and longrope scale cos and sin by (transformers' attention_scaling); 1 otherwise."""
+    kind = None if scaling is None else scaling.get("rope_type", scaling.get("type"))
+    if kind not in ("yarn", "longrope"):
+        return 1.0
+    if scaling.get("attention_factor"):
+        return scaling["attention_factor"]
+    if kind == "longrope":
+        original = scaling.get("original_max_position_embeddings") or cfg["original_max_position_embeddings"]
+        factor = scaling.get("factor") or cfg["max_position_embeddings"] / original
+        return 1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(original))
+    _, factor = yarn_original_and_factor(scaling, cfg)
+    mscale = lambda m: 1.0 if factor <= 1 else 0.1 * m * math.log(factor) + 1.0
+    if scaling.get("mscale") and scaling.get("mscale_all_dim"):
+        return mscale(scaling["mscale"]) / mscale(scaling["mscale_all_dim"])
+    return mscale(1)
+
+
+def rotate(x, inv_freq, factor=1.0):
+    """RoPE on the first 2·len(inv_freq) dims of x [heads, T, d_k], half-split (rotate_half) form; cos and sin
+    scaled by `factor` (yarn, longrope)."""
     rot = 2 * len(inv_freq)
     T = x.shape[1]
     angles = torch.outer(torch.arange(T, dtype=torch.float64), inv_freq)  # [T, rot/2]
-    cos, sin = torch.cat([angles.cos()] * 2, -1), torch.cat([angles.sin()] * 2, -1)  # [T, rot]
+    cos, sin = torch.cat([angles.cos()] * 2, -1) * factor, torch.cat([angles.sin()] * 2, -1) * factor  # [T, rot]
     r, rest = x[..., :rot], x[..., rot:]
     half = rot // 2
     rotated_half = torch.cat([-r[..., half:], r[..., :half]], -1)
@@ -535,7 +580,8 @@ def llama_forward(w, cfg, ids):
     H, KV = cfg["num_attention_heads"], cfg["num_key_value_heads"]
     dk = cfg.get("head_dim") or cfg["hidden_size"] // H
     eps = cfg["rms_norm_eps"]
-    inv_freq = rope_inverse_frequencies(dk, cfg["rope_theta"], cfg.get("rope_scaling"))
+    inv_freq = rope_inverse_frequencies(dk, cfg["rope_theta"], cfg.get("rope_scaling"), cfg, len(ids))
+    scale = rope_attention_factor(cfg.get("rope_scaling"), cfg)
     window = cfg.get("sliding_window") if cfg["model_type"] == "mistral" else None
     lin = lambda x, base: x @ p(base + ".weight").T + (p(base + ".bias") if "model." + base + ".bias" in w else 0)
     heads = lambda m, n: m.reshape(len(ids), n, dk).transpose(0, 1)  # [n, T, d_k]
@@ -550,7 +596,7 @@ def llama_forward(w, cfg, ids):
         if cfg["model_type"] == "qwen3":
             q, k = rms_norm(q, p(s + "self_attn.q_norm.weight"), eps), rms_norm(k, p(s + "self_attn.k_norm.weight"), eps)
         if rope[l]:
-            out, weights, trace = grouped_attention(rotate(q, inv_freq), rotate(k, inv_freq), v, window)
+            out, weights, trace = grouped_attention(rotate(q, inv_freq, scale), rotate(k, inv_freq, scale), v, window)
             trace = trace + before_rope(q, k, inv_freq)
         else:  # SmolLM3's layers without RoPE: no rotation, no rotary trace
             out, weights, trace = grouped_attention(q, k, v, window)
@@ -682,7 +728,9 @@ def phi3_forward(w, cfg, ids):
     p = lambda name: w["model." + name]
     H, KV, d = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["hidden_size"]
     dk, eps, T, I = d // H, cfg["rms_norm_eps"], len(ids), cfg["intermediate_size"]
-    inv_freq = rope_inverse_frequencies(int(dk * cfg.get("partial_rotary_factor", 1.0)), cfg["rope_theta"], None)
+    inv_freq = rope_inverse_frequencies(int(dk * cfg.get("partial_rotary_factor", 1.0)), cfg["rope_theta"],
+                                        cfg.get("rope_scaling"), cfg, T)
+    scale = rope_attention_factor(cfg.get("rope_scaling"), cfg)
     lin = lambda x, base: x @ p(base + ".weight").T
     heads = lambda m, n: m.reshape(T, n, dk).transpose(0, 1)  # [n, T, d_k]
     x = p("embed_tokens.weight")[ids]
@@ -691,7 +739,8 @@ def phi3_forward(w, cfg, ids):
         s = f"layers.{l}."
         qkv = lin(rms_norm(x, p(s + "input_layernorm.weight"), eps), s + "self_attn.qkv_proj")
         q, k, v = heads(qkv[:, :H * dk], H), heads(qkv[:, H * dk:(H + KV) * dk], KV), heads(qkv[:, (H + KV) * dk:], KV)
-        out, weights, trace = grouped_attention(rotate(q, inv_freq), rotate(k, inv_freq), v, cfg.get("sliding_window"))
+        out, weights, trace = grouped_attention(rotate(q, inv_freq, scale), rotate(k, inv_freq, scale), v,
+                                                cfg.get("sliding_window"))
         x = x + lin(out, s + "self_attn.o_proj")
         gate_up = lin(rms_norm(x, p(s + "post_attention_layernorm.weight"), eps), s + "mlp.gate_up_proj")
         x = x + lin(F.silu(gate_up[:, :I]) * gate_up[:, I:], s + "mlp.down_proj")
@@ -829,6 +878,13 @@ LLAMA_CASES = [
      {"num_attention_heads": 4, "num_key_value_heads": 2, "hidden_size": 32, "tie_word_embeddings": True,
       "rope_theta": 2000000.0, "no_rope_layers": [1, 0]},
      ["No RoPE at the end."]),
+    # yarn (Qwen2.5's long-context setting): frequencies blended over the ramp between the dimensions that turn 32
+    # and 1 times within 2,048 positions, cos and sin scaled by 0.1·ln 4 + 1
+    ("qwen2-yarn-f32", "qwen2", "F32",
+     {"num_attention_heads": 2, "num_key_value_heads": 1, "hidden_size": 32, "tie_word_embeddings": True,
+      "max_position_embeddings": 8192,
+      "rope_scaling": {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 2048}},
+     ["Yarn spun long."]),
 ]
 
 GEMMA_CASES = [
@@ -860,6 +916,14 @@ PHI3_CASES = [
     # name, dtype, config (beyond the defaults of build_phi3), texts
     ("phi3-partial-window-bf16", "BF16", {"num_attention_heads": 4, "num_key_value_heads": 2, "hidden_size": 32,
                                           "partial_rotary_factor": 0.5, "sliding_window": 4}, ["Phi-3 fuses."]),
+    # Phi-4-mini's shape: longrope on 3/4 of each head, trained on 8 positions, stretched to 64: a 3-token text
+    # reads the short factors, a 14-token one the long factors; cos and sin scaled by √(1 + ln 8 / ln 8)
+    ("phi3-longrope-f16", "F16", {"num_attention_heads": 2, "num_key_value_heads": 1, "hidden_size": 32,
+                                  "partial_rotary_factor": 0.75, "original_max_position_embeddings": 8,
+                                  "rope_scaling": {"type": "longrope",
+                                                   "short_factor": [1.0, 1.05, 1.2, 1.6, 2.5, 4.0],
+                                                   "long_factor": [1.0, 1.3, 2.0, 4.5, 9.0, 16.0]}},
+     ["Hi.", "Long rope, long."]),
 ]
 
 NEOX_CASES = [

@@ -303,8 +303,8 @@ TEST_CASE("SmolLM3: the layers that turn q and k, from no_rope_layers or the int
   CHECK(parse_config(config.dump()).rope_layers.empty());
 }
 
-// Phi-3: partial rotary from partial_rotary_factor, the window on every layer, longrope refused by name.
-TEST_CASE("Phi-3: rotated dims, sliding window, and the rope scaling it cannot run yet") {
+// Phi-3: partial rotary from partial_rotary_factor, the window on every layer, longrope's factors checked.
+TEST_CASE("Phi-3: rotated dims, sliding window, and longrope's factors") {
   json config = json::parse(read_model_directory(model_dir("phi3-partial-window-bf16")).config_json);  // head_dim 8
   ModelConfig c = parse_config(config.dump());
   CHECK(c.family_name == "Phi-3");
@@ -318,7 +318,18 @@ TEST_CASE("Phi-3: rotated dims, sliding window, and the rope scaling it cannot r
                        std::invalid_argument);
   config.erase("partial_rotary_factor");
   config["rope_scaling"] = {{"type", "longrope"}, {"short_factor", {1.0}}, {"long_factor", {2.0}}};
-  CHECK_THROWS_WITH_AS(parse_config(config.dump()), doctest::Contains("rope_scaling type \"longrope\" is not supported"),
+  CHECK_THROWS_WITH_AS(parse_config(config.dump()),
+                       doctest::Contains("longrope's \"short_factor\" and \"long_factor\" need one factor per rotated pair (4), not 1 and 1"),
+                       std::invalid_argument);
+  config["rope_scaling"] = {{"type", "longrope"}, {"short_factor", {1.0, 2.0, 3.0, 4.0}}, {"long_factor", {2.0, 0.0, 1.0, 1.0}}};
+  CHECK_THROWS_WITH_AS(parse_config(config.dump()), doctest::Contains("\"long_factor\" must hold positive numbers"),
+                       std::invalid_argument);
+  config["rope_scaling"] = {{"type", "longrope"}, {"short_factor", {1.0, 2.0, 3.0, 4.0}}};
+  CHECK_THROWS_WITH_AS(parse_config(config.dump()), doctest::Contains("longrope needs a \"long_factor\" list"),
+                       std::invalid_argument);
+  config["rope_scaling"] = {{"type", "su"}};
+  CHECK_THROWS_WITH_AS(parse_config(config.dump()),
+                       doctest::Contains("rope_scaling type \"su\" is not supported (supported: linear, dynamic, yarn, longrope, llama3)"),
                        std::invalid_argument);
 }
 

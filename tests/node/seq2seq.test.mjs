@@ -163,6 +163,10 @@ test('T5: the position bias by distance and in a traced head equal the PyTorch r
           scores.forEach((x, k) => assert.ok(Math.abs(Math.exp(x - top) / sum - c[key][1][H - 1][q][k]) < 1e-5, `${name} ${part} [${q}][${k}]`));
         }
       }
+      // Without max_length in its config a translation stops after transformers' default of 20 tokens.
+      assert.equal(config.max_length, undefined);
+      const translated = model.translate(c.ids);
+      assert.ok(translated.decoderTokens.length - 1 <= 20, `${translated.decoderTokens.length - 1} tokens written`);
       const { trace: cross } = model.forward(c.ids, c.decoder_ids, { trace: { part: 'cross', layer: 0, head: 0 } });
       assert.equal(cross.bias, undefined, 'cross-attention has no position bias');
       assert.throws(() => model.positionBias('cross', 4), /only the encoder's and the decoder's self-attention have a position bias/);

@@ -115,7 +115,7 @@ export class NeuronView extends StoreBound {
 
   /**
    * Q and K of one head: { layer, head, q: {data, shape: [T, d_k]}, k: {...}, scores?, rotary? }
-   * (rotary, RoPE models: { q, k before the rotation, inverseFrequencies [r/2], firstPosition }).
+   * (rotary, RoPE models: { q, k before the rotation, inverseFrequencies [r/2], firstPosition, attentionFactor }).
    */
   set trace(trace) {
     this.#trace = trace ?? null;
@@ -302,6 +302,7 @@ export class NeuronView extends StoreBound {
         qBefore: row(rotary.q, query), kBefore: row(rotary.k, chosen.key), qAfter: row(q, query), kAfter: row(k, chosen.key),
         inverseFrequencies: rotary.inverseFrequencies, queryPosition: rotary.firstPosition + query, keyPosition: rotary.firstPosition + chosen.key,
       }),
+      attentionFactor: rotary.attentionFactor ?? 1,
     };
   }
 

@@ -99,11 +99,15 @@ export function ropePanel(rotary, query, key, dot, dk) {
   const partial = unrotatedDims > 0
     ? ` Dimensions ${rotated + 1}–${dk} are not rotated (partial rotary): they add ${fixed(unrotatedDot, 4)} to both sums.`
     : '';
+  const factor = rotary.attentionFactor ?? 1;
+  const scaled = factor !== 1
+    ? ` The rotation is scaled too (yarn / longrope): cos and sin are multiplied by ${fixed(factor, 4)}, so each rotated pair's part of q·k by ${fixed(factor * factor, 4)}.`
+    : '';
   return h('section', { class: 'rope-panel', 'aria-label': 'Rotary position embedding of the query and the key' },
     h('p', { class: 'rope-summary' },
       `Rotary position embedding (RoPE): before the dot product, q of “${query.label}” (position ${query.position}) and k of “${key.label}” (position ${key.position}) are turned, each pair of dimensions (i, i + ${rotated / 2}) by the angle position × θ_i. `,
       `The q·k above uses the rotated vectors: the “after” parts sum to ${fixed(dotAfter, 4)} (q·k shown: ${fixed(dot, 4)}); before the rotation they would sum to ${fixed(dotBefore, 4)}. `,
-      `After the rotation a pair's part depends on the distance: it is |q|·|k|·cos(angle between them before + (${query.position} − ${key.position}) × θ_i).${partial}`),
+      `After the rotation a pair's part depends on the distance: it is |q|·|k|·cos(angle between them before + (${query.position} − ${key.position}) × θ_i).${partial}${scaled}`),
     h('p', { class: 'hint' }, 'Drawings: q blue, k orange; dashed before the rotation, solid after.'),
     h('div', { class: 'rope-table-scroller' },
       h('table', { class: 'rope-table' },

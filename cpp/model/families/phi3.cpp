@@ -8,8 +8,9 @@
 // Llama family's (llama_decoder_forward; the fused projections are read by
 // ForwardPass), with RoPE on the first partial_rotary_factor·head_dim
 // dimensions of each head.
-// Not yet here: rope_scaling "longrope" (the 128k Phi-3 models and
-// Phi-4-mini), refused by name in config_fields' rope_scaling.
+// rope_scaling "longrope" (the 128k Phi-3 models and Phi-4-mini) is read
+// by config_fields' rope_scaling, with the top-level
+// original_max_position_embeddings.
 #include <string>
 
 #include "model/config_fields.h"

@@ -74,7 +74,10 @@ Seq2SeqConfig config_fields::t5_config(const nlohmann::json& j, const std::strin
   if (c.relative_buckets < 2) bad_config("\"relative_attention_num_buckets\" must be at least 2");
   c.norm_eps = epsilon(j, "layer_norm_epsilon", 1e-6f);
   // Positions are relative: any length runs, as in transformers (n_positions is not a limit there).
+  // A translation stops after transformers' default max_length of 20 unless the config says otherwise
+  // (parse_seq2seq_config reads "max_length"), not after a million positions.
   c.positions = kMaxPositions;
+  c.max_length = 20;
   // feed_forward_proj: "ACT" or "gated-ACT" (transformers' T5Config; "gated-gelu" means gelu_new).
   const std::string proj = text(j, "feed_forward_proj", mt5 ? "gated-gelu" : "relu");
   const std::size_t dash = proj.find('-');
