@@ -15,7 +15,7 @@ import { after, before, test } from 'node:test';
 
 import { createEngine } from '../../dist/engine/engine.js';
 import { ISOLATION_HEADERS, startServer } from '../../scripts/serve.mjs';
-import { FAMILY_MODELS, HELD, startFakeHub } from '../hub/fake-hub.mjs';
+import { FAMILY_MODELS, GATED, HELD, startFakeHub } from '../hub/fake-hub.mjs';
 import { assertHeadLines, headViewLines, newPage, openBrowser, settledHash } from './browser.mjs';
 
 const modelsDir = fileURLToPath(new URL('../golden/models/', import.meta.url));
@@ -93,6 +93,38 @@ test('a link to hf:ORG/NAME opens the model from the hub, draws its attention, a
   await page.close();
 });
 
+// A gated model with the reader's access token: the page sends it to the hub only (the worker's requests carry
+// it; the CDN the hub redirects to never sees it), keeps it out of the link and the page's text, and remembers it
+// in this origin's storage only when asked ("Forget it" removes it).
+test('a gated model opens with an access token typed once; the token stays out of the link, the page and the CDN', async () => {
+  const { page, errors } = await newPage(session.browser);
+  await page.goto(`${session.url}#hub=${encodeURIComponent(fake.hub)}`);
+  await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
+  await page.selectOption('#model-select', '__hub__');
+  await page.click('#hub-token-box summary');
+  await page.fill('#hub-token', GATED.token);
+  await page.check('#hub-token-remember');
+  assert.equal(await page.evaluate(() => localStorage.getItem('attnplay:hub-token')), GATED.token, 'remembered when asked');
+  const before = await runs(page);
+  const seenBefore = fake.requests.length;
+  await page.fill('#hub-id', GATED.id);
+  await page.click('#hub-form button');
+  await page.waitForFunction((n) => Number(document.body.dataset.run ?? 0) > n && /^tiny\/gated ·/.test(document.querySelector('#engine-status').textContent), before, { timeout: 60000 });
+  const hash = await settledHash(page);
+  assert.match(hash, /model=hf%3Atiny%2Fgated/);
+  assert.ok(!hash.includes(GATED.token) && !(await page.evaluate(() => document.body.innerText)).includes(GATED.token), 'not in the link nor the page');
+  assertDrawn(await page.evaluate(() => document.querySelector('head-view').lineModel()), await engineRun('gpt2-l2-h12-k8-f16', await page.inputValue('#text-a')), 0);
+  const seen = fake.requests.slice(seenBefore).filter((r) => r.method === 'GET');
+  assert.ok(seen.some((r) => r.server === 'hub') && seen.filter((r) => r.server === 'hub').every((r) => r.token), 'the hub got the token');
+  assert.ok(seen.some((r) => r.server === 'cdn') && seen.filter((r) => r.server === 'cdn').every((r) => !r.token), 'the CDN never did');
+  await page.click('#hub-token-forget');
+  assert.equal(await page.evaluate(() => localStorage.getItem('attnplay:hub-token')), null, 'forgotten');
+  assert.equal(await page.inputValue('#hub-token'), '');
+  assert.deepEqual(errors.filter((e) => !NETWORK_NOISE.test(e)), []);
+  assert.ok(!errors.some((e) => e.includes(GATED.token)), 'nor in the console');
+  await page.close();
+});
+
 test('the id field and the gallery open models; a Llama (GQA) model is drawn as the engine computes it', async () => {
   const { page, errors } = await newPage(session.browser);
   await page.goto(`${session.url}#hub=${encodeURIComponent(fake.hub)}`);
@@ -167,7 +199,7 @@ test('each failure says what happened', async () => {
   await page.goto(`${session.url}#view=head`);
   await page.waitForFunction(() => Number(document.body.dataset.run ?? 0) >= 1, null, { timeout: 60000 });
   const cases = [
-    ['tiny/gated', fake.hub, /Could not load tiny\/gated: tiny\/gated is a gated model.*ask for access there/],
+    ['tiny/gated', fake.hub, /Could not load tiny\/gated: tiny\/gated is a gated model: accept its licence on its hub page.*then give an access token/],
     ['nobody/nothing', fake.hub, /no model nobody\/nothing on http:\/\/localhost:\d+ \(HTTP 404 for config\.json\)/],
     ['tiny/gpt2@no-branch', fake.hub, /tiny\/gpt2 has no revision "no-branch"/],
     ['tiny/no-cors', fake.hub, /answered, but without the CORS headers \(Access-Control-Allow-Origin\)/],

@@ -1,8 +1,11 @@
 // A local server that imitates the Hugging Face hub for the tests (no network):
 // its URL layout ({hub}/{id}/resolve/{revision}/{file}), a 302 redirect of
 // every .safetensors file to a second origin (the hub's file CDN), CORS
-// headers on both, the hub's answers for a gated model (401, X-Error-Code
-// GatedRepo), an unknown model, revision or file (404, RepoNotFound,
+// headers on both (with the preflight a request with an Authorization header
+// needs), the hub's answers for a gated model (401, X-Error-Code GatedRepo,
+// without a token; its files with the token of an account given access; 403
+// GatedRepo with another account's token; 401 with an unknown token; each
+// request logs whether it carried a token), an unknown model, revision or file (404, RepoNotFound,
 // RevisionNotFound, EntryNotFound). It serves the random golden checkpoints
 // of tests/golden/models (one per supported family, with their tokenizer.json
 // and PyTorch outputs), one of them split into a sharded checkpoint, and
@@ -45,6 +48,8 @@ export const FAMILY_MODELS = {
 };
 /** An encoder-decoder of the T5 family (gated GELU, d_kv 12, untied lm_head), as a hub repository holds it. */
 export const T5 = { id: 'tiny/t5', golden: 't5-gated-gelu-dkv12-untied-bf16' };
+/** The gated model, and the access tokens the fake hub knows: one of an account given access, one of an account without it. */
+export const GATED = { id: 'tiny/gated', token: 'hf_attnplayTestTokenWithAccess', noAccessToken: 'hf_attnplayTestTokenWithoutAccess' };
 /** The Marian model without tokenizer.json (models/gettext-en-fr less its tokenizer.json). */
 export const MARIAN = { id: 'tiny/opus-mt-en-fr' };
 /** The sharded model: this golden checkpoint in two shards with model.safetensors.index.json. */
@@ -95,7 +100,7 @@ function repositories() {
   repos[SHARDED.id] = { files: { 'config.json': sharded['config.json'], 'tokenizer.json': sharded['tokenizer.json'], ...shard(sharded['model.safetensors']) } };
   repos[HELD.id] = { files: golden(HELD.golden), held: true };
   const gpt2 = golden('gpt2-l2-h12-k8-f16');
-  repos['tiny/gated'] = { files: gpt2, gated: true };
+  repos[GATED.id] = { files: gpt2, gated: true };
   repos['tiny/no-cors'] = { files: gpt2, noCors: true };
   repos['tiny/pickle-only'] = { files: { 'config.json': gpt2['config.json'], 'tokenizer.json': gpt2['tokenizer.json'], 'pytorch_model.bin': Buffer.from('PK\x03\x04 not read') } };
   repos['tiny/no-tokenizer'] = { files: { 'config.json': gpt2['config.json'], 'model.safetensors': gpt2['model.safetensors'] } };
@@ -127,6 +132,8 @@ const CORS = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Expose-Headers': 'Content-Length, ETag, X-Error-Code, X-Error-Message, X-Linked-Size',
 };
+// The answer to a browser's preflight of a request with an Authorization header (a wildcard does not cover it).
+const PREFLIGHT = { ...CORS, 'Access-Control-Allow-Headers': 'Authorization, Range', 'Access-Control-Allow-Methods': 'GET, HEAD' };
 
 function listen(handler) {
   const server = createServer(handler);
@@ -168,8 +175,9 @@ export async function startFakeHub({ folders = {} } = {}) {
   const track = (req, res) => res.on('close', () => { if (!res.writableFinished) aborted.push(req.url); });
 
   const cdn = await listen(async (req, res) => {
-    requests.push({ server: 'cdn', method: req.method, path: req.url });
+    requests.push({ server: 'cdn', method: req.method, path: req.url, token: 'authorization' in req.headers });
     track(req, res);
+    if (req.method === 'OPTIONS') return void res.writeHead(204, PREFLIGHT).end();
     const match = /^\/blobs\/(.+)\/([^/]+)$/.exec(decodeURI(req.url));
     const repo = match && repos[match[1]];
     if (!repo || !(match[2] in repo.files)) {
@@ -199,15 +207,21 @@ export async function startFakeHub({ folders = {} } = {}) {
   });
 
   const hub = await listen((req, res) => {
-    requests.push({ server: 'hub', method: req.method, path: req.url });
+    requests.push({ server: 'hub', method: req.method, path: req.url, token: 'authorization' in req.headers });
     track(req, res);
+    if (req.method === 'OPTIONS') return void res.writeHead(204, PREFLIGHT).end();
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     const match = /^\/(.+?)\/resolve\/(.+?)\/([^/]+)$/.exec(path);
     const repo = match && repos[match[1]];
     const headers = repo?.noCors ? {} : CORS;
     const fail = (status, code, message) => res.writeHead(status, { ...headers, 'X-Error-Code': code, 'X-Error-Message': message }).end(message);
     if (!repo) return fail(404, 'RepoNotFound', 'Repository not found');
-    if (repo.gated) return fail(401, 'GatedRepo', 'Access to this model is restricted. You must be authenticated to access it.');
+    if (repo.gated) {  // as the hub answers: no token, an unknown one, an account without access, one with it
+      const auth = req.headers.authorization;
+      if (!auth) return fail(401, 'GatedRepo', 'Access to this model is restricted. You must be authenticated to access it.');
+      if (auth === `Bearer ${GATED.noAccessToken}`) return fail(403, 'GatedRepo', 'Access to this model is restricted and you are not in the authorized list.');
+      if (auth !== `Bearer ${GATED.token}`) return res.writeHead(401, headers).end('Invalid credentials in Authorization header');
+    }
     if (!REVISIONS.includes(match[2])) return fail(404, 'RevisionNotFound', 'Invalid rev id');
     const file = match[3];
     if (!(file in repo.files)) return fail(404, 'EntryNotFound', 'Entry not found');

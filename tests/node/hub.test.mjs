@@ -16,7 +16,7 @@ import { DownloadProgress, cachingFetch } from '../../dist/hub/download.js';
 import {
   DEFAULT_HUB, ENCODER_DECODER_TYPES, MAX_MODEL_BYTES, SUPPORTED_MODEL_TYPES, hubReference, openHubModel, parseModelId, resolveUrl,
 } from '../../dist/hub/hub.js';
-import { FAMILY_MODELS, HELD, MARIAN, SENTENCEPIECE, SHARDED, T5, startFakeHub } from '../hub/fake-hub.mjs';
+import { FAMILY_MODELS, GATED, HELD, MARIAN, SENTENCEPIECE, SHARDED, T5, startFakeHub } from '../hub/fake-hub.mjs';
 import { flat, golden, maxAbsDiff } from './model-golden.mjs';
 
 let engine;
@@ -183,10 +183,37 @@ test('a sharded model too big by its index is refused before any shard is asked 
 });
 
 test('gated, unknown and unreachable models get messages that name the cause', async () => {
-  await assert.rejects(openHubModel(ref('tiny/gated')), { code: 'gated', message: /tiny\/gated is a gated model.*Sign in on http:\/\/localhost:\d+\/tiny\/gated, ask for access/ });
+  await assert.rejects(openHubModel(ref('tiny/gated')), { code: 'gated', message: /tiny\/gated is a gated model: accept its licence on its hub page, http:\/\/localhost:\d+\/tiny\/gated, then give an access token \(a "read" token from http:\/\/localhost:\d+\/settings\/tokens\) in the token field/ });
   await assert.rejects(openHubModel(ref('nobody/nothing')), { code: 'not-found', message: /no model nobody\/nothing on http:\/\/localhost:\d+ \(HTTP 404 for config\.json\): check the spelling/ });
   await assert.rejects(openHubModel({ hub: 'http://localhost:9', id: 'gpt2', revision: 'main' }),
     { code: 'network', message: /cannot reach http:\/\/localhost:9 \(asking for http:\/\/localhost:9\/gpt2\/resolve\/main\/config\.json\)/ });
+});
+
+// Gated models: the reader's access token goes to the hub alone (a header the CDN it redirects to never gets), and
+// a token without access or an unknown one each get their own message, which never holds the token.
+test('a gated model opens with an access token sent to the hub only; other tokens get messages without them', async () => {
+  for (const [token, message] of [[GATED.noAccessToken, /tiny\/gated is a gated model, and the account of this access token has not been given access: accept its licence on http:\/\/localhost:\d+\/tiny\/gated/],
+    ['hf_notATokenTheHubKnows', /the hub did not accept the access token for tiny\/gated \(HTTP 401\): check it, or make a new one/]]) {
+    await assert.rejects(openHubModel(ref(GATED.id), { token }), (error) => {
+      assert.equal(error.code, 'gated');
+      assert.match(error.message, message);
+      assert.ok(!error.message.includes(token) && !String(error.stack).includes(token), 'the token is in no message');
+      return true;
+    });
+  }
+  const before = fake.requests.length;
+  const opened = await openHubModel(ref(GATED.id), { fetch: cachingFetch(), token: GATED.token });
+  const model = await engine.loadModel(opened.source);
+  try {
+    const c = golden('gpt2-l2-h12-k8-f16').cases[0];
+    assert.ok(maxAbsDiff(model.forward(c.ids).attentions.data, flat(c.attentions)) < 1e-5);
+  } finally {
+    model.dispose();
+  }
+  const seen = fake.requests.slice(before).filter((r) => r.method === 'GET');
+  assert.ok(seen.filter((r) => r.server === 'hub').length >= 3 && seen.filter((r) => r.server === 'hub').every((r) => r.token), 'every request to the hub carried the token');
+  assert.ok(seen.some((r) => r.server === 'cdn') && seen.filter((r) => r.server === 'cdn').every((r) => !r.token), 'the CDN never received it');
+  assert.ok(!JSON.stringify(opened.files).includes(GATED.token), 'nor what openHubModel returns');
 });
 
 test('aborting the signal cancels the download midway and the load fails as aborted', async () => {

@@ -83,7 +83,8 @@ const METHODS = {
 
   /**
    * source: a base URL string, an array of Files, or a hub model { hub, id,
-   * revision } (hub.js; its files are kept in Cache Storage, download.js).
+   * revision, token? } (hub.js; token: an access token for gated models, sent
+   * to the hub only; its files are kept in Cache Storage, download.js).
    * -> { config, hasTokenizer, fromCache (every file came from the cache),
    * kept (the downloads were stored; false when the storage refused them) }.
    * Progress: { loaded, total, file } (hub models: also files [{ name, size,
@@ -108,7 +109,8 @@ const METHODS = {
     let modelSource = source;
     let onProgress = throttled;
     if (hub) {
-      const opened = await openHubModel(source, { fetch: fetchImpl });
+      const { token = '', ...ref } = source;
+      const opened = await openHubModel(ref, { fetch: fetchImpl, token });
       const tracker = new DownloadProgress(opened.files);
       report(tracker.snapshot());
       modelSource = opened.source;

@@ -26,7 +26,8 @@ export function cachingFetch({ signal, cacheName = MODEL_CACHE, fetch: fetchImpl
   const storage = cacheStorage();
   const cache = storage && cacheName ? storage.open(cacheName) : null;
   const writes = [];
-  const get = async (url) => {
+  // init: the request's headers (an access token), used on the network only: the cache is keyed by URL.
+  const get = async (url, init = {}) => {
     const key = String(url);
     const hit = cache ? await (await cache).match(key) : undefined;
     if (hit) {
@@ -34,7 +35,7 @@ export function cachingFetch({ signal, cacheName = MODEL_CACHE, fetch: fetchImpl
       return hit;
     }
     signal?.throwIfAborted();
-    const response = await fetchImpl(key, { signal });
+    const response = await fetchImpl(key, { ...init, signal });
     get.fetched.push(key);
     if (cache && response.ok && response.status === 200) {
       // The copy is read as the original is; an aborted or failed body stores nothing.

@@ -7,7 +7,9 @@
 // tokenizer.model, or a Marian model's source.spm, target.spm and vocab.json); the
 // size is checked against the WebAssembly memory before a weight byte is read.
 // HTTP and network failures become messages that name the cause (gated or
-// private model, not found, CORS, network).
+// private model, not found, CORS, network). A reader's access token (gated
+// models) goes in the Authorization header of the requests to the hub alone:
+// never in a URL, a message or anything else this module returns.
 // Not here: the download itself, its progress and cache (download.js), the
 // WASM (engine.js), anything about the DOM.
 import { MODEL_FILES as FILES } from '../engine/model-files.js';
@@ -122,13 +124,16 @@ export function formatBytes(bytes) {
  * (Marian without tokenizer.json) sourceSpm, targetSpm and vocab } for
  * Engine.loadModel, with each weights file and tokenizer file an open
  * Response whose body is not read yet; files and total: what is to be read
- * (size null when the server did not say). On failure every response opened
- * so far is cancelled and a HubError says why.
+ * (size null when the server did not say). options.token: a Hugging Face
+ * access token for gated and private models, sent as `Authorization: Bearer`
+ * to the hub (a browser drops it when the hub redirects to its CDN, another
+ * origin). On failure every response opened so far is cancelled and a
+ * HubError says why.
  */
-export async function openHubModel(ref, { fetch: fetchImpl = globalThis.fetch, maxBytes = MAX_MODEL_BYTES } = {}) {
+export async function openHubModel(ref, { fetch: fetchImpl = globalThis.fetch, maxBytes = MAX_MODEL_BYTES, token = '' } = {}) {
   const open = [];
   const get = async (file, optional = false) => {
-    const response = await fetchFile(fetchImpl, ref, file, optional);
+    const response = await fetchFile(fetchImpl, ref, file, optional, token);
     if (response) open.push(response);
     return response;
   };
@@ -248,13 +253,13 @@ function contentLength(response) {
 /**
  * GETs one file of a hub model; resolves to the Response (body unread), or
  * null for an optional file the hub does not have (404). Any other failure
- * is a HubError that names its cause.
+ * is a HubError that names its cause. token: an access token ('' for none).
  */
-export async function fetchFile(fetchImpl, ref, file, optional = false) {
+export async function fetchFile(fetchImpl, ref, file, optional = false, token = '') {
   const url = resolveUrl(ref, file);
   let response;
   try {
-    response = await fetchImpl(url);
+    response = await fetchImpl(url, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
   } catch (error) {
     if (error?.name === 'AbortError') throw error;
     const cause = await corsOrNetwork(url);
@@ -264,20 +269,28 @@ export async function fetchFile(fetchImpl, ref, file, optional = false) {
   const errorCode = response.headers.get('x-error-code');
   await response.body?.cancel().catch(() => {});
   if (response.status === 404 && optional && errorCode !== 'RepoNotFound' && errorCode !== 'RevisionNotFound') return null;
-  throw statusError(response.status, errorCode, ref, file, url);
+  throw statusError(response.status, errorCode, ref, file, url, Boolean(token));
 }
 
-function statusError(status, errorCode, ref, file, url) {
+// withToken: whether the request carried an access token (never the token itself).
+function statusError(status, errorCode, ref, file, url, withToken) {
   const page = `${hubBase(ref.hub)}/${ref.id}`;
+  const tokens = `${hubBase(ref.hub)}/settings/tokens`;
+  if (withToken && status === 401) {
+    return new HubError(`the hub did not accept the access token for ${ref.id} (HTTP 401): check it, or make a new one ` +
+      `(a "read" token) on ${tokens}`, 'gated');
+  }
   if (errorCode === 'GatedRepo' || (status === 403 && errorCode !== 'RepoNotFound')) {
-    return new HubError(`${ref.id} is a gated model: its authors share it only with people who accept their terms. ` +
-      `Sign in on ${page}, ask for access there, then download its files (config.json, model.safetensors, tokenizer.json) ` +
-      'and open them with "Your own model…": this page cannot sign in to the hub for you', 'gated');
+    return new HubError(withToken
+      ? `${ref.id} is a gated model, and the account of this access token has not been given access: accept its ` +
+        `licence on ${page} (signed in as that account), then open it again`
+      : `${ref.id} is a gated model: accept its licence on its hub page, ${page}, then give an access token ` +
+        `(a "read" token from ${tokens}) in the token field and open it again`, 'gated');
   }
   if (status === 401) {
     return new HubError(`the hub refused ${ref.id} (HTTP 401): the model is private or gated, or no such model exists ` +
-      `(the hub gives the same answer for all three when you are not signed in). Check the id on ${page}; ` +
-      'if it is gated, ask for access there, download its files and open them with "Your own model…"', 'gated');
+      `(the hub gives the same answer for all three without an access token). Check the id on ${page}; ` +
+      `if it is gated, accept its licence there, then give an access token (from ${tokens}) in the token field`, 'gated');
   }
   if (status === 404) {
     if (errorCode === 'RevisionNotFound') return new HubError(`${ref.id} has no revision "${ref.revision}" (HTTP 404)`, 'not-found');

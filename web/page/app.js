@@ -585,6 +585,32 @@ function selectModel(name) {
   }
 }
 
+// The reader's access token for gated hub models: sent with hub loads only, never in the store (so never in
+// a link, an export or a snapshot); kept in this origin's localStorage only when the reader asks.
+const HUB_TOKEN_KEY = 'attnplay:hub-token';
+const hubToken = () => $('#hub-token').value.trim();
+function rememberHubToken() {
+  try {
+    if ($('#hub-token-remember').checked && hubToken()) localStorage.setItem(HUB_TOKEN_KEY, hubToken());
+    else localStorage.removeItem(HUB_TOKEN_KEY);
+  } catch { /* storage refused: the token stays in the field for this visit */ }
+}
+try {
+  const saved = localStorage.getItem(HUB_TOKEN_KEY);
+  if (saved) {
+    $('#hub-token').value = saved;
+    $('#hub-token-remember').checked = true;
+  }
+} catch { /* no storage */ }
+$('#hub-token').addEventListener('change', rememberHubToken);
+$('#hub-token-remember').addEventListener('change', rememberHubToken);
+$('#hub-token-form').addEventListener('submit', (event) => event.preventDefault());
+$('#hub-token-forget').addEventListener('click', () => {
+  $('#hub-token').value = '';
+  $('#hub-token-remember').checked = false;
+  rememberHubToken();
+});
+
 function openHubModel(name) {
   let ref;
   try {
@@ -596,7 +622,8 @@ function openHubModel(name) {
   }
   $('#hub-id').value = `${ref.id}${ref.revision === 'main' ? '' : `@${ref.revision}`}`;
   $('#hub-address').textContent = hubBase(store.state.hub);
-  loadModel(name, ref.id, { hub: store.state.hub, ...ref });
+  $('#hub-tokens-link').href = `${hubBase(store.state.hub)}/settings/tokens`;
+  loadModel(name, ref.id, { hub: store.state.hub, ...ref, ...(hubToken() ? { token: hubToken() } : {}) });
 }
 
 $('#model-select').addEventListener('change', (event) => {
