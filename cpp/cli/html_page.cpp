@@ -44,29 +44,14 @@ std::string fill(const std::string& text, const std::map<std::string, std::strin
 
 }  // namespace
 
-std::string base64(const std::uint8_t* bytes, std::size_t size) {
-  static const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((size + 2) / 3 * 4);
-  for (std::size_t i = 0; i < size; i += 3) {
-    const std::uint32_t n = (std::uint32_t{bytes[i]} << 16) | (i + 1 < size ? std::uint32_t{bytes[i + 1]} << 8 : 0) |
-                            (i + 2 < size ? std::uint32_t{bytes[i + 2]} : 0);
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += i + 1 < size ? kAlphabet[(n >> 6) & 63] : '=';
-    out += i + 2 < size ? kAlphabet[n & 63] : '=';
-  }
-  return out;
-}
-
 nlohmann::ordered_json base64_tensor(const std::vector<std::int64_t>& shape, const std::vector<float>& values) {
-  std::vector<std::uint8_t> bytes(values.size() * 4);  // little-endian whatever the machine's order
+  std::string bytes(values.size() * 4, '\0');  // little-endian whatever the machine's order
   for (std::size_t i = 0; i < values.size(); ++i) {
     std::uint32_t bits = 0;
     std::memcpy(&bits, &values[i], 4);
-    for (int b = 0; b < 4; ++b) bytes[i * 4 + b] = static_cast<std::uint8_t>(bits >> (8 * b));
+    for (int b = 0; b < 4; ++b) bytes[i * 4 + b] = static_cast<char>((bits >> (8 * b)) & 0xFF);
   }
-  return {{"dtype", "float32"}, {"shape", shape}, {"base64", base64(bytes.data(), bytes.size())}};
+  return {{"dtype", "float32"}, {"shape", shape}, {"base64", json_text::base64_encode(bytes)}};
 }
 
 std::string html_page(const std::string& title, const std::vector<std::pair<std::string, std::string>>& attributes,

@@ -16,9 +16,6 @@ namespace attnplay::cli {
 
 extern const char* const kPageTemplate;
 
-/** Standard base64 (with padding) of raw bytes. */
-std::string base64(const std::uint8_t* bytes, std::size_t size);
-
 /** A float32 tensor as data-mode JSON: {"dtype": "float32", "shape": [...], "base64": "..."} (little-endian bytes). */
 nlohmann::ordered_json base64_tensor(const std::vector<std::int64_t>& shape, const std::vector<float>& values);
 

@@ -3,11 +3,14 @@
 // a config, a safetensors header or a tokenizer.json, or writes the CLI's
 // output (each file that parsed compiled the parser again: 2-4 s per file
 // natively, more in the fuzz build's ASan + UBSan).
+// Also base64, the way bytes travel inside JSON text (tokenizer.json's
+// precompiled charsmap, the CLI's tensors).
 // Not a JSON library: the values are nlohmann's, and the rest of its API
 // (members, types, iteration) is used directly.
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,5 +32,11 @@ std::string write(const nlohmann::ordered_json& value, int indent = -1);
 // text may be part of a character).
 std::string write_replacing_invalid_utf8(const nlohmann::json& value);
 std::string write_replacing_invalid_utf8(const nlohmann::ordered_json& value);
+
+// Standard base64 (RFC 4648's alphabet, '=' padding) of raw bytes, and back:
+// nullopt for a character outside the alphabet, anything after the padding,
+// or padding that does not complete a group of four (unpadded text is read).
+std::string base64_encode(std::string_view bytes);
+std::optional<std::string> base64_decode(std::string_view text);
 
 }  // namespace attnplay::json_text

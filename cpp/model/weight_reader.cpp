@@ -90,6 +90,21 @@ void output_embedding(const ModelConfig& c, const Checkpoint& st, Reader& r, Mod
   w.output_embedding = r.out_by_in(name, c.vocab_size, c.embedding_width());
 }
 
+void read_rotary_attention(Reader& r, const std::string& prefix, const ModelConfig& c, BlockWeights& b) {
+  const std::int64_t d = c.width, q_width = static_cast<std::int64_t>(c.heads) * c.head_dim,
+                     kv_width = static_cast<std::int64_t>(c.kv_heads) * c.head_dim;
+  b.q = r.linear(prefix + "self_attn.q_proj", d, q_width, c.qkv_bias);
+  b.k = r.linear(prefix + "self_attn.k_proj", d, kv_width, c.qkv_bias);
+  b.v = r.linear(prefix + "self_attn.v_proj", d, kv_width, c.qkv_bias);
+  b.attention_out = r.linear(prefix + "self_attn.o_proj", q_width, d, c.attention_out_bias);
+}
+
+void read_gated_mlp(Reader& r, const std::string& prefix, const ModelConfig& c, BlockWeights& b) {
+  b.mlp_gate = r.linear(prefix + "mlp.gate_proj", c.width, c.inner, c.mlp_bias);
+  b.mlp_in = r.linear(prefix + "mlp.up_proj", c.width, c.inner, c.mlp_bias);
+  b.mlp_out = r.linear(prefix + "mlp.down_proj", c.inner, c.width, c.mlp_bias);
+}
+
 void read_rotary_lm_head(const ModelConfig& c, const Checkpoint& st, Reader& r, ModelWeights& w) {
   output_embedding(c, st, r, w, "lm_head.weight");
   std::vector<std::string> harmless{"layers.#.self_attn.rotary_emb.inv_freq"};

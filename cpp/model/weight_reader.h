@@ -145,6 +145,13 @@ void read_masked_lm_head(Reader& r, const MaskedLmHeadNames& names, const ModelC
 // LayerNorm}, intermediate.dense, output.{dense, LayerNorm}}, with biases.
 BlockWeights read_bert_encoder_layer(Reader& r, int layer, std::int64_t d, std::int64_t inner);
 
+// A rotary decoder's layer `prefix` ("layers.N."; the Llama family, Gemma,
+// OLMo 2): self_attn.{q,k,v}_proj [d -> heads · head_dim, kv_heads · head_dim]
+// with c.qkv_bias and o_proj back with c.attention_out_bias; and its gated
+// MLP, mlp.{gate,up}_proj [d -> inner] and mlp.down_proj back, with c.mlp_bias.
+void read_rotary_attention(Reader& r, const std::string& prefix, const ModelConfig& c, BlockWeights& b);
+void read_gated_mlp(Reader& r, const std::string& prefix, const ModelConfig& c, BlockWeights& b);
+
 // The end of loading a "model."-prefixed rotary decoder (the Llama family,
 // Gemma, OLMo 2): lm_head.weight unless tied (output_embedding below), then
 // reject_unused, allowing the rotary frequency buffers older exports include

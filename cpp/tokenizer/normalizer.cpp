@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -189,43 +190,6 @@ NormalizedText replace(const NormalizedText& in, const std::u32string& pattern, 
 
 std::u32string to_u32(const std::string& s) { return NormalizedText::from_utf8(s).chars; }
 
-constexpr std::string_view kBase64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-// Standard base64 with padding (tokenizer.json's precompiled_charsmap).
-[[clang::minsize]] std::string from_base64(const std::string& text) {
-  std::string out;
-  std::uint32_t bits = 0;
-  int count = 0;
-  std::size_t padding = 0;
-  for (const char c : text) {
-    if (c == '=') {
-      ++padding;
-      continue;
-    }
-    const std::size_t value = kBase64.find(c);
-    if (value == std::string_view::npos || padding > 0) detail::fail("normalizer", "Precompiled's precompiled_charsmap is not base64");
-    bits = (bits << 6) | static_cast<std::uint32_t>(value);
-    count += 6;
-    if (count >= 8) {
-      count -= 8;
-      out += static_cast<char>((bits >> count) & 0xFF);
-    }
-  }
-  if (padding > 2 || (text.size() % 4 != 0 && padding > 0)) detail::fail("normalizer", "Precompiled's precompiled_charsmap is not base64");
-  return out;
-}
-
-[[clang::minsize]] std::string to_base64(std::string_view bytes) {
-  std::string out;
-  for (std::size_t i = 0; i < bytes.size(); i += 3) {
-    std::uint32_t chunk = static_cast<unsigned char>(bytes[i]) << 16;
-    if (i + 1 < bytes.size()) chunk |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-    if (i + 2 < bytes.size()) chunk |= static_cast<unsigned char>(bytes[i + 2]);
-    for (int k = 0; k < 4; ++k) out += i * 8 + k * 6 < bytes.size() * 8 ? kBase64[(chunk >> (18 - 6 * k)) & 0x3F] : '=';
-  }
-  return out;
-}
-
 // Hugging Face's Precompiled normalizer: each extended grapheme cluster of
 // under 6 bytes is replaced whole when a rule matches a prefix of it (the
 // shortest rule: its replacement stands for the whole cluster), else each
@@ -260,6 +224,11 @@ NormalizedText precompiled(const NormalizedText& in, const PrecompiledCharsmap& 
     if (const std::string_view cluster = utf8_of(start, end); cluster.size() < 6) {
       if (const auto [length, replacement] = charsmap.shortest_prefix(cluster); length > 0) {
         replace(replacement, end - start);
+        start = end;
+        continue;
+      }
+      if (end - start == 1) {  // one character without a rule: the lookup per character would be this one again
+        changes.emplace_back(in.chars[start], 0);
         start = end;
         continue;
       }
@@ -366,7 +335,9 @@ NormalizedText normalize(const Normalizer& n, NormalizedText text) {
     n.kind = Kind::Precompiled;
     const nlohmann::json& blob = detail::member_or_null(j, "precompiled_charsmap");
     if (!blob.is_string()) fail("normalizer", "Precompiled needs a \"precompiled_charsmap\" string (base64)");
-    n.charsmap_blob = from_base64(blob.get<std::string>());
+    std::optional<std::string> bytes = json_text::base64_decode(blob.get<std::string>());
+    if (!bytes) fail("normalizer", "Precompiled's precompiled_charsmap is not base64");
+    n.charsmap_blob = std::move(*bytes);
     try {
       n.charsmap = std::make_shared<const PrecompiledCharsmap>(n.charsmap_blob);
     } catch (const std::invalid_argument& e) {
@@ -411,7 +382,7 @@ NormalizedText normalize(const Normalizer& n, NormalizedText text) {
     case Kind::Replace:
       return {{"type", "Replace"}, {"pattern", {{"String", to_utf8(pattern)}}}, {"content", to_utf8(content)}};
     case Kind::Precompiled:
-      return {{"type", "Precompiled"}, {"precompiled_charsmap", to_base64(charsmap_blob)}};
+      return {{"type", "Precompiled"}, {"precompiled_charsmap", json_text::base64_encode(charsmap_blob)}};
     case Kind::Sequence: {
       ojson steps = ojson::array();
       for (const Normalizer& step : sequence) steps.push_back(step.to_json());

@@ -81,7 +81,7 @@ ModelConfig read_gemma_config(const nlohmann::json& j, const std::string& type) 
 
 ModelWeights load_gemma_weights(const ModelConfig& c, const Checkpoint& st) {
   Reader r = base_model_reader(st, "model.", "embed_tokens.weight", c);
-  const std::int64_t d = c.width, dk = c.head_dim, q_width = c.heads * dk, kv_width = c.kv_heads * dk;
+  const std::int64_t d = c.width, dk = c.head_dim;
   const bool sandwich = c.model_type != "gemma";  // Gemma 2/3: a norm before and after each sub-layer
   // Gemma's RMSNorm scales by (1 + weight): the 1 is added here, once.
   const auto norm = [&r](const std::string& name, std::int64_t n) {
@@ -96,14 +96,11 @@ ModelWeights load_gemma_weights(const ModelConfig& c, const Checkpoint& st) {
     const std::string p = "layers." + std::to_string(l) + ".";
     BlockWeights b;
     b.attention_norm = norm(p + "input_layernorm", d);
-    b.q = r.linear(p + "self_attn.q_proj", d, q_width, c.qkv_bias);
-    b.k = r.linear(p + "self_attn.k_proj", d, kv_width, c.qkv_bias);
-    b.v = r.linear(p + "self_attn.v_proj", d, kv_width, c.qkv_bias);
+    read_rotary_attention(r, p, c, b);
     if (c.qk_norm) {
       b.q_norm = norm(p + "self_attn.q_norm", dk);
       b.k_norm = norm(p + "self_attn.k_norm", dk);
     }
-    b.attention_out = r.linear(p + "self_attn.o_proj", q_width, d, c.attention_out_bias);
     if (sandwich) {
       b.attention_post_norm = norm(p + "post_attention_layernorm", d);
       b.mlp_norm = norm(p + "pre_feedforward_layernorm", d);
@@ -111,9 +108,7 @@ ModelWeights load_gemma_weights(const ModelConfig& c, const Checkpoint& st) {
     } else {
       b.mlp_norm = norm(p + "post_attention_layernorm", d);
     }
-    b.mlp_gate = r.linear(p + "mlp.gate_proj", d, c.inner, false);
-    b.mlp_in = r.linear(p + "mlp.up_proj", d, c.inner, false);
-    b.mlp_out = r.linear(p + "mlp.down_proj", c.inner, d, false);
+    read_gated_mlp(r, p, c, b);  // no biases (mlp_bias is false)
     w.blocks.push_back(std::move(b));
   }
   w.final_norm = norm("norm", d);

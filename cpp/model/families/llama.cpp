@@ -67,7 +67,7 @@ ModelConfig read_llama_config(const nlohmann::json& j, const std::string& type) 
 
 ModelWeights load_llama_weights(const ModelConfig& c, const Checkpoint& st) {
   Reader r = base_model_reader(st, "model.", "embed_tokens.weight", c);
-  const std::int64_t d = c.width, dk = c.head_dim, q_width = c.heads * dk, kv_width = c.kv_heads * dk;
+  const std::int64_t d = c.width, dk = c.head_dim;
   ModelWeights w;
   w.qkv_layout = QkvLayout::separate;
   w.token_embedding = r.out_by_in("embed_tokens.weight", c.vocab_size, d);
@@ -75,18 +75,13 @@ ModelWeights load_llama_weights(const ModelConfig& c, const Checkpoint& st) {
     const std::string p = "layers." + std::to_string(l) + ".";
     BlockWeights b;
     b.attention_norm = r.rms_norm(p + "input_layernorm", d);
-    b.q = r.linear(p + "self_attn.q_proj", d, q_width, c.qkv_bias);
-    b.k = r.linear(p + "self_attn.k_proj", d, kv_width, c.qkv_bias);
-    b.v = r.linear(p + "self_attn.v_proj", d, kv_width, c.qkv_bias);
+    read_rotary_attention(r, p, c, b);
     if (c.qk_norm) {
       b.q_norm = r.rms_norm(p + "self_attn.q_norm", dk);
       b.k_norm = r.rms_norm(p + "self_attn.k_norm", dk);
     }
-    b.attention_out = r.linear(p + "self_attn.o_proj", q_width, d, c.attention_out_bias);
     b.mlp_norm = r.rms_norm(p + "post_attention_layernorm", d);
-    b.mlp_gate = r.linear(p + "mlp.gate_proj", d, c.inner, c.mlp_bias);
-    b.mlp_in = r.linear(p + "mlp.up_proj", d, c.inner, c.mlp_bias);
-    b.mlp_out = r.linear(p + "mlp.down_proj", c.inner, d, c.mlp_bias);
+    read_gated_mlp(r, p, c, b);
     w.blocks.push_back(std::move(b));
   }
   w.final_norm = r.rms_norm("norm", d);

@@ -39,16 +39,11 @@ ModelWeights load_olmo2_weights(const ModelConfig& c, const Checkpoint& st) {
   for (int l = 0; l < c.layers; ++l) {
     const std::string p = "layers." + std::to_string(l) + ".";
     BlockWeights b;
-    b.q = r.linear(p + "self_attn.q_proj", d, q_width, c.qkv_bias);
-    b.k = r.linear(p + "self_attn.k_proj", d, kv_width, c.qkv_bias);
-    b.v = r.linear(p + "self_attn.v_proj", d, kv_width, c.qkv_bias);
+    read_rotary_attention(r, p, c, b);
     b.q_norm = r.rms_norm(p + "self_attn.q_norm", q_width);
     b.k_norm = r.rms_norm(p + "self_attn.k_norm", kv_width);
-    b.attention_out = r.linear(p + "self_attn.o_proj", q_width, d, c.attention_out_bias);
     b.attention_post_norm = r.rms_norm(p + "post_attention_layernorm", d);
-    b.mlp_gate = r.linear(p + "mlp.gate_proj", d, c.inner, false);
-    b.mlp_in = r.linear(p + "mlp.up_proj", d, c.inner, false);
-    b.mlp_out = r.linear(p + "mlp.down_proj", c.inner, d, false);
+    read_gated_mlp(r, p, c, b);  // no biases (mlp_bias is false)
     b.mlp_post_norm = r.rms_norm(p + "post_feedforward_layernorm", d);
     w.blocks.push_back(std::move(b));
   }
