@@ -9,6 +9,7 @@
 
 #include "bindings/encoding_js.h"
 #include "bindings/marshal.h"
+#include "pipeline/tokens.h"
 #include "tokenizer/tokenizer.h"
 #include "tokenizer/trainer.h"
 
@@ -32,9 +33,10 @@ val tokenizer_from_json(const val& json_bytes) {
   return guarded([&] { return wrap(Tokenizer::from_json(string_from_bytes(json_bytes))); });
 }
 
-// tokenizer.json or a SentencePiece .model, by content.
-val tokenizer_from_file_bytes(const val& bytes) {
-  return guarded([&] { return wrap(Tokenizer::from_file_bytes(string_from_bytes(bytes))); });
+// tokenizer.json or a SentencePiece .model, by content; a .model read as
+// model_type's tokenizer class reads it ("": its own ids).
+val tokenizer_from_file_bytes(const val& bytes, const std::string& model_type) {
+  return guarded([&] { return wrap(model_tokenizer(string_from_bytes(bytes), model_type)); });
 }
 
 val tokenizer_from_gpt2_files(const val& vocab_json, const val& merges_txt) {

@@ -48,7 +48,7 @@ int run_generate(const Args& args) {
   const ModelFiles files = read_model_directory(dir);
   const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer.value_or(""));
   if (text) {
-    if (!model.tokenizer()) throw std::invalid_argument("this model has no tokenizer.json or tokenizer.model, so it cannot read text");
+    if (!model.tokenizer()) throw std::invalid_argument("this model has no tokenizer (tokenizer.json or a SentencePiece model), so it cannot read text");
     ids = model.tokenizer()->encode_ids(*text);
   }
   const std::vector<std::int32_t> all = generate(model.model(), ids, options);

@@ -123,7 +123,7 @@ int run_translate(const Args& args) {
   const ModelFiles files = read_model_directory(dir);
   const TranslationModel model = load_translation_model(files);
   if (!model.has_tokenizer()) {
-    throw std::invalid_argument("this model has no tokenizer (tokenizer.json, or source.spm, target.spm and vocab.json), so it cannot read text");
+    throw std::invalid_argument("this model has no tokenizer (tokenizer.json, a SentencePiece model such as spiece.model, or source.spm, target.spm and vocab.json), so it cannot read text");
   }
   std::string input = text.value_or("");
   if (file) {

@@ -45,7 +45,7 @@ ModelFiles read_model_directory(const std::string& directory) {
   std::optional<std::string> config = read_if_present(dir + "config.json");
   if (!config) throw std::runtime_error("cannot open " + dir + "config.json (is " + directory + " a model folder?)");
   Checkpoint checkpoint = read_checkpoint(dir);
-  for (const char* name : {"tokenizer.json", "tokenizer.model"}) {
+  for (const char* name : kTokenizerFiles) {
     if (std::optional<std::string> tokenizer = read_if_present(dir + name)) {
       return {std::move(*config), std::move(checkpoint), std::move(tokenizer), name, std::nullopt};
     }

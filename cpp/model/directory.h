@@ -2,7 +2,8 @@
 // build receives the same bytes from JavaScript): config.json, the weights
 // (model.safetensors, or when it is absent model.safetensors.index.json and
 // every shard its weight_map names) and, when present, tokenizer.json or else
-// SentencePiece's tokenizer.model (Llama 2 / Mistral-style folders), or else
+// a SentencePiece model (kTokenizerFiles: Llama 2 / Mistral's tokenizer.model,
+// T5's spiece.model, XLM-R's sentencepiece.bpe.model), or else
 // Marian's source.spm, target.spm and vocab.json (opus-mt folders: with a
 // .spm file all three are needed; a folder with target_vocab.json, separate vocabularies, is refused). A
 // folder with only a PyTorch pickle (pytorch_model.bin) is refused with how to
@@ -18,11 +19,15 @@
 
 namespace attnplay {
 
+// The tokenizer files a folder is searched for, in this order: the first found is read.
+inline constexpr const char* kTokenizerFiles[] = {"tokenizer.json", "tokenizer.model", "spiece.model",
+                                                  "sentencepiece.bpe.model"};
+
 struct ModelFiles {
   std::string config_json;
   Checkpoint checkpoint;  // owns the bytes it was read from
-  std::optional<std::string> tokenizer;  // bytes for Tokenizer::from_file_bytes
-  std::string tokenizer_file;            // "tokenizer.json", "tokenizer.model" or "" (none)
+  std::optional<std::string> tokenizer;  // bytes for model_tokenizer (pipeline/tokens.h)
+  std::string tokenizer_file;            // one of kTokenizerFiles, or "" (none)
   std::optional<MarianTokenizerFiles> marian_tokenizer;  // only when there is no tokenizer
 };
 

@@ -7,9 +7,9 @@
 namespace attnplay {
 namespace {
 
-std::optional<Tokenizer> tokenizer_from(std::string_view tokenizer_file) {
+std::optional<Tokenizer> tokenizer_from(std::string_view tokenizer_file, const Model& model) {
   if (tokenizer_file.empty()) return std::nullopt;
-  return Tokenizer::from_file_bytes(tokenizer_file);
+  return model_tokenizer(tokenizer_file, model.config().model_type);
 }
 
 }  // namespace
@@ -17,13 +17,15 @@ std::optional<Tokenizer> tokenizer_from(std::string_view tokenizer_file) {
 TextModel TextModel::from_buffers(std::string_view config_json, std::string_view safetensors,
                                   std::string_view tokenizer_file) {
   Model model = Model::from_buffers(config_json, safetensors);
-  return TextModel(std::move(model), tokenizer_from(tokenizer_file));
+  std::optional<Tokenizer> tokenizer = tokenizer_from(tokenizer_file, model);
+  return TextModel(std::move(model), std::move(tokenizer));
 }
 
 TextModel TextModel::from_checkpoint(std::string_view config_json, const Checkpoint& checkpoint,
                                      std::string_view tokenizer_file) {
   Model model = Model::from_checkpoint(config_json, checkpoint);
-  return TextModel(std::move(model), tokenizer_from(tokenizer_file));
+  std::optional<Tokenizer> tokenizer = tokenizer_from(tokenizer_file, model);
+  return TextModel(std::move(model), std::move(tokenizer));
 }
 
 TextModel::TextModel(Model model, std::optional<Tokenizer> tokenizer)
@@ -63,7 +65,7 @@ void TextModel::set_text_inputs(const Encoding& encoding, ForwardRequest& reques
 RunResult TextModel::run(std::string_view text, std::optional<std::string_view> text_b,
                          ForwardRequest request) const {
   const ModelConfig& c = model_.config();
-  if (!tokenizer_) throw std::invalid_argument("this model has no tokenizer.json or tokenizer.model, so it cannot read text");
+  if (!tokenizer_) throw std::invalid_argument("this model has no tokenizer (tokenizer.json or a SentencePiece model), so it cannot read text");
   if (text.empty() && (!text_b || text_b->empty())) throw std::invalid_argument("the text is empty");
   if (text_b && c.causal()) throw std::invalid_argument(c.family_name + " models take one text, not a pair");
   if (text_b && c.segment_input && c.type_vocab_size < 2) {

@@ -2,8 +2,21 @@
 #include "pipeline/tokens.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace attnplay {
+
+Tokenizer model_tokenizer(std::string_view tokenizer_file, const std::string& model_type) {
+  if (Tokenizer::is_tokenizer_json(tokenizer_file)) return Tokenizer::from_json(tokenizer_file);
+  if (model_type == "camembert") {
+    throw std::invalid_argument("a CamemBERT model's SentencePiece file is not read (CamembertTokenizer numbers its "
+                                "tokens its own way): give the model's tokenizer.json");
+  }
+  const SentencePieceConvention convention = model_type == "t5" || model_type == "mt5" ? SentencePieceConvention::t5
+                                           : model_type == "xlm-roberta"               ? SentencePieceConvention::xlm_roberta
+                                                                                       : SentencePieceConvention::plain;
+  return Tokenizer::from_sentencepiece(tokenizer_file, convention);
+}
 
 bool truncate_encoding(Encoding& encoding, std::size_t max_tokens, bool keep_closing_special) {
   std::vector<Token>& tokens = encoding.tokens;

@@ -2,18 +2,27 @@
 // tokens truncated to the model's positions, the names of ids past a
 // tokenizer's entries, and ids decoded with the part of the text each wrote
 // (an encoder-decoder's translation). Used by text_model.h and
-// translation_model.h.
+// translation_model.h, and which tokenizer a model's file makes.
 // Not here: tokenizing or decoding itself (tokenizer/tokenizer.h).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tokenizer/tokenizer.h"
 
 namespace attnplay {
+
+// The tokenizer of a model folder's tokenizer file: tokenizer.json as it is,
+// a SentencePiece .model (tokenizer.model, spiece.model,
+// sentencepiece.bpe.model) read as the model_type's transformers tokenizer
+// class reads it: T5Tokenizer for t5 and mt5, XLMRobertaTokenizer for
+// xlm-roberta, the model's own ids (LlamaTokenizer, GemmaTokenizer) for the
+// rest. Refused: a CamemBERT .model (CamembertTokenizer's ids are its own).
+Tokenizer model_tokenizer(std::string_view tokenizer_file, const std::string& model_type);
 
 // Keeps the first max_tokens tokens of `encoding`, the last of them its
 // closing special token when keep_closing_special (BERT's [SEP], Marian's

@@ -10,7 +10,7 @@ TranslationModel TranslationModel::from_checkpoint(std::string_view config_json,
                                                    std::string_view tokenizer_file) {
   Seq2SeqModel model = Seq2SeqModel::from_checkpoint(config_json, checkpoint);
   if (tokenizer_file.empty()) return TranslationModel(std::move(model), std::nullopt, std::nullopt);
-  Tokenizer tokenizer = Tokenizer::from_file_bytes(tokenizer_file);
+  Tokenizer tokenizer = model_tokenizer(tokenizer_file, model.config().model_type);
   return TranslationModel(std::move(model), tokenizer, tokenizer);
 }
 
@@ -30,7 +30,7 @@ TranslationModel::TranslationModel(Seq2SeqModel model, std::optional<Tokenizer> 
 
 const Tokenizer& TranslationModel::require(const std::optional<Tokenizer>& tokenizer) const {
   if (!tokenizer) {
-    throw std::invalid_argument("this model has no tokenizer (tokenizer.json, or source.spm, target.spm and vocab.json), so it cannot read text");
+    throw std::invalid_argument("this model has no tokenizer (tokenizer.json, a SentencePiece model such as spiece.model, or source.spm, target.spm and vocab.json), so it cannot read text");
   }
   return *tokenizer;
 }

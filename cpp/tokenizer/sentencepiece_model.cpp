@@ -4,7 +4,9 @@
 //   normalizer     SentencePiece (user-defined symbols, charsmap, extra spaces, dummy prefix, "▁")
 //   pre-tokenizer  none: the model sees the whole normalized text, as in SentencePiece
 //   model          Unigram (SentencePiece's search) or BPE (ranks from the merged piece's score, user-defined symbols whole)
-//   post-processor "<s> $A" when the model has a <s> control piece (Hugging Face's Llama default)
+//   post-processor by the SentencePieceConvention (tokenizer.h): "<s> $A" when the model has a <s>
+//                  control piece (Llama), "$A </s>" and the sentinels (T5), fairseq's ids and
+//                  "<s> $A </s>" (XLM-R)
 //   decoder        SentencePiece
 #include "tokenizer/sentencepiece_model.h"
 
@@ -405,28 +407,119 @@ std::shared_ptr<TokenizerData> sentencepiece_pipeline(const SentencePieceModelPr
 
 }  // namespace detail
 
-Tokenizer Tokenizer::from_sentencepiece(std::string_view model_proto) {
-  const SentencePieceModelProto m = SentencePieceModelProto::parse(model_proto);
-  std::shared_ptr<detail::TokenizerData> d = detail::sentencepiece_pipeline(m, nullptr, -1);
+namespace {
 
-  // "<s> $A" (and "<s> $A <s> $B") when there is a <s> control piece.
-  const auto bos = std::find_if(d->control_ids.begin(), d->control_ids.end(),
+using detail::AddedToken;
+using detail::PostProcessor;
+using detail::TemplateItem;
+using detail::TokenizerData;
+
+// A special token of the text's own ids: matched in the text, never normalized.
+AddedToken special_token(std::int32_t id, const std::string& content) { return {id, content, true, false, false, false, false}; }
+
+// "<s> $A" (and "<s> $A <s> $B") when the model has a <s> control piece.
+void add_leading_bos(const SentencePieceModelProto& m, TokenizerData& d) {
+  const auto bos = std::find_if(d.control_ids.begin(), d.control_ids.end(),
                                 [&](std::int32_t id) { return m.pieces[id].piece == m.bos_piece; });
-  if (bos != d->control_ids.end()) {
-    auto& post = d->post;
-    post.kind = detail::PostProcessor::Kind::Template;
-    post.special_tokens[m.bos_piece] = {{*bos}, {m.bos_piece}};
-    post.single = {{true, m.bos_piece, 0, 0}, {false, "", 0, 0}};
-    post.pair = {{true, m.bos_piece, 0, 0}, {false, "", 0, 0}, {true, m.bos_piece, 0, 1}, {false, "", 1, 1}};
+  if (bos == d.control_ids.end()) return;
+  PostProcessor& post = d.post;
+  post.kind = PostProcessor::Kind::Template;
+  post.special_tokens[m.bos_piece] = {{*bos}, {m.bos_piece}};
+  post.single = {{true, m.bos_piece, 0, 0}, {false, "", 0, 0}};
+  post.pair = {{true, m.bos_piece, 0, 0}, {false, "", 0, 0}, {true, m.bos_piece, 0, 1}, {false, "", 1, 1}};
+}
+
+// T5Tokenizer: its special tokens (</s>, <unk>, <pad>) matched in the text,
+// the sentinels, "$A </s>" (pair "$A </s> $B </s>").
+void add_t5_tokens(const SentencePieceModelProto& m, TokenizerData& d) {
+  constexpr int kExtraIds = 100;  // T5Tokenizer's default extra_ids
+  std::int32_t eos = -1;
+  bool has_sentinels = false;
+  for (std::size_t i = 0; i < m.pieces.size(); ++i) {
+    const auto& p = m.pieces[i];
+    const auto id = static_cast<std::int32_t>(i);
+    if (p.piece == m.eos_piece) eos = id;
+    if (p.piece == "<extra_id_0>") has_sentinels = true;
+    if (p.piece == m.eos_piece || p.piece == "<pad>" || p.type == SentencePieceModelProto::PieceType::Unknown) {
+      d.added.push_back(special_token(id, p.piece));
+    }
+  }
+  if (eos < 0) bad_model_proto("T5's tokenizer ends every text with '" + m.eos_piece + "', which is not a piece");
+  if (!has_sentinels) {
+    const auto pieces = static_cast<std::int32_t>(m.pieces.size());
+    for (int i = kExtraIds - 1; i >= 0; --i) {
+      AddedToken sentinel = special_token(pieces + kExtraIds - 1 - i, "<extra_id_" + std::to_string(i) + ">");
+      sentinel.lstrip = sentinel.rstrip = true;  // as T5Tokenizer's AddedToken
+      d.added.push_back(std::move(sentinel));
+    }
+  }
+  PostProcessor& post = d.post;
+  post.kind = PostProcessor::Kind::Template;
+  post.special_tokens[m.eos_piece] = {{eos}, {m.eos_piece}};
+  post.single = {{false, "", 0, 0}, {true, m.eos_piece, 0, 0}};
+  post.pair = {{false, "", 0, 0}, {true, m.eos_piece, 0, 0}, {false, "", 1, 0}, {true, m.eos_piece, 0, 0}};
+}
+
+// XLMRobertaTokenizer's ids: fairseq's four specials first, every other piece
+// one place later than in the model, <mask> last.
+std::unordered_map<std::string, std::int32_t> fairseq_vocabulary(const SentencePieceModelProto& m) {
+  std::unordered_map<std::string, std::int32_t> vocabulary;
+  for (std::size_t i = 0; i < m.pieces.size(); ++i) vocabulary.emplace(m.pieces[i].piece, static_cast<std::int32_t>(i) + 1);
+  std::int32_t id = 0;
+  for (const char* special : {"<s>", "<pad>", "</s>", "<unk>"}) vocabulary[special] = id++;
+  vocabulary["<mask>"] = static_cast<std::int32_t>(m.pieces.size()) + 1;
+  return vocabulary;
+}
+
+// XLMRobertaTokenizer: the specials as added tokens (<mask> taking the space
+// before it), "<s> $A </s>" (pair "<s> $A </s> </s> $B </s>").
+void add_xlm_roberta_tokens(const std::unordered_map<std::string, std::int32_t>& vocabulary, TokenizerData& d) {
+  for (const char* special : {"<s>", "<pad>", "</s>", "<unk>", "<mask>"}) d.added.push_back(special_token(vocabulary.at(special), special));
+  d.added.back().lstrip = true;  // <mask>
+  PostProcessor& post = d.post;
+  post.kind = PostProcessor::Kind::Template;
+  post.special_tokens["<s>"] = {{0}, {"<s>"}};
+  post.special_tokens["</s>"] = {{2}, {"</s>"}};
+  const TemplateItem bos{true, "<s>", 0, 0}, eos{true, "</s>", 0, 0};
+  post.single = {bos, {false, "", 0, 0}, eos};
+  post.pair = {bos, {false, "", 0, 0}, eos, eos, {false, "", 1, 0}, eos};
+}
+
+}  // namespace
+
+Tokenizer Tokenizer::from_sentencepiece(std::string_view model_proto, SentencePieceConvention convention) {
+  const SentencePieceModelProto m = SentencePieceModelProto::parse(model_proto);
+  std::shared_ptr<TokenizerData> d;
+  switch (convention) {
+    case SentencePieceConvention::plain:
+      d = detail::sentencepiece_pipeline(m, nullptr, -1);
+      add_leading_bos(m, *d);
+      break;
+    case SentencePieceConvention::t5:
+      d = detail::sentencepiece_pipeline(m, nullptr, -1);
+      add_t5_tokens(m, *d);
+      break;
+    case SentencePieceConvention::xlm_roberta: {
+      if (m.model_type != SentencePieceModelProto::ModelType::Unigram) {
+        bad_model_proto("XLM-RoBERTa's ids are read from a Unigram model; this one is BPE");
+      }
+      const auto vocabulary = fairseq_vocabulary(m);
+      d = detail::sentencepiece_pipeline(m, &vocabulary, vocabulary.at("<unk>"));
+      add_xlm_roberta_tokens(vocabulary, *d);
+      break;
+    }
   }
   d->finish();
   return Tokenizer(std::move(d));
 }
 
-Tokenizer Tokenizer::from_file_bytes(std::string_view bytes) {
+bool Tokenizer::is_tokenizer_json(std::string_view bytes) {
   const std::size_t first = bytes.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && bytes[first] == '{') return from_json(bytes);
-  return from_sentencepiece(bytes);
+  return first != std::string_view::npos && bytes[first] == '{';
+}
+
+Tokenizer Tokenizer::from_file_bytes(std::string_view bytes, SentencePieceConvention convention) {
+  return is_tokenizer_json(bytes) ? from_json(bytes) : from_sentencepiece(bytes, convention);
 }
 
 }  // namespace attnplay

@@ -55,6 +55,18 @@ namespace detail {
 struct TokenizerData;
 }
 
+// How a model's tokenizer class wraps a SentencePiece model (what
+// transformers' slow tokenizer and its converter to tokenizer.json do):
+// - plain: the model's own ids; "<s> $A" when the model has a <s> control
+//   piece (LlamaTokenizer, and sentencepiece's own add_bos);
+// - t5: the model's ids, "$A </s>" (pair "$A </s> $B </s>"), and the sentinel
+//   tokens <extra_id_0>..<extra_id_99> after the pieces, <extra_id_0> last
+//   (T5Tokenizer's extra_ids = 100), unless the model already has them;
+// - xlm_roberta: fairseq's ids (<s> 0, <pad> 1, </s> 2, <unk> 3, every other
+//   piece its SentencePiece id + 1, <mask> after them), "<s> $A </s>" (pair
+//   "<s> $A </s> </s> $B </s>"), as XLMRobertaTokenizer.
+enum class SentencePieceConvention { plain, t5, xlm_roberta };
+
 class Tokenizer {
  public:
   // Hugging Face tokenizer.json. Throws std::invalid_argument naming the
@@ -65,16 +77,21 @@ class Tokenizer {
   // BERT's vocab.txt (one piece per line, id = line number).
   static Tokenizer from_bert_vocab(std::string_view vocab_txt, bool lowercase = true);
   // SentencePiece's .model (a ModelProto protobuf: Llama 2's, Mistral's and
-  // TinyLlama's tokenizer.model, T5's spiece.model, Marian's source.spm and
-  // target.spm), encoding and decoding exactly as Google's sentencepiece
-  // library does; encode adds <s> in front when the model has that control
-  // piece (add_special_tokens: false gives sentencepiece's plain ids). Throws
-  // std::invalid_argument for a malformed file and, by name, for what is not
-  // supported (sentencepiece_model.cpp).
-  static Tokenizer from_sentencepiece(std::string_view model_proto);
+  // TinyLlama's tokenizer.model, T5's spiece.model, XLM-R's
+  // sentencepiece.bpe.model, Marian's source.spm and target.spm), encoding and
+  // decoding exactly as Google's sentencepiece library does, its ids and
+  // special tokens as the convention's transformers tokenizer class gives them
+  // (SentencePieceConvention; add_special_tokens: false leaves out what the
+  // convention adds around the text). Throws std::invalid_argument for a
+  // malformed file and, by name, for what is not supported (sentencepiece_model.cpp).
+  static Tokenizer from_sentencepiece(std::string_view model_proto,
+                                      SentencePieceConvention convention = SentencePieceConvention::plain);
   // A tokenizer file of either kind: tokenizer.json when its first
-  // non-blank byte is '{', else a SentencePiece .model.
-  static Tokenizer from_file_bytes(std::string_view bytes);
+  // non-blank byte is '{', else a SentencePiece .model read with `convention`.
+  static Tokenizer from_file_bytes(std::string_view bytes,
+                                   SentencePieceConvention convention = SentencePieceConvention::plain);
+  // Whether from_file_bytes reads `bytes` as tokenizer.json.
+  static bool is_tokenizer_json(std::string_view bytes);
 
   // Hugging Face tokenizer.json of this tokenizer (what from_json reads back);
   // throws std::invalid_argument for one read from a SentencePiece .model.

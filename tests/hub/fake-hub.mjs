@@ -10,7 +10,8 @@
 // of tests/golden/models (one per supported family, with their tokenizer.json
 // and PyTorch outputs), one of them split into a sharded checkpoint, and
 // models that exercise the loader's refusals: a pickle-only model, an
-// unsupported architecture, no tokenizer.json, a Marian model with only
+// unsupported architecture, no tokenizer.json, a T5 model with only
+// spiece.model, a Marian model with only
 // source.spm, target.spm and vocab.json (and one lacking vocab.json), a model too big for WASM
 // memory, one without CORS headers, and one whose weights stop halfway until
 // the test releases them (for Cancel). Every request is logged. Folders on
@@ -48,6 +49,8 @@ export const FAMILY_MODELS = {
 };
 /** An encoder-decoder of the T5 family (gated GELU, d_kv 12, untied lm_head), as a hub repository holds it. */
 export const T5 = { id: 'tiny/t5', golden: 't5-gated-gelu-dkv12-untied-bf16' };
+/** A T5 repository without tokenizer.json, as google/mt5-small is: its SentencePiece model as spiece.model (T5's golden checkpoint grown to that model's 1,000 pieces and 100 sentinels). */
+export const T5_SENTENCEPIECE = { id: 'tiny/t5-spiece', golden: T5.golden, model: 'unigram-nmt-nfkc.model', vocabSize: 1100 };
 /** The gated model, and the access tokens the fake hub knows: one of an account given access, one of an account without it. */
 export const GATED = { id: 'tiny/gated', token: 'hf_attnplayTestTokenWithAccess', noAccessToken: 'hf_attnplayTestTokenWithoutAccess' };
 /** The Marian model without tokenizer.json (models/gettext-en-fr less its tokenizer.json). */
@@ -61,35 +64,61 @@ export const HUGE_BYTES = 5 * 2 ** 30;
 
 const golden = (name) => Object.fromEntries(FILES.map((file) => [file, readFileSync(`${modelsDir}${name}/${file}`)]));
 
+// A safetensors file -> { header (name -> { dtype, shape, data_offsets }), data }.
+function parseSafetensors(bytes) {
+  const headerLength = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + headerLength).toString('utf8'));
+  delete header.__metadata__;
+  return { header, data: bytes.subarray(8 + headerLength) };
+}
+
+// [{ name, dtype, shape, data }] -> a safetensors file's bytes.
+function safetensorsBytes(tensors) {
+  const header = {};
+  let offset = 0;
+  for (const { name, dtype, shape, data } of tensors) {
+    header[name] = { dtype, shape, data_offsets: [offset, offset + data.length] };
+    offset += data.length;
+  }
+  const json = Buffer.from(JSON.stringify(header));
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(json.length));
+  return Buffer.concat([length, json, ...tensors.map((t) => t.data)]);
+}
+
+// The tensors of a parsed file, by name: { name, dtype, shape, data }.
+const tensorsOf = ({ header, data }, names) => names.map((name) => {
+  const { dtype, shape, data_offsets: [begin, end] } = header[name];
+  return { name, dtype, shape, data: data.subarray(begin, end) };
+});
+
 /** A safetensors file split in two: { 'model-00001-of-00002.safetensors': bytes, ..., index JSON }. */
 export function shard(safetensors) {
-  const headerLength = Number(safetensors.readBigUInt64LE(0));
-  const header = JSON.parse(safetensors.subarray(8, 8 + headerLength).toString('utf8'));
-  const data = safetensors.subarray(8 + headerLength);
-  const names = Object.keys(header).filter((name) => name !== '__metadata__').sort();
+  const parsed = parseSafetensors(safetensors);
+  const names = Object.keys(parsed.header).sort();
   const halves = [names.slice(0, names.length >> 1), names.slice(names.length >> 1)];
   const files = {};
   const weightMap = {};
   halves.forEach((part, i) => {
     const file = `model-0000${i + 1}-of-00002.safetensors`;
-    const shardHeader = {};
-    const chunks = [];
-    let offset = 0;
-    for (const name of part) {
-      const { dtype, shape, data_offsets: [begin, end] } = header[name];
-      shardHeader[name] = { dtype, shape, data_offsets: [offset, offset + end - begin] };
-      chunks.push(data.subarray(begin, end));
-      offset += end - begin;
-      weightMap[name] = file;
-    }
-    const json = Buffer.from(JSON.stringify(shardHeader));
-    const length = Buffer.alloc(8);
-    length.writeBigUInt64LE(BigInt(json.length));
-    files[file] = Buffer.concat([length, json, ...chunks]);
+    files[file] = safetensorsBytes(tensorsOf(parsed, part));
+    for (const name of part) weightMap[name] = file;
   });
   const total = Object.values(files).reduce((sum, b) => sum + b.length, 0);
   files['model.safetensors.index.json'] = Buffer.from(JSON.stringify({ metadata: { total_size: total }, weight_map: weightMap }));
   return files;
+}
+
+/**
+ * A safetensors file with every tensor whose first dimension is `rows` (the
+ * token embeddings, the output layer and its bias) grown to `newRows` by rows
+ * of zeros: a golden checkpoint made to take the ids of a larger tokenizer.
+ */
+export function widenVocabulary(safetensors, rows, newRows) {
+  const parsed = parseSafetensors(safetensors);
+  return safetensorsBytes(tensorsOf(parsed, Object.keys(parsed.header)).map((t) => (t.shape[0] !== rows ? t : {
+    ...t, shape: [newRows, ...t.shape.slice(1)], data: Buffer.concat([t.data, Buffer.alloc((t.data.length / rows) * (newRows - rows))]),
+  })));
 }
 
 function repositories() {
@@ -106,6 +135,13 @@ function repositories() {
   repos['tiny/no-tokenizer'] = { files: { 'config.json': gpt2['config.json'], 'model.safetensors': gpt2['model.safetensors'] } };
   // SentencePiece's tokenizer.model and no tokenizer.json (as Llama 2): austen-gpt's
   // weights (4,096 rows) with a 1,000-piece model trained by spm_train.
+  const t5 = golden(T5_SENTENCEPIECE.golden);
+  const t5Vocab = JSON.parse(t5['config.json']).vocab_size;
+  repos[T5_SENTENCEPIECE.id] = { files: {
+    'config.json': Buffer.from(JSON.stringify({ ...JSON.parse(t5['config.json']), vocab_size: T5_SENTENCEPIECE.vocabSize })),
+    'model.safetensors': widenVocabulary(t5['model.safetensors'], t5Vocab, T5_SENTENCEPIECE.vocabSize),
+    'spiece.model': readFileSync(fileURLToPath(new URL(`../tokenizer/sentencepiece/${T5_SENTENCEPIECE.model}`, import.meta.url))),
+  } };
   const austen = fileURLToPath(new URL('../../models/austen-gpt/', import.meta.url));
   repos[SENTENCEPIECE.id] = { files: {
     'config.json': readFileSync(`${austen}config.json`), 'model.safetensors': readFileSync(`${austen}model.safetensors`),

@@ -139,7 +139,7 @@ TEST_CASE("run() errors are readable") {
   const ModelFiles files = read_model_directory(model_dir("gpt2-l4-h4-k8-bf16"));
   const TextModel no_tokenizer = TextModel::from_checkpoint(files.config_json, files.checkpoint, "");
   CHECK_THROWS_WITH_AS(no_tokenizer.run("a", std::nullopt, ForwardRequest{}),
-                       "this model has no tokenizer.json or tokenizer.model, so it cannot read text", std::invalid_argument);
+                       "this model has no tokenizer (tokenizer.json or a SentencePiece model), so it cannot read text", std::invalid_argument);
 }
 
 TEST_CASE("head analysis reports every head with scores in [0, 1], reproducibly") {

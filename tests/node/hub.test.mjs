@@ -16,7 +16,7 @@ import { DownloadProgress, cachingFetch } from '../../dist/hub/download.js';
 import {
   DEFAULT_HUB, ENCODER_DECODER_TYPES, MAX_MODEL_BYTES, SUPPORTED_MODEL_TYPES, hubReference, openHubModel, parseModelId, resolveUrl,
 } from '../../dist/hub/hub.js';
-import { FAMILY_MODELS, GATED, HELD, MARIAN, SENTENCEPIECE, SHARDED, T5, startFakeHub } from '../hub/fake-hub.mjs';
+import { FAMILY_MODELS, GATED, HELD, MARIAN, SENTENCEPIECE, SHARDED, T5, T5_SENTENCEPIECE, startFakeHub } from '../hub/fake-hub.mjs';
 import { flat, golden, maxAbsDiff } from './model-golden.mjs';
 
 let engine;
@@ -126,8 +126,25 @@ test('a pickle-only model is refused without requesting the pickle', async () =>
   assert.ok(!requestsFor('tiny/pickle-only').some((r) => r.path.includes('pytorch_model')));
 });
 
-test('a model without tokenizer.json or tokenizer.model says it needs one', async () => {
-  await assert.rejects(openHubModel(ref('tiny/no-tokenizer')), { code: 'files', message: /tiny\/no-tokenizer has neither tokenizer\.json nor tokenizer\.model/ });
+test('a model without tokenizer.json or a SentencePiece model says it needs one', async () => {
+  await assert.rejects(openHubModel(ref('tiny/no-tokenizer')),
+    { code: 'files', message: /tiny\/no-tokenizer has no tokenizer\.json, and no SentencePiece model \(tokenizer\.model, spiece\.model, sentencepiece\.bpe\.model\) either/ });
+});
+
+test('a T5 model with only spiece.model opens and reads text as T5Tokenizer (sentencepiece\'s ids, then </s>)', async () => {
+  const opened = await openHubModel(ref(T5_SENTENCEPIECE.id), { fetch: cachingFetch() });
+  assert.deepEqual(opened.files.map((f) => f.name), ['spiece.model', 'model.safetensors']);
+  assert.deepEqual(requestsFor(T5_SENTENCEPIECE.id).map((r) => r.path.split('/').pop()).filter((f) => !f.endsWith('.safetensors')),
+    ['config.json', 'tokenizer.json', 'tokenizer.model', 'spiece.model']);
+  const model = await engine.loadModel(opened.source);
+  try {
+    const goldens = JSON.parse(readFileSync(new URL('../tokenizer/sentencepiece/goldens.json', import.meta.url), 'utf8'));
+    const spm = goldens.models[T5_SENTENCEPIECE.model];
+    const { text } = goldens.texts[0];
+    assert.deepEqual(model.run(text).sourceTokens.map((t) => t.id), [...spm.results[0].ids, spm.eos_id]);
+  } finally {
+    model.dispose();
+  }
 });
 
 test('a model with only SentencePiece\'s tokenizer.model opens and tokenizes as sentencepiece does', async () => {

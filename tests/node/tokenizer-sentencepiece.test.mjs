@@ -4,18 +4,24 @@
 // BPE, with and without byte fallback, nmt_nfkc / identity / custom rules,
 // dummy prefix on and off, user-defined symbols) on the parity texts, invalid
 // UTF-8 included, and the ids of 300 KB of Austen (count and hash).
-// Also loading: a model folder with tokenizer.model and no tokenizer.json
-// (served over HTTP, and as dropped files), the CLI's `tokenize --tokenizer
-// x.model` and `attention --model DIR` with tokenizer.model, and the errors.
+// T5's and XLM-R's ways of wrapping a SentencePiece model (T5Tokenizer: "$A
+// </s>" and the <extra_id_N> sentinels; XLMRobertaTokenizer: fairseq's ids and
+// "<s> $A </s>"), checked against sentencepiece's ids with those classes' rules.
+// Also loading: a model folder with tokenizer.model, spiece.model (T5) or
+// sentencepiece.bpe.model (XLM-R) and no tokenizer.json (served over HTTP, and
+// as dropped files), the CLI's `tokenize --tokenizer x.model` and `attention
+// --model DIR` with them, and the errors.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { createEngine } from '../../dist/engine/engine.js';
+import { widenVocabulary } from '../hub/fake-hub.mjs';
+import { modelsDir } from './model-golden.mjs';
 
 const dir = new URL('../tokenizer/sentencepiece/', import.meta.url);
 const goldens = JSON.parse(readFileSync(new URL('goldens.json', dir), 'utf8'));
@@ -73,6 +79,60 @@ test('every model: ids, pieces, offsets and decoded text equal sentencepiece on 
   }
 });
 
+// The ids transformers' tokenizer classes give with a SentencePiece model
+// whose pieces start <unk>, <s>, </s> (as T5's and XLM-R's do, and spm_train's):
+// T5Tokenizer appends </s> and numbers the 100 sentinels after the pieces,
+// <extra_id_0> last; XLMRobertaTokenizer (fairseq's dictionary) puts <s>,
+// <pad>, </s>, <unk> at 0..3, every other piece one place later than in the
+// model, <mask> after them, and wraps the text in <s> ... </s>.
+const nmt = goldens.models['unigram-nmt-nfkc.model'];
+const PIECES = nmt.vocab.length;
+const t5Ids = (ids) => [...ids, nmt.eos_id];
+const fairseqId = (id) => (id === nmt.unk_id ? 3 : id + 1);
+const xlmRobertaIds = (ids) => [0, ...ids.map(fairseqId), 2];
+// The parity texts that write no special token of either class.
+const plainTexts = goldens.texts.map((entry, i) => ({ entry, i })).filter(({ entry }) => !/<(s|\/s|unk|pad|mask)>/.test(entry.text ?? ''));
+
+test('T5\'s and XLM-R\'s conventions: T5Tokenizer\'s and XLMRobertaTokenizer\'s ids from sentencepiece\'s, on the parity texts', () => {
+  assert.equal(nmt.unk_id, 0);
+  assert.deepEqual([nmt.bos_id, nmt.eos_id], [1, 2]);
+  assert.ok(plainTexts.length >= 30, `${plainTexts.length} texts`);
+  const t5 = engine.loadTokenizer(modelBytes('unigram-nmt-nfkc.model'), { modelType: 't5' });
+  const xlmr = engine.loadTokenizer(modelBytes('unigram-nmt-nfkc.model'), { modelType: 'xlm-roberta' });
+  try {
+    assert.equal(t5.vocabSize, PIECES + 100);
+    assert.equal(xlmr.vocabSize, PIECES + 2);
+    for (const { entry, i } of plainTexts) {
+      const { ids } = nmt.results[i];
+      assert.deepEqual(Array.from(t5.encodeIds(textOf(entry))), t5Ids(ids), `T5, text ${i}`);
+      assert.deepEqual(Array.from(t5.encodeIds(textOf(entry), { addSpecialTokens: false })), ids, `T5 without specials, text ${i}`);
+      assert.deepEqual(Array.from(xlmr.encodeIds(textOf(entry))), xlmRobertaIds(ids), `XLM-R, text ${i}`);
+      assert.equal(xlmr.decode(ids.map(fairseqId)), nmt.results[i].decoded, `XLM-R decode, text ${i}`);
+    }
+    assert.equal(xlmr.decode(xlmRobertaIds(nmt.results[1].ids), { skipSpecialTokens: true }), 'Hello world');
+    // Pairs: "$A </s> $B </s>" and "<s> $A </s> </s> $B </s>".
+    const [a, b] = [nmt.results[1].ids, nmt.results[20].ids];
+    assert.deepEqual(Array.from(t5.encode(goldens.texts[1].text, { pair: goldens.texts[20].text }).ids), [...a, 2, ...b, 2]);
+    assert.deepEqual(Array.from(xlmr.encode(goldens.texts[1].text, { pair: goldens.texts[20].text }).ids),
+      [0, ...a.map(fairseqId), 2, 2, ...b.map(fairseqId), 2]);
+    // Special tokens written in the text are matched: T5's sentinels (the
+    // spaces around them dropped) and </s>; XLM-R's <mask> (with the space before it).
+    const hello = nmt.results[1].ids;
+    const t5Masked = t5.encode('Hello world <extra_id_0> Hello world</s><extra_id_99>');
+    assert.deepEqual(Array.from(t5Masked.ids), [...hello, PIECES + 99, ...hello, 2, PIECES, 2]);
+    assert.deepEqual([t5.idToToken(PIECES + 99), t5.idToToken(PIECES)], ['<extra_id_0>', '<extra_id_99>']);
+    assert.equal(t5.decode(t5Masked.ids, { skipSpecialTokens: true }), 'Hello world Hello world');
+    const xlmrMasked = xlmr.encode('Hello world <mask>');
+    assert.deepEqual(Array.from(xlmrMasked.ids), [0, ...hello.map(fairseqId), PIECES + 1, 2]);
+    assert.deepEqual(xlmrMasked.pieces.at(-2), '<mask>');
+    assert.deepEqual([0, 1, 2, 3, PIECES + 1].map((id) => xlmr.idToToken(id)), ['<s>', '<pad>', '</s>', '<unk>', '<mask>']);
+  } finally {
+    t5.dispose();
+    xlmr.dispose();
+  }
+  assert.throws(() => engine.loadTokenizer(modelBytes('bpe-rules.model'), { modelType: 'xlm-roberta' }), /Unigram model; this one is BPE/);
+});
+
 test('display strings, decode of special pieces, no tokenizer.json form', () => {
   const tokenizer = engine.loadTokenizer(modelBytes('bpe-identity-bytes.model').buffer);
   const e = tokenizer.encode('a 😀', { addSpecialTokens: false });
@@ -102,22 +162,43 @@ const folder = new Map([
   ['tokenizer.model', readFileSync(new URL('bpe-identity-bytes.model', dir))],
 ]);
 const bpe = goldens.models['bpe-identity-bytes.model'];
+
+// Folders as T5's and XLM-R's hub repositories without tokenizer.json hold
+// them: a golden checkpoint of the family grown to the nmt model's ids (T5:
+// the pieces and 100 sentinels; XLM-R: the pieces, <pad> and <mask>), and the
+// model under the family's file name.
+function conventionFolder(golden, sentencepieceName, vocabSize) {
+  const dir = new URL(`${golden}/`, modelsDir);
+  const config = JSON.parse(readFileSync(new URL('config.json', dir), 'utf8'));
+  return new Map([
+    ['config.json', Buffer.from(JSON.stringify({ ...config, vocab_size: vocabSize }))],
+    ['model.safetensors', widenVocabulary(readFileSync(new URL('model.safetensors', dir)), config.vocab_size, vocabSize)],
+    [sentencepieceName, Buffer.from(modelBytes('unigram-nmt-nfkc.model'))],
+  ]);
+}
+const folders = {
+  folder,
+  t5: conventionFolder('t5-gated-gelu-dkv12-untied-bf16', 'spiece.model', PIECES + 100),
+  xlmr: conventionFolder('xlm-roberta-l1-h4-k8-bf16', 'sentencepiece.bpe.model', PIECES + 2),
+};
+const droppedFiles = (files) => [...files].map(([name, bytes]) => new File([bytes], name));
+
 let server;
 let baseUrl;
 before(async () => {
   server = createServer((request, response) => {
-    const body = folder.get(decodeURIComponent(request.url).split('/').pop());
+    const [name, file] = decodeURIComponent(request.url).split('/').slice(-2);
+    const body = folders[name]?.get(file);
     if (body === undefined) response.writeHead(404).end();
     else response.writeHead(200, { 'content-length': body.length }).end(body);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${server.address().port}/folder/`;
+  baseUrl = `http://127.0.0.1:${server.address().port}/`;
 });
 after(() => server?.close());
 
 test('loadModel: tokenizer.model is read when the folder has no tokenizer.json (URL and dropped files)', async () => {
-  const files = [...folder].map(([name, bytes]) => new File([bytes], name));
-  for (const source of [baseUrl, files]) {
+  for (const source of [`${baseUrl}folder/`, droppedFiles(folder)]) {
     const model = await engine.loadModel(source);
     assert.equal(model.tokenizerJson, null);
     const r = model.run(goldens.texts[0].text);
@@ -130,7 +211,39 @@ test('loadModel: tokenizer.model is read when the folder has no tokenizer.json (
   }
 });
 
-test('CLI: tokenize --tokenizer x.model, and attention on a folder with tokenizer.model', () => {
+test('loadModel: spiece.model (T5) and sentencepiece.bpe.model (XLM-R) without tokenizer.json read text as T5Tokenizer and XLMRobertaTokenizer', async () => {
+  const hello = nmt.results[1].ids;
+  for (const source of [`${baseUrl}t5/`, droppedFiles(folders.t5)]) {
+    const model = await engine.loadModel(source);
+    try {
+      assert.equal(model.tokenizerJson, null);
+      assert.deepEqual(model.run('Hello world').sourceTokens.map((t) => t.id), t5Ids(hello));
+      assert.deepEqual(model.run('Hello world <extra_id_0>').sourceTokens.map((t) => t.display), ['␣He', 'll', 'o', '␣world', '<extra_id_0>', '</s>']);
+    } finally {
+      model.dispose();
+    }
+  }
+  for (const source of [`${baseUrl}xlmr/`, droppedFiles(folders.xlmr)]) {
+    const model = await engine.loadModel(source);
+    try {
+      assert.equal(model.config.maskToken, '<mask>');
+      const r = model.run('Hello world <mask>', { topK: 3 });
+      assert.deepEqual(r.tokens.map((t) => t.id), [0, ...hello.map(fairseqId), PIECES + 1, 2]);
+      assert.equal(r.topK.shape[0], 1, 'one masked position predicted');
+      const tokenizer = engine.loadTokenizer(model.tokenizerFile, { modelType: model.config.modelType });
+      assert.deepEqual(Array.from(tokenizer.encodeIds('Hello world')), xlmRobertaIds(hello));
+      tokenizer.dispose();
+    } finally {
+      model.dispose();
+    }
+  }
+  // CamembertTokenizer numbers a SentencePiece model's pieces its own way: refused by name, not misread.
+  const camembert = new Map(folders.xlmr);
+  camembert.set('config.json', Buffer.from(JSON.stringify({ ...JSON.parse(folders.xlmr.get('config.json')), model_type: 'camembert' })));
+  await assert.rejects(engine.loadModel(droppedFiles(camembert)), /CamemBERT model's SentencePiece file is not read .*give the model's tokenizer\.json/);
+});
+
+test('CLI: tokenize --tokenizer x.model, and attention on a folder with tokenizer.model or sentencepiece.bpe.model', () => {
   const cli = fileURLToPath(new URL('../../build/native/attnplay', import.meta.url));
   const spm = fileURLToPath(new URL('unigram-nmt-nfkc.model', dir));
   const tokenize = spawnSync(cli, ['tokenize', '--tokenizer', spm, '--text', 'Hello world', '--no-special'], { encoding: 'utf8' });
@@ -148,6 +261,13 @@ test('CLI: tokenize --tokenizer x.model, and attention on a folder with tokenize
     assert.deepEqual(tokens.map((t) => t.id), [bpe.bos_id, ...bpe.results[1].ids]);
     const info = spawnSync(cli, ['info', '--model', tmp], { encoding: 'utf8' });
     assert.match(info.stdout, /tokenizer: tokenizer\.model/);
+    // XLM-R's sentencepiece.bpe.model, read with fairseq's ids.
+    rmSync(join(tmp, 'tokenizer.model'));
+    for (const [name, bytes] of folders.xlmr) writeFileSync(join(tmp, name), bytes);
+    const xlmr = spawnSync(cli, ['attention', '--model', tmp, '--text', 'Hello world'], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    assert.equal(xlmr.status, 0, xlmr.stderr);
+    assert.deepEqual(JSON.parse(xlmr.stdout).tokens.map((t) => t.id), xlmRobertaIds(nmt.results[1].ids));
+    assert.match(spawnSync(cli, ['info', '--model', tmp], { encoding: 'utf8' }).stdout, /tokenizer: sentencepiece\.bpe\.model/);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

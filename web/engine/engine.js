@@ -33,6 +33,17 @@ function tokenizerFacts(tokenizerFile, hasTokenizer) {
   return { tokenizerFile, tokenizerJson, hasTokenizer };
 }
 
+// config.json's model_type, or '' when the text is not a JSON object that has
+// one (the core says what is wrong with it when the model loads).
+function modelTypeOf(configText) {
+  try {
+    const modelType = JSON.parse(configText)?.model_type;
+    return typeof modelType === 'string' ? modelType : '';
+  } catch {
+    return '';
+  }
+}
+
 function byteView(source) {
   if (source instanceof ArrayBuffer) return new Uint8Array(source);
   return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
@@ -147,11 +158,15 @@ export class Engine {
   /**
    * Tokenizer from a Hugging Face tokenizer.json (string or parsed object), or
    * from a file's bytes (Uint8Array, ArrayBuffer): tokenizer.json or a
-   * SentencePiece .model (tokenizer.model, source.spm, ...), told apart by content.
+   * SentencePiece .model (tokenizer.model, spiece.model, source.spm, ...), told
+   * apart by content. options.modelType: a .model's ids and special tokens as
+   * that model_type's tokenizer reads them ('t5' and 'mt5': "$A </s>" and the
+   * <extra_id_N> sentinels; 'xlm-roberta': fairseq's ids and "<s> $A </s>";
+   * default: the model's own ids, <s> first when it has one).
    */
-  loadTokenizer(source) {
+  loadTokenizer(source, { modelType = '' } = {}) {
     if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) {
-      return this.#tokenizer(this.#module.tokenizerFromFileBytes(byteView(source)));
+      return this.#tokenizer(this.#module.tokenizerFromFileBytes(byteView(source), modelType));
     }
     const text = typeof source === 'object' && source !== null ? JSON.stringify(source) : source;
     return this.#tokenizer(this.#module.tokenizerFromJson(utf8(text, 'tokenizer.json')));
@@ -221,7 +236,7 @@ export class Engine {
     // section it does not support) is refused before a download that may take gigabytes.
     let tokenizer = null;
     try {
-      if (files.tokenizer) tokenizer = unwrap(this.#module.tokenizerFromFileBytes(files.tokenizer)).tokenizer;
+      if (files.tokenizer) tokenizer = unwrap(this.#module.tokenizerFromFileBytes(files.tokenizer, modelTypeOf(config))).tokenizer;
     } catch (error) {
       await cancelUnread(files.shards);
       throw error;

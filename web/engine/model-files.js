@@ -9,12 +9,18 @@ import { AttnplayError } from './errors.js';
 
 export const MODEL_FILES = {
   config: 'config.json', weights: 'model.safetensors', index: 'model.safetensors.index.json', tokenizer: 'tokenizer.json',
-  sentencepiece: 'tokenizer.model',
+  sentencepiece: 'tokenizer.model', // or another of SENTENCEPIECE_FILES
   // Marian (opus-mt) folders without tokenizer.json: SentencePiece models of
   // each language and the joint vocabulary (the core's tokenizer/marian_tokenizer.h).
   sourceSpm: 'source.spm', targetSpm: 'target.spm', vocab: 'vocab.json',
 };
 const MARIAN_KEYS = ['sourceSpm', 'targetSpm', 'vocab'];
+/**
+ * The names a SentencePiece model goes by in a folder without tokenizer.json,
+ * looked for in this order (the core's kTokenizerFiles, model/directory.h):
+ * Llama 2's and Mistral's, T5's, XLM-R's.
+ */
+export const SENTENCEPIECE_FILES = ['tokenizer.model', 'spiece.model', 'sentencepiece.bpe.model'];
 
 /**
  * Opens the files of a loadModel() source (see Engine.loadModel) and reads the
@@ -22,7 +28,7 @@ const MARIAN_KEYS = ['sourceSpm', 'targetSpm', 'vocab'];
  * checkpoint only in pickle format, shardNames(indexText): the shard file
  * names of a model.safetensors.index.json, in order }.
  * -> { config: Uint8Array, tokenizer: Uint8Array | null (tokenizer.json, or
- *      SentencePiece's tokenizer.model where there is none), tokenizerName,
+ *      where there is none a SentencePiece model, SENTENCEPIECE_FILES), tokenizerName,
  *      marian: { sourceSpm, targetSpm, vocab } (Uint8Arrays of source.spm,
  *      target.spm, vocab.json) where there is neither but source.spm, else null,
  *      index: string | null
@@ -41,8 +47,8 @@ export async function openModelFiles(source, { fetch: fetchImpl, pickleMessage, 
   // The JSON files are small: read now, so that no response waits unread
   // while the shards are looked up.
   const config = await readAll(opened.config, () => {});
-  // A folder without tokenizer.json may have SentencePiece's tokenizer.model.
-  opened.tokenizer ??= await openSource(files.sentencepiece, MODEL_FILES.sentencepiece, fetchImpl, true, pickleMessage);
+  // A folder without tokenizer.json may have a SentencePiece model (tokenizer.model, spiece.model, ...).
+  opened.tokenizer ??= await openSentencepiece(files.sentencepiece, fetchImpl, pickleMessage);
   const tokenizer = opened.tokenizer ? await readAll(opened.tokenizer, () => {}) : null;
   // Nor that: a Marian folder's source.spm, target.spm and vocab.json (all three).
   const marianOpened = opened.tokenizer ? null : await openMarian(files, fetchImpl, pickleMessage);
@@ -90,9 +96,23 @@ async function openMarian(files, fetchImpl, pickleMessage) {
   return out;
 }
 
-// Each key of MODEL_FILES -> that file's source in `pick(name)`, for the tokenizer files.
+// The first of the SentencePiece candidates ([{ source, name }], in
+// SENTENCEPIECE_FILES' order) that opens, or null.
+async function openSentencepiece(candidates, fetchImpl, pickleMessage) {
+  for (const { source, name } of candidates) {
+    const opened = await openSource(source, name, fetchImpl, true, pickleMessage);
+    if (opened) return opened;
+  }
+  return null;
+}
+
+// The tokenizer files' sources: each key of MODEL_FILES -> `pick(name)`, and
+// sentencepiece -> [{ source: pick(name), name }] for each of SENTENCEPIECE_FILES.
 function tokenizerSources(pick) {
-  return Object.fromEntries(['tokenizer', 'sentencepiece', ...MARIAN_KEYS].map((key) => [key, pick(key)]));
+  return {
+    ...Object.fromEntries(['tokenizer', ...MARIAN_KEYS].map((key) => [key, pick(MODEL_FILES[key])])),
+    sentencepiece: SENTENCEPIECE_FILES.map((name) => ({ source: pick(name), name })).filter(({ source }) => source != null),
+  };
 }
 
 // The model files of a loadModel() source: { config, weights, tokenizer? }
@@ -107,7 +127,7 @@ function modelSources(source, pickleMessage) {
       config: new URL(MODEL_FILES.config, base),
       weights: new URL(MODEL_FILES.weights, base),
       index: new URL(MODEL_FILES.index, base),
-      ...tokenizerSources((key) => new URL(MODEL_FILES[key], base)),
+      ...tokenizerSources((name) => new URL(name, base)),
     };
   }
   const isFileList = Array.isArray(source) || (typeof FileList !== 'undefined' && source instanceof FileList);
@@ -120,16 +140,18 @@ function modelSources(source, pickleMessage) {
     for (const key of ['config', sharded ? 'index' : 'weights']) {
       if (!byName.has(MODEL_FILES[key])) throw new AttnplayError(`${MODEL_FILES[key]} is missing from the given files`);
     }
-    const tokenizers = tokenizerSources((key) => byName.get(MODEL_FILES[key]));
+    const tokenizers = tokenizerSources((name) => byName.get(name));
     if (sharded) return { config: byName.get(MODEL_FILES.config), index: byName.get(MODEL_FILES.index), shards: byName, ...tokenizers };
     return { config: byName.get(MODEL_FILES.config), weights: byName.get(MODEL_FILES.weights), ...tokenizers };
   }
+  // An object's keys are MODEL_FILES' (its sentencepiece goes by tokenizer.model).
+  const byKey = (name) => source[Object.keys(MODEL_FILES).find((key) => MODEL_FILES[key] === name)];
   if (source && source.config != null && source.weights != null && source.index != null) {
     if (!Array.isArray(source.weights)) throw new AttnplayError('loadModel: with an index, weights is the array of shards');
-    return { config: source.config, index: source.index, shards: source.weights, ...tokenizerSources((key) => source[key]) };
+    return { config: source.config, index: source.index, shards: source.weights, ...tokenizerSources(byKey) };
   }
   if (source && source.config != null && source.weights != null) {
-    return { config: source.config, weights: source.weights, ...tokenizerSources((key) => source[key]) };
+    return { config: source.config, weights: source.weights, ...tokenizerSources(byKey) };
   }
   throw new AttnplayError('loadModel: expected a base URL, { config, weights, tokenizer?, sentencepiece?, sourceSpm?, targetSpm?, vocab? } ' +
     'or a list of files');

@@ -4,7 +4,8 @@
 // for Engine.loadModel: config.json first (an architecture attnplay cannot
 // run is refused before any weight is requested), then model.safetensors or
 // the sharded index and its shards (never a pickle), and tokenizer.json (else
-// tokenizer.model, or a Marian model's source.spm, target.spm and vocab.json); the
+// a Marian model's source.spm, target.spm and vocab.json, or a SentencePiece
+// model: tokenizer.model, spiece.model or sentencepiece.bpe.model); the
 // size is checked against the WebAssembly memory before a weight byte is read.
 // HTTP and network failures become messages that name the cause (gated or
 // private model, not found, CORS, network). A reader's access token (gated
@@ -12,7 +13,7 @@
 // never in a URL, a message or anything else this module returns.
 // Not here: the download itself, its progress and cache (download.js), the
 // WASM (engine.js), anything about the DOM.
-import { MODEL_FILES as FILES } from '../engine/model-files.js';
+import { MODEL_FILES as FILES, SENTENCEPIECE_FILES } from '../engine/model-files.js';
 
 /** The hub files come from unless a `hub` is given (the page's URL state, the widget's attribute). */
 export const DEFAULT_HUB = 'https://huggingface.co';
@@ -142,9 +143,11 @@ export async function openHubModel(ref, { fetch: fetchImpl = globalThis.fetch, m
     const config = checkConfig(configText, ref);
     // The weights and the tokenizer are asked for together; neither body is read yet.
     const [weights, json] = await Promise.all([get(FILES.weights, true), get(FILES.tokenizer, true)]);
-    // Without tokenizer.json: a Marian model's source.spm, target.spm and
-    // vocab.json (opus-mt), else SentencePiece's tokenizer.model (Llama 2, Mistral v0.1).
-    const tokenizers = json ? { tokenizer: json } : await (config.model_type === 'marian' ? marianFiles(get, ref) : sentencepieceFile(get, ref));
+    // Without tokenizer.json: a Marian model's source.spm, target.spm and vocab.json
+    // (opus-mt), else a SentencePiece model (tokenizer.model: Llama 2, Mistral v0.1;
+    // spiece.model: T5, mT5; sentencepiece.bpe.model: XLM-R).
+    const names = { ...FILES };
+    const tokenizers = json ? { tokenizer: json } : await (config.model_type === 'marian' ? marianFiles(get, ref) : sentencepieceFile(get, ref, names));
     let source;
     let weightFiles;
     if (weights) {
@@ -167,7 +170,7 @@ export async function openHubModel(ref, { fetch: fetchImpl = globalThis.fetch, m
       source = { config: configText, index: indexText, weights: shards, ...tokenizers };
       weightFiles = names.map((name, i) => ({ name, size: contentLength(shards[i]) }));
     }
-    const tokenizerFiles = Object.entries(tokenizers).map(([key, response]) => ({ name: FILES[key], size: contentLength(response) }));
+    const tokenizerFiles = Object.entries(tokenizers).map(([key, response]) => ({ name: names[key], size: contentLength(response) }));
     const files = [...tokenizerFiles, ...weightFiles];
     const total = files.every((f) => f.size !== null) ? files.reduce((sum, f) => sum + f.size, 0) : null;
     checkSize(ref, weightFiles.reduce((sum, f) => sum + (f.size ?? 0), 0), weightFiles.length, maxBytes);
@@ -178,13 +181,18 @@ export async function openHubModel(ref, { fetch: fetchImpl = globalThis.fetch, m
   }
 }
 
-// { sentencepiece: the open response of tokenizer.model }, or a HubError when there is none.
-async function sentencepieceFile(get, ref) {
-  const sentencepiece = await get(FILES.sentencepiece, true);
-  if (!sentencepiece) {
-    throw new HubError(`${ref.id} has neither tokenizer.json nor tokenizer.model, and attnplay needs one of them to read text`, 'files');
+// { sentencepiece: the open response of the first of SENTENCEPIECE_FILES the
+// model has } (its name set in names.sentencepiece), or a HubError when there is none.
+async function sentencepieceFile(get, ref, names) {
+  for (const name of SENTENCEPIECE_FILES) {
+    const sentencepiece = await get(name, true);
+    if (sentencepiece) {
+      names.sentencepiece = name;
+      return { sentencepiece };
+    }
   }
-  return { sentencepiece };
+  throw new HubError(`${ref.id} has no tokenizer.json, and no SentencePiece model (${SENTENCEPIECE_FILES.join(', ')}) either: ` +
+    'attnplay needs one of them to read text', 'files');
 }
 
 // { sourceSpm, targetSpm, vocab }: the open responses of a Marian model's

@@ -496,7 +496,7 @@ async function loadModel(key, name, source) {
       $('#load-label').textContent = loadingText(name, download);
       showFiles(download.files);
     }, controller.signal);
-    if (!loaded.hasTokenizer) throw new Error(`${name} has no tokenizer (tokenizer.json, tokenizer.model, or Marian's source.spm, target.spm and vocab.json), so it cannot read text`);
+    if (!loaded.hasTokenizer) throw new Error(`${name} has no tokenizer (tokenizer.json, a SentencePiece model such as tokenizer.model or spiece.model, or Marian's source.spm, target.spm and vocab.json), so it cannot read text`);
     model = { key, hub, name, config: loaded.config };
     showModelNote(null);
     const { encoderDecoder } = loaded.config;

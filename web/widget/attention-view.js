@@ -81,7 +81,7 @@ const headScores = new Map();
 function sharedModel({ key, source }, onProgress) {
   if (!loadedModels.has(key)) {
     const loading = getEngineClient().loadModel(key, source, onProgress).then((loaded) => {
-      if (!loaded.hasTokenizer) throw new Error("the model folder has no tokenizer (tokenizer.json, tokenizer.model, or Marian's source.spm, target.spm and vocab.json), so it cannot read text");
+      if (!loaded.hasTokenizer) throw new Error("the model folder has no tokenizer (tokenizer.json, a SentencePiece model such as tokenizer.model or spiece.model, or Marian's source.spm, target.spm and vocab.json), so it cannot read text");
       return loaded;
     });
     loading.catch(() => loadedModels.delete(key)); // a failed load may be retried
