@@ -72,26 +72,29 @@ Seq2SeqConfig parse_seq2seq_config(std::string_view config_json) {
     bad_config("model_type \"" + type + "\" is not an encoder-decoder this runtime supports (marian, bart, t5, mt5)");
   }
   c.model_type = type;
-  // Token ids outside the vocabulary load, as in transformers: a pad or stop
-  // token the model cannot produce is never masked or met; the start token,
-  // every decoder pass's first input, must fit; a forced first token that
-  // does not is refused by the search that would force it (model/translate.h).
-  // T5's configs default the pad token to 0 and the start token to the pad token.
-  const std::int64_t default_pad = c.t5() ? 0 : -1;
-  const std::vector<int> pad = ids_in_vocabulary({single_token_id(j, "pad_token_id", default_pad)}, c.vocab_size);
+  // Token ids: config.json's, else the config class's defaults (set by the
+  // family's reader). Ids outside the vocabulary load, as in transformers: a
+  // pad or stop token the model cannot produce is never masked or met; the
+  // start token, every decoder pass's first input, must fit; a forced first
+  // token that does not is refused by the search that would force it
+  // (model/translate.h). A null start token is generate()'s: the bos token.
+  const std::vector<int> pad = ids_in_vocabulary({single_token_id(j, "pad_token_id", c.pad_token_id)}, c.vocab_size);
   c.pad_token_id = pad.empty() ? -1 : pad.front();
-  if (!c.t5() && (!j.contains("decoder_start_token_id") || j["decoder_start_token_id"].is_null())) {
-    bad_config("\"decoder_start_token_id\" is missing: the decoder's first input token must be given");
+  std::int64_t start = single_token_id(j, "decoder_start_token_id", c.decoder_start_token_id);
+  if (j.contains("decoder_start_token_id") && j["decoder_start_token_id"].is_null()) {
+    start = single_token_id(j, "bos_token_id", c.family == Seq2SeqFamily::bart ? 0 : -1);  // BartConfig's bos 0
+    if (start < 0) {
+      bad_config("\"decoder_start_token_id\" is null and there is no \"bos_token_id\": the decoder's first input token must be given");
+    }
   }
-  const std::int64_t start = single_token_id(j, "decoder_start_token_id", single_token_id(j, "pad_token_id", default_pad));
   if (start < 0 || start >= c.vocab_size) {
     bad_config("\"decoder_start_token_id\" " + std::to_string(start) + " is outside the vocabulary (0.." +
                std::to_string(c.vocab_size - 1) + "): every decoder pass starts with it");
   }
   c.decoder_start_token_id = static_cast<int>(start);
-  c.eos_token_ids = ids_in_vocabulary(j.contains("eos_token_id") || !c.t5() ? token_ids(j, "eos_token_id")
-                                                                              : std::vector<std::int64_t>{1},
-                                      c.vocab_size);
+  std::vector<std::int64_t> eos(c.eos_token_ids.begin(), c.eos_token_ids.end());
+  if (j.contains("eos_token_id")) eos = token_ids(j, "eos_token_id");  // null: none
+  c.eos_token_ids = ids_in_vocabulary(eos, c.vocab_size);
   c.forced_bos_token_id = static_cast<int>(std::clamp<std::int64_t>(single_token_id(j, "forced_bos_token_id", -1), -1, INT32_MAX));
   if (j.contains("num_beams") && !j["num_beams"].is_null()) c.num_beams = integer(j, "num_beams", 64);
   c.length_penalty = j.contains("length_penalty") && !j["length_penalty"].is_null() && j["length_penalty"].is_number()

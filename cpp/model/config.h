@@ -70,6 +70,10 @@ struct ModelConfig {
   double rope_local_theta = 0;   // Gemma 3: RoPE base of the sliding layers (unscaled); 0: rope_theta
   float embedding_scale = 0;     // Gemma: the token embeddings times √d; 0: none
   int attention_scale_width = 0; // Gemma 2/3: scores divided by √query_pre_attn_scalar instead of √d_k; 0: d_k
+  bool norm_affine = true;       // OPT's layer_norm_elementwise_affine: false = LayerNorms without gain and bias
+  bool final_norm = true;        // a final norm before the head (OPT's _remove_final_layer_norm: false)
+  bool scale_attention = true;   // scores divided by √d_k (GPT-2's scale_attn_weights: false leaves them unscaled)
+  bool scale_by_inverse_layer = false;  // GPT-2's scale_attn_by_inverse_layer_idx: layer l's scores also divided by l + 1
   float attention_softcap = 0;   // Gemma 2: scaled scores s -> cap·tanh(s / cap) before the mask; 0: none
   float final_logit_softcap = 0; // Gemma 2: logits x -> cap·tanh(x / cap); 0: none
   bool qkv_bias = true;          // biases on the q, k, v projections
@@ -135,7 +139,7 @@ struct Seq2SeqConfig {
   int relative_buckets = 0;                    // relative_attention_num_buckets
   int relative_max_distance = 0;               // relative_attention_max_distance
   bool gated_feed_forward = false;             // feed_forward_proj "gated-..."
-  bool tied_output = true;                     // tie_word_embeddings
+  bool tied_output = true;                     // tie_word_embeddings (every family): false reads lm_head
 
   bool t5() const { return family == Seq2SeqFamily::t5; }
   int encoder_head_dim() const { return head_dim > 0 ? head_dim : width / encoder_heads; }
@@ -153,8 +157,9 @@ bool is_encoder_decoder_config(std::string_view config_json);
 // Parses an encoder-decoder's config.json with its family's reader
 // (model/families/marian_bart.cpp, model/families/t5.cpp). Throws
 // std::invalid_argument ("config.json: ...") for anything malformed or
-// unsupported (pre-LN mBART variants, UMT5's per-layer position biases, a
-// missing decoder_start_token_id).
+// unsupported (UMT5's per-layer position biases, a start token outside the
+// vocabulary or null without a bos token). Keys left out take the config
+// class's defaults, as in transformers.
 Seq2SeqConfig parse_seq2seq_config(std::string_view config_json);
 
 }  // namespace attnplay

@@ -23,10 +23,10 @@ int integer(const nlohmann::json& j, const char* key, int max_value) {
 }
 
 float epsilon(const nlohmann::json& j, const char* key, float default_value) {
-  if (!j.contains(key)) return default_value;
+  if (!j.contains(key) || j[key].is_null()) return default_value;
   const nlohmann::json& v = j[key];
-  if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 1) {
-    bad_config(std::string("\"") + key + "\" must be a number in (0, 1], got " + json_text::write(v));
+  if (!v.is_number() || !(v.get<double>() >= 0) || !std::isfinite(v.get<float>())) {
+    bad_config(std::string("\"") + key + "\" must be a finite number >= 0, got " + json_text::write(v));
   }
   return v.get<float>();
 }
@@ -38,11 +38,18 @@ std::string text(const nlohmann::json& j, const char* key, const std::string& de
 }
 
 Activation activation(const std::string& name, const char* key) {
-  if (name == "gelu") return Activation::gelu_erf;
-  if (name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::gelu_tanh;
+  // transformers' ACT2FN names (activations.py) for the same functions: the
+  // erf form, the tanh approximation written three ways, SiLU.
+  if (name == "gelu" || name == "gelu_python") return Activation::gelu_erf;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast" || name == "gelu_accurate" ||
+      name == "gelu_python_tanh") {
+    return Activation::gelu_tanh;
+  }
   if (name == "silu" || name == "swish") return Activation::silu;
   if (name == "relu") return Activation::relu;
-  bad_config(std::string("\"") + key + "\" is \"" + name + "\"; supported: gelu, gelu_new, gelu_pytorch_tanh, silu, relu");
+  if (name == "quick_gelu") return Activation::quick_gelu;
+  bad_config(std::string("\"") + key + "\" is \"" + name + "\"; supported: gelu (gelu_python), gelu_new (gelu_pytorch_tanh, "
+             "gelu_fast, gelu_accurate, gelu_python_tanh), silu (swish), relu, quick_gelu");
 }
 
 void require_flag(const nlohmann::json& j, const char* key, bool supported) {
@@ -89,11 +96,11 @@ std::vector<int> ids_in_vocabulary(const std::vector<std::int64_t>& ids, int voc
   return out;
 }
 
-ModelConfig bert_encoder_config(const nlohmann::json& j, const std::string& family_name) {
-  ModelConfig c = standard_sizes(j, 4 * kMaxWidth);
+ModelConfig bert_encoder_config(const nlohmann::json& j, const std::string& family_name, const SizeDefaults& defaults) {
+  ModelConfig c = standard_sizes(j, 4 * kMaxWidth, defaults);
   c.family_name = family_name;
   c.bidirectional = true;
-  c.type_vocab_size = j.contains("type_vocab_size") ? integer(j, "type_vocab_size", kMaxVocab) : 2;
+  c.type_vocab_size = optional_integer(j, "type_vocab_size", kMaxVocab, 2);
   c.segment_input = true;
   c.norm_eps = epsilon(j, "layer_norm_eps", 1e-12f);
   c.activation = activation(text(j, "hidden_act", "gelu"), "hidden_act");
@@ -101,33 +108,35 @@ ModelConfig bert_encoder_config(const nlohmann::json& j, const std::string& fami
   if (position_type != "absolute") {
     bad_config("\"position_embedding_type\" is \"" + position_type + "\"; only \"absolute\" is supported");
   }
+  // BertModel as a decoder attends causally; cross-attention runs only with
+  // an encoder's states (never here), so add_cross_attention alone changes nothing.
   require_flag(j, "is_decoder", false);
-  require_flag(j, "add_cross_attention", false);
   return c;
 }
 
-ModelConfig rotary_decoder_config(const nlohmann::json& j, const std::string& family_name, float default_eps,
-                                  double default_theta) {
-  ModelConfig c = standard_sizes(j, 16 * kMaxWidth);
+ModelConfig rotary_decoder_config(const nlohmann::json& j, const std::string& family_name, const RotaryDefaults& defaults) {
+  ModelConfig c = standard_sizes(j, 16 * kMaxWidth, defaults.sizes);
   c.family_name = family_name;
-  c.kv_heads = optional_integer(j, "num_key_value_heads", kMaxHeads, c.heads);
+  const bool kv_given = j.contains("num_key_value_heads") && !j["num_key_value_heads"].is_null();
+  c.kv_heads = kv_given ? integer(j, "num_key_value_heads", kMaxHeads)
+             : defaults.kv_heads > 0 && !j.contains("num_key_value_heads") ? defaults.kv_heads : c.heads;
   c.norm = NormKind::rms_norm;
-  c.norm_eps = epsilon(j, "rms_norm_eps", default_eps);
+  c.norm_eps = epsilon(j, "rms_norm_eps", defaults.rms_norm_eps);
   c.gated_mlp = true;
   c.rope = true;
-  c.rope_theta = number(j, "rope_theta", default_theta);
+  c.rope_theta = number(j, "rope_theta", defaults.rope_theta);
   c.rope_scaling = rope_scaling(j);
   return c;
 }
 
-ModelConfig standard_sizes(const nlohmann::json& j, int max_inner) {
+ModelConfig standard_sizes(const nlohmann::json& j, int max_inner, const SizeDefaults& defaults) {
   ModelConfig c;
-  c.layers = integer(j, "num_hidden_layers", kMaxLayers);
-  c.heads = integer(j, "num_attention_heads", kMaxHeads);
-  c.width = integer(j, "hidden_size", kMaxWidth);
-  c.inner = integer(j, "intermediate_size", max_inner);
-  c.positions = integer(j, "max_position_embeddings", kMaxPositions);
-  c.vocab_size = integer(j, "vocab_size", kMaxVocab);
+  c.layers = optional_integer(j, "num_hidden_layers", kMaxLayers, defaults.layers);
+  c.heads = optional_integer(j, "num_attention_heads", kMaxHeads, defaults.heads);
+  c.width = optional_integer(j, "hidden_size", kMaxWidth, defaults.width);
+  c.inner = optional_integer(j, "intermediate_size", max_inner, defaults.inner);
+  c.positions = optional_integer(j, "max_position_embeddings", kMaxPositions, defaults.positions);
+  c.vocab_size = optional_integer(j, "vocab_size", kMaxVocab, defaults.vocab);
   return c;
 }
 

@@ -34,7 +34,7 @@ nlohmann::json parse_object(std::string_view config_json);
 int integer(const nlohmann::json& j, const char* key, int max_value);
 // An integer in 1..max_value, or default_value when absent or null.
 int optional_integer(const nlohmann::json& j, const char* key, int max_value, int default_value);
-// A number in (0, 1], or default_value when absent.
+// A finite number >= 0 (a norm's epsilon), or default_value when absent or null.
 float epsilon(const nlohmann::json& j, const char* key, float default_value);
 // A positive finite number, or default_value when absent or null.
 double number(const nlohmann::json& j, const char* key, double default_value);
@@ -64,22 +64,37 @@ std::vector<bool> per_layer_flags(const nlohmann::json& j, const char* key, int 
 // rope_scaling: null, {"rope_type" (or "type"): "default" | "linear" | "llama3", ...}.
 RopeFrequencyScaling rope_scaling(const nlohmann::json& j);
 
+// A config class's sizes when config.json leaves them out: the defaults of
+// its __init__ in transformers (each family's file names the class; read at
+// v4.56.0), as transformers loads such a config.
+struct SizeDefaults {
+  int layers, heads, width, inner, positions, vocab;
+};
+
 // The sizes under the names BERT and the later families share
 // (num_hidden_layers, num_attention_heads, hidden_size, intermediate_size,
-// max_position_embeddings, vocab_size).
-ModelConfig standard_sizes(const nlohmann::json& j, int max_inner);
+// max_position_embeddings, vocab_size), each `defaults`' when absent.
+ModelConfig standard_sizes(const nlohmann::json& j, int max_inner, const SizeDefaults& defaults);
 
-// The keys the rotary decoders (the Llama family, Gemma, OLMo 2) read alike:
-// standard_sizes, num_key_value_heads (default: the heads), RMSNorm's
-// rms_norm_eps, a gated MLP, RoPE with rope_theta and rope_scaling.
-ModelConfig rotary_decoder_config(const nlohmann::json& j, const std::string& family_name, float default_eps,
-                                  double default_theta);
+// A rotary decoder's config class defaults (see SizeDefaults).
+struct RotaryDefaults {
+  SizeDefaults sizes;
+  int kv_heads = 0;  // num_key_value_heads; 0: the heads
+  float rms_norm_eps = 1e-6f;
+  double rope_theta = 10000.0;
+};
+
+// The keys the rotary decoders (the Llama family, Gemma, OLMo 2, Phi-3) read
+// alike: standard_sizes, num_key_value_heads (absent or null: the default,
+// else the heads), RMSNorm's rms_norm_eps, a gated MLP, RoPE with rope_theta
+// and rope_scaling.
+ModelConfig rotary_decoder_config(const nlohmann::json& j, const std::string& family_name, const RotaryDefaults& defaults);
 
 // BertConfig's keys, which BERT, ELECTRA and RoBERTa read alike: standard_sizes,
 // type_vocab_size (default 2), layer_norm_eps (1e-12), hidden_act (gelu), a
-// bidirectional encoder reading segment ids; refused: relative position embeddings, and
-// is_decoder or add_cross_attention (a causal or cross-attending model).
-ModelConfig bert_encoder_config(const nlohmann::json& j, const std::string& family_name);
+// bidirectional encoder reading segment ids; refused: relative position
+// embeddings, and is_decoder (the self-attention would be causal).
+ModelConfig bert_encoder_config(const nlohmann::json& j, const std::string& family_name, const SizeDefaults& defaults);
 
 // The encoder-decoder families' readers (model/families/marian_bart.cpp,
 // model/families/t5.cpp), which parse_seq2seq_config picks by model_type;

@@ -36,6 +36,7 @@ ForwardPass::ForwardPass(const ModelConfig& c, const ModelWeights& w, const Forw
       past_(cache ? cache->length() : 0) {
   options_.causal = c.causal();
   options_.key_mask = request.attention_mask;
+  options_.scale = c.scale_attention;
   options_.scale_width = c.attention_scale_width;
   options_.softcap = c.attention_softcap;
   if (c.rope) {  // longrope picks its factors by the positions this pass reaches
@@ -110,6 +111,7 @@ Matrix ForwardPass::attention(const ConstMatrixRef& x, const BlockWeights& b, in
   const bool traced_layer = request_.trace && request_.trace->layer == layer;
   const bool sliding = c_.sliding_window > 0 && c_.layer_is_sliding(layer);
   options_.window = sliding ? c_.sliding_window : 0;  // this layer's (the padding mask stays, uncopied)
+  options_.temperature = c_.scale_by_inverse_layer ? static_cast<float>(layer + 1) : 1.0f;
   if (c_.rope && c_.layer_has_rope(layer)) {  // Gemma 3's sliding layers turn at their own base
     const std::vector<double>& inv_freq = sliding && !rope_local_inv_freq_.empty() ? rope_local_inv_freq_ : rope_inv_freq_;
     if (traced_layer) {  // the traced head's q and its key head's k, before the rotation

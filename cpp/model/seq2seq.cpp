@@ -338,7 +338,10 @@ Matrix Seq2SeqModel::output_logits(const ConstMatrixRef& x, bool final_norm_appl
     bad_request("a residual stream of width " + std::to_string(x.cols()) + " for a model of width " +
                 std::to_string(config_.width));
   }
-  if (!config_.t5()) return linear(x, weights_.decoder_embedding, weights_.final_logits_bias);  // [N, V]
+  if (!config_.t5()) {  // [N, V] x·Eᵀ (or x·lm_headᵀ untied) + final_logits_bias
+    return linear(x, weights_.output_embedding.empty() ? weights_.decoder_embedding : weights_.output_embedding,
+                  weights_.final_logits_bias);
+  }
   Matrix h = final_norm_applied ? Matrix(x) : rms_norm(x, weights_.decoder_final_norm.gamma, config_.norm_eps);  // [N, d]
   if (!weights_.output_embedding.empty()) return linear(h, weights_.output_embedding, RowVector());  // [N, V]
   h *= 1.0f / std::sqrt(static_cast<float>(config_.width));  // the tied table read at d_model^-0.5

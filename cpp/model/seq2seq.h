@@ -55,10 +55,10 @@ struct Seq2SeqWeights {
   std::vector<Seq2SeqLayerWeights> encoder, decoder;
   RowVector final_logits_bias;      // [V]
   // T5: each side's relative position bias [buckets, H] (its block 0's, which
-  // every layer of the side adds), its final_layer_norm, and an untied lm_head.
+  // every layer of the side adds) and its final_layer_norm.
   Matrix encoder_position_bias, decoder_position_bias;
   NormWeights encoder_final_norm, decoder_final_norm;
-  WeightMatrix output_embedding;    // [V, d] lm_head; empty: the decoder's embeddings
+  WeightMatrix output_embedding;    // [V, d] an untied lm_head (any family); empty: the decoder's embeddings
   std::int64_t parameter_count() const;
 };
 

@@ -81,13 +81,16 @@ Reader base_model_reader(const Checkpoint& st, const std::string& prefix, const 
 }
 
 void output_embedding(const ModelConfig& c, const Checkpoint& st, Reader& r, ModelWeights& w, const std::string& name) {
-  if (c.tied_embeddings) return;
+  if (!c.tied_embeddings) w.output_embedding = untied_output_layer(st, r, c.vocab_size, c.embedding_width(), name);
+}
+
+WeightMatrix untied_output_layer(const Checkpoint& st, Reader& r, int vocab_size, std::int64_t width, const std::string& name) {
   if (!st.contains(name)) {
     throw std::invalid_argument("tensor '" + name + "' is missing from model.safetensors (config.json has "
                                 "\"tie_word_embeddings\": false)");
   }
-  require_vocabulary_size(c.vocab_size, st, name);
-  w.output_embedding = r.out_by_in(name, c.vocab_size, c.embedding_width());
+  require_vocabulary_size(vocab_size, st, name);
+  return r.out_by_in(name, vocab_size, width);
 }
 
 void read_rotary_attention(Reader& r, const std::string& prefix, const ModelConfig& c, BlockWeights& b) {

@@ -163,6 +163,11 @@ void read_rotary_lm_head(const ModelConfig& c, const Checkpoint& st, Reader& r, 
 // Face ties it).
 void output_embedding(const ModelConfig& c, const Checkpoint& st, Reader& r, ModelWeights& w, const std::string& name);
 
+// An untied output layer `name` [vocab_size, width] (lm_head.weight), which
+// config.json's "tie_word_embeddings": false requires: a missing one is named
+// with that reason, one with too few rows as the vocabulary's.
+WeightMatrix untied_output_layer(const Checkpoint& st, Reader& r, int vocab_size, std::int64_t width, const std::string& name);
+
 // Throws when the embedding matrix `name` has fewer rows than config.json's vocab_size.
 inline void require_vocabulary_size(int vocab_size, const Checkpoint& st, const std::string& name) {
   const TensorInfo& info = st.info(name);

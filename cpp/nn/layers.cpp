@@ -45,6 +45,13 @@ void silu(MatrixRef x) {
 
 void relu(MatrixRef x) { x = x.cwiseMax(0.0f); }
 
+void quick_gelu(MatrixRef x) {
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    float* row = x.row(r).data();
+    for (Eigen::Index c = 0; c < x.cols(); ++c) row[c] = row[c] / (1.0f + fast_exp(-1.702f * row[c]));
+  }
+}
+
 void gelu_erf(MatrixRef x) {
   const float inv_sqrt2 = 0.70710678118654752f;
   x = x.unaryExpr([inv_sqrt2](float v) { return 0.5f * v * (1.0f + std::erf(v * inv_sqrt2)); });
@@ -69,6 +76,7 @@ void activate(MatrixRef x, Activation activation) {
     case Activation::gelu_tanh: gelu_tanh(x); return;
     case Activation::silu: silu(x); return;
     case Activation::relu: relu(x); return;
+    case Activation::quick_gelu: quick_gelu(x); return;
   }
 }
 

@@ -31,7 +31,10 @@ void gelu_tanh(MatrixRef x);
 // ReLU max(x, 0), in place (OPT's "relu").
 void relu(MatrixRef x);
 
-enum class Activation { gelu_erf, gelu_tanh, silu, relu };
+// x·σ(1.702·x), in place (transformers' "quick_gelu", CLIP's).
+void quick_gelu(MatrixRef x);
+
+enum class Activation { gelu_erf, gelu_tanh, silu, relu, quick_gelu };
 
 // The named activation, in place.
 void activate(MatrixRef x, Activation activation);

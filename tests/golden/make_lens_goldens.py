@@ -50,7 +50,8 @@ NAMES = ["gpt2-l2-h12-k8-f16", "gpt2-l1-h1-k64-f32", "gpt2-l4-h4-k8-bf16", "bert
          "gemma-mqa-hd16-bf16", "gemma2-softcap-window-f32", "gemma3-layer-types-f16", "olmo2-gqa-f16",
          "smollm3-norope-f32", "phi3-partial-window-bf16",
          "llama-gqa-llama3-bf16", "llama-mqa-bias-linear-f32", "mistral-window3-f16", "qwen2-bias-f32",
-         "qwen3-qknorm-bf16", "pythia-parallel-f16", "pythia-serial-f32", "qwen2-yarn-f32", "phi3-longrope-f16"]
+         "qwen3-qknorm-bf16", "pythia-parallel-f16", "pythia-serial-f32", "qwen2-yarn-f32", "phi3-longrope-f16",
+         "gpt2-unscaled-inverse-layer-f32", "opt-bare-norms-no-final-f32", "qwen2-sliding-layers-f16"]
 
 
 def read_safetensors(path):
@@ -129,16 +130,18 @@ def output_head(cfg, w):
                              cfg["layer_norm_eps"])
             return t @ decoder.T + w["lm_head.bias"]
         return read
-    if kind == "opt":  # final_layer_norm (pre-LN only), project_out where E != d, embed_tokens or lm_head
+    if kind == "opt":  # final_layer_norm (pre-LN, unless removed), project_out where E != d, embed_tokens or lm_head
         prefix = "decoder." if "decoder.embed_tokens.weight" in w else "model.decoder."
         tied = cfg.get("tie_word_embeddings", True)
         unembedding = w[prefix + "embed_tokens.weight"] if tied else w["lm_head.weight"]
         project = w.get(prefix + "project_out.weight")
+        final = cfg.get("do_layer_norm_before", True) and not cfg.get("_remove_final_layer_norm", False)
+        affine = cfg.get("layer_norm_elementwise_affine", True)
 
         def read(h, last):
-            if cfg.get("do_layer_norm_before", True) and not last:
-                h = F.layer_norm(h, (h.shape[-1],), w[prefix + "final_layer_norm.weight"],
-                                 w[prefix + "final_layer_norm.bias"], 1e-5)
+            if final and not last:
+                h = F.layer_norm(h, (h.shape[-1],), w[prefix + "final_layer_norm.weight"] if affine else None,
+                                 w[prefix + "final_layer_norm.bias"] if affine else None, 1e-5)
             if project is not None:
                 h = h @ project.T
             return h @ unembedding.T

@@ -251,15 +251,16 @@ def opt_tokenizer():
 # ---------------------------------------------------------------- reference forward passes
 
 
-def attention(x, wq, bq, wk, bk, wv, bv, heads, causal):
-    """Multi-head self-attention of x [T, d] with projections x·W + b ([d, d] each).
-    Returns concat output [T, d], weights [H, T, T], and q, k, v [H, T, d_k], raw scores [H, T, T]."""
+def attention(x, wq, bq, wk, bk, wv, bv, heads, causal, divisor=None):
+    """Multi-head self-attention of x [T, d] with projections x·W + b ([d, d] each); scores divided by
+    √d_k, or by `divisor` when given. Returns concat output [T, d], weights [H, T, T], and q, k, v
+    [H, T, d_k], raw scores [H, T, T]."""
     T, d = x.shape
     dk = d // heads
     split = lambda m: m.reshape(T, heads, dk).transpose(0, 1)  # [H, T, d_k]
     q, k, v = split(x @ wq + bq), split(x @ wk + bk), split(x @ wv + bv)
     scores = q @ k.transpose(1, 2)  # [H, T, T]
-    scaled = scores / math.sqrt(dk)
+    scaled = scores / (math.sqrt(dk) if divisor is None else divisor)
     if causal:
         future = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
         scaled = scaled.masked_fill(future, float("-inf"))
@@ -269,6 +270,9 @@ def attention(x, wq, bq, wk, bk, wv, bv, heads, causal):
 
 
 def gpt2_forward(w, cfg, ids, prefix):
+    """GPT-2 (transformers' modeling_gpt2, the eager attention that returns its weights): scores divided by
+    √d_k unless scale_attn_weights is false, and by layer + 1 with scale_attn_by_inverse_layer_idx; the
+    cross-attention layers of add_cross_attention run only with an encoder's states, so not here."""
     p = lambda name: w[prefix + name]
     d, H, eps = cfg["n_embd"], cfg["n_head"], cfg["layer_norm_epsilon"]
     ln = lambda x, base: F.layer_norm(x, (d,), p(base + ".weight"), p(base + ".bias"), eps)
@@ -279,8 +283,10 @@ def gpt2_forward(w, cfg, ids, prefix):
         h = f"h.{l}."
         a = ln(x, h + "ln_1")
         wqkv, bqkv = p(h + "attn.c_attn.weight"), p(h + "attn.c_attn.bias")  # Conv1D: [d, 3d]
+        divisor = (math.sqrt(d // H) if cfg.get("scale_attn_weights", True) else 1.0) * \
+            (l + 1 if cfg.get("scale_attn_by_inverse_layer_idx", False) else 1)
         out, weights, trace = attention(a, wqkv[:, :d], bqkv[:d], wqkv[:, d:2 * d], bqkv[d:2 * d],
-                                        wqkv[:, 2 * d:], bqkv[2 * d:], H, causal=True)
+                                        wqkv[:, 2 * d:], bqkv[2 * d:], H, causal=True, divisor=divisor)
         x = x + out @ p(h + "attn.c_proj.weight") + p(h + "attn.c_proj.bias")
         m = ln(x, h + "ln_2")
         f = F.gelu(m @ p(h + "mlp.c_fc.weight") + p(h + "mlp.c_fc.bias"), approximate="tanh")
@@ -430,7 +436,9 @@ def opt_forward(w, cfg, ids, prefix):
     E, before = cfg.get("word_embed_proj_dim", d), cfg.get("do_layer_norm_before", True)
     bias = cfg.get("enable_bias", True)
     act = {"relu": F.relu, "gelu": F.gelu}[cfg.get("activation_function", "relu")]
-    ln = lambda x, base: F.layer_norm(x, (d,), p(base + ".weight"), p(base + ".bias"), 1e-5)
+    affine = cfg.get("layer_norm_elementwise_affine", True)  # False: LayerNorms without gain and bias
+    ln = lambda x, base: F.layer_norm(x, (d,), p(base + ".weight") if affine else None,
+                                      p(base + ".bias") if affine else None, 1e-5)
     lin = lambda x, base: x @ p(base + ".weight").T + (p(base + ".bias") if bias else 0)  # nn.Linear [out, in]
     T = len(ids)
     x = p("embed_tokens.weight")[ids]
@@ -456,7 +464,7 @@ def opt_forward(w, cfg, ids, prefix):
         attentions.append(weights)
         traces.append(trace)
         hidden.append(x)
-    if before:
+    if before and not cfg.get("_remove_final_layer_norm", False):  # OPTDecoder's final_layer_norm
         x = ln(x, "final_layer_norm")
         hidden[-1] = x
     if E != d:
@@ -583,6 +591,12 @@ def llama_forward(w, cfg, ids):
     inv_freq = rope_inverse_frequencies(dk, cfg["rope_theta"], cfg.get("rope_scaling"), cfg, len(ids))
     scale = rope_attention_factor(cfg.get("rope_scaling"), cfg)
     window = cfg.get("sliding_window") if cfg["model_type"] == "mistral" else None
+    # Qwen2's layer_types: with use_sliding_window, the layers from max_window_layers on slide (Qwen2Config).
+    sliding = [cfg["model_type"] == "mistral" or (cfg.get("use_sliding_window", False) and cfg["model_type"] == "qwen2"
+                                                 and l >= cfg.get("max_window_layers", 28))
+               for l in range(cfg["num_hidden_layers"])]
+    if cfg["model_type"] == "qwen2" and cfg.get("use_sliding_window", False):
+        window = cfg.get("sliding_window", 4096)
     lin = lambda x, base: x @ p(base + ".weight").T + (p(base + ".bias") if "model." + base + ".bias" in w else 0)
     heads = lambda m, n: m.reshape(len(ids), n, dk).transpose(0, 1)  # [n, T, d_k]
     x = p("embed_tokens.weight")[ids]
@@ -596,10 +610,11 @@ def llama_forward(w, cfg, ids):
         if cfg["model_type"] == "qwen3":
             q, k = rms_norm(q, p(s + "self_attn.q_norm.weight"), eps), rms_norm(k, p(s + "self_attn.k_norm.weight"), eps)
         if rope[l]:
-            out, weights, trace = grouped_attention(rotate(q, inv_freq, scale), rotate(k, inv_freq, scale), v, window)
+            out, weights, trace = grouped_attention(rotate(q, inv_freq, scale), rotate(k, inv_freq, scale), v,
+                                                    window if sliding[l] else None)
             trace = trace + before_rope(q, k, inv_freq)
         else:  # SmolLM3's layers without RoPE: no rotation, no rotary trace
-            out, weights, trace = grouped_attention(q, k, v, window)
+            out, weights, trace = grouped_attention(q, k, v, window if sliding[l] else None)
         x = x + lin(out, s + "self_attn.o_proj")
         m = rms_norm(x, p(s + "post_attention_layernorm.weight"), eps)
         x = x + lin(F.silu(lin(m, s + "mlp.gate_proj")) * lin(m, s + "mlp.up_proj"), s + "mlp.down_proj")
@@ -790,6 +805,11 @@ GPT2_CASES = [
     ("gpt2-l2-h12-k8-f16", 2, 12, 8, 128, 32, "F16", "transformer.", False, ["Hello, café! Attention."]),
     ("gpt2-l1-h1-k64-f32", 1, 1, 64, 64, 16, "F32", "", True, ["sixteen bytes!!!"]),
     ("gpt2-l4-h4-k8-bf16", 4, 4, 8, None, 24, "BF16", "transformer.", False, ["The cat sat."]),
+    # Stanford CRFM's GPT-2s' flags (with config beyond the defaults): q·k unscaled, then divided by layer + 1;
+    # cross-attention layers stored but not run
+    ("gpt2-unscaled-inverse-layer-f32", 3, 2, 8, None, 16, "F32", "transformer.", False, ["Layer by layer."],
+     {"scale_attn_weights": False, "scale_attn_by_inverse_layer_idx": True, "reorder_and_upcast_attn": True,
+      "add_cross_attention": True}),
 ]
 
 BERT_CASES = [
@@ -847,6 +867,10 @@ OPT_CASES = [
     ("opt-nobias-gelu-untied-bf16", "BF16", "model.decoder.",
      {"num_hidden_layers": 1, "num_attention_heads": 2, "hidden_size": 16, "ffn_dim": 32, "enable_bias": False,
       "activation_function": "gelu", "tie_word_embeddings": False}, ["No bias."]),
+    # LayerNorms without gain and bias (elementwise_affine false), and no final LayerNorm (_remove_final_layer_norm)
+    ("opt-bare-norms-no-final-f32", "F32", "model.decoder.",
+     {"num_hidden_layers": 2, "num_attention_heads": 2, "hidden_size": 16, "ffn_dim": 32,
+      "layer_norm_elementwise_affine": False, "_remove_final_layer_norm": True}, ["Bare norms."]),
 ]
 
 LLAMA_CASES = [
@@ -885,6 +909,11 @@ LLAMA_CASES = [
       "max_position_embeddings": 8192,
       "rope_scaling": {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 2048}},
      ["Yarn spun long."]),
+    # Qwen2 with use_sliding_window: the layers from max_window_layers on attend within a window shorter than the text
+    ("qwen2-sliding-layers-f16", "qwen2", "F16",
+     {"num_hidden_layers": 3, "num_attention_heads": 2, "num_key_value_heads": 1, "hidden_size": 16,
+      "tie_word_embeddings": True, "use_sliding_window": True, "sliding_window": 3, "max_window_layers": 1},
+     ["Slides after the first layer."]),
 ]
 
 GEMMA_CASES = [
@@ -952,12 +981,12 @@ def trace_json(traces, layer, head):
     return out
 
 
-def build_gpt2(name, L, H, dk, inner, P, dtype, prefix, untied, texts, seed):
+def build_gpt2(name, L, H, dk, inner, P, dtype, prefix, untied, texts, options=None, seed=0):
     d = H * dk
     tokenizer, V, encode = gpt2_tokenizer()
     cfg = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_layer": L, "n_head": H, "n_embd": d,
            "n_inner": inner, "n_positions": P, "n_ctx": P, "vocab_size": V, "layer_norm_epsilon": 1e-5,
-           "activation_function": "gelu_new", "bos_token_id": V - 1, "eos_token_id": V - 1}
+           "activation_function": "gelu_new", "bos_token_id": V - 1, "eos_token_id": V - 1, **(options or {})}
     ff = inner or 4 * d
     ck = Checkpoint(seed, dtype)
     ck.normal(prefix + "wte.weight", (V, d), 1.0)
@@ -976,6 +1005,11 @@ def build_gpt2(name, L, H, dk, inner, P, dtype, prefix, untied, texts, seed):
         ck.normal(h + "mlp.c_proj.bias", (d,), 0.1)
         if prefix:  # the causal-mask buffer older exports carry
             ck.add(h + "attn.bias", np.tril(np.ones((1, 1, P, P))), "F32")
+        if cfg.get("add_cross_attention"):  # GPT2Block's cross-attention, which nothing here runs
+            ck.layer_norm(h + "ln_cross_attn", d)
+            ck.normal(h + "crossattention.c_attn.weight", (d, 2 * d), 1 / math.sqrt(d))
+            ck.normal(h + "crossattention.q_attn.weight", (d, d), 1 / math.sqrt(d))
+            ck.normal(h + "crossattention.c_proj.weight", (d, d), 1 / math.sqrt(d))
     ck.layer_norm(prefix + "ln_f", d)
     if untied:
         ck.normal("lm_head.weight", (V, d), 1.0)
@@ -1151,7 +1185,8 @@ def build_opt(name, dtype, prefix, options, texts, seed):
            "enable_bias": True, "layer_norm_elementwise_affine": True, "tie_word_embeddings": True,
            "pad_token_id": 1, "bos_token_id": 2, "eos_token_id": 2, "dropout": 0.1, **options}
     d, E, L, inner = cfg["hidden_size"], cfg["word_embed_proj_dim"], cfg["num_hidden_layers"], cfg["ffn_dim"]
-    bias = cfg["enable_bias"]
+    bias, affine = cfg["enable_bias"], cfg["layer_norm_elementwise_affine"]
+    layer_norm = lambda base: affine and ck.layer_norm(base, d)
     ck = Checkpoint(seed, dtype)
     ck.normal(prefix + "embed_tokens.weight", (V, E), 1.0)
     ck.normal(prefix + "embed_positions.weight", (cfg["max_position_embeddings"] + 2, d), 0.5)
@@ -1164,12 +1199,12 @@ def build_opt(name, dtype, prefix, options, texts, seed):
         s = f"{prefix}layers.{l}."
         for part in ("q_proj", "k_proj", "v_proj", "out_proj"):
             linear(s + "self_attn." + part, d, d)
-        ck.layer_norm(s + "self_attn_layer_norm", d)
+        layer_norm(s + "self_attn_layer_norm")
         linear(s + "fc1", d, inner)
         linear(s + "fc2", inner, d)
-        ck.layer_norm(s + "final_layer_norm", d)
-    if cfg["do_layer_norm_before"]:
-        ck.layer_norm(prefix + "final_layer_norm", d)
+        layer_norm(s + "final_layer_norm")
+    if cfg["do_layer_norm_before"] and not cfg.get("_remove_final_layer_norm", False):
+        layer_norm(prefix + "final_layer_norm")
     # OPTForCausalLM saves lm_head.weight even when tied; a tied copy is not read (here it differs, so the
     # goldens would show if it were).
     ck.normal("lm_head.weight", (V, E), 1.0)

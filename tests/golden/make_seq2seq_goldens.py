@@ -251,8 +251,11 @@ def part_shapes(cfg):
 
 
 def output_logits(w, cfg, x):
-    """The output layer: x [T, d] through the decoder's (tied) embeddings plus final_logits_bias -> [T, V]."""
+    """The output layer: x [T, d] through the decoder's (tied) embeddings, or lm_head when tie_word_embeddings
+    is false, plus final_logits_bias -> [T, V]."""
     table = w["model.shared.weight"] if cfg.get("share_encoder_decoder_embeddings", True) else w["model.decoder.embed_tokens.weight"]
+    if not cfg.get("tie_word_embeddings", True):
+        table = w["lm_head.weight"]
     return x @ table.T + w["final_logits_bias"][0]
 
 
@@ -325,7 +328,8 @@ def golden_cases(ck, cfg, pairs, encode_text, eos, pad):
     return cases
 
 
-def build(name, family, dtype, Le, Ld, He, Hd, d, ffn, P, seed, stored_positions=False, shared=True, scale=None):
+def build(name, family, dtype, Le, Ld, He, Hd, d, ffn, P, seed, stored_positions=False, shared=True, scale=None,
+          untied=False):
     tokenizer, V, encode_text = gpt2_tokenizer()
     eos, pad = 0, V - 1  # '!' ends a sentence here; <|endoftext|> pads and starts the decoder
     bart = family == "bart"
@@ -337,6 +341,10 @@ def build(name, family, dtype, Le, Ld, He, Hd, d, ffn, P, seed, stored_positions
            "normalize_embedding": bart, "static_position_embeddings": not bart, "share_encoder_decoder_embeddings": shared,
            "pad_token_id": pad, "eos_token_id": eos, "decoder_start_token_id": pad, "is_encoder_decoder": True,
            "length_penalty": 1.0, "num_beams": 3}
+    if untied:
+        # lm_head its own; fairseq's keys set as if the model were pre-LN with extra norms: BartModel reads none of them
+        cfg.update({"tie_word_embeddings": False, "normalize_before": True, "add_final_layer_norm": True,
+                    "add_bias_logits": True, "normalize_embedding": not bart})
     ck = Checkpoint(seed, dtype)
     if shared:
         ck.normal("model.shared.weight", (V, d), 1.0 / math.sqrt(d) if cfg["scale_embedding"] else 1.0)
@@ -362,6 +370,8 @@ def build(name, family, dtype, Le, Ld, He, Hd, d, ffn, P, seed, stored_positions
             ck.normal(p + "fc2.bias", (d,), 0.1)
             ck.layer_norm(p + "final_layer_norm", d)
     ck.normal("final_logits_bias", (1, V), 0.5)
+    if untied:
+        ck.normal("lm_head.weight", (V, d), 1.0)
     return cfg, ck, tokenizer, golden_cases(ck, cfg, zip(SOURCES, TARGETS), encode_text, eos, pad)
 
 
@@ -424,6 +434,7 @@ CASES = [
     ("marian-stored-positions-unshared-f16", "marian", "F16", 1, 2, 2, 4, 24, 48, 40, {"stored_positions": True, "shared": False}),
     ("bart-l2-h4-bf16", "bart", "BF16", 2, 2, 4, 4, 32, 64, 40, {}),
     ("bart-scaled-l1-l3-f32", "bart", "F32", 1, 3, 2, 2, 16, 32, 40, {"scale": True}),
+    ("bart-untied-legacy-keys-f32", "bart", "F32", 1, 2, 2, 2, 16, 32, 40, {"untied": True}),
 ]
 
 

@@ -21,7 +21,9 @@ inline const char* const kModels[] = {"gpt2-l2-h12-k8-f16", "gpt2-l1-h1-k64-f32"
                                       "olmo2-gqa-f16", "smollm3-norope-f32", "phi3-partial-window-bf16",
                                       "llama-gqa-llama3-bf16", "llama-mqa-bias-linear-f32", "mistral-window3-f16",
                                       "qwen2-bias-f32", "qwen3-qknorm-bf16", "pythia-parallel-f16",
-                                      "pythia-serial-f32", "qwen2-yarn-f32", "phi3-longrope-f16"};
+                                      "pythia-serial-f32", "qwen2-yarn-f32", "phi3-longrope-f16",
+                                      "gpt2-unscaled-inverse-layer-f32", "opt-bare-norms-no-final-f32",
+                                      "qwen2-sliding-layers-f16"};
 
 inline std::string model_dir(const std::string& name) { return std::string(ATTNPLAY_GOLDEN_DIR) + "/models/" + name; }
 

@@ -46,6 +46,17 @@ TEST_CASE("GELU: exact (erf) and tanh approximation") {
   CHECK(approx(0, 3) == doctest::Approx(0.8411919906082768));
 }
 
+TEST_CASE("quick GELU: x·σ(1.702·x), transformers' QuickGELUActivation") {
+  Matrix x(1, 6);
+  x << -8.0f, -3.0f, -1.0f, 0.0f, 1.0f, 2.5f;
+  Matrix y = x;
+  attnplay::quick_gelu(y);
+  for (int c = 0; c < 6; ++c) {
+    const double v = x(0, c);
+    CHECK(y(0, c) == doctest::Approx(v / (1 + std::exp(-1.702 * v))).epsilon(1e-6));
+  }
+}
+
 TEST_CASE("residual adds element-wise") {
   std::mt19937 rng(6);
   const Matrix y = ref::random_matrix(4, 3, rng);

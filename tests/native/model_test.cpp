@@ -333,6 +333,113 @@ TEST_CASE("Phi-3: rotated dims, sliding window, and longrope's factors") {
                        std::invalid_argument);
 }
 
+// A config.json that leaves keys out loads with its config class's defaults,
+// as transformers loads it (the __init__ defaults of v4.56.0's
+// configuration_<family>.py, src/transformers/models/).
+TEST_CASE("config keys left out take the config class's defaults, as in transformers") {
+  struct Expected {
+    const char* type;
+    int layers, heads, kv_heads, head_dim, width, inner, positions, vocab;
+  };
+  const Expected expected[] = {
+      {"gpt2", 12, 12, 12, 64, 768, 3072, 1024, 50257},
+      {"bert", 12, 12, 12, 64, 768, 3072, 512, 30522},
+      {"roberta", 12, 12, 12, 64, 768, 3072, 512 - 2, 50265},  // positions start after pad_token_id 1
+      {"xlm-roberta", 12, 12, 12, 64, 768, 3072, 512 - 2, 30522},
+      {"electra", 12, 4, 4, 64, 256, 1024, 512, 30522},
+      {"distilbert", 6, 12, 12, 64, 768, 3072, 512, 30522},
+      {"opt", 12, 12, 12, 64, 768, 3072, 2048, 50272},
+      {"llama", 32, 32, 32, 128, 4096, 11008, 2048, 32000},
+      {"mistral", 32, 32, 8, 128, 4096, 14336, 131072, 32000},
+      {"qwen2", 32, 32, 32, 128, 4096, 22016, 32768, 151936},
+      {"qwen3", 32, 32, 32, 128, 4096, 22016, 32768, 151936},
+      {"smollm3", 36, 16, 4, 128, 2048, 11008, 32768, 128256},
+      {"gemma", 28, 16, 16, 256, 3072, 24576, 8192, 256000},
+      {"gemma2", 26, 8, 4, 256, 2304, 9216, 8192, 256000},
+      {"gemma3_text", 26, 8, 4, 256, 2304, 9216, 131072, 262208},
+      {"olmo2", 32, 32, 32, 128, 4096, 11008, 2048, 50304},
+      {"phi3", 32, 32, 32, 96, 3072, 8192, 4096, 32064},
+      {"gpt_neox", 44, 64, 64, 96, 6144, 24576, 2048, 50432},
+  };
+  for (const Expected& e : expected) {
+    CAPTURE(e.type);
+    const ModelConfig c = parse_config(json{{"model_type", e.type}}.dump());
+    CHECK(c.layers == e.layers);
+    CHECK(c.heads == e.heads);
+    CHECK(c.kv_heads == e.kv_heads);
+    CHECK(c.head_dim == e.head_dim);
+    CHECK(c.width == e.width);
+    CHECK(c.inner == e.inner);
+    CHECK(c.positions == e.positions);
+    CHECK(c.vocab_size == e.vocab);
+  }
+  CHECK(parse_config(R"({"model_type": "mistral"})").sliding_window == 4096);  // MistralConfig's window
+  CHECK(parse_config(R"({"model_type": "mistral", "sliding_window": null})").sliding_window == 0);
+  CHECK(parse_config(R"({"model_type": "mistral", "num_key_value_heads": null})").kv_heads == 32);  // null: the heads
+  CHECK(parse_config(R"({"model_type": "gemma3_text"})").rope_theta == 1000000.0);
+  CHECK(parse_config(R"({"model_type": "smollm3"})").rope_theta == 2000000.0);
+  CHECK(parse_config(R"({"model_type": "electra"})").embedding_size == 128);
+  // A norm's epsilon is any finite number >= 0.
+  CHECK(parse_config(R"({"model_type": "llama", "rms_norm_eps": 2})").norm_eps == 2.0f);
+  CHECK_THROWS_WITH_AS(parse_config(R"({"model_type": "llama", "rms_norm_eps": -1e-6})"),
+                       doctest::Contains("\"rms_norm_eps\" must be a finite number >= 0"), std::invalid_argument);
+}
+
+// Qwen2/3's and SmolLM3's sliding layers, as their configs compute layer_types.
+TEST_CASE("Qwen2, Qwen3, SmolLM3: use_sliding_window slides the layers layer_types names, else each family's") {
+  json qwen = {{"model_type", "qwen2"}, {"num_hidden_layers", 4}, {"use_sliding_window", true}, {"max_window_layers", 2},
+               {"sliding_window", 3}};
+  ModelConfig c = parse_config(qwen.dump());
+  CHECK(c.sliding_window == 3);
+  CHECK(c.sliding_layers == std::vector<bool>{false, false, true, true});  // from max_window_layers on
+  qwen["max_window_layers"] = 0;
+  CHECK(parse_config(qwen.dump()).sliding_layers == std::vector<bool>{true, true, true, true});
+  qwen["layer_types"] = json::array({"sliding_attention", "full_attention", "sliding_attention", "full_attention"});
+  CHECK(parse_config(qwen.dump()).sliding_layers == std::vector<bool>{true, false, true, false});
+  qwen["use_sliding_window"] = false;  // Qwen2Config drops the window then
+  CHECK(parse_config(qwen.dump()).sliding_window == 0);
+  qwen.erase("layer_types");
+  qwen["use_sliding_window"] = true;
+  qwen["max_window_layers"] = 4;  // no layer from 4 on: no window
+  CHECK(parse_config(qwen.dump()).sliding_window == 0);
+  json smollm3 = {{"model_type", "smollm3"}, {"num_hidden_layers", 4}, {"use_sliding_window", true}};
+  CHECK(parse_config(smollm3.dump()).sliding_window == 0);  // SmolLM3Config has no default window
+  smollm3["sliding_window"] = 2;
+  c = parse_config(smollm3.dump());
+  CHECK(c.sliding_window == 2);
+  CHECK(c.sliding_layers == std::vector<bool>{false, false, false, true});  // the layer without RoPE
+}
+
+// Flags that change the computation are read, not refused: GPT-2's attention
+// scaling, OPT's LayerNorms without gain and without a final one.
+TEST_CASE("GPT-2's scale_attn_weights and scale_attn_by_inverse_layer_idx, OPT's affine and final LayerNorms") {
+  json gpt2 = {{"model_type", "gpt2"}};
+  ModelConfig c = parse_config(gpt2.dump());
+  CHECK(c.scale_attention);
+  CHECK_FALSE(c.scale_by_inverse_layer);
+  gpt2["scale_attn_weights"] = false;
+  gpt2["scale_attn_by_inverse_layer_idx"] = true;
+  gpt2["reorder_and_upcast_attn"] = true;
+  gpt2["add_cross_attention"] = true;
+  c = parse_config(gpt2.dump());
+  CHECK_FALSE(c.scale_attention);
+  CHECK(c.scale_by_inverse_layer);
+  // transformers' other names for the same activations, and quick_gelu.
+  CHECK(parse_config(R"({"model_type": "gpt2", "activation_function": "gelu_fast"})").activation == Activation::gelu_tanh);
+  CHECK(parse_config(R"({"model_type": "gpt2", "activation_function": "gelu_python"})").activation == Activation::gelu_erf);
+  CHECK(parse_config(R"({"model_type": "gpt2", "activation_function": "quick_gelu"})").activation == Activation::quick_gelu);
+  json opt = {{"model_type", "opt"}};
+  CHECK(parse_config(opt.dump()).final_norm);
+  opt["_remove_final_layer_norm"] = true;
+  opt["layer_norm_elementwise_affine"] = false;
+  c = parse_config(opt.dump());
+  CHECK_FALSE(c.final_norm);
+  CHECK_FALSE(c.norm_affine);
+  opt["_remove_final_layer_norm"] = false;
+  opt["do_layer_norm_before"] = false;  // post-LN: no final LayerNorm either
+  CHECK_FALSE(parse_config(opt.dump()).final_norm);
+}
+
 // transformers loads a config whose stop token lies outside a small vocabulary
 // (GPT-2's default eos_token_id 50256): so do we; such a token never stops generation.
 TEST_CASE("a stop token outside the vocabulary loads, as transformers loads it") {

@@ -33,7 +33,8 @@ TranslateOptions search(int beams, int max_new_tokens) {
 
 const char* const kSeq2SeqModels[] = {"marian-l2-h4-f32", "marian-stored-positions-unshared-f16", "bart-l2-h4-bf16",
                                       "bart-scaled-l1-l3-f32", "t5-l2-h4-relu-tied-f32",
-                                      "t5-gated-gelu-dkv12-untied-bf16", "mt5-gated-silu-l1-f16"};
+                                      "t5-gated-gelu-dkv12-untied-bf16", "mt5-gated-silu-l1-f16",
+                                      "bart-untied-legacy-keys-f32"};
 
 Seq2SeqModel load(const std::string& name) {
   const ModelFiles files = read_model_directory(model_dir(name));
@@ -229,7 +230,11 @@ TEST_CASE("bad requests and broken configs get clear errors") {
   auto load_with = [&](const std::string& key, const std::string& value) {
     return Seq2SeqModel::from_checkpoint(with(config, key, value), files.checkpoint);
   };
-  CHECK_THROWS_WITH_AS(load_with("decoder_start_token_id", ""), doctest::Contains("\"decoder_start_token_id\" is missing"),
+  // Left out, the start token is MarianConfig's default (58100, outside this vocabulary); null, generate()'s
+  // fallback, the bos token, which Marian has not.
+  CHECK_THROWS_WITH_AS(load_with("decoder_start_token_id", ""), doctest::Contains("\"decoder_start_token_id\" 58100 is outside"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(load_with("decoder_start_token_id", "null"), doctest::Contains("is null and there is no \"bos_token_id\""),
                        std::invalid_argument);
   // Token ids outside the vocabulary (257 entries): a pad or stop token loads, as in transformers, and is
   // never masked or met; the start token, which every pass reads, is refused; a forced first token by the search.
@@ -245,7 +250,12 @@ TEST_CASE("bad requests and broken configs get clear errors") {
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(load_with("model_type", "\"umt5\""), doctest::Contains("\"umt5\" is not supported: its layers each learn"),
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS(load_with("normalize_before", "true"), doctest::Contains("\"normalize_before\": true is not supported"),
+  // fairseq's keys, which MarianModel and BartModel do not read, change nothing.
+  const Seq2SeqModel legacy = Seq2SeqModel::from_checkpoint(
+      with(with(with(config, "normalize_before", "true"), "add_final_layer_norm", "true"), "static_position_embeddings", "false"),
+      files.checkpoint);
+  CHECK(legacy.encode({3, 4, 0}).attentions == encoded.attentions);
+  CHECK_THROWS_WITH_AS(load_with("tie_word_embeddings", "false"), doctest::Contains("tensor 'lm_head.weight' is missing from model.safetensors (config.json has \"tie_word_embeddings\": false)"),
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(load_with("decoder_layers", "3"),
                        doctest::Contains("tensor 'model.decoder.layers.2.self_attn.q_proj.weight' is missing"),

@@ -10,7 +10,8 @@ export const MODELS = ['gpt2-l2-h12-k8-f16', 'gpt2-l1-h1-k64-f32', 'gpt2-l4-h4-k
   'gemma-mqa-hd16-bf16', 'gemma2-softcap-window-f32', 'gemma3-layer-types-f16', 'olmo2-gqa-f16', 'smollm3-norope-f32',
   'phi3-partial-window-bf16',
   'llama-gqa-llama3-bf16', 'llama-mqa-bias-linear-f32', 'mistral-window3-f16', 'qwen2-bias-f32',
-  'qwen3-qknorm-bf16', 'pythia-parallel-f16', 'pythia-serial-f32', 'qwen2-yarn-f32', 'phi3-longrope-f16'];
+  'qwen3-qknorm-bf16', 'pythia-parallel-f16', 'pythia-serial-f32', 'qwen2-yarn-f32', 'phi3-longrope-f16',
+  'gpt2-unscaled-inverse-layer-f32', 'opt-bare-norms-no-final-f32', 'qwen2-sliding-layers-f16'];
 
 export const modelsDir = new URL('../golden/models/', import.meta.url);
 

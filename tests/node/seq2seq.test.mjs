@@ -17,7 +17,7 @@ import { AttnplayError, TranslationModel, createEngine } from '../../dist/engine
 import { flat, golden, maxAbsDiff, modelFiles, relativeError } from './model-golden.mjs';
 
 const SEQ2SEQ = ['marian-l2-h4-f32', 'marian-stored-positions-unshared-f16', 'bart-l2-h4-bf16', 'bart-scaled-l1-l3-f32',
-  't5-l2-h4-relu-tied-f32', 't5-gated-gelu-dkv12-untied-bf16', 'mt5-gated-silu-l1-f16'];
+  't5-l2-h4-relu-tied-f32', 't5-gated-gelu-dkv12-untied-bf16', 'mt5-gated-silu-l1-f16', 'bart-untied-legacy-keys-f32'];
 const cli = fileURLToPath(new URL('../../build/native/attnplay', import.meta.url));
 const dirOf = (name) => fileURLToPath(new URL(`../golden/models/${name}`, import.meta.url));
 
@@ -223,8 +223,8 @@ test('encoder-decoder errors are readable, never a crash', async () => {
   assert.equal(engine.loadedModels(), 0);
   const files = modelFiles('marian-l2-h4-f32');
   const config = JSON.parse(files.config);
-  delete config.decoder_start_token_id;
-  await assert.rejects(engine.loadModel({ ...files, config: JSON.stringify(config) }), /"decoder_start_token_id" is missing/);
+  config.decoder_start_token_id = null;
+  await assert.rejects(engine.loadModel({ ...files, config: JSON.stringify(config) }), /"decoder_start_token_id" is null and there is no "bos_token_id"/);
   await assert.rejects(engine.loadModel({ ...files, config: JSON.stringify({ ...JSON.parse(files.config), model_type: 'umt5' }) }),
     /"umt5" is not supported: its layers each learn their own relative position bias/);
   await assert.rejects(engine.loadModel({ ...files, config: JSON.stringify({ ...JSON.parse(files.config), model_type: 't5' }) }),

@@ -16,9 +16,12 @@
 namespace attnplay {
 namespace {
 
+// BertConfig's sizes.
+constexpr config_fields::SizeDefaults kBertSizes{12, 12, 768, 3072, 512, 30522};
+
 ModelConfig read_bert_config(const nlohmann::json& j, const std::string& /*model_type*/) {
   using namespace config_fields;
-  ModelConfig c = bert_encoder_config(j, "BERT");
+  ModelConfig c = bert_encoder_config(j, "BERT", kBertSizes);
   c.mlm_activation = c.activation;
   derive_head_shapes(c);
   return c;

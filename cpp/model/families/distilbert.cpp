@@ -20,12 +20,13 @@ ModelConfig read_distilbert_config(const nlohmann::json& j, const std::string& /
   ModelConfig c;
   c.family_name = "DistilBERT";
   c.bidirectional = true;
-  c.layers = integer(j, "n_layers", kMaxLayers);
-  c.heads = integer(j, "n_heads", kMaxHeads);
-  c.width = integer(j, "dim", kMaxWidth);
-  c.inner = integer(j, "hidden_dim", 4 * kMaxWidth);
-  c.positions = integer(j, "max_position_embeddings", kMaxPositions);
-  c.vocab_size = integer(j, "vocab_size", kMaxVocab);
+  // DistilBertConfig's defaults where a key is absent.
+  c.layers = optional_integer(j, "n_layers", kMaxLayers, 6);
+  c.heads = optional_integer(j, "n_heads", kMaxHeads, 12);
+  c.width = optional_integer(j, "dim", kMaxWidth, 768);
+  c.inner = optional_integer(j, "hidden_dim", 4 * kMaxWidth, 4 * 768);
+  c.positions = optional_integer(j, "max_position_embeddings", kMaxPositions, 512);
+  c.vocab_size = optional_integer(j, "vocab_size", kMaxVocab, 30522);
   c.type_vocab_size = 0;  // no token types: a pair of texts is told apart by [SEP] alone
   c.norm_eps = 1e-12f;
   c.activation = activation(text(j, "activation", "gelu"), "activation");

@@ -17,12 +17,13 @@
 namespace attnplay {
 namespace {
 
-// ElectraConfig's default embedding_size (transformers).
+// ElectraConfig's sizes and embedding_size.
+constexpr config_fields::SizeDefaults kElectraSizes{12, 4, 256, 1024, 512, 30522};
 constexpr int kDefaultEmbeddingSize = 128;
 
 ModelConfig read_electra_config(const nlohmann::json& j, const std::string& /*model_type*/) {
   using namespace config_fields;
-  ModelConfig c = bert_encoder_config(j, "ELECTRA");
+  ModelConfig c = bert_encoder_config(j, "ELECTRA", kElectraSizes);
   c.mlm_activation = Activation::gelu_erf;  // the generator's head applies GELU whatever hidden_act says
   c.embedding_size = optional_integer(j, "embedding_size", kMaxWidth, kDefaultEmbeddingSize);
   derive_head_shapes(c);

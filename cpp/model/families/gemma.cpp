@@ -32,6 +32,12 @@ constexpr double kDefaultAttentionSoftcap = 50.0;
 constexpr double kDefaultFinalLogitSoftcap = 30.0;
 constexpr double kDefaultLocalRopeBase = 10000.0;
 
+config_fields::RotaryDefaults gemma_defaults(const std::string& type) {
+  if (type == "gemma") return {{28, 16, 3072, 24576, 8192, 256000}, 16};
+  if (type == "gemma2") return {{26, 8, 2304, 9216, 8192, 256000}, 4};
+  return {{26, 8, 2304, 9216, 131072, 262208}, 4, 1e-6f, 1000000.0};  // gemma3_text
+}
+
 // A softcap key: its number, `absent` without the key, 0 (none) when null.
 float softcap(const nlohmann::json& j, const char* key, double absent) {
   if (!j.contains(key)) return static_cast<float>(absent);
@@ -55,7 +61,7 @@ std::vector<bool> sliding_layers(const nlohmann::json& j, const std::string& typ
 ModelConfig read_gemma_config(const nlohmann::json& j, const std::string& type) {
   using namespace config_fields;
   const bool gemma1 = type == "gemma", gemma3 = type == "gemma3_text";
-  ModelConfig c = rotary_decoder_config(j, gemma1 ? "Gemma" : gemma3 ? "Gemma 3" : "Gemma 2", 1e-6f, 10000.0);
+  ModelConfig c = rotary_decoder_config(j, gemma1 ? "Gemma" : gemma3 ? "Gemma 3" : "Gemma 2", gemma_defaults(type));
   c.head_dim = optional_integer(j, "head_dim", kMaxWidth, kDefaultHeadDim);
   c.activation = activation(text(j, "hidden_activation", text(j, "hidden_act", "gelu_pytorch_tanh")),
                             j.contains("hidden_activation") ? "hidden_activation" : "hidden_act");

@@ -17,17 +17,20 @@ ModelConfig read_gpt2_config(const nlohmann::json& j, const std::string& /*model
   using namespace config_fields;
   ModelConfig c;
   c.family_name = "GPT-2";
-  c.layers = integer(j, "n_layer", kMaxLayers);
-  c.heads = integer(j, "n_head", kMaxHeads);
-  c.width = integer(j, "n_embd", kMaxWidth);
+  // GPT2Config's defaults where a key is absent.
+  c.layers = optional_integer(j, "n_layer", kMaxLayers, 12);
+  c.heads = optional_integer(j, "n_head", kMaxHeads, 12);
+  c.width = optional_integer(j, "n_embd", kMaxWidth, 768);
   c.inner = optional_integer(j, "n_inner", 4 * kMaxWidth, 4 * c.width);
-  c.positions = integer(j, "n_positions", kMaxPositions);
-  c.vocab_size = integer(j, "vocab_size", kMaxVocab);
+  c.positions = optional_integer(j, "n_positions", kMaxPositions, 1024);
+  c.vocab_size = optional_integer(j, "vocab_size", kMaxVocab, 50257);
   c.norm_eps = epsilon(j, "layer_norm_epsilon", 1e-5f);
   c.activation = activation(text(j, "activation_function", "gelu_new"), "activation_function");
-  require_flag(j, "scale_attn_weights", true);
-  require_flag(j, "scale_attn_by_inverse_layer_idx", false);
-  require_flag(j, "add_cross_attention", false);
+  // As GPT2Attention's eager path computes the weights it returns (the SDPA
+  // path, which returns none, ignores both flags). reorder_and_upcast_attn
+  // only computes them in float32, as everything is here.
+  c.scale_attention = flag(j, "scale_attn_weights", true);
+  c.scale_by_inverse_layer = flag(j, "scale_attn_by_inverse_layer_idx", false);
   derive_head_shapes(c);
   return c;
 }
@@ -52,8 +55,9 @@ ModelWeights load_gpt2_weights(const ModelConfig& c, const Checkpoint& st) {
   }
   w.final_norm = r.layer_norm("ln_f", d);
   if (st.contains("lm_head.weight")) w.output_embedding = r.out_by_in("lm_head.weight", V, d);
-  // The causal-mask buffers some exports include.
-  r.reject_unused({"h.#.attn.bias", "h.#.attn.masked_bias"});
+  // The causal-mask buffers some exports include; add_cross_attention's
+  // layers, which run only with an encoder's states (never here).
+  r.reject_unused({"h.#.attn.bias", "h.#.attn.masked_bias", "h.#.crossattention.*", "h.#.ln_cross_attn.*"});
   return w;
 }
 

@@ -17,7 +17,7 @@ namespace {
 
 ModelConfig read_gpt_neox_config(const nlohmann::json& j, const std::string& /*model_type*/) {
   using namespace config_fields;
-  ModelConfig c = standard_sizes(j, 16 * kMaxWidth);
+  ModelConfig c = standard_sizes(j, 16 * kMaxWidth, {44, 64, 6144, 24576, 2048, 50432});  // GPTNeoXConfig's
   c.family_name = "GPT-NeoX";
   c.norm_eps = epsilon(j, "layer_norm_eps", 1e-5f);
   c.activation = activation(text(j, "hidden_act", "gelu"), "hidden_act");
@@ -31,7 +31,6 @@ ModelConfig read_gpt_neox_config(const nlohmann::json& j, const std::string& /*m
   c.rotary_dims = static_cast<int>(c.head_dim * pct) / 2 * 2;  // whole pairs of dimensions
   c.qkv_bias = c.attention_out_bias = flag(j, "attention_bias", true);
   c.tied_embeddings = flag(j, "tie_word_embeddings", false);
-  require_flag(j, "add_cross_attention", false);
   return c;
 }
 

@@ -1,12 +1,13 @@
 // Llama and its descendants, model_type "llama" (SmolLM, TinyLlama, Llama
 // 3.x), "mistral", "qwen2", "qwen3" and "smollm3": their config.json (GQA,
 // head_dim, RoPE with linear or llama3 frequency scaling, Mistral's sliding
-// window, Qwen2's q/k/v biases, Qwen3's q/k norm, SmolLM3's layers without
+// window, Qwen2/3's and SmolLM3's sliding layers (use_sliding_window), Qwen2's q/k/v biases, Qwen3's q/k norm, SmolLM3's layers without
 // RoPE: no_rope_layers, else every no_rope_layer_interval-th), their tensors ("model." +
 // embed_tokens, layers.N.{input_layernorm, self_attn.{q,k,v,o}_proj,
 // post_attention_layernorm, mlp.{gate,up,down}_proj}, norm; lm_head unless
 // tied), and their forward recipe (llama_decoder_forward, Phi-3's too): RoPE
 // inside attention, pre-RMSNorm blocks, SwiGLU.
+#include <algorithm>
 #include <string>
 
 #include "json/json_text.h"
@@ -18,9 +19,19 @@
 namespace attnplay {
 namespace {
 
-// SmolLM3Config's defaults (transformers).
+// LlamaConfig's, MistralConfig's, Qwen2Config's, Qwen3Config's and
+// SmolLM3Config's defaults for what config.json leaves out.
 constexpr int kDefaultNoRopeLayerInterval = 4;
-constexpr double kDefaultSmolLm3RopeTheta = 2000000.0;
+constexpr int kDefaultLlamaSlidingWindow = 4096;   // Mistral's (absent; null: none), Qwen2/3's when used (SmolLM3: none)
+constexpr int kDefaultMaxWindowLayers = 28;   // Qwen2/3: the layers from here on slide
+constexpr int kDefaultQwen3HeadDim = 128;
+
+config_fields::RotaryDefaults llama_defaults(const std::string& type) {
+  if (type == "mistral") return {{32, 32, 4096, 14336, 4096 * 32, 32000}, 8};
+  if (type == "qwen2" || type == "qwen3") return {{32, 32, 4096, 22016, 32768, 151936}, 32};
+  if (type == "smollm3") return {{36, 16, 2048, 11008, 32768, 128256}, 4, 1e-6f, 2000000.0};
+  return {{32, 32, 4096, 11008, 2048, 32000}};
+}
 
 std::string llama_family_name(const std::string& type) {
   return type == "mistral" ? "Mistral" : type == "qwen2" ? "Qwen2" : type == "qwen3" ? "Qwen3"
@@ -38,11 +49,38 @@ std::vector<bool> rope_layers(const nlohmann::json& j, int layers) {
   return rope;
 }
 
+// Qwen2, Qwen3, SmolLM3: with use_sliding_window and a sliding_window, the
+// layers that attend within it: layer_types when given, else Qwen2/3's layers
+// from max_window_layers on, SmolLM3's layers without RoPE (as their configs
+// compute layer_types; SmolLM3 has no default window).
+void read_sliding_layers(const nlohmann::json& j, const std::string& type, ModelConfig& c) {
+  using namespace config_fields;
+  if (!flag(j, "use_sliding_window", false)) return;
+  if (j.contains("sliding_window") && j["sliding_window"].is_null()) return;
+  if (type == "smollm3" && !j.contains("sliding_window")) return;
+  c.sliding_window = optional_integer(j, "sliding_window", kMaxPositions, kDefaultLlamaSlidingWindow);
+  if (j.contains("layer_types") && !j["layer_types"].is_null()) {
+    c.sliding_layers = per_layer_flags(j, "layer_types", c.layers, "sliding_attention", "full_attention");
+  } else if (type == "smollm3") {
+    c.sliding_layers.assign(c.rope_layers.begin(), c.rope_layers.end());
+    c.sliding_layers.flip();  // the NoPE layers
+  } else {
+    // 0 (every layer slides) is a valid max_window_layers.
+    const int first = j.contains("max_window_layers") && j["max_window_layers"] == 0
+                          ? 0 : optional_integer(j, "max_window_layers", kMaxLayers, kDefaultMaxWindowLayers);
+    c.sliding_layers.resize(static_cast<std::size_t>(c.layers));
+    for (int l = 0; l < c.layers; ++l) c.sliding_layers[static_cast<std::size_t>(l)] = l >= first;
+  }
+  if (std::none_of(c.sliding_layers.begin(), c.sliding_layers.end(), [](bool s) { return s; })) {
+    c.sliding_window = 0;  // no layer slides
+    c.sliding_layers.clear();
+  }
+}
+
 ModelConfig read_llama_config(const nlohmann::json& j, const std::string& type) {
   using namespace config_fields;
-  ModelConfig c = rotary_decoder_config(j, llama_family_name(type), 1e-6f,
-                                        type == "smollm3" ? kDefaultSmolLm3RopeTheta : 10000.0);
-  c.head_dim = optional_integer(j, "head_dim", kMaxWidth, 0);
+  ModelConfig c = rotary_decoder_config(j, llama_family_name(type), llama_defaults(type));
+  c.head_dim = optional_integer(j, "head_dim", kMaxWidth, type == "qwen3" ? kDefaultQwen3HeadDim : 0);
   c.activation = activation(text(j, "hidden_act", "silu"), "hidden_act");
   const bool attention_bias = flag(j, "attention_bias", false);
   c.qkv_bias = type == "qwen2" || attention_bias;  // Qwen2 always biases q, k, v (not o)
@@ -51,11 +89,11 @@ ModelConfig read_llama_config(const nlohmann::json& j, const std::string& type) 
   c.qk_norm = type == "qwen3";
   c.tied_embeddings = flag(j, "tie_word_embeddings", type == "smollm3");
   if (type == "smollm3") c.rope_layers = rope_layers(j, c.layers);
-  if (type == "mistral" && j.contains("sliding_window") && !j["sliding_window"].is_null()) {
-    c.sliding_window = integer(j, "sliding_window", kMaxPositions);
-  }
-  if ((type == "qwen2" || type == "qwen3" || type == "smollm3") && flag(j, "use_sliding_window", false)) {
-    bad_config("\"use_sliding_window\": true is not supported for " + type);
+  if (type == "mistral") {
+    c.sliding_window = j.contains("sliding_window") && j["sliding_window"].is_null()
+                           ? 0 : optional_integer(j, "sliding_window", kMaxPositions, kDefaultLlamaSlidingWindow);
+  } else if (type != "llama") {
+    read_sliding_layers(j, type, c);
   }
   if (j.contains("partial_rotary_factor") && !j["partial_rotary_factor"].is_null() && j["partial_rotary_factor"] != 1.0) {
     bad_config("\"partial_rotary_factor\" " + json_text::write(j["partial_rotary_factor"]) + " is not supported for " + type);

@@ -65,39 +65,39 @@ Seq2SeqConfig config_fields::marian_bart_config(const nlohmann::json& j, const s
   using namespace config_fields;
   Seq2SeqConfig c;
   c.family = type == "bart" ? Seq2SeqFamily::bart : Seq2SeqFamily::marian;
-  c.encoder_layers = integer(j, "encoder_layers", kMaxLayers);
-  c.decoder_layers = integer(j, "decoder_layers", kMaxLayers);
-  c.encoder_heads = integer(j, "encoder_attention_heads", kMaxHeads);
-  c.decoder_heads = integer(j, "decoder_attention_heads", kMaxHeads);
-  c.width = integer(j, "d_model", kMaxWidth);
-  c.encoder_inner = integer(j, "encoder_ffn_dim", 16 * kMaxWidth);
-  c.decoder_inner = integer(j, "decoder_ffn_dim", 16 * kMaxWidth);
-  c.positions = integer(j, "max_position_embeddings", kMaxPositions);
-  c.vocab_size = integer(j, "vocab_size", kMaxVocab);
+  const bool marian = c.family == Seq2SeqFamily::marian;
+  // MarianConfig's and BartConfig's defaults where a key is absent.
+  c.encoder_layers = optional_integer(j, "encoder_layers", kMaxLayers, 12);
+  c.decoder_layers = optional_integer(j, "decoder_layers", kMaxLayers, 12);
+  c.encoder_heads = optional_integer(j, "encoder_attention_heads", kMaxHeads, 16);
+  c.decoder_heads = optional_integer(j, "decoder_attention_heads", kMaxHeads, 16);
+  c.width = optional_integer(j, "d_model", kMaxWidth, 1024);
+  c.encoder_inner = optional_integer(j, "encoder_ffn_dim", 16 * kMaxWidth, 4096);
+  c.decoder_inner = optional_integer(j, "decoder_ffn_dim", 16 * kMaxWidth, 4096);
+  c.positions = optional_integer(j, "max_position_embeddings", kMaxPositions, 1024);
+  c.vocab_size = optional_integer(j, "vocab_size", kMaxVocab, marian ? 58101 : 50265);
+  c.pad_token_id = marian ? 58100 : 1;  // the token ids' defaults (parse_seq2seq_config reads the keys)
+  c.decoder_start_token_id = marian ? 58100 : 2;
+  c.eos_token_ids = {marian ? 0 : 2};
   for (const auto& [heads, side] : {std::pair{c.encoder_heads, "encoder"}, std::pair{c.decoder_heads, "decoder"}}) {
     if (c.width % heads != 0) {
       bad_config("d_model (" + std::to_string(c.width) + ") is not divisible by the " + side + "'s " + std::to_string(heads) +
                  " attention heads");
     }
   }
-  c.activation = activation(text(j, "activation_function", c.family == Seq2SeqFamily::marian ? "swish" : "gelu"),
-                            "activation_function");
+  c.activation = activation(text(j, "activation_function", "gelu"), "activation_function");
   c.scale_embedding = flag(j, "scale_embedding", false);
   c.shared_embeddings = flag(j, "share_encoder_decoder_embeddings", true);
-  // Variants that compute something else (mBART-style pre-LN, extra final norms) are refused by name.
-  require_flag(j, "normalize_before", false);
-  require_flag(j, "add_final_layer_norm", false);
-  require_flag(j, "add_bias_logits", false);
-  require_flag(j, "normalize_embedding", c.family == Seq2SeqFamily::bart);
-  require_flag(j, "static_position_embeddings", c.family == Seq2SeqFamily::marian);
-  const bool tied = flag(j, "tie_word_embeddings", true);
-  if (!tied) bad_config("\"tie_word_embeddings\": false is not supported (the output layer is the token embedding)");
+  // fairseq's normalize_before, add_final_layer_norm, add_bias_logits,
+  // normalize_embedding and static_position_embeddings, which older configs
+  // carry, are read by neither BartModel nor MarianModel: ignored here too.
+  c.tied_output = flag(j, "tie_word_embeddings", true);
   return c;
 }
 
-// model.{shared, encoder.*, decoder.*}, final_logits_bias; the tied copies
-// (encoder/decoder embed_tokens when shared, lm_head) are ignored as Hugging
-// Face ties them.
+// model.{shared, encoder.*, decoder.*}, final_logits_bias, lm_head when
+// untied; the tied copies (encoder/decoder embed_tokens when shared, lm_head)
+// are ignored as Hugging Face ties them.
 Seq2SeqWeights load_marian_bart_weights(const Seq2SeqConfig& c, const Checkpoint& st) {
   std::string prefix = "model.";
   if (!st.contains("model.shared.weight") && !st.contains("model.encoder.embed_tokens.weight")) {
@@ -142,7 +142,9 @@ Seq2SeqWeights load_marian_bart_weights(const Seq2SeqConfig& c, const Checkpoint
   }
   // final_logits_bias is [1, V]; a checkpoint without it adds nothing.
   if (st.contains("final_logits_bias")) w.final_logits_bias = r.take("final_logits_bias", 1, V, false, WeightLayout::out_by_in).to_matrix();
-  std::vector<std::string> tied{"lm_head.weight"};
+  if (!c.tied_output) w.output_embedding = untied_output_layer(st, r, c.vocab_size, d, "lm_head.weight");
+  std::vector<std::string> tied;
+  if (c.tied_output) tied.push_back("lm_head.weight");
   if (c.shared_embeddings) tied.insert(tied.end(), {"encoder.embed_tokens.weight", "decoder.embed_tokens.weight"});
   r.reject_unused(tied);
   return w;

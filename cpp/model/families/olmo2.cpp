@@ -19,7 +19,7 @@ namespace {
 
 ModelConfig read_olmo2_config(const nlohmann::json& j, const std::string& /*model_type*/) {
   using namespace config_fields;
-  ModelConfig c = rotary_decoder_config(j, "OLMo 2", 1e-5f, 10000.0);
+  ModelConfig c = rotary_decoder_config(j, "OLMo 2", {{32, 32, 4096, 11008, 2048, 50304}, 0, 1e-5f});  // Olmo2Config's
   c.activation = activation(text(j, "hidden_act", "silu"), "hidden_act");
   c.qkv_bias = c.attention_out_bias = flag(j, "attention_bias", false);
   c.mlp_bias = false;

@@ -8,7 +8,9 @@
 // forward recipe: learned positions offset by 2 (counting the tokens the
 // attention mask keeps, as OPTLearnedPositionalEmbedding), pre-LN blocks, or
 // post-LN ones where do_layer_norm_before is false (OPT-350m, which has no
-// final LayerNorm), and the projection back to E before the unembedding.
+// final LayerNorm; nor has a model with _remove_final_layer_norm), LayerNorms
+// without gain and bias where layer_norm_elementwise_affine is false, and the
+// projection back to E before the unembedding.
 // The last hidden state is reported before project_out (d wide like the
 // others; transformers reports it after).
 #include <string>
@@ -28,12 +30,13 @@ ModelConfig read_opt_config(const nlohmann::json& j, const std::string& /*model_
   using namespace config_fields;
   ModelConfig c;
   c.family_name = "OPT";
-  c.layers = integer(j, "num_hidden_layers", kMaxLayers);
-  c.heads = integer(j, "num_attention_heads", kMaxHeads);
-  c.width = integer(j, "hidden_size", kMaxWidth);
-  c.inner = integer(j, "ffn_dim", 16 * kMaxWidth);
-  c.positions = integer(j, "max_position_embeddings", kMaxPositions);
-  c.vocab_size = integer(j, "vocab_size", kMaxVocab);
+  // OPTConfig's defaults where a key is absent.
+  c.layers = optional_integer(j, "num_hidden_layers", kMaxLayers, 12);
+  c.heads = optional_integer(j, "num_attention_heads", kMaxHeads, 12);
+  c.width = optional_integer(j, "hidden_size", kMaxWidth, 768);
+  c.inner = optional_integer(j, "ffn_dim", 16 * kMaxWidth, 3072);
+  c.positions = optional_integer(j, "max_position_embeddings", kMaxPositions, 2048);
+  c.vocab_size = optional_integer(j, "vocab_size", kMaxVocab, 50272);
   c.position_offset = kPositionOffset;
   c.position_count = ModelConfig::PositionCount::unmasked_tokens;
   const int E = optional_integer(j, "word_embed_proj_dim", kMaxWidth, c.width);
@@ -43,8 +46,9 @@ ModelConfig read_opt_config(const nlohmann::json& j, const std::string& /*model_
   c.post_layer_norm = !flag(j, "do_layer_norm_before", true);
   c.qkv_bias = c.attention_out_bias = c.mlp_bias = flag(j, "enable_bias", true);
   c.tied_embeddings = flag(j, "tie_word_embeddings", true);
-  require_flag(j, "layer_norm_elementwise_affine", true);  // LayerNorms without gain and bias
-  require_flag(j, "_remove_final_layer_norm", false);      // a pre-LN model without its final LayerNorm
+  c.norm_affine = flag(j, "layer_norm_elementwise_affine", true);
+  // The decoder's final LayerNorm: pre-LN models only, unless removed (OPTDecoder).
+  c.final_norm = !c.post_layer_norm && !flag(j, "_remove_final_layer_norm", false);
   derive_head_shapes(c);
   return c;
 }
@@ -54,6 +58,10 @@ ModelWeights load_opt_weights(const ModelConfig& c, const Checkpoint& st) {
   const std::string prefix = st.contains("decoder.embed_tokens.weight") ? "decoder." : "model.decoder.";
   Reader r = base_model_reader(st, prefix, "embed_tokens.weight", c);
   const std::int64_t d = c.width, E = c.embedding_width();
+  // A LayerNorm with elementwise_affine false is x̂ itself: gain 1, bias 0.
+  auto layer_norm = [&](const std::string& name) {
+    return c.norm_affine ? r.layer_norm(name, d) : NormWeights{RowVector::Ones(d), RowVector::Zero(d)};
+  };
   ModelWeights w;
   w.qkv_layout = QkvLayout::separate;
   w.token_embedding = r.out_by_in("embed_tokens.weight", c.vocab_size, E);
@@ -65,17 +73,17 @@ ModelWeights load_opt_weights(const ModelConfig& c, const Checkpoint& st) {
   for (int l = 0; l < c.layers; ++l) {
     const std::string p = "layers." + std::to_string(l) + ".";
     BlockWeights b;
-    b.attention_norm = r.layer_norm(p + "self_attn_layer_norm", d);
+    b.attention_norm = layer_norm(p + "self_attn_layer_norm");
     b.q = r.linear(p + "self_attn.q_proj", d, d, c.qkv_bias);
     b.k = r.linear(p + "self_attn.k_proj", d, d, c.qkv_bias);
     b.v = r.linear(p + "self_attn.v_proj", d, d, c.qkv_bias);
     b.attention_out = r.linear(p + "self_attn.out_proj", d, d, c.attention_out_bias);
-    b.mlp_norm = r.layer_norm(p + "final_layer_norm", d);
+    b.mlp_norm = layer_norm(p + "final_layer_norm");
     b.mlp_in = r.linear(p + "fc1", d, c.inner, c.mlp_bias);
     b.mlp_out = r.linear(p + "fc2", c.inner, d, c.mlp_bias);
     w.blocks.push_back(std::move(b));
   }
-  if (!c.post_layer_norm) w.final_norm = r.layer_norm("final_layer_norm", d);
+  if (c.final_norm) w.final_norm = layer_norm("final_layer_norm");
   output_embedding(c, st, r, w, "lm_head.weight");
   // A tied copy of the embedding.
   r.reject_unused(c.tied_embeddings ? std::vector<std::string>{"lm_head.weight"} : std::vector<std::string>{});
@@ -99,7 +107,7 @@ void opt_forward(ForwardPass& p, const ModelWeights& w) {
     }
     p.record_hidden(h);
   }
-  if (!post_ln) {
+  if (p.config().final_norm) {
     h = p.norm(h, w.final_norm);  // [T, d] decoder.final_layer_norm
     p.replace_last_hidden(h);
   }

@@ -22,7 +22,7 @@ namespace {
 
 ModelConfig read_phi3_config(const nlohmann::json& j, const std::string& /*model_type*/) {
   using namespace config_fields;
-  ModelConfig c = rotary_decoder_config(j, "Phi-3", 1e-5f, 10000.0);
+  ModelConfig c = rotary_decoder_config(j, "Phi-3", {{32, 32, 3072, 8192, 4096, 32064}, 0, 1e-5f});  // Phi3Config's
   c.activation = activation(text(j, "hidden_act", "silu"), "hidden_act");
   c.qkv_bias = c.attention_out_bias = c.mlp_bias = false;
   c.tied_embeddings = flag(j, "tie_word_embeddings", false);

@@ -18,13 +18,17 @@
 namespace attnplay {
 namespace {
 
-// RobertaConfig's (and XLMRobertaConfig's, CamembertConfig's) default pad_token_id.
+// RobertaConfig's (and XLMRobertaConfig's, CamembertConfig's) default pad_token_id; their
+// sizes (RobertaConfig's vocabulary is GPT-2's BPE, the others' BERT's default).
 constexpr int kDefaultPaddingIdx = 1;
+constexpr config_fields::SizeDefaults kRobertaSizes{12, 12, 768, 3072, 512, 50265};
+constexpr config_fields::SizeDefaults kXlmRobertaSizes{12, 12, 768, 3072, 512, 30522};
 
 ModelConfig read_roberta_config(const nlohmann::json& j, const std::string& model_type) {
   using namespace config_fields;
   ModelConfig c = bert_encoder_config(j, model_type == "xlm-roberta" ? "XLM-RoBERTa"
-                                         : model_type == "camembert" ? "CamemBERT" : "RoBERTa");
+                                         : model_type == "camembert" ? "CamemBERT" : "RoBERTa",
+                                      model_type == "roberta" ? kRobertaSizes : kXlmRobertaSizes);
   c.segment_input = false;                  // the tokenizer gives no token_type_ids: segment 0 throughout
   c.mlm_activation = Activation::gelu_erf;  // RobertaLMHead applies GELU whatever hidden_act says
   const std::int64_t pad = single_token_id(j, "pad_token_id", kDefaultPaddingIdx);

@@ -89,6 +89,10 @@ Seq2SeqConfig config_fields::t5_config(const nlohmann::json& j, const std::strin
   const std::string act = c.gated_feed_forward ? proj.substr(dash + 1) : proj;
   c.activation = activation(proj == "gated-gelu" ? "gelu_new" : act, "feed_forward_proj");
   c.tied_output = flag(j, "tie_word_embeddings", !mt5);
+  // The token ids' defaults (parse_seq2seq_config reads the keys): pad 0, eos 1, the decoder starting from the pad token.
+  c.pad_token_id = 0;
+  c.decoder_start_token_id = static_cast<int>(single_token_id(j, "pad_token_id", 0));
+  c.eos_token_ids = {1};
   return c;
 }
 
@@ -122,10 +126,7 @@ Seq2SeqWeights load_t5_weights(const Seq2SeqConfig& c, const Checkpoint& st) {
     }
     *final_norm = r.rms_norm(std::string(side) + ".final_layer_norm", d);
   }
-  if (!c.tied_output) {
-    require_vocabulary_size(c.vocab_size, st, "lm_head.weight");
-    w.output_embedding = r.out_by_in("lm_head.weight", V, d);
-  }
+  if (!c.tied_output) w.output_embedding = untied_output_layer(st, r, c.vocab_size, d, "lm_head.weight");
   std::vector<std::string> tied{"encoder.embed_tokens.weight", "decoder.embed_tokens.weight"};
   if (c.tied_output) tied.push_back("lm_head.weight");
   r.reject_unused(tied);
