@@ -39,9 +39,10 @@ val tokenizer_from_file_bytes(const val& bytes, const std::string& model_type) {
   return guarded([&] { return wrap(model_tokenizer(string_from_bytes(bytes), model_type)); });
 }
 
-val tokenizer_from_gpt2_files(const val& vocab_json, const val& merges_txt) {
+// GPT-2's vocab.json and merges.txt, read as model_type's tokenizer class reads them ("": GPT2Tokenizer).
+val tokenizer_from_gpt2_files(const val& vocab_json, const val& merges_txt, const std::string& model_type) {
   return guarded([&] {
-    return wrap(Tokenizer::from_gpt2_files(string_from_bytes(vocab_json), string_from_bytes(merges_txt)));
+    return wrap(model_tokenizer_from_gpt2_files(string_from_bytes(vocab_json), string_from_bytes(merges_txt), model_type));
   });
 }
 

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/ids.h"
+#include "cli/text_or_ids.h"
 #include "model/directory.h"
 #include "model/generate.h"
 #include "pipeline/text_model.h"
@@ -46,7 +47,7 @@ int run_generate(const Args& args) {
   options.sampling.greedy = !sampling_flag;
 
   const ModelFiles files = read_model_directory(dir);
-  const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer.value_or(""));
+  const TextModel model = text_model_of(files);
   if (text) {
     if (!model.tokenizer()) throw std::invalid_argument("this model has no tokenizer (tokenizer.json or a SentencePiece model), so it cannot read text");
     ids = model.tokenizer()->encode_ids(*text);

@@ -34,6 +34,7 @@
 #include "cli/ids.h"
 #include "cli/npy.h"
 #include "cli/seq2seq.h"
+#include "cli/text_or_ids.h"
 #include "analysis/head_ablation.h"
 #include "model/directory.h"
 #include "pipeline/text_model.h"
@@ -100,7 +101,7 @@ int run_attention(const Args& args) {
     throw UsageError("--target and --decoder-ids are for encoder-decoder models; " + dir + " is a " +
                      parse_config(files.config_json).model_type + " model");
   }
-  const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer.value_or(""));
+  const TextModel model = text_model_of(files);
   const bool causal = model.model().config().causal();
   if (!causal && request.token_loss) {
     throw UsageError("--token-loss is for causal models (an encoder's mask positions have no true token to score); "

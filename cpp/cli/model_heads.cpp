@@ -8,6 +8,7 @@
 #include "analysis/head_analysis.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "cli/text_or_ids.h"
 #include "model/directory.h"
 #include "json/json_text.h"
 
@@ -20,7 +21,7 @@ int run_heads(const Args& args) {
                      {"--seed", [&](const std::string& value) { options.seed = static_cast<std::uint32_t>(std::stoul(value)); }}});
   if (dir.empty() || options.random_sequences < 1) throw UsageError("--model is required; --sequences is at least 1");
   const ModelFiles files = read_model_directory(dir);
-  const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer.value_or(""));
+  const TextModel model = text_model_of(files);
   nlohmann::ordered_json heads = nlohmann::ordered_json::array();
   for (const HeadReport& r : analyze_heads(model, options)) {
     heads.push_back({{"layer", r.layer},

@@ -53,6 +53,7 @@ int run_info(const Args& args) {
   std::cout << "tokenizer: "
             << (files.tokenizer           ? files.tokenizer_file
                 : files.marian_tokenizer ? "source.spm, target.spm, vocab.json (Marian)"
+                : files.gpt2_tokenizer   ? "vocab.json, merges.txt (GPT-2's files)"
                                          : "absent")
             << "\n";
   const Checkpoint& checkpoint = files.checkpoint;

@@ -34,10 +34,14 @@ struct TextOrIdsRun {
   bool truncated = false;          // the text had more tokens than the model's positions
 };
 
-inline TextModel load_text_model(const std::string& dir) {
-  const ModelFiles files = read_model_directory(dir);
-  return TextModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer.value_or(""));
+// The text model of a folder's files, reading text with the tokenizer they make (folder_tokenizer).
+inline TextModel text_model_of(const ModelFiles& files) {
+  Model model = Model::from_checkpoint(files.config_json, files.checkpoint);
+  std::optional<Tokenizer> tokenizer = folder_tokenizer(files, model.config().model_type);
+  return TextModel(std::move(model), std::move(tokenizer));
 }
+
+inline TextModel load_text_model(const std::string& dir) { return text_model_of(read_model_directory(dir)); }
 
 // Text is tokenized as the model was trained (BERT: [CLS] ... [SEP]); ids run as given.
 inline TextOrIdsRun run_text_or_ids(const TextModel& model, const TextOrIds& input, bool hidden_states) {

@@ -144,7 +144,9 @@ TranslationModel load_translation_model(const ModelFiles& files) {
   if (files.marian_tokenizer) {
     return TranslationModel::from_checkpoint(files.config_json, files.checkpoint, read_marian_tokenizers(*files.marian_tokenizer));
   }
-  return TranslationModel::from_checkpoint(files.config_json, files.checkpoint, files.tokenizer.value_or(""));
+  Seq2SeqModel model = Seq2SeqModel::from_checkpoint(files.config_json, files.checkpoint);
+  std::optional<Tokenizer> tokenizer = folder_tokenizer(files, model.config().model_type);
+  return TranslationModel(std::move(model), tokenizer, tokenizer);
 }
 
 int seq2seq_attention(const ModelFiles& files, const Seq2SeqAttentionRequest& request, std::ostream& out) {

@@ -47,12 +47,17 @@ ModelFiles read_model_directory(const std::string& directory) {
   Checkpoint checkpoint = read_checkpoint(dir);
   for (const char* name : kTokenizerFiles) {
     if (std::optional<std::string> tokenizer = read_if_present(dir + name)) {
-      return {std::move(*config), std::move(checkpoint), std::move(tokenizer), name, std::nullopt};
+      return {std::move(*config), std::move(checkpoint), std::move(tokenizer), name, std::nullopt, std::nullopt};
     }
   }
   std::optional<std::string> source = read_if_present(dir + "source.spm"), target = read_if_present(dir + "target.spm"),
                              vocab = read_if_present(dir + "vocab.json");
-  if (!source && !target) return {std::move(*config), std::move(checkpoint), std::nullopt, "", std::nullopt};
+  if (!source && !target) {
+    ModelFiles files{std::move(*config), std::move(checkpoint), std::nullopt, "", std::nullopt, std::nullopt};
+    std::optional<std::string> merges = read_if_present(dir + "merges.txt");
+    if (vocab && merges) files.gpt2_tokenizer = Gpt2TokenizerFiles{std::move(*vocab), std::move(*merges)};
+    return files;
+  }
   for (const auto& [file, name] : {std::pair{&source, "source.spm"}, {&target, "target.spm"}, {&vocab, "vocab.json"}}) {
     if (!*file) {
       throw std::runtime_error("cannot open " + dir + name +
@@ -63,7 +68,7 @@ ModelFiles read_model_directory(const std::string& directory) {
     throw std::runtime_error(dir + "target_vocab.json: separate source and target vocabularies are not supported");
   }
   return {std::move(*config), std::move(checkpoint), std::nullopt, "",
-          MarianTokenizerFiles{std::move(*source), std::move(*target), std::move(*vocab)}};
+          MarianTokenizerFiles{std::move(*source), std::move(*target), std::move(*vocab)}, std::nullopt};
 }
 
 }  // namespace attnplay

@@ -18,6 +18,22 @@ Tokenizer model_tokenizer(std::string_view tokenizer_file, const std::string& mo
   return Tokenizer::from_sentencepiece(tokenizer_file, convention);
 }
 
+Tokenizer model_tokenizer_from_gpt2_files(std::string_view vocab_json, std::string_view merges_txt,
+                                          const std::string& model_type) {
+  const Gpt2FilesConvention convention = model_type == "opt"                              ? Gpt2FilesConvention::opt
+                                       : model_type == "roberta" || model_type == "bart" ? Gpt2FilesConvention::roberta
+                                                                                         : Gpt2FilesConvention::gpt2;
+  return Tokenizer::from_gpt2_files(vocab_json, merges_txt, convention);
+}
+
+std::optional<Tokenizer> folder_tokenizer(const ModelFiles& files, const std::string& model_type) {
+  if (files.tokenizer) return model_tokenizer(*files.tokenizer, model_type);
+  if (files.gpt2_tokenizer) {
+    return model_tokenizer_from_gpt2_files(files.gpt2_tokenizer->vocab_json, files.gpt2_tokenizer->merges_txt, model_type);
+  }
+  return std::nullopt;
+}
+
 bool truncate_encoding(Encoding& encoding, std::size_t max_tokens, bool keep_closing_special) {
   std::vector<Token>& tokens = encoding.tokens;
   if (tokens.size() <= max_tokens) return false;

@@ -8,10 +8,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "model/directory.h"
 #include "tokenizer/tokenizer.h"
 
 namespace attnplay {
@@ -23,6 +25,17 @@ namespace attnplay {
 // xlm-roberta, the model's own ids (LlamaTokenizer, GemmaTokenizer) for the
 // rest. Refused: a CamemBERT .model (CamembertTokenizer's ids are its own).
 Tokenizer model_tokenizer(std::string_view tokenizer_file, const std::string& model_type);
+
+// GPT-2's vocab.json and merges.txt as the model_type's tokenizer class
+// reads them: OPT's GPT2Tokenizer with </s> first, RobertaTokenizer (roberta,
+// bart: <s> ... </s>), GPT2Tokenizer's plain ids for the rest.
+Tokenizer model_tokenizer_from_gpt2_files(std::string_view vocab_json, std::string_view merges_txt,
+                                          const std::string& model_type);
+
+// The tokenizer of a model folder's files (model/directory.h): its tokenizer
+// file (model_tokenizer), else GPT-2's files (model_tokenizer_from_gpt2_files);
+// none without either (Marian's files make a pair: tokenizer/marian_tokenizer.h).
+std::optional<Tokenizer> folder_tokenizer(const ModelFiles& files, const std::string& model_type);
 
 // Keeps the first max_tokens tokens of `encoding`, the last of them its
 // closing special token when keep_closing_special (BERT's [SEP], Marian's

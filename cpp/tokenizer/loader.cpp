@@ -306,7 +306,7 @@ Tokenizer Tokenizer::from_json(std::string_view tokenizer_json) {
   return Tokenizer(std::move(d));
 }
 
-Tokenizer Tokenizer::from_gpt2_files(std::string_view vocab_json, std::string_view merges_txt) {
+Tokenizer Tokenizer::from_gpt2_files(std::string_view vocab_json, std::string_view merges_txt, Gpt2FilesConvention convention) {
   json vocab;
   try {
     vocab = json_text::parse(vocab_json);
@@ -336,8 +336,45 @@ Tokenizer Tokenizer::from_gpt2_files(std::string_view vocab_json, std::string_vi
   d->post.kind = PostProcessor::Kind::ByteLevel;
   d->post.byte_level.trim_offsets = false;
   d->decoder.emplace().kind = Decoder::Kind::ByteLevel;
-  const auto eot = d->bpe->vocab().find("<|endoftext|>");
-  if (eot != d->bpe->vocab().end()) d->added.push_back({eot->second, eot->first, true, false, false, false, false});
+  const auto& ids = d->bpe->vocab();
+  // A special token of the vocabulary (matched in the text), or a message naming what the convention needs.
+  auto special = [&](const std::string& token, bool required) {
+    const auto it = ids.find(token);
+    if (it == ids.end()) {
+      if (required) throw std::invalid_argument("vocab.json has no '" + token + "', which this model's tokenizer adds");
+      return std::int32_t{-1};
+    }
+    d->added.push_back({it->second, token, true, false, false, false, false});
+    return it->second;
+  };
+  switch (convention) {
+    case Gpt2FilesConvention::gpt2:
+      special("<|endoftext|>", false);
+      break;
+    case Gpt2FilesConvention::opt: {
+      const std::int32_t bos = special("</s>", true);
+      special("<pad>", false);
+      d->post.kind = PostProcessor::Kind::Template;
+      d->post.special_tokens["</s>"] = {{bos}, {"</s>"}};
+      d->post.single = {special_item("</s>", 0), sequence_item(0, 0)};
+      d->post.pair = {special_item("</s>", 0), sequence_item(0, 0), sequence_item(1, 1)};
+      break;
+    }
+    case Gpt2FilesConvention::roberta: {
+      const std::int32_t cls = special("<s>", true);
+      special("<pad>", false);
+      const std::int32_t sep = special("</s>", true);
+      special("<unk>", false);
+      if (special("<mask>", false) >= 0) d->added.back().lstrip = true;
+      d->post.kind = PostProcessor::Kind::Roberta;
+      d->post.cls = {"<s>", cls};
+      d->post.sep = {"</s>", sep};
+      d->post.byte_level.trim_offsets = true;
+      d->post.byte_level.add_prefix_space = false;
+      detail::set_special_pair_template(d->post);
+      break;
+    }
+  }
   d->finish();
   return Tokenizer(std::move(d));
 }

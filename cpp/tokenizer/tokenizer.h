@@ -67,13 +67,24 @@ struct TokenizerData;
 //   "<s> $A </s> </s> $B </s>"), as XLMRobertaTokenizer.
 enum class SentencePieceConvention { plain, t5, xlm_roberta };
 
+// How a model's tokenizer class wraps GPT-2's original files (vocab.json and
+// merges.txt, byte-level BPE), as transformers' converters to tokenizer.json do:
+// - gpt2: <|endoftext|> a special token, nothing added around the text (GPT2Converter);
+// - opt: GPT2Tokenizer with add_bos_token (OPT's): "</s> $A" (pair "</s> $A $B"),
+//   </s> and <pad> special tokens;
+// - roberta: "<s> $A </s>" (pair "<s> $A </s> </s> $B </s>", RobertaConverter's
+//   trimmed offsets), <s>, <pad>, </s>, <unk> and <mask> (taking the space before it) special.
+enum class Gpt2FilesConvention { gpt2, opt, roberta };
+
 class Tokenizer {
  public:
   // Hugging Face tokenizer.json. Throws std::invalid_argument naming the
   // section for anything malformed or unsupported.
   static Tokenizer from_json(std::string_view tokenizer_json);
-  // GPT-2's original files: encoder.json / vocab.json and vocab.bpe / merges.txt.
-  static Tokenizer from_gpt2_files(std::string_view vocab_json, std::string_view merges_txt);
+  // GPT-2's original files: encoder.json / vocab.json and vocab.bpe / merges.txt,
+  // with the special tokens and post-processor of `convention`.
+  static Tokenizer from_gpt2_files(std::string_view vocab_json, std::string_view merges_txt,
+                                   Gpt2FilesConvention convention = Gpt2FilesConvention::gpt2);
   // BERT's vocab.txt (one piece per line, id = line number).
   static Tokenizer from_bert_vocab(std::string_view vocab_txt, bool lowercase = true);
   // SentencePiece's .model (a ModelProto protobuf: Llama 2's, Mistral's and

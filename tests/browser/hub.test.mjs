@@ -137,6 +137,14 @@ test('the id field and the gallery open models; a Llama (GQA) model is drawn as 
   assert.equal(await page.locator('#gallery article').count(), gallery.length, 'one card per models/gallery.json entry');
   assert.match(await page.textContent('#gallery'), /SmolLM2-135M.*Llama · 135M parameters · BF16 · about 269 MB to download/s);
   assert.match(await page.textContent('#gallery'), /not yet measured/);
+  // The models the page cannot hold say so and have no Open button, nor a place in the pickers.
+  for (const m of gallery.filter((entry) => entry.large)) {
+    const card = page.locator('#gallery article', { hasText: m.id });
+    assert.match(await card.textContent(), /Large: More than a page's WebAssembly memory holds .*run it with the CLI/);
+    assert.equal(await card.locator('button').count(), 0, m.id);
+    assert.ok(!options.includes(`hf:${m.id}`), m.id);
+  }
+  assert.equal(await page.locator('#gallery button[data-model]').count(), gallery.filter((m) => !m.large).length);
   const before = await runs(page);
   await page.fill('#hub-id', 'tiny/llama');
   await page.click('#hub-form button');

@@ -11,7 +11,7 @@
 // and PyTorch outputs), one of them split into a sharded checkpoint, and
 // models that exercise the loader's refusals: a pickle-only model, an
 // unsupported architecture, no tokenizer.json, a T5 model with only
-// spiece.model, a Marian model with only
+// spiece.model, an OPT model with only vocab.json and merges.txt, a Marian model with only
 // source.spm, target.spm and vocab.json (and one lacking vocab.json), a model too big for WASM
 // memory, one without CORS headers, and one whose weights stop halfway until
 // the test releases them (for Cancel). Every request is logged. Folders on
@@ -51,6 +51,8 @@ export const FAMILY_MODELS = {
 export const T5 = { id: 'tiny/t5', golden: 't5-gated-gelu-dkv12-untied-bf16' };
 /** A T5 repository without tokenizer.json, as google/mt5-small is: its SentencePiece model as spiece.model (T5's golden checkpoint grown to that model's 1,000 pieces and 100 sentinels). */
 export const T5_SENTENCEPIECE = { id: 'tiny/t5-spiece', golden: T5.golden, model: 'unigram-nmt-nfkc.model', vocabSize: 1100 };
+/** An OPT repository without tokenizer.json, as facebook/opt-125m's: GPT-2's vocab.json and merges.txt (written from the golden's tokenizer.json). */
+export const OPT_GPT2_FILES = { id: 'tiny/opt-gpt2-files', golden: 'opt-l2-h4-k8-f32' };
 /** The gated model, and the access tokens the fake hub knows: one of an account given access, one of an account without it. */
 export const GATED = { id: 'tiny/gated', token: 'hf_attnplayTestTokenWithAccess', noAccessToken: 'hf_attnplayTestTokenWithoutAccess' };
 /** The Marian model without tokenizer.json (models/gettext-en-fr less its tokenizer.json). */
@@ -109,6 +111,13 @@ export function shard(safetensors) {
   return files;
 }
 
+/** GPT-2's original files of a golden checkpoint's byte-level BPE tokenizer.json: { 'vocab.json', 'merges.txt' } (Buffers). */
+export function gpt2FilesOf(name) {
+  const { model } = JSON.parse(readFileSync(`${modelsDir}${name}/tokenizer.json`, 'utf8'));
+  const merges = model.merges.map((m) => (Array.isArray(m) ? m.join(' ') : m));
+  return { 'vocab.json': Buffer.from(JSON.stringify(model.vocab)), 'merges.txt': Buffer.from(['#version: 0.2', ...merges, ''].join('\n')) };
+}
+
 /**
  * A safetensors file with every tensor whose first dimension is `rows` (the
  * token embeddings, the output layer and its bias) grown to `newRows` by rows
@@ -135,6 +144,8 @@ function repositories() {
   repos['tiny/no-tokenizer'] = { files: { 'config.json': gpt2['config.json'], 'model.safetensors': gpt2['model.safetensors'] } };
   // SentencePiece's tokenizer.model and no tokenizer.json (as Llama 2): austen-gpt's
   // weights (4,096 rows) with a 1,000-piece model trained by spm_train.
+  const opt = golden(OPT_GPT2_FILES.golden);
+  repos[OPT_GPT2_FILES.id] = { files: { 'config.json': opt['config.json'], 'model.safetensors': opt['model.safetensors'], ...gpt2FilesOf(OPT_GPT2_FILES.golden) } };
   const t5 = golden(T5_SENTENCEPIECE.golden);
   const t5Vocab = JSON.parse(t5['config.json']).vocab_size;
   repos[T5_SENTENCEPIECE.id] = { files: {

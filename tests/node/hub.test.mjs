@@ -16,7 +16,7 @@ import { DownloadProgress, cachingFetch } from '../../dist/hub/download.js';
 import {
   DEFAULT_HUB, ENCODER_DECODER_TYPES, MAX_MODEL_BYTES, SUPPORTED_MODEL_TYPES, hubReference, openHubModel, parseModelId, resolveUrl,
 } from '../../dist/hub/hub.js';
-import { FAMILY_MODELS, GATED, HELD, MARIAN, SENTENCEPIECE, SHARDED, T5, T5_SENTENCEPIECE, startFakeHub } from '../hub/fake-hub.mjs';
+import { FAMILY_MODELS, GATED, HELD, MARIAN, SENTENCEPIECE, SHARDED, OPT_GPT2_FILES, T5, T5_SENTENCEPIECE, startFakeHub } from '../hub/fake-hub.mjs';
 import { flat, golden, maxAbsDiff } from './model-golden.mjs';
 
 let engine;
@@ -126,9 +126,21 @@ test('a pickle-only model is refused without requesting the pickle', async () =>
   assert.ok(!requestsFor('tiny/pickle-only').some((r) => r.path.includes('pytorch_model')));
 });
 
-test('a model without tokenizer.json or a SentencePiece model says it needs one', async () => {
+test('a model without tokenizer.json, a SentencePiece model or GPT-2\'s files says it needs one', async () => {
   await assert.rejects(openHubModel(ref('tiny/no-tokenizer')),
-    { code: 'files', message: /tiny\/no-tokenizer has no tokenizer\.json, and no SentencePiece model \(tokenizer\.model, spiece\.model, sentencepiece\.bpe\.model\) either/ });
+    { code: 'files', message: /tiny\/no-tokenizer has no tokenizer\.json, no SentencePiece model \(tokenizer\.model, spiece\.model, sentencepiece\.bpe\.model\) and not both of vocab\.json and merges\.txt/ });
+});
+
+test('an OPT model with only vocab.json and merges.txt opens and reads text as OPT\'s tokenizer (</s> first)', async () => {
+  const opened = await openHubModel(ref(OPT_GPT2_FILES.id), { fetch: cachingFetch() });
+  assert.deepEqual(opened.files.map((f) => f.name), ['vocab.json', 'merges.txt', 'model.safetensors']);
+  const model = await engine.loadModel(opened.source);
+  try {
+    const [c] = JSON.parse(readFileSync(new URL(`../golden/models/${OPT_GPT2_FILES.golden}/golden.json`, import.meta.url), 'utf8')).cases;
+    assert.deepEqual(model.run(c.text).tokens.map((t) => t.id), c.ids);
+  } finally {
+    model.dispose();
+  }
 });
 
 test('a T5 model with only spiece.model opens and reads text as T5Tokenizer (sentencepiece\'s ids, then </s>)', async () => {

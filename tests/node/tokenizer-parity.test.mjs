@@ -1,8 +1,10 @@
 // Parity of the WASM tokenizers with the references on a deterministic mixed
 // corpus of >= 1 MB (tests/tokenizer/fixtures.mjs): GPT-2 ids equal to
 // tiktoken's gpt2 (WASM build of OpenAI's Rust original) and to Hugging Face's
-// Rust tokenizers (@anush008/tokenizers); BERT (bert-base-uncased) ids, type
-// ids and offsets equal to Hugging Face's. Zero mismatches allowed.
+// Rust tokenizers (@anush008/tokenizers); GPT-2's files read as OPT's and
+// RoBERTa's tokenizers read them equal to the tokenizer.json transformers'
+// converters make; BERT (bert-base-uncased) ids, type ids and offsets equal to
+// Hugging Face's. Zero mismatches allowed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { get_encoding } from 'tiktoken';
@@ -59,6 +61,58 @@ test('GPT-2: ids equal Hugging Face tokenizers; vocab.json + merges.txt load the
   } finally {
     tokenizer.dispose();
     fromFiles.dispose();
+  }
+});
+
+// GPT-2's BPE with fairseq's dictionary order, as OPT's and RoBERTa's vocab.json
+// have it: <s> <pad> </s> <unk>, GPT-2's tokens one place each after them, <mask> last.
+function fairseqGpt2Files() {
+  const { vocabJson, mergesTxt } = fx.gpt2Files();
+  const vocab = { '<s>': 0, '<pad>': 1, '</s>': 2, '<unk>': 3 };
+  for (const [piece, id] of Object.entries(JSON.parse(vocabJson))) if (id < 50256) vocab[piece] = id + 4;
+  vocab['<mask>'] = Object.keys(vocab).length;
+  return { vocab, vocabJson: JSON.stringify(vocab), mergesTxt };
+}
+
+// tokenizer.json as transformers' converters make it from those files (convert_slow_tokenizer.py):
+// GPT2Converter with add_bos_token (OPT's tokenizer), RobertaConverter.
+function convertedTokenizerJson(vocab, mergesTxt, kind) {
+  const byteLevel = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true };
+  const special = (content, lstrip = false) => ({ id: vocab[content], content, single_word: false, lstrip, rstrip: false, normalized: false, special: true });
+  const item = (id, typeId = 0) => (id === 'A' || id === 'B' ? { Sequence: { id, type_id: typeId } } : { SpecialToken: { id, type_id: typeId } });
+  const post = kind === 'opt'
+    ? { type: 'TemplateProcessing', single: [item('</s>'), item('A')], pair: [item('</s>'), item('A'), item('B', 1)],
+        special_tokens: { '</s>': { id: '</s>', ids: [vocab['</s>']], tokens: ['</s>'] } } }
+    : { type: 'RobertaProcessing', sep: ['</s>', vocab['</s>']], cls: ['<s>', vocab['<s>']], trim_offsets: true, add_prefix_space: false };
+  return {
+    version: '1.0', truncation: null, padding: null,
+    added_tokens: kind === 'opt' ? [special('<pad>'), special('</s>')]
+      : [special('<s>'), special('<pad>'), special('</s>'), special('<unk>'), special('<mask>', true)],
+    normalizer: null, pre_tokenizer: byteLevel, post_processor: post, decoder: byteLevel,
+    model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: '', end_of_word_suffix: '', fuse_unk: false,
+      byte_fallback: false, vocab, merges: mergesTxt.split('\n').slice(1).filter((line) => line.length > 0) },
+  };
+}
+
+test('OPT and RoBERTa from vocab.json + merges.txt: ids equal Hugging Face tokenizers built as transformers\' converters build them', async () => {
+  const { vocab, vocabJson, mergesTxt } = fairseqGpt2Files();
+  const lines = corpus.split('\n').filter((line) => line.length > 0).slice(0, 400);
+  const written = ['Hello </s> world<pad>', 'A <mask> here <s> and <unk>', ' spaced  <mask>', ''];
+  for (const [kind, modelType] of [['opt', 'opt'], ['roberta', 'roberta'], ['roberta', 'bart']]) {
+    const ours = engine.loadGpt2Tokenizer(vocabJson, mergesTxt, { modelType });
+    const ref = hf.Tokenizer.fromString(JSON.stringify(convertedTokenizerJson(vocab, mergesTxt, kind)));
+    try {
+      assert.equal(ours.vocabSize, Object.keys(vocab).length);
+      for (const text of [...lines, ...written]) {
+        assertSameIds(ours.encodeIds(text), (await ref.encode(text)).getIds(), `${modelType}: ${JSON.stringify(text.slice(0, 60))}`);
+      }
+      const [a, b] = ['What does it see?', 'A dog ran!'];
+      assertSameIds(ours.encode(a, { pair: b }).ids, (await ref.encode(a, b)).getIds(), `${modelType} pair`);
+      const whole = await ref.encode(corpus, null, { addSpecialTokens: false });
+      assertSameIds(ours.encodeIds(corpusBytes, { addSpecialTokens: false }), whole.getIds(), `${modelType} corpus`);
+    } finally {
+      ours.dispose();
+    }
   }
 });
 

@@ -173,8 +173,8 @@ export class Engine {
   }
 
   /** Tokenizer from GPT-2's vocab.json (encoder.json) and merges.txt (vocab.bpe) texts. */
-  loadGpt2Tokenizer(vocabJson, mergesTxt) {
-    return this.#tokenizer(this.#module.tokenizerFromGpt2Files(utf8(vocabJson, 'vocab.json'), utf8(mergesTxt, 'merges.txt')));
+  loadGpt2Tokenizer(vocabJson, mergesTxt, { modelType = '' } = {}) {
+    return this.#tokenizer(this.#module.tokenizerFromGpt2Files(utf8(vocabJson, 'vocab.json'), utf8(mergesTxt, 'merges.txt'), modelType));
   }
 
   /** Tokenizer from BERT's vocab.txt text. */
@@ -231,12 +231,13 @@ export class Engine {
     progress(MODEL_FILES.config)(files.config.length);
     const config = utf8Decoder.decode(files.config);
     if (files.tokenizer) progress(files.tokenizerName)(files.tokenizer.length);
-    for (const [key, bytes] of Object.entries(files.marian ?? {})) progress(MODEL_FILES[key])(bytes.length);
+    for (const [key, bytes] of Object.entries({ ...files.marian, ...files.gpt2 })) progress(MODEL_FILES[key])(bytes.length);
     // The tokenizer is read before the weights stream in: one the core cannot read (malformed, or with a
     // section it does not support) is refused before a download that may take gigabytes.
     let tokenizer = null;
     try {
       if (files.tokenizer) tokenizer = unwrap(this.#module.tokenizerFromFileBytes(files.tokenizer, modelTypeOf(config))).tokenizer;
+      if (files.gpt2) tokenizer = unwrap(this.#module.tokenizerFromGpt2Files(files.gpt2.vocab, files.gpt2.merges, modelTypeOf(config))).tokenizer;
     } catch (error) {
       await cancelUnread(files.shards);
       throw error;

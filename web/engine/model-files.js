@@ -13,6 +13,8 @@ export const MODEL_FILES = {
   // Marian (opus-mt) folders without tokenizer.json: SentencePiece models of
   // each language and the joint vocabulary (the core's tokenizer/marian_tokenizer.h).
   sourceSpm: 'source.spm', targetSpm: 'target.spm', vocab: 'vocab.json',
+  // GPT-2's original files (facebook/opt-*, GPT-2 fine-tunes): vocab.json and merges.txt.
+  merges: 'merges.txt',
 };
 const MARIAN_KEYS = ['sourceSpm', 'targetSpm', 'vocab'];
 /**
@@ -31,6 +33,8 @@ export const SENTENCEPIECE_FILES = ['tokenizer.model', 'spiece.model', 'sentence
  *      where there is none a SentencePiece model, SENTENCEPIECE_FILES), tokenizerName,
  *      marian: { sourceSpm, targetSpm, vocab } (Uint8Arrays of source.spm,
  *      target.spm, vocab.json) where there is neither but source.spm, else null,
+ *      gpt2: { vocab, merges } (Uint8Arrays of vocab.json, merges.txt) where
+ *      there is none of those but both of these, else null,
  *      index: string | null
  *      (sharded checkpoints), shards: opened files of the weights (one when not
  *      sharded), total: bytes of all files, or null while a size is unknown }
@@ -57,6 +61,9 @@ export async function openModelFiles(source, { fetch: fetchImpl, pickleMessage, 
     marian = {};
     for (const key of MARIAN_KEYS) marian[key] = await readAll(marianOpened[key], () => {});
   }
+  // Nor those: GPT-2's vocab.json and merges.txt (both).
+  const gpt2Opened = opened.tokenizer || marianOpened ? null : await openGpt2Files(files, fetchImpl, pickleMessage);
+  const gpt2 = gpt2Opened && { vocab: await readAll(gpt2Opened.vocab, () => {}), merges: await readAll(gpt2Opened.merges, () => {}) };
   // Sharded: the index names the shards.
   let index = null;
   let shards = [opened.weights];
@@ -76,9 +83,10 @@ export async function openModelFiles(source, { fetch: fetchImpl, pickleMessage, 
     }));
   }
   const marianFiles = marianOpened ? MARIAN_KEYS.map((key) => marianOpened[key]) : [];
-  const sizes = [opened.config, opened.tokenizer, ...marianFiles, ...shards].filter(Boolean).map((o) => o.size);
+  const gpt2Files = gpt2Opened ? [gpt2Opened.vocab, gpt2Opened.merges] : [];
+  const sizes = [opened.config, opened.tokenizer, ...marianFiles, ...gpt2Files, ...shards].filter(Boolean).map((o) => o.size);
   const total = sizes.every((n) => n != null) ? sizes.reduce((a, b) => a + b, 0) : null;
-  return { config, tokenizer, tokenizerName: opened.tokenizer?.name ?? null, marian, index, shards, total };
+  return { config, tokenizer, tokenizerName: opened.tokenizer?.name ?? null, marian, gpt2, index, shards, total };
 }
 
 // Marian's three files opened ({ sourceSpm, targetSpm, vocab }), or null when
@@ -96,6 +104,14 @@ async function openMarian(files, fetchImpl, pickleMessage) {
   return out;
 }
 
+// GPT-2's files opened ({ vocab, merges }), or null unless both are there.
+async function openGpt2Files(files, fetchImpl, pickleMessage) {
+  const [vocab, merges] = await Promise.all(['vocab', 'merges'].map((key) => openSource(files[key], MODEL_FILES[key], fetchImpl, true, pickleMessage)));
+  if (vocab && merges) return { vocab, merges };
+  await cancelUnread([vocab, merges].filter(Boolean));
+  return null;
+}
+
 // The first of the SentencePiece candidates ([{ source, name }], in
 // SENTENCEPIECE_FILES' order) that opens, or null.
 async function openSentencepiece(candidates, fetchImpl, pickleMessage) {
@@ -110,7 +126,7 @@ async function openSentencepiece(candidates, fetchImpl, pickleMessage) {
 // sentencepiece -> [{ source: pick(name), name }] for each of SENTENCEPIECE_FILES.
 function tokenizerSources(pick) {
   return {
-    ...Object.fromEntries(['tokenizer', ...MARIAN_KEYS].map((key) => [key, pick(MODEL_FILES[key])])),
+    ...Object.fromEntries(['tokenizer', ...MARIAN_KEYS, 'merges'].map((key) => [key, pick(MODEL_FILES[key])])),
     sentencepiece: SENTENCEPIECE_FILES.map((name) => ({ source: pick(name), name })).filter(({ source }) => source != null),
   };
 }
@@ -153,7 +169,7 @@ function modelSources(source, pickleMessage) {
   if (source && source.config != null && source.weights != null) {
     return { config: source.config, weights: source.weights, ...tokenizerSources(byKey) };
   }
-  throw new AttnplayError('loadModel: expected a base URL, { config, weights, tokenizer?, sentencepiece?, sourceSpm?, targetSpm?, vocab? } ' +
+  throw new AttnplayError('loadModel: expected a base URL, { config, weights, tokenizer?, sentencepiece?, sourceSpm?, targetSpm?, vocab?, merges? } ' +
     'or a list of files');
 }
 

@@ -4,8 +4,9 @@
 // for Engine.loadModel: config.json first (an architecture attnplay cannot
 // run is refused before any weight is requested), then model.safetensors or
 // the sharded index and its shards (never a pickle), and tokenizer.json (else
-// a Marian model's source.spm, target.spm and vocab.json, or a SentencePiece
-// model: tokenizer.model, spiece.model or sentencepiece.bpe.model); the
+// a Marian model's source.spm, target.spm and vocab.json, a SentencePiece
+// model: tokenizer.model, spiece.model or sentencepiece.bpe.model, or GPT-2's
+// vocab.json and merges.txt); the
 // size is checked against the WebAssembly memory before a weight byte is read.
 // HTTP and network failures become messages that name the cause (gated or
 // private model, not found, CORS, network). A reader's access token (gated
@@ -145,9 +146,10 @@ export async function openHubModel(ref, { fetch: fetchImpl = globalThis.fetch, m
     const [weights, json] = await Promise.all([get(FILES.weights, true), get(FILES.tokenizer, true)]);
     // Without tokenizer.json: a Marian model's source.spm, target.spm and vocab.json
     // (opus-mt), else a SentencePiece model (tokenizer.model: Llama 2, Mistral v0.1;
-    // spiece.model: T5, mT5; sentencepiece.bpe.model: XLM-R).
+    // spiece.model: T5, mT5; sentencepiece.bpe.model: XLM-R), else GPT-2's
+    // vocab.json and merges.txt (facebook/opt-*).
     const names = { ...FILES };
-    const tokenizers = json ? { tokenizer: json } : await (config.model_type === 'marian' ? marianFiles(get, ref) : sentencepieceFile(get, ref, names));
+    const tokenizers = json ? { tokenizer: json } : await (config.model_type === 'marian' ? marianFiles(get, ref) : otherTokenizerFiles(get, ref, names));
     let source;
     let weightFiles;
     if (weights) {
@@ -182,8 +184,9 @@ export async function openHubModel(ref, { fetch: fetchImpl = globalThis.fetch, m
 }
 
 // { sentencepiece: the open response of the first of SENTENCEPIECE_FILES the
-// model has } (its name set in names.sentencepiece), or a HubError when there is none.
-async function sentencepieceFile(get, ref, names) {
+// model has } (its name set in names.sentencepiece), else { vocab, merges }:
+// GPT-2's files, or a HubError when there is none of them.
+async function otherTokenizerFiles(get, ref, names) {
   for (const name of SENTENCEPIECE_FILES) {
     const sentencepiece = await get(name, true);
     if (sentencepiece) {
@@ -191,8 +194,10 @@ async function sentencepieceFile(get, ref, names) {
       return { sentencepiece };
     }
   }
-  throw new HubError(`${ref.id} has no tokenizer.json, and no SentencePiece model (${SENTENCEPIECE_FILES.join(', ')}) either: ` +
-    'attnplay needs one of them to read text', 'files');
+  const [vocab, merges] = await Promise.all([get(FILES.vocab, true), get(FILES.merges, true)]);
+  if (vocab && merges) return { vocab, merges };
+  throw new HubError(`${ref.id} has no tokenizer.json, no SentencePiece model (${SENTENCEPIECE_FILES.join(', ')}) and ` +
+    'not both of vocab.json and merges.txt: attnplay needs one of them to read text', 'files');
 }
 
 // { sourceSpm, targetSpm, vocab }: the open responses of a Marian model's

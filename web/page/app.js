@@ -698,15 +698,17 @@ async function showDownloadsSize() {
   $('#forget-downloads').disabled = files === 0;
 }
 
-// The gallery of suggested real models: family, size and what to look at; a click opens one.
+// The gallery of suggested real models: family, size and what to look at; a click opens one. A large
+// one (more than the page can hold) says so and what to do instead, with no Open button.
 function showGallery() {
-  $('#hub-suggestions').replaceChildren(...gallery.map((m) => h('option', { value: m.id })));
-  $('#gallery').replaceChildren(...gallery.map((m) => h('article', {},
+  $('#hub-suggestions').replaceChildren(...gallery.filter((m) => !m.large).map((m) => h('option', { value: m.id })));
+  $('#gallery').replaceChildren(...gallery.map((m) => h('article', m.large ? { class: 'large' } : {},
     h('h3', {}, m.id),
     h('p', {}, `${m.family} · ${(m.parameters / 1e6).toFixed(0)}M parameters · ${m.dtype} · about ${formatBytes(m.bytes)} to download`),
     h('p', {}, m.look),
     h('p', { class: 'hint' }, m.measured ? '' : 'Head figures not yet measured by attnplay (what to look at is from the literature).'),
-    h('button', { type: 'button', 'data-model': hubReference({ id: m.id }) }, `Open ${m.id}`))));
+    m.large ? h('p', { class: 'large-note' }, `Large: ${m.large}`)
+      : h('button', { type: 'button', 'data-model': hubReference({ id: m.id }) }, `Open ${m.id}`))));
 }
 $('#gallery').addEventListener('click', (event) => {
   const button = event.target.closest('button[data-model]');
@@ -852,7 +854,7 @@ const readJson = async (path, fallback) => {
 $('#model-select').replaceChildren(
   ...shipped.map((m) => h('option', { value: m.name, title: m.description }, m.name)),
   h('optgroup', { label: 'Real models (downloaded from the Hugging Face hub)' },
-    ...gallery.map((m) => h('option', { value: hubReference({ id: m.id }), title: `${m.family}, about ${formatBytes(m.bytes)}` }, `${m.id} (${formatBytes(m.bytes)})`)),
+    ...gallery.filter((m) => !m.large).map((m) => h('option', { value: hubReference({ id: m.id }), title: `${m.family}, about ${formatBytes(m.bytes)}` }, `${m.id} (${formatBytes(m.bytes)})`)),
     h('option', { value: HUB_MODEL }, 'Any Hugging Face model by id…')),
   h('option', { value: OWN_MODEL }, 'Your own model…'),
 );
