@@ -131,6 +131,7 @@ val load_model(const std::string& config_json, const val& files, const val& inde
 
 // The parts of a forward result that JS asked for ->
 // { attentions [L, H, T, T], trace? (with rotary? for RoPE models), hiddenStates? [L+1, T, d], logits? [N, V], topK?,
+//   predictionPositions? Int32Array [N] (causal: the positions of the logits' and topK's rows),
 //   tokenLoss? Float32Array [T - 1] (causal) or [M] (BERT) }
 val forward_to_js(const Model& model, const ForwardRequest& req, const ForwardResult& r) {
   val out = val::object();
@@ -151,6 +152,7 @@ val forward_to_js(const Model& model, const ForwardRequest& req, const ForwardRe
   if (req.hidden_states) out.set("hiddenStates", hidden_states_to_js(r.hidden_states, r.tokens, model.config().width));
   if (req.logits) out.set("logits", matrix_to_js(r.logits));
   if (!r.top_k.empty()) out.set("topK", top_k_to_js(r.top_k, nullptr));
+  if (!r.prediction_positions.empty()) out.set("predictionPositions", typed_array("Int32Array", r.prediction_positions));
   if (req.token_loss) out.set("tokenLoss", typed_array("Float32Array", r.token_loss));
   return out;
 }

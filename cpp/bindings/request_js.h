@@ -52,8 +52,8 @@ inline void ablation_from_js(const emscripten::val& spec, std::vector<ForwardReq
 }
 
 // { ids?: Int32Array, sourceIds? (encoder-decoders), typeIds?, attentionMask?: Uint8Array, maskPositions?,
-//   trace?: head, hiddenStates?, logits?, topK?, ablate?: [head], ablation?: 'zero' | 'mean', tokenLoss?,
-//   maskLabels? } -> ForwardRequest (heads as head_from_js reads them)
+//   trace?: head, hiddenStates?, logits?, topK?, predictionPositions?, ablate?: [head], ablation?: 'zero' | 'mean',
+//   tokenLoss?, maskLabels? } -> ForwardRequest (heads as head_from_js reads them)
 inline ForwardRequest request_from_js(const emscripten::val& spec) {
   ForwardRequest request;
   request.ids = numbers<std::int32_t>(spec, "ids");
@@ -65,6 +65,7 @@ inline ForwardRequest request_from_js(const emscripten::val& spec) {
   request.hidden_states = has(spec, "hiddenStates") && spec["hiddenStates"].as<bool>();
   request.logits = has(spec, "logits") && spec["logits"].as<bool>();
   request.top_k = has(spec, "topK") ? spec["topK"].as<int>() : 0;
+  request.prediction_positions = numbers<int>(spec, "predictionPositions");
   ablation_from_js(spec, request.ablate, request.ablation);
   request.token_loss = has(spec, "tokenLoss") && spec["tokenLoss"].as<bool>();
   request.mask_labels = numbers<std::int32_t>(spec, "maskLabels");

@@ -83,10 +83,10 @@ val attentions_to_js(const Seq2SeqConfig& c, const EncoderOutput& e, const Decod
 }
 
 // spec: request_from_js's fields (request_js.h): sourceIds, ids (the decoder's: start token + target; empty: the
-// start token), logits?, trace?, hiddenStates?, topK?, ablate?, ablation?, tokenLoss? (teacher-forced); and lens?: k,
-// attentions? (false: leave the attention tensors out) -> attentions_to_js + trace? (trace_to_js) + hiddenStates?
-// [L_dec + 1, T, d] + lens?: the decoder's logit lens (lens_to_js) + topK?: [T, k] (top_k_to_js) + tokenLoss?:
-// Float32Array [T - 1]
+// start token), logits?, trace?, hiddenStates?, topK?, predictionPositions?, ablate?, ablation?, tokenLoss?
+// (teacher-forced); and lens?: k, attentions? (false: leave the attention tensors out) -> attentions_to_js + trace?
+// (trace_to_js) + hiddenStates? [L_dec + 1, T, d] + lens?: the decoder's logit lens (lens_to_js) + topK?: [P, k]
+// (top_k_to_js) + predictionPositions (with topK or logits): Int32Array [P] + tokenLoss?: Float32Array [T - 1]
 val seq2seq_forward(int handle, const val& spec) {
   return guarded([&] {
     const TranslationModel& m = seq2seq_model_of(handle);
@@ -101,6 +101,7 @@ val seq2seq_forward(int handle, const val& spec) {
     const auto display = [&m](std::int32_t id) { return m.target_display(id); };
     if (lens_k > 0) out.set("lens", lens_to_js(logit_lens(m.model(), d.hidden_states, lens_k), display));
     if (asked.top_k > 0) out.set("topK", top_k_to_js(d.top_k, display));
+    if (asked.top_k > 0 || asked.logits) out.set("predictionPositions", typed_array("Int32Array", d.prediction_positions));
     if (asked.token_loss) out.set("tokenLoss", typed_array("Float32Array", d.token_loss));
     return out;
   });

@@ -169,20 +169,25 @@ void ForwardPass::next_token_head(const Matrix& h) {
   if (!request_.logits && request_.top_k == 0 && !request_.token_loss) return;
   const WeightMatrix& unembedding = w_.unembedding();  // [V, d]
   const int V = c_.vocab_size;
-  const int first = request_.last_logits_only ? T_ - 1 : 0;
-  if (request_.logits) result_.logits.resize(T_ - first, V);
+  result_.prediction_positions = resolve_prediction_positions(request_, T_);
+  const std::vector<int>& positions = result_.prediction_positions;  // [P]
+  const int P = static_cast<int>(positions.size());
+  if (request_.logits) result_.logits.resize(P, V);
   constexpr int kChunk = 128;  // each chunk packs the whole unembedding once
-  for (int start = first; start < T_; start += kChunk) {
-    const int n = std::min(kChunk, T_ - start);
-    Matrix chunk = linear(h.middleRows(start, n), unembedding);  // [n, V]
-    softcap_logits(chunk, c_.final_logit_softcap);              // Gemma 2
-    if (request_.logits) result_.logits.middleRows(start - first, n) = chunk;
+  for (int start = 0; start < P; start += kChunk) {
+    const int n = std::min(kChunk, P - start);
+    Matrix rows(n, h.cols());  // [n, d] the positions' hidden states
+    for (int i = 0; i < n; ++i) rows.row(i) = h.row(positions[static_cast<std::size_t>(start + i)]);
+    Matrix chunk = linear(rows, unembedding);        // [n, V]
+    softcap_logits(chunk, c_.final_logit_softcap);  // Gemma 2
+    if (request_.logits) result_.logits.middleRows(start, n) = chunk;
     for (int i = 0; (request_.top_k > 0 || request_.token_loss) && i < n; ++i) {
       const float* row = chunk.row(i).data();
       const SoftmaxNorm norm = softmax_norm(row, V);
       if (request_.top_k > 0) result_.top_k.push_back(top_k_of(row, V, request_.top_k, norm));
-      if (request_.token_loss && start + i + 1 < T_) {  // position start + i predicts the next id
-        result_.token_loss.push_back(token_loss_of(row, norm, request_.ids[start + i + 1]));
+      const int p = positions[static_cast<std::size_t>(start + i)];
+      if (request_.token_loss && p + 1 < T_) {  // position p predicts the next id (every position: see resolve)
+        result_.token_loss.push_back(token_loss_of(row, norm, request_.ids[static_cast<std::size_t>(p + 1)]));
       }
     }
   }

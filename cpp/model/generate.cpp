@@ -114,7 +114,7 @@ std::optional<GenerationStep> Generator::step() {
   ForwardRequest request;
   request.ids = pending_;
   request.logits = true;
-  request.last_logits_only = true;
+  request.prediction_positions = {-1};
   const ForwardResult r = model_.forward(request, cache_);  // logits [1, V], attentions [L, H, T, Tk]
   const float* logits = r.logits.data();
   const TokenChoice choice = next_token(logits, c.vocab_size, options_.sampling, rng_);

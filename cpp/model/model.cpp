@@ -17,6 +17,24 @@
 
 namespace attnplay {
 
+std::vector<int> resolve_prediction_positions(const ForwardRequest& request, int tokens) {
+  std::vector<int> positions;
+  if (request.prediction_positions.empty()) {
+    for (int p = 0; p < tokens; ++p) positions.push_back(p);
+    return positions;
+  }
+  if (request.token_loss) bad_request("the per-token loss needs the logits of every position: give no prediction positions");
+  for (const int given : request.prediction_positions) {
+    const int p = given < 0 ? tokens + given : given;
+    if (p < 0 || p >= tokens) {
+      bad_request("prediction position " + std::to_string(given) + " is outside the " + std::to_string(tokens) + " positions run");
+    }
+    if (!positions.empty() && p <= positions.back()) bad_request("prediction positions must be in increasing order, each once");
+    positions.push_back(p);
+  }
+  return positions;
+}
+
 void bad_request(const std::string& message) { throw std::invalid_argument(message); }
 
 const char* part_name(AttentionPart part) {
@@ -93,9 +111,10 @@ void validate(const ModelConfig& c, const ModelWeights& weights, const ForwardRe
                   std::to_string(H) + " heads");
     }
   }
-  if (request.token_loss && request.last_logits_only) {
-    bad_request("the per-token loss needs the logits of every position, not the last only");
+  if (!c.causal() && !request.prediction_positions.empty()) {
+    bad_request("prediction positions are for causal models; " + c.family_name + " predicts at its mask tokens");
   }
+  resolve_prediction_positions(request, static_cast<int>(request.ids.size()));  // refuses bad ones even when nothing is predicted
   if (c.causal() && !request.mask_labels.empty()) {
     bad_request("mask labels are for BERT; " + c.family_name + "'s loss is that of each next token");
   }

@@ -55,9 +55,15 @@ struct ForwardRequest {
   };
   std::optional<Head> trace;              // keep q, k, v and scores of this head
   bool hidden_states = false;             // keep the residual stream after every layer
-  bool logits = false;                    // keep logits (causal: [T, V]; BERT: [M, V] at mask_positions)
-  bool last_logits_only = false;          // causal, encoder-decoders: logits and top-k of the last position only ([1, V])
-  int top_k = 0;                          // top-k predictions (causal: every position; BERT: mask_positions)
+  bool logits = false;                    // keep logits (causal: [P, V] at prediction_positions; BERT: [M, V] at mask_positions)
+  int top_k = 0;                          // top-k predictions (causal: prediction_positions; BERT: mask_positions)
+  // Causal models and encoder-decoders' decoders: the positions whose logits
+  // and top-k are computed, each predicting the token after it (a negative p
+  // counts from the end: -1 is the last); empty = every position. The output
+  // layer runs at these rows only: a generation step asks for the last, the
+  // page for the token whose predictions it shows (a 262,144-token
+  // vocabulary costs 336 MFLOP a row). The per-token loss needs every position.
+  std::vector<int> prediction_positions;
   std::vector<int> mask_positions;        // BERT: positions to predict (needs the MLM head)
   // Heads knocked out (layer, query head; with GQA the shared key/value head
   // serves the other query heads unchanged). A head's output is its slice
@@ -104,8 +110,9 @@ struct ForwardResult {
   // L + 1 matrices [T, d] as in Hugging Face: the embeddings, then the output
   // of each layer (causal families: the last one after the final norm).
   std::vector<Matrix> hidden_states;
-  Matrix logits;                          // [T, V] (causal) or [M, V] (BERT), when requested
-  std::vector<TopK> top_k;                // one per position (causal) or mask position (BERT)
+  Matrix logits;                          // [P, V] (causal) or [M, V] (BERT), when requested
+  std::vector<TopK> top_k;                // one per prediction position (causal) or mask position (BERT)
+  std::vector<int> prediction_positions;  // [P] causal: the positions of the logits' and top-k's rows, resolved
   std::vector<float> token_loss;          // [T - 1] (causal) or [M] (BERT), when requested
 
   // Weight of (layer, head, query, key).
@@ -113,6 +120,12 @@ struct ForwardResult {
     return attentions[((static_cast<std::size_t>(layer) * heads + head) * tokens + query) * keys + key];
   }
 };
+
+// A request's prediction_positions over a pass of `tokens` positions:
+// negative ones counted from the end, every position when none is given.
+// Throws std::invalid_argument for one outside the pass or out of order, and
+// for a per-token loss (which needs every position) with a subset.
+std::vector<int> resolve_prediction_positions(const ForwardRequest& request, int tokens);
 
 // The keys and values of every layer for the tokens run so far: the cache of
 // incremental decoding (causal families). keys[l], values[l]: [T_past, KV·d_k],

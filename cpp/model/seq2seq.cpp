@@ -66,9 +66,6 @@ void check_request(const Seq2SeqConfig& c, const ForwardRequest& request) {
                 "source and a target");
   }
   if (request.top_k < 0) bad_request("top_k must not be negative");
-  if (request.token_loss && request.last_logits_only) {
-    bad_request("the per-token loss needs the logits of every position, not the last only");
-  }
   auto check = [&c](const ForwardRequest::Head& h, const char* what) {
     if (h.part == AttentionPart::self) {
       bad_request(std::string(what) + " head " + std::to_string(h.layer) + ":" + std::to_string(h.head) +
@@ -323,12 +320,17 @@ DecoderOutput Seq2SeqModel::run_decoder(const EncoderOutput& encoded, const std:
     h = side.norm(h, w.decoder_final_norm);  // [T, d]
     if (request.hidden_states) out.hidden_states.back() = h;
   }
-  out.logits = output_logits(request.last_logits_only ? ConstMatrixRef(h.bottomRows(1)) : ConstMatrixRef(h));  // [T or 1, V]
+  out.prediction_positions = resolve_prediction_positions(request, T);
+  const std::vector<int>& positions = out.prediction_positions;  // [P]
+  Matrix rows(static_cast<Eigen::Index>(positions.size()), h.cols());  // [P, d] the positions' hidden states
+  for (std::size_t i = 0; i < positions.size(); ++i) rows.row(static_cast<Eigen::Index>(i)) = h.row(positions[i]);
+  out.logits = output_logits(rows);  // [P, V]
   for (Eigen::Index r = 0; (request.top_k > 0 || request.token_loss) && r < out.logits.rows(); ++r) {
     const float* row = out.logits.row(r).data();
     const SoftmaxNorm norm = softmax_norm(row, c.vocab_size);
+    const int p = positions[static_cast<std::size_t>(r)];
     if (request.top_k > 0) out.top_k.push_back(top_k_of(row, c.vocab_size, request.top_k, norm));
-    if (request.token_loss && r + 1 < T) out.token_loss.push_back(token_loss_of(row, norm, decoder_ids[static_cast<std::size_t>(r + 1)]));
+    if (request.token_loss && p + 1 < T) out.token_loss.push_back(token_loss_of(row, norm, decoder_ids[static_cast<std::size_t>(p + 1)]));
   }
   return out;
 }

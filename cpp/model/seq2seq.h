@@ -94,10 +94,11 @@ struct DecoderOutput {
   int keys = 0;                          // the self-attention keys of each row: T, or cached + T
   std::vector<float> self_attentions;    // [L_dec, H, T, keys]
   std::vector<float> cross_attentions;   // [L_dec, H, T, S]
-  Matrix logits;                         // [T, V], or [1, V] (the last position) when asked for the last only
+  Matrix logits;                         // [P, V] at prediction_positions (every position unless asked otherwise)
   std::optional<HeadTrace> trace;        // the decoder head asked for: self q, k [T, d_k]; cross q [T, d_k], k [S, d_k]
   std::vector<Matrix> hidden_states;     // asked for: L_dec + 1 of [T, d] (the last one gives the logits; T5: after the final norm)
-  std::vector<TopK> top_k;               // asked for: one per position (or the last)
+  std::vector<TopK> top_k;               // asked for: one per prediction position
+  std::vector<int> prediction_positions; // [P] the positions of the logits' and top-k's rows, resolved
   std::vector<float> token_loss;         // asked for: [T - 1]
 };
 

@@ -21,7 +21,7 @@ ForwardRequest ablated_pass(const TranslateOptions& options) {
 // A decoding step: the logits of the last position only, with the options' heads knocked out.
 ForwardRequest decoding_step(const TranslateOptions& options) {
   ForwardRequest step = ablated_pass(options);
-  step.last_logits_only = true;
+  step.prediction_positions = {-1};
   return step;
 }
 

@@ -207,9 +207,16 @@ TEST_CASE("bad ablation and loss requests get clear errors") {
   CHECK_THROWS_AS(gpt.forward(r), std::invalid_argument);
   r.ablate = {};
   r.token_loss = true;
-  r.last_logits_only = true;
+  r.prediction_positions = {-1};
   CHECK_THROWS_WITH_AS(gpt.forward(r), doctest::Contains("every position"), std::invalid_argument);
-  r.last_logits_only = false;
+  r.token_loss = false;
+  r.prediction_positions = {3};
+  CHECK_THROWS_WITH_AS(gpt.forward(r), doctest::Contains("prediction position 3 is outside the 3 positions run"),
+                       std::invalid_argument);
+  r.prediction_positions = {-1, 0};
+  CHECK_THROWS_WITH_AS(gpt.forward(r), doctest::Contains("increasing order"), std::invalid_argument);
+  r.prediction_positions = {};
+  r.token_loss = true;
   r.mask_labels = {1};
   CHECK_THROWS_WITH_AS(gpt.forward(r), doctest::Contains("mask labels are for BERT"), std::invalid_argument);
   ForwardRequest one;
@@ -334,7 +341,7 @@ TEST_CASE("bad encoder-decoder ablation requests get clear errors") {
                        std::invalid_argument);
   r.ablate = {};
   r.token_loss = true;
-  r.last_logits_only = true;
+  r.prediction_positions = {-1};
   CHECK_THROWS_WITH_AS(model.decode(model.encode(source), decoder, r), doctest::Contains("every position"), std::invalid_argument);
   ForwardRequest start_only;
   start_only.source_ids = source;

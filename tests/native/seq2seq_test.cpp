@@ -80,12 +80,17 @@ TEST_CASE("encoder-decoder forward passes match the PyTorch goldens") {
       double scale = 0;
       for (const double v : flat(c["logits"])) scale = std::max(scale, std::abs(v));
       CHECK(max_abs_diff(logits, c["logits"]) / scale < 1e-4);
-      // The last row alone, as a decoding step computes it.
+      // The last row alone, as a decoding step computes it, and the first and last.
       ForwardRequest last_only;
-      last_only.last_logits_only = true;
+      last_only.prediction_positions = {-1};
       const DecoderOutput step = model.decode(encoded, c["decoder_ids"].get<std::vector<std::int32_t>>(), last_only);
       REQUIRE(step.logits.rows() == 1);
       CHECK((step.logits.row(0) - decoded.logits.bottomRows(1)).cwiseAbs().maxCoeff() < 1e-4 * scale);
+      last_only.prediction_positions = {0, -1};
+      const DecoderOutput ends = model.decode(encoded, c["decoder_ids"].get<std::vector<std::int32_t>>(), last_only);
+      REQUIRE(ends.logits.rows() == 2);
+      CHECK(ends.prediction_positions == std::vector<int>{0, static_cast<int>(decoded.logits.rows()) - 1});
+      CHECK((ends.logits.row(0) - decoded.logits.row(0)).cwiseAbs().maxCoeff() < 1e-4 * scale);
     }
   }
 }

@@ -71,6 +71,13 @@ for (const name of MODELS) {
           assert.ok(e < 1e-4, `logits differ by ${e}`);
           assert.deepEqual(r.topK.shape, [T, 2]);
           c.logits.forEach((row, i) => assert.equal(r.topK.ids[2 * i], row.indexOf(Math.max(...row))));
+          if (!bert) {  // the output layer at some positions alone: the same rows
+            const some = model.forward(c.ids, { logits: true, topK: 2, predictionPositions: [0, -1] });
+            assert.deepEqual(Array.from(some.predictionPositions), [0, T - 1]);
+            assert.deepEqual(some.logits.shape, [2, model.config.vocabSize]);
+            assert.ok(relativeError(some.logits.data, flat([c.logits[0], c.logits[T - 1]])) < 1e-4);
+            assert.deepEqual(Array.from(some.topK.ids), [...r.topK.ids.slice(0, 2), ...r.topK.ids.slice(2 * T - 2)]);
+          }
         }
       }
       t.diagnostic(`max |attention - PyTorch float64| ${worst.toExponential(2)} over ${golden(name).cases.length} text(s)`);
@@ -174,6 +181,17 @@ test('loading from Files (a dropped folder) matches by name; pickle-only folders
 });
 
 test('bad requests and disposed models raise AttnplayError; the engine stays usable', async () => {
+  {
+    const gpt = await engine.loadModel(modelFiles('gpt2-l1-h1-k64-f32'));
+    assert.throws(() => gpt.forward([1, 2, 3], { topK: 1, predictionPositions: [-4] }),
+      (e) => e instanceof AttnplayError && /prediction position -4 is outside the 3 positions run/.test(e.message));
+    assert.throws(() => gpt.forward([1, 2, 3], { topK: 1, predictionPositions: [2, 1] }), /increasing order/);
+    assert.throws(() => gpt.forward([1, 2, 3], { tokenLoss: true, predictionPositions: [-1] }), /every position/);
+    gpt.dispose();
+    const bert = await engine.loadModel(modelFiles('bert-l2-h2-k32-f32'));
+    assert.throws(() => bert.forward([2, 5, 3], { topK: 1, predictionPositions: [0] }), /prediction positions are for causal models/);
+    bert.dispose();
+  }
   const model = await engine.loadModel(modelFiles('gpt2-l1-h1-k64-f32'));
   const cases = [
     [[], {}, /no tokens to run/],

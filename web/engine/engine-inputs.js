@@ -110,7 +110,7 @@ function lensK(k) {
  */
 export function forwardRequestSpec(options, { withPart = false } = {}) {
   const spec = {};
-  for (const key of ['ids', 'sourceIds', 'typeIds', 'maskPositions', 'maskLabels']) {
+  for (const key of ['ids', 'sourceIds', 'typeIds', 'maskPositions', 'maskLabels', 'predictionPositions']) {
     if (options[key] != null) spec[key] = int32Array(options[key], key);
   }
   if (options.attentionMask != null) spec.attentionMask = Uint8Array.from(options.attentionMask, (v) => (v ? 1 : 0));

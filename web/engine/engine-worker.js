@@ -35,7 +35,8 @@ function loaded(key) {
 function predictions(result) {
   if (!result.topK) return [];
   const [rows, k] = result.topK.shape;
-  const positions = result.maskPositions?.length ? [...result.maskPositions] : [...Array(rows).keys()];
+  const positions = result.maskPositions?.length ? [...result.maskPositions]
+    : result.predictionPositions ? [...result.predictionPositions] : [...Array(rows).keys()];
   return positions.map((position, r) => ({
     position,
     top: Array.from({ length: k }, (_, j) => ({

@@ -377,11 +377,16 @@ export class TextModel extends Bound {
    *       and i + r/2) at position p turned by the angle p·inverseFrequencies[i];
    *       dims r..d_k are not rotated (partial rotary);
    *   hiddenStates (options.hiddenStates): [layers + 1, T, width], as in Hugging Face;
-   *   logits (options.logits): [T, vocab] (GPT-2) or [maskPositions, vocab] (BERT);
+   *   logits (options.logits): [P, vocab] (GPT-2) or [maskPositions, vocab] (BERT);
    *   topK (options.topK = k > 0): { ids: Int32Array, probabilities: Float32Array,
    *     shape: [N, k], displays: [N·k] strings (with a tokenizer) }, the next
-   *     token at every position (GPT-2) or the predictions at
+   *     token at each prediction position (GPT-2) or the predictions at
    *     options.maskPositions (BERT), best first;
+   *   predictionPositions (causal, with logits or topK): Int32Array [P], the
+   *     positions of their rows: options.predictionPositions resolved (a
+   *     negative one counts from the end, -1 the last), or every position when
+   *     not given. The output layer runs at those rows only (with Gemma 3's
+   *     262,144-token vocabulary a row costs as much as a layer);
    *   lens (options.lens = k > 0): the logit lens (cpp/analysis/logit_lens.h),
    *     { ids: Int32Array, probabilities: Float32Array, shape: [layers + 1, T, k],
    *     displays: [(layers + 1)·T·k] strings (with a tokenizer) }: row 0 reads the

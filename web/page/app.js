@@ -21,7 +21,7 @@ import { WIDGET_VIEWS, attentionPage } from '../export/page-export.js';
 import { viewSnapshotPage } from '../export/view-snapshot.js';
 import { headColour } from '../ui/palette.js';
 import { marksNote, maskHint } from '../ui/token-marks.js';
-import { LENS_TOP_K, RunLoop, ablateIds, isPair, loadingText, rankHeads, runText, traceHead } from '../run/run-loop.js';
+import { LENS_TOP_K, RunLoop, ablateIds, isPair, loadingText, predictionsAt, rankHeads, runText, traceHead } from '../run/run-loop.js';
 import { PartPicker } from '../ui/attention-parts.js';
 import { ablationFrame, rankTranslationHeads, runTranslation, traceTranslation, translationAblation, translationLens } from '../run/translation-run.js';
 import { traceStep } from '../run/generation-run.js';
@@ -422,9 +422,14 @@ function renderPredictions(r) {
     return;
   }
   const locked = store.state.token;
-  const rows = model.config.causal
-    ? r.predictions.filter((p) => (locked === null ? p.position === tokens.length - 1 : p.position === locked))
-    : r.predictions;
+  const shownPosition = locked === null || locked >= tokens.length ? tokens.length - 1 : locked;
+  const rows = model.config.causal ? r.predictions.filter((p) => p.position === shownPosition) : r.predictions;
+  lastRun = r;
+  if (model.config.causal && !rows.length) {  // a run predicts after the last token alone: ask for the locked one's
+    panel.replaceChildren(h('p', { class: 'hint' }, `Predicting after “${tokens[shownPosition].display}”…`));
+    fetchPredictions(r, shownPosition);
+    return;
+  }
   panel.replaceChildren(...rows.map((p) => h('figure', { class: 'prediction' },
     h('figcaption', {}, model.config.causal ? `After “${tokens[p.position].display}”` : `${model.config.maskToken} at token ${p.position + 1}`),
     h('ol', {}, p.top.map((item) => h('li', {},
@@ -432,7 +437,21 @@ function renderPredictions(r) {
       h('span', { class: 'prediction-bar', style: `width: ${(item.probability * 100).toFixed(1)}%` }),
       h('span', { class: 'prediction-value' }, `${(item.probability * 100).toFixed(1)}%`)))))));
   panel.dataset.count = String(rows.length);
-  lastRun = r;
+}
+
+// The predictions after token `position` of run r, added to r's and shown if r is still the run shown
+// (and its text the text: an edit waiting for its run has none of r's tokens).
+async function fetchPredictions(r, position) {
+  const { text, textB } = store.state;
+  const current = () => lastRun === r && store.state.text === text && store.state.textB === textB;
+  try {
+    const found = await predictionsAt(client, 'model', model.config, store.state, position);
+    if (!current()) return;
+    r.predictions = [...r.predictions, ...found];
+    renderPredictions(r);
+  } catch (error) {
+    if (current()) $('#predictions').replaceChildren(h('p', { class: 'hint' }, error.message));
+  }
 }
 store.subscribe((state, changed) => {
   if (changed.includes('token') && lastRun && model?.config.causal) renderPredictions(lastRun);

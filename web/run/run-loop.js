@@ -41,9 +41,11 @@ const comparison = (raw, heads, mode) => ({
 /**
  * Runs the model held in the worker under `key` on a text (and B), with the
  * state's ablated heads knocked out (state.ablate, state.ablation).
- * config: the model's config from loadModel; options: { topK? (predictions),
- * lens? (k of the logit lens; 0 or absent: none), compare? (also run the
- * intact model: the ablation view's before → after) }.
+ * config: the model's config from loadModel; options: { topK? (predictions:
+ * a causal model's at the last token alone, the output layer's cost being
+ * a layer's or more per token with a large vocabulary; predictionsAt gives
+ * them at another), lens? (k of the logit lens; 0 or absent: none), compare?
+ * (also run the intact model: the ablation view's before → after) }.
  * Returns { raw (the engine's answer: tokens, attentions, predictions, ...),
  * result (what the views take: { tokens, attentions [L, H, T, T], texts,
  * causal, modelType, kvHeads (key/value heads: fewer than heads with GQA),
@@ -56,7 +58,8 @@ export async function runText(client, key, config, { text, textB = '', ablate = 
   if (text.trim() === '') throw new Error('Write some text to see its attention.');
   const pair = isPair(config, textB);
   const heads = ablatedHeads(config, ablate);
-  const options = { text, textB: pair ? textB : undefined, ...(topK ? { topK } : {}), ...(lens ? { lens } : {}) };
+  const lastOnly = topK && config.causal && !compare ? { predictionPositions: [-1] } : {};
+  const options = { text, textB: pair ? textB : undefined, ...(topK ? { topK, ...lastOnly } : {}), ...(lens ? { lens } : {}) };
   let raw;
   try {
     if (compare) raw = await client.ablate(key, { ...options, ablate: heads, ablation });
@@ -70,6 +73,22 @@ export async function runText(client, key, config, { text, textB = '', ablate = 
   const outside = ablate.length - heads.length;
   const ablationNote = outside ? `${outside} ablated head${outside > 1 ? 's are' : ' is'} not in this model (${config.layers} layers × ${config.heads} heads) and ${outside > 1 ? 'were' : 'was'} left out.` : '';
   return { raw, result, note: [truncationText(raw, config), ablationNote].filter(Boolean).join(' ') };
+}
+
+/**
+ * A causal model's top-k predictions after token `position` of the state's
+ * text (runText gives the last token's alone): [{ position, top }]. Throws an
+ * Error that says why not.
+ */
+export async function predictionsAt(client, key, config, { text, textB = '', ablate = [], ablation = 'zero' }, position, { topK = 5 } = {}) {
+  const heads = ablatedHeads(config, ablate);
+  try {
+    const raw = await client.run(key, { text, topK, predictionPositions: [position], ...(heads.length ? { ablate: heads, ablation } : {}),
+      ...(isPair(config, textB) ? { textB } : {}) });
+    return raw.predictions;
+  } catch (error) {
+    throw new Error(`Cannot predict after token ${position + 1}: ${error.message}`);
+  }
 }
 
 /**
