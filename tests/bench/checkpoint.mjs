@@ -2,8 +2,8 @@
 // Hugging Face layout (config.json + model.safetensors, F16 / BF16) without
 // any library, plus a byte-level tokenizer.json without merges (one token per
 // byte), so that a text of N ASCII characters is exactly N tokens.
-// Used by runtime-bench.mjs (GPT-2-small shape), page.mjs (512 tokens) and
-// llama.mjs (SmolLM2-135M and Qwen2.5-0.5B shapes).
+// Used by runtime-bench.mjs (GPT-2-small shape), page.mjs (512 tokens),
+// llama.mjs (SmolLM2-135M and Qwen2.5-0.5B shapes) and gemma.mjs (Gemma 3 270M).
 import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -65,8 +65,9 @@ function openSafetensors(dir, tensors, dtype) {
 
 /**
  * Writes config.json and model.safetensors of a Llama-family model (model_type
- * "llama" or "qwen2": q/k/v biases) with random BF16 weights uniform in
- * ±0.05 (RMSNorm gains 1, biases ±0.05) into `dir`. cfg: config.json's
+ * "llama", "qwen2": q/k/v biases, or "gemma3_text": q/k norms and the
+ * feed-forward's pre and post norms) with random BF16 weights uniform in
+ * ±0.05 (RMSNorm gains 1, Gemma's stored as 0 for its 1 + w; biases ±0.05) into `dir`. cfg: config.json's
  * fields (hidden_size, intermediate_size, num_hidden_layers,
  * num_attention_heads, num_key_value_heads, vocab_size, head_dim?,
  * tie_word_embeddings, ...). Returns { config, bytes: the file size,
@@ -76,6 +77,7 @@ export function writeLlamaCheckpoint(dir, cfg) {
   const config = { model_type: 'llama', hidden_act: 'silu', rms_norm_eps: 1e-5, rope_theta: 100000,
     max_position_embeddings: 8192, tie_word_embeddings: true, ...cfg };
   const d = config.hidden_size;
+  const gemma = config.model_type === 'gemma3_text';
   const headDim = config.head_dim ?? d / config.num_attention_heads;
   const q = config.num_attention_heads * headDim;
   const kv = config.num_key_value_heads * headDim;
@@ -88,8 +90,10 @@ export function writeLlamaCheckpoint(dir, cfg) {
     if (config.model_type === 'qwen2') {
       tensors.push([`${p}self_attn.q_proj.bias`, [q]], [`${p}self_attn.k_proj.bias`, [kv]], [`${p}self_attn.v_proj.bias`, [kv]]);
     }
-    tensors.push([`${p}self_attn.o_proj.weight`, [d, q]], [`${p}post_attention_layernorm.weight`, [d]],
-      [`${p}mlp.gate_proj.weight`, [inner, d]], [`${p}mlp.up_proj.weight`, [inner, d]], [`${p}mlp.down_proj.weight`, [d, inner]]);
+    if (gemma) tensors.push([`${p}self_attn.q_norm.weight`, [headDim]], [`${p}self_attn.k_norm.weight`, [headDim]]);
+    tensors.push([`${p}self_attn.o_proj.weight`, [d, q]], [`${p}post_attention_layernorm.weight`, [d]]);
+    if (gemma) tensors.push([`${p}pre_feedforward_layernorm.weight`, [d]], [`${p}post_feedforward_layernorm.weight`, [d]]);
+    tensors.push([`${p}mlp.gate_proj.weight`, [inner, d]], [`${p}mlp.up_proj.weight`, [inner, d]], [`${p}mlp.down_proj.weight`, [d, inner]]);
   }
   tensors.push(['model.norm.weight', [d]]);
   if (!config.tie_word_embeddings) tensors.push(['lm_head.weight', [config.vocab_size, d]]);
@@ -103,7 +107,7 @@ export function writeLlamaCheckpoint(dir, cfg) {
     while (left > 0) {
       const n = Math.min(left, chunk.length);
       if (name.endsWith('norm.weight')) {
-        chunk.fill(0x3f80, 0, n); // 1.0
+        chunk.fill(gemma ? 0 : 0x3f80, 0, n); // a gain of 1.0
       } else {
         for (let i = 0; i < n; i += 1) {
           state ^= state << 13; state ^= state >>> 17; state ^= state << 5; // xorshift32

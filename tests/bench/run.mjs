@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { ablation } from './ablation.mjs';
 import { analysis } from './analysis.mjs';
 import { gemm } from './gemm.mjs';
+import { gemma } from './gemma.mjs';
 import { house } from './house.mjs';
 import { hubPage } from './hub-page.mjs';
 import { llama, qwenMemory } from './llama.mjs';
@@ -24,7 +25,7 @@ import { tokenizer } from './tokenizer.mjs';
 import { translation } from './translation.mjs';
 import { weightsGemm } from './weights-gemm.mjs';
 
-const SECTIONS = [gemm, weightsGemm, payload, house, forward, ablation, translation, llama, qwenMemory, tokenizer, sentencepiece, page, pageLoad, hubPage, analysis];
+const SECTIONS = [gemm, weightsGemm, payload, house, forward, ablation, translation, llama, qwenMemory, gemma, tokenizer, sentencepiece, page, pageLoad, hubPage, analysis];
 
 const resultsPath = fileURLToPath(new URL('../../RESULTS.md', import.meta.url));
 const wanted = process.argv.slice(2);
