@@ -1,8 +1,10 @@
 // Llama and its descendants, model_type "llama" (SmolLM, TinyLlama, Llama
 // 3.x), "mistral", "qwen2", "qwen3" and "smollm3": their config.json (GQA,
 // head_dim, RoPE with linear or llama3 frequency scaling, Mistral's sliding
-// window, Qwen2/3's and SmolLM3's sliding layers (use_sliding_window), Qwen2's q/k/v biases, Qwen3's q/k norm, SmolLM3's layers without
-// RoPE: no_rope_layers, else every no_rope_layer_interval-th), their tensors ("model." +
+// window, Qwen2/3's and SmolLM3's sliding layers (use_sliding_window), Qwen2's
+// q/k/v biases, Qwen3's q/k norm, SmolLM3's layers without RoPE:
+// no_rope_layers, else every no_rope_layer_interval-th; keys left out take
+// each config class's defaults), their tensors ("model." +
 // embed_tokens, layers.N.{input_layernorm, self_attn.{q,k,v,o}_proj,
 // post_attention_layernorm, mlp.{gate,up,down}_proj}, norm; lm_head unless
 // tied), and their forward recipe (llama_decoder_forward, Phi-3's too): RoPE
