@@ -9,8 +9,10 @@
 //   262k-wide output layer at one position),
 // - the top-5 at every position (what the output layer costs at all 128),
 // and by llama.cpp's WebAssembly build (@wllama/wllama, n_threads 1, CPU) on
-// GGUF files converted from the same checkpoint (gguf.mjs): F32 (the same
-// values, its fastest exact form) and BF16 (the matrices as stored); its
+// GGUF files converted from the same checkpoint (gguf.mjs): BF16 (the
+// matrices as stored: what convert_hf_to_gguf.py's default --outtype auto
+// writes for BF16 tensors), F32 (the same values widened, llama.cpp's fastest
+// exact form in WebAssembly) and F16 (rounded, --outtype f16); its
 // prompt-processing time (llama-server's timings.prompt_ms) for the same 128
 // token ids, no prompt cache: wllama takes a text, so the prompt is 128 ASCII
 // characters without spaces, one byte piece each in the GGUF's vocabulary
@@ -99,7 +101,8 @@ export const gemma = {
       const { bytes } = writeLlamaCheckpoint(dir, GEMMA3_270M);
       const ggufF32 = writeGemma3Gguf(dir, join(dir, 'model-f32.gguf'), 'F32');
       const ggufBf16 = writeGemma3Gguf(dir, join(dir, 'model-bf16.gguf'), 'BF16');
-      log(`checkpoint ${mib(bytes)}, GGUF F32 ${mib(ggufF32)}, BF16 ${mib(ggufBf16)}`);
+      const ggufF16 = writeGemma3Gguf(dir, join(dir, 'model-f16.gguf'), 'F16');
+      log(`checkpoint ${mib(bytes)}, GGUF F32 ${mib(ggufF32)}, BF16 ${mib(ggufBf16)}, F16 ${mib(ggufF16)}`);
       const session = await openBrowser({
         mounts: { '/model/': dir, '/wllama/': WLLAMA },
         headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' },
@@ -113,7 +116,7 @@ export const gemma = {
         log(`attnplay: load ${ms(ours.loadMs)}, attention ${ms(median(ours.runs.attention))}, + last top-5 ${ms(median(ours.runs.lastTop5))}, top-5 everywhere ${ms(median(ours.runs.allTop5))}, memory ${mib(ours.memory.view)} / ${mib(ours.memory.all)}`);
         await page.close();
         const theirs = {};
-        for (const [name, file] of [['F32', 'model-f32.gguf'], ['BF16', 'model-bf16.gguf']]) {
+        for (const [name, file] of [['F32', 'model-f32.gguf'], ['BF16', 'model-bf16.gguf'], ['F16', 'model-f16.gguf']]) {
           const tab = await session.browser.newPage();
           await tab.goto(`${session.url}index.html`);
           theirs[name] = await tab.evaluate(wllamaInPage, { url: `/model/${file}`, text, tokens: TOKENS, repeats: REPEATS });
@@ -121,24 +124,27 @@ export const gemma = {
           await tab.close();
         }
         const attention = median(ours.runs.attention);
-        const [f32, bf16] = [median(theirs.F32.promptMs), median(theirs.BF16.promptMs)];
+        const [f32, bf16, f16] = [median(theirs.F32.promptMs), median(theirs.BF16.promptMs), median(theirs.F16.promptMs)];
         return {
           markdown: [
             `Command: \`node tests/bench/run.mjs gemma\` (headless Chromium, one page served with COOP/COEP; attnplay's single-threaded WASM build; @wllama/wllama ${WLLAMA_VERSION} with n_threads 1 and no GPU layers; median of ${REPEATS} runs after a warm-up; ${TOKENS} token ids; random BF16 weights of a Gemma-3-270M-shaped model, ${mib(bytes)}).`,
             '',
-            '| | attnplay (WASM, 1 thread) | llama.cpp F32 GGUF | llama.cpp BF16 GGUF |',
-            '|---|---:|---:|---:|',
-            `| 128 tokens, every layer's attention, no logits | **${ms(attention)}** | ${ms(median(theirs.F32.promptMs))} (prompt, no attention out) | ${ms(median(theirs.BF16.promptMs))} |`,
-            `| + top-5 after the last token (the page's predictions) | ${ms(median(ours.runs.lastTop5))} | | |`,
-            `| top-5 at every position (the 262k-wide output layer 128 times) | ${ms(median(ours.runs.allTop5))} | | |`,
-            `| load (attnplay: from the folder URL, the fetch included; llama.cpp: from a Blob already read) | ${ms(ours.loadMs)} | ${ms(theirs.F32.loadMs)} | ${ms(theirs.BF16.loadMs)} |`,
-            `| WASM memory: after the attention view's runs / after the top-5 everywhere | ${mib(ours.memory.view)} / ${mib(ours.memory.all)} | | |`,
+            '| | attnplay (WASM, 1 thread) | llama.cpp F32 GGUF | llama.cpp BF16 GGUF | llama.cpp F16 GGUF |',
+            '|---|---:|---:|---:|---:|',
+            `| 128 tokens, every layer's attention, no logits | **${ms(attention)}** | ${ms(f32)} (prompt, no attention out) | ${ms(bf16)} | ${ms(f16)} |`,
+            `| + top-5 after the last token (the page's predictions) | ${ms(median(ours.runs.lastTop5))} | | | |`,
+            `| top-5 at every position (the 262k-wide output layer 128 times) | ${ms(median(ours.runs.allTop5))} | | | |`,
+            `| load (attnplay: from the folder URL, the fetch included; llama.cpp: from a Blob already read) | ${ms(ours.loadMs)} | ${ms(theirs.F32.loadMs)} | ${ms(theirs.BF16.loadMs)} | ${ms(theirs.F16.loadMs)} |`,
+            `| WASM memory: after the attention view's runs / after the top-5 everywhere | ${mib(ours.memory.view)} / ${mib(ours.memory.all)} | | | |`,
             '',
-            `With every layer's attention, attnplay is ${(bf16 / attention).toFixed(1)}× faster than llama.cpp on the same BF16 weights and ` +
-              `${(f32 / attention).toFixed(1)}× faster than llama.cpp on them widened to F32 (its fastest exact form in WebAssembly, twice the bytes). ` +
+            `With every layer's attention, attnplay is ${(bf16 / attention).toFixed(1)}× faster than llama.cpp on the same BF16 weights ` +
+              '(the GGUF convert_hf_to_gguf.py writes from them by default), ' +
+              `${(f16 / attention).toFixed(1)}× on them rounded to F16 and ` +
+              `${(f32 / attention).toFixed(1)}× on them widened to F32 (llama.cpp's fastest form in WebAssembly, twice the bytes). ` +
               'Targets (issue 28): ≤ 2.5 s, ≥ 5× faster than llama.cpp on a GGUF of the same weights, ≤ 1.2 GB. ' +
               `The most likely next tokens after the prompt, the check that both ran the same model: attnplay ${ours.topLast.slice(0, 3).join(', ')}; ` +
-              `llama.cpp F32 ${theirs.F32.top.slice(0, 3).join(', ')}, BF16 ${theirs.BF16.top.slice(0, 3).join(', ')}.`,
+              `llama.cpp F32 ${theirs.F32.top.slice(0, 3).join(', ')}, BF16 ${theirs.BF16.top.slice(0, 3).join(', ')}, ` +
+              `F16 (rounded weights) ${theirs.F16.top.slice(0, 3).join(', ')}.`,
           ].join('\n'),
           failed: attention > 2500 || bf16 / attention < 5 || ours.memory.view > 1.2e9 ||
             ours.topLast[0] !== theirs.F32.top[0] || ours.topLast[0] !== theirs.BF16.top[0],

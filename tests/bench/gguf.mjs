@@ -14,8 +14,8 @@ const ALIGNMENT = 32;
 // gguf_type (ggml/include/gguf.h)
 const VALUE = { uint32: 4, int32: 5, float32: 6, bool: 7, string: 8, array: 9 };
 // ggml_type (ggml/include/ggml.h)
-const TENSOR = { F32: 0, BF16: 30 };
-const BYTES = { F32: 4, BF16: 2 };
+const TENSOR = { F32: 0, F16: 1, BF16: 30 };
+const BYTES = { F32: 4, F16: 2, BF16: 2 };
 
 function stringBytes(text) {
   const bytes = Buffer.from(text, 'utf8');
@@ -87,6 +87,29 @@ export function writeGguf(path, metadata, tensors) {
   return header.length + offset;
 }
 
+// float32 bits -> IEEE half bits, rounded to nearest even (torch's .half()).
+function halfBits(bits) {
+  const sign = (bits >>> 16) & 0x8000;
+  const exponent = ((bits >>> 23) & 0xff) - 127 + 15;
+  let mantissa = bits & 0x7fffff;
+  if (((bits >>> 23) & 0xff) === 0xff) return sign | 0x7c00 | (mantissa ? 0x200 : 0);  // inf, NaN
+  if (exponent >= 0x1f) return sign | 0x7c00;  // too large: inf
+  if (exponent <= 0) {  // a subnormal half, or zero
+    if (exponent < -10) return sign;
+    mantissa |= 0x800000;
+    const shift = 14 - exponent;
+    const rest = mantissa & ((1 << shift) - 1);
+    const halfway = 1 << (shift - 1);
+    let half = mantissa >>> shift;
+    if (rest > halfway || (rest === halfway && (half & 1))) half += 1;
+    return sign | half;
+  }
+  let half = (exponent << 10) | (mantissa >>> 13);
+  const rest = mantissa & 0x1fff;
+  if (rest > 0x1000 || (rest === 0x1000 && (half & 1))) half += 1;  // a carry into the exponent is right
+  return sign | half;
+}
+
 // safetensors -> { header, data (Buffer) }
 function readSafetensors(path) {
   const bytes = readFileSync(path);
@@ -132,9 +155,11 @@ const GEMMA3_NAMES = [
 /**
  * Writes `out` (a GGUF) from the Gemma 3 text checkpoint in `dir`
  * (config.json, a BF16 model.safetensors with tied embeddings), the weights
- * in `type` ('F32': the same values widened, llama.cpp's fastest exact form
- * in WebAssembly; 'BF16': the matrices as stored), as convert_hf_to_gguf.py's
- * Gemma3Model converts it: norms stored as 1 + w, in F32. Returns the file's size.
+ * in `type` ('BF16': the matrices as stored, what the converter's default
+ * --outtype auto writes for BF16 tensors; 'F32': the same values widened,
+ * llama.cpp's fastest exact form in WebAssembly; 'F16': rounded to half), as
+ * convert_hf_to_gguf.py's Gemma3Model converts it: norms stored as 1 + w, in
+ * F32. Returns the file's size.
  */
 export function writeGemma3Gguf(dir, out, type) {
   const c = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
@@ -186,6 +211,9 @@ export function writeGemma3Gguf(dir, out, type) {
           const bits = new Uint32Array(target.buffer, target.byteOffset, source.length);
           for (let i = 0; i < source.length; i += 1) bits[i] = source[i] << 16;
           if (norm) for (let i = 0; i < out.length; i += 1) out[i] += 1;
+        } else if (stored === 'F16') {
+          const halves = new Uint16Array(target.buffer, target.byteOffset, source.length);
+          for (let i = 0; i < source.length; i += 1) halves[i] = halfBits(source[i] << 16);
         } else {
           target.set(new Uint8Array(source.buffer, source.byteOffset, source.byteLength));
         }
