@@ -13,7 +13,7 @@
 namespace attnplay {
 namespace {
 
-void validate(const Matrix& q, const Matrix& k, const Matrix& v, const AttentionOptions& options) {
+void validate(const ConstMatrixRef& q, const ConstMatrixRef& k, const ConstMatrixRef& v, const AttentionOptions& options) {
   if (q.cols() != k.cols()) {
     throw std::invalid_argument("attention: queries have width " + std::to_string(q.cols()) +
                                 " but keys have width " + std::to_string(k.cols()));
@@ -59,17 +59,20 @@ void apply_masks(MatrixRef scores, const AttentionOptions& options) {
 
 }  // namespace
 
-HeadTrace attend(Matrix q, Matrix k, Matrix v, const AttentionOptions& options, TraceLevel level) {
+HeadTrace attend(const ConstMatrixRef& q, const ConstMatrixRef& k, const ConstMatrixRef& v, const AttentionOptions& options,
+                 TraceLevel level) {
   validate(q, k, v, options);
   HeadTrace t;
-  t.q = std::move(q);
-  t.k = std::move(k);
-  t.v = std::move(v);
-  const Eigen::Index scale_width = options.scale_width > 0 ? options.scale_width : t.q.cols();
+  if (level == TraceLevel::full) {
+    t.q = q;
+    t.k = k;
+    t.v = v;
+  }
+  const Eigen::Index scale_width = options.scale_width > 0 ? options.scale_width : q.cols();
   t.divisor = options.temperature * (options.scale ? std::sqrt(static_cast<float>(scale_width)) : 1.0f);
   t.softcap = options.softcap;
 
-  t.weights = matmul_transposed(t.q, t.k);  // [Tq, Tk] raw scores
+  t.weights = matmul_transposed(q, k);  // [Tq, Tk] raw scores
   if (level == TraceLevel::full) t.scores = t.weights;
   t.weights *= 1.0f / t.divisor;  // [Tq, Tk] scaled
   if (level == TraceLevel::full) t.scaled = t.weights;
@@ -84,8 +87,8 @@ HeadTrace attend(Matrix q, Matrix k, Matrix v, const AttentionOptions& options, 
   }
   apply_masks(t.weights, options);  // [Tq, Tk] masked
   if (level == TraceLevel::full) t.masked = t.weights;
-  softmax_rows(t.weights);            // [Tq, Tk] weights
-  t.output = matmul(t.weights, t.v);  // [Tq, d_v]
+  softmax_rows(t.weights);          // [Tq, Tk] weights
+  t.output = matmul(t.weights, v);  // [Tq, d_v]
   return t;
 }
 
@@ -103,8 +106,8 @@ HeadTrace parameter_free_self_attention(const ConstMatrixRef& x, const Attention
   return attend(x, x, x, options, level);
 }
 
-MultiHeadTrace attend_heads(Matrix q, Matrix k, Matrix v, int n_heads, int n_kv_heads,
-                            const AttentionOptions& options, TraceLevel level, int full_head,
+MultiHeadTrace attend_heads(const ConstMatrixRef& q, const ConstMatrixRef& k, const ConstMatrixRef& v, int n_heads,
+                            int n_kv_heads, const AttentionOptions& options, TraceLevel level, int full_head,
                             const std::vector<Matrix>& head_bias) {
   if (n_heads <= 0 || n_kv_heads <= 0 || n_heads % n_kv_heads != 0) {
     throw std::invalid_argument("attention: " + std::to_string(n_heads) + " query heads cannot share " +
@@ -125,17 +128,14 @@ MultiHeadTrace attend_heads(Matrix q, Matrix k, Matrix v, int n_heads, int n_kv_
   const Eigen::Index d_v = v.cols() / n_kv_heads;
   const int group = n_heads / n_kv_heads;  // query heads per key/value head
   MultiHeadTrace t;
-  t.q = std::move(q);  // [Tq, H·d_k]
-  t.k = std::move(k);  // [Tk, KV·d_k]
-  t.v = std::move(v);  // [Tk, KV·d_v]
-  t.concat.resize(t.q.rows(), n_heads * d_v);  // [Tq, H·d_v]
+  t.concat.resize(q.rows(), n_heads * d_v);  // [Tq, H·d_v]
   t.heads.reserve(static_cast<std::size_t>(n_heads));
   AttentionOptions biased;  // options with head h's bias, when there are biases
   if (!head_bias.empty()) biased = options;
   for (int h = 0; h < n_heads; ++h) {
     const int kv = h / group;
     if (!head_bias.empty()) biased.score_bias = &head_bias[static_cast<std::size_t>(h)];
-    t.heads.push_back(attend(t.q.middleCols(h * d_k, d_k), t.k.middleCols(kv * d_k, d_k), t.v.middleCols(kv * d_v, d_v),
+    t.heads.push_back(attend(q.middleCols(h * d_k, d_k), k.middleCols(kv * d_k, d_k), v.middleCols(kv * d_v, d_v),
                              head_bias.empty() ? options : biased, h == full_head ? TraceLevel::full : level));
     t.concat.middleCols(h * d_v, d_v) = t.heads.back().output;  // [Tq, d_v]
   }
@@ -162,7 +162,11 @@ MultiHeadTrace multi_head_attention(const ConstMatrixRef& x, const ConstMatrixRe
     throw std::invalid_argument("multi_head_attention: Wo needs " + std::to_string(wv.cols()) +
                                 " rows (heads x d_v)");
   }
-  MultiHeadTrace t = attend_heads(matmul(x, wq), matmul(x, wk), matmul(x, wv), n_heads, n_heads, options, level);
+  Matrix q = matmul(x, wq), k = matmul(x, wk), v = matmul(x, wv);  // [T, H·d_k], [T, H·d_k], [T, H·d_v]
+  MultiHeadTrace t = attend_heads(q, k, v, n_heads, n_heads, options, level);
+  t.q = std::move(q);
+  t.k = std::move(k);
+  t.v = std::move(v);
   t.output = wo.size() == 0 ? t.concat : matmul(t.concat, wo);  // [T, d_out]
   return t;
 }

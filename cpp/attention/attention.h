@@ -37,16 +37,17 @@ struct AttentionOptions {
   std::vector<std::uint8_t> key_mask;
 };
 
-// How much of the computation a trace keeps. `full` keeps scores, scaled and
-// masked scores for explanation views; `weights_only` keeps q, k, v, weights
-// and output (the runtime's mode, to bound memory on long inputs).
+// How much of the computation a trace keeps. `full` keeps q, k, v, scores,
+// scaled and masked scores for explanation views; `weights_only` keeps the
+// weights and output (the runtime's mode: nothing copied of q, k and v, which
+// a KV cache holds in place, and memory bounded on long inputs).
 enum class TraceLevel { full, weights_only };
 
 // One head's attention, every step of softmax(mask(cap(Q·Kᵀ / (√d_k·τ)) + bias))·V.
 struct HeadTrace {
-  Matrix q;        // [Tq, d_k]
-  Matrix k;        // [Tk, d_k]
-  Matrix v;        // [Tk, d_v]
+  Matrix q;        // [Tq, d_k]                             (full trace only)
+  Matrix k;        // [Tk, d_k]                             (full trace only)
+  Matrix v;        // [Tk, d_v]                             (full trace only)
   Matrix scores;   // [Tq, Tk] Q·Kᵀ                       (full trace only)
   Matrix scaled;   // [Tq, Tk] scores / divisor             (full trace only)
   Matrix capped;   // [Tq, Tk] softcap·tanh(scaled / softcap) (full trace with a softcap only)
@@ -58,9 +59,9 @@ struct HeadTrace {
   float softcap = 0.0f;  // the cap applied, 0 for none
 };
 
-// Attention of given queries, keys and values (moved into the trace).
-HeadTrace attend(Matrix q, Matrix k, Matrix v, const AttentionOptions& options,
-                 TraceLevel level = TraceLevel::full);
+// Attention of given queries, keys and values (copied into a full trace).
+HeadTrace attend(const ConstMatrixRef& q, const ConstMatrixRef& k, const ConstMatrixRef& v,
+                 const AttentionOptions& options, TraceLevel level = TraceLevel::full);
 
 // Single-head self-attention: Q = X·Wq, K = X·Wk, V = X·Wv.
 // x [T, d], wq [d, d_k], wk [d, d_k], wv [d, d_v].
@@ -74,7 +75,7 @@ HeadTrace parameter_free_self_attention(const ConstMatrixRef& x, const Attention
                                         TraceLevel level = TraceLevel::full);
 
 struct MultiHeadTrace {
-  Matrix q;                     // [T, H·d_k] X·Wq before the split
+  Matrix q;                     // [T, H·d_k] X·Wq before the split (multi_head_attention only)
   Matrix k;                     // [T, KV·d_k] (KV = H without grouped-query attention)
   Matrix v;                     // [T, KV·d_v]
   std::vector<HeadTrace> heads; // H traces; head h uses q columns [h·d_k, (h+1)·d_k)
@@ -89,10 +90,10 @@ struct MultiHeadTrace {
 // multi-query. q [Tq, H·d_k], k [Tk, KV·d_k], v [Tk, KV·d_v]. Every head is
 // traced at `level`, except `full_head` (if >= 0), traced in full.
 // `head_bias`: empty, or H matrices [Tq, Tk], head h's added to its scores
-// (options.score_bias for each head). Fills q, k, v (moved in), heads and
-// concat; output is left empty.
-MultiHeadTrace attend_heads(Matrix q, Matrix k, Matrix v, int n_heads, int n_kv_heads,
-                            const AttentionOptions& options, TraceLevel level, int full_head = -1,
+// (options.score_bias for each head). q, k and v are read in place (a KV
+// cache's rows); fills heads and concat; q, k, v and output are left empty.
+MultiHeadTrace attend_heads(const ConstMatrixRef& q, const ConstMatrixRef& k, const ConstMatrixRef& v, int n_heads,
+                            int n_kv_heads, const AttentionOptions& options, TraceLevel level, int full_head = -1,
                             const std::vector<Matrix>& head_bias = {});
 
 // Each head's weights [Tq, Tk] of `trace` into `attentions` [L, H, Tq, Tk] at

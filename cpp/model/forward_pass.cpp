@@ -46,10 +46,6 @@ ForwardPass::ForwardPass(const ModelConfig& c, const ModelWeights& w, const Forw
   if (c.rope && c.rope_local_theta > 0) {
     rope_local_inv_freq_ = rope_inverse_frequencies(c.rotary_dims, c.rope_local_theta, RopeFrequencyScaling{});
   }
-  if (cache_ && cache_->keys.empty()) {
-    cache_->keys.resize(static_cast<std::size_t>(c.layers));
-    cache_->values.resize(static_cast<std::size_t>(c.layers));
-  }
   result_.layers = c.layers;
   result_.heads = c.heads;
   result_.tokens = T_;
@@ -122,14 +118,11 @@ Matrix ForwardPass::attention(const ConstMatrixRef& x, const BlockWeights& b, in
     apply_rope(q, dk, inv_freq, past_, rope_attention_factor_);
     apply_rope(k, dk, inv_freq, past_, rope_attention_factor_);
   }
-  if (cache_) {  // keys and values [past + T, KV·d_k]: the cached ones, then this call's
-    append_rows(cache_->keys[static_cast<std::size_t>(layer)], k);
-    append_rows(cache_->values[static_cast<std::size_t>(layer)], v);
-    k = cache_->keys[static_cast<std::size_t>(layer)];
-    v = cache_->values[static_cast<std::size_t>(layer)];
-  }
-  MultiHeadTrace t = attend_heads(std::move(q), std::move(k), std::move(v), H, KV, options_, TraceLevel::weights_only,
-                                  traced_layer ? request_.trace->head : -1);
+  if (cache_) cache_->append(layer, k, v);  // keys and values [past + T, KV·d_k]: the cached ones, then this call's
+  MultiHeadTrace t = cache_ ? attend_heads(q, cache_->layer_keys(layer), cache_->layer_values(layer), H, KV, options_,
+                                           TraceLevel::weights_only, traced_layer ? request_.trace->head : -1)
+                            : attend_heads(q, k, v, H, KV, options_, TraceLevel::weights_only,
+                                           traced_layer ? request_.trace->head : -1);
   store_head_weights(t, layer, result_.attentions);  // [T, Tk] of each head into attentions [L, H, T, Tk]
   if (traced_layer) result_.trace = std::move(t.heads[static_cast<std::size_t>(request_.trace->head)]);
   ablate(t.concat, layer);

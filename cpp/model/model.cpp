@@ -6,6 +6,7 @@
 #include "model/model.h"
 
 #include <algorithm>
+#include <utility>
 #include <stdexcept>
 #include <string>
 
@@ -176,10 +177,34 @@ ForwardResult Model::forward(const ForwardRequest& request, KvCache& cache) cons
     bad_request("mean ablation averages a head over the whole text, which a KV cache never sees at once; "
                 "use zero ablation when generating");
   }
-  if (!cache.keys.empty() && static_cast<int>(cache.keys.size()) != config_.layers) {
+  if (!cache.ready_for(config_.layers)) {
     bad_request("the KV cache belongs to a model of " + std::to_string(cache.keys.size()) + " layers");
   }
   return run(request, &cache);
+}
+
+bool KvCache::ready_for(int layers) {
+  if (keys.empty()) {
+    keys.resize(static_cast<std::size_t>(layers));
+    values.resize(static_cast<std::size_t>(layers));
+    filled.assign(static_cast<std::size_t>(layers), 0);
+  }
+  return static_cast<int>(keys.size()) == layers;
+}
+
+void KvCache::append(int layer, const ConstMatrixRef& k, const ConstMatrixRef& v) {
+  constexpr Eigen::Index kFirstCapacity = 64;
+  const std::size_t l = static_cast<std::size_t>(layer);
+  const Eigen::Index used = filled[l], added = k.rows();
+  for (auto [m, rows] : {std::pair{&keys[l], &k}, std::pair{&values[l], &v}}) {
+    if (m->rows() < used + added || m->cols() != rows->cols()) {  // double, keeping the rows in use
+      Matrix grown(std::max({used + added, 2 * m->rows(), kFirstCapacity}), rows->cols());
+      grown.topRows(used) = m->topRows(used);
+      *m = std::move(grown);
+    }
+    m->middleRows(used, added) = *rows;
+  }
+  filled[l] += static_cast<int>(added);
 }
 
 ForwardResult Model::run(const ForwardRequest& request, KvCache* cache) const {

@@ -128,11 +128,23 @@ struct ForwardResult {
 std::vector<int> resolve_prediction_positions(const ForwardRequest& request, int tokens);
 
 // The keys and values of every layer for the tokens run so far: the cache of
-// incremental decoding (causal families). keys[l], values[l]: [T_past, KV·d_k],
-// keys after q/k norm and RoPE, exactly as attention used them.
+// incremental decoding (causal families, and the encoder-decoders' decoders).
+// Layer l's are rows [0, length()) of keys[l] and values[l] ([capacity,
+// KV·d_k]), keys after q/k norm and RoPE, exactly as attention used them. The
+// matrices grow by doubling, so a step copies nothing already cached, and
+// attention reads the rows in place (layer_keys, layer_values).
 struct KvCache {
-  std::vector<Matrix> keys, values;
-  int length() const { return keys.empty() ? 0 : static_cast<int>(keys.front().rows()); }
+  std::vector<Matrix> keys, values;  // [capacity, KV·d_k] each
+  std::vector<int> filled;           // rows of each layer in use
+
+  int length() const { return filled.empty() ? 0 : filled.front(); }
+  // A new cache takes `layers` layers; false when it holds another number.
+  bool ready_for(int layers);
+  // Appends k and v [T, KV·d_k] to layer `layer`.
+  void append(int layer, const ConstMatrixRef& k, const ConstMatrixRef& v);
+  // Layer `layer`'s keys and values so far, in place: [length, KV·d_k].
+  ConstMatrixRef layer_keys(int layer) const { return keys[static_cast<std::size_t>(layer)].topRows(filled[static_cast<std::size_t>(layer)]); }
+  ConstMatrixRef layer_values(int layer) const { return values[static_cast<std::size_t>(layer)].topRows(filled[static_cast<std::size_t>(layer)]); }
 };
 
 class Model {

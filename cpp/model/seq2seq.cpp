@@ -138,34 +138,31 @@ class Side {
   // [T, Tk], or none); the heads' weights [H, T, Tk] go to `weights` at layer
   // `layer`; the traced head (if any) is traced in full into `trace`, the
   // ablated heads knocked out before the output projection. -> out_proj(concat) [T, d].
-  Matrix attend(const ConstMatrixRef& x, Matrix k, Matrix v, const AttentionWeights& a, bool causal, int layer,
+  Matrix attend(const ConstMatrixRef& x, const ConstMatrixRef& k, const ConstMatrixRef& v, const AttentionWeights& a,
+                bool causal, int layer,
                 std::vector<float>& weights, const LayerHeads& asked, std::optional<HeadTrace>& trace,
                 const std::vector<Matrix>& position_bias = {}) const {
     AttentionOptions options;
     options.causal = causal;
     options.scale = !c_.t5();  // T5 folds 1/√d_k into its initialisation
-    MultiHeadTrace t = attend_heads(linear(x, a.q.w, a.q.b), std::move(k), std::move(v), heads_, heads_, options,
-                                    TraceLevel::weights_only, asked.traced, position_bias);
+    MultiHeadTrace t = attend_heads(linear(x, a.q.w, a.q.b), k, v, heads_, heads_, options, TraceLevel::weights_only,
+                                    asked.traced, position_bias);
     store_head_weights(t, layer, weights);  // [T, Tk] of each head into [L, H, T, Tk]
     if (asked.traced >= 0) trace = std::move(t.heads[static_cast<std::size_t>(asked.traced)]);
     for (const int h : asked.ablated) ablate_head_output(t.concat, h, heads_, asked.ablation);
     return linear(t.concat, a.out.w, a.out.b);  // [T, d]
   }
 
-  // Self-attention of x [T, d]; with a cache (`cached_keys`, `cached_values`: [T_past, d] of the tokens
-  // before x, appended to here) the queries attend to the cached tokens and to themselves.
+  // Self-attention of x [T, d]; with a cache (layer `layer`'s keys and values of the tokens before x,
+  // appended to here) the queries attend to the cached tokens and to themselves, read in place.
   Matrix self_attention(const ConstMatrixRef& x, const AttentionWeights& a, bool causal, int layer,
                         std::vector<float>& weights, const LayerHeads& asked, std::optional<HeadTrace>& trace,
-                        const std::vector<Matrix>& position_bias, Matrix* cached_keys = nullptr,
-                        Matrix* cached_values = nullptr) const {
-    Matrix k = linear(x, a.k.w, a.k.b), v = linear(x, a.v.w, a.v.b);  // [T, H·d_k]
-    if (cached_keys) {
-      append_rows(*cached_keys, k);
-      append_rows(*cached_values, v);
-      k = *cached_keys;    // [T_past + T, H·d_k]
-      v = *cached_values;
-    }
-    return attend(x, std::move(k), std::move(v), a, causal, layer, weights, asked, trace, position_bias);
+                        const std::vector<Matrix>& position_bias, DecoderCache* cache = nullptr) const {
+    const Matrix k = linear(x, a.k.w, a.k.b), v = linear(x, a.v.w, a.v.b);  // [T, H·d_k]
+    if (!cache) return attend(x, k, v, a, causal, layer, weights, asked, trace, position_bias);
+    cache->append(layer, k, v);  // [T_past + T, H·d_k]
+    return attend(x, cache->layer_keys(layer), cache->layer_values(layer), a, causal, layer, weights, asked, trace,
+                  position_bias);
   }
 
   // fc2(act(fc1(x))), or T5's gated fc2(act(fc1(x)) ⊙ fc1_up(x)): [T, d] -> [T, d].
@@ -264,13 +261,7 @@ DecoderOutput Seq2SeqModel::decode(const EncoderOutput& encoded, const std::vect
     bad_request("mean ablation averages a decoder head over the whole target, which a cached step never sees at "
                 "once; decode without a cache, or use zero ablation");
   }
-  if (cache.keys.empty()) {
-    cache.keys.assign(static_cast<std::size_t>(config_.decoder_layers),
-                      Matrix(0, static_cast<Eigen::Index>(config_.decoder_heads) * config_.decoder_head_dim()));
-    cache.values = cache.keys;
-  } else if (static_cast<int>(cache.keys.size()) != config_.decoder_layers) {
-    bad_request("the decoder cache belongs to another model");
-  }
+  if (!cache.ready_for(config_.decoder_layers)) bad_request("the decoder cache belongs to another model");
   return run_decoder(encoded, decoder_ids, request, &cache);
 }
 
@@ -306,8 +297,7 @@ DecoderOutput Seq2SeqModel::run_decoder(const EncoderOutput& encoded, const std:
     const std::size_t i = static_cast<std::size_t>(l);
     h = side.residual(h, b.self_attn_norm, [&](const Matrix& x) {
       return side.self_attention(x, b.self_attn, true, l, out.self_attentions, layer_heads(request, AttentionPart::decoder, l),
-                                 out.trace, position_bias, cache ? &cache->keys[i] : nullptr,
-                                 cache ? &cache->values[i] : nullptr);
+                                 out.trace, position_bias, cache);
     });  // [T, d]
     h = side.residual(h, b.cross_attn_norm, [&](const Matrix& x) {
       return side.attend(x, encoded.cross_keys[i], encoded.cross_values[i], b.cross_attn, false, l, out.cross_attentions,

@@ -104,7 +104,7 @@ struct DecoderOutput {
 
 // The decoder's self-attention keys and values of every layer for the target
 // tokens run so far: the cache of step-by-step decoding, the causal families'
-// KvCache (model/model.h) with keys[l], values[l] [T_past, d] (the
+// KvCache (model/model.h), layer l's [T_past, d] read in place (the
 // cross-attention keys and values are the encoding's).
 using DecoderCache = KvCache;
 

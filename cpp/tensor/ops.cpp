@@ -101,10 +101,4 @@ void require_shape(const ConstMatrixRef& a, Eigen::Index rows, Eigen::Index cols
   }
 }
 
-void append_rows(Matrix& m, const ConstMatrixRef& x) {
-  const Eigen::Index n = m.rows();
-  m.conservativeResize(n + x.rows(), x.cols());
-  m.bottomRows(x.rows()) = x;
-}
-
 }  // namespace attnplay

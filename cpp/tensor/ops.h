@@ -25,10 +25,6 @@ Matrix matmul_add_bias(const ConstMatrixRef& a, const ConstMatrixRef& b, const R
 // which every entry is -inf (nothing to attend to) becomes all zeros.
 void softmax_rows(MatrixRef x);
 
-// m [n, w] becomes [n + rows of x, w]: x below the old rows (a cache of keys
-// or values growing by the tokens just run). An empty m takes x's width.
-void append_rows(Matrix& m, const ConstMatrixRef& x);
-
 // Throws std::invalid_argument naming `what` unless a has `rows` x `cols`.
 void require_shape(const ConstMatrixRef& a, Eigen::Index rows, Eigen::Index cols, const char* what);
 

@@ -37,6 +37,28 @@ GenerationOptions without_eos(int max_new_tokens) {
 
 }  // namespace
 
+// The cache grows by doubling and hands attention its rows in place: what was appended, in order, whatever the growth.
+TEST_CASE("KvCache: appended rows read back in place across the growth of its matrices") {
+  KvCache cache;
+  REQUIRE(cache.ready_for(2));
+  CHECK_FALSE(cache.ready_for(3));
+  Matrix keys(0, 4), values(0, 4);  // [T, 4] the rows appended so far, for comparison
+  for (int step = 0; step < 40; ++step) {
+    const int n = step % 5 + 1;  // 1 to 5 rows at a time: 120 rows in all, past several doublings
+    Matrix k = Matrix::Random(n, 4), v = Matrix::Random(n, 4);
+    for (int l = 0; l < 2; ++l) cache.append(l, k * (l + 1.0f), v * (l + 1.0f));
+    keys.conservativeResize(keys.rows() + n, 4);
+    values.conservativeResize(values.rows() + n, 4);
+    keys.bottomRows(n) = k;
+    values.bottomRows(n) = v;
+    CHECK(cache.length() == keys.rows());
+    for (int l = 0; l < 2; ++l) {
+      CHECK(cache.layer_keys(l) == keys * (l + 1.0f));
+      CHECK(cache.layer_values(l) == values * (l + 1.0f));
+    }
+  }
+}
+
 TEST_CASE("cached steps give the uncached logits and attention rows") {
   for (const char* name : kModels) {
     CAPTURE(name);
