@@ -7,7 +7,8 @@
 //   @tensorflow/tfjs-core ops on tfjs-backend-wasm (SIMD, 1 thread) with the
 //   same weights (widened to float32, which tfjs needs); every layer's
 //   attention read back and the logits at every position, outputs compared
-//   before timing. Also generation tokens/s with the KV cache (WASM, 1 thread)
+//   before timing. Also generation tokens/s with the KV cache (WASM, 1 thread),
+//   the cost of one step after 64 and after 1,024 context tokens,
 //   and load time from bytes in memory to the first forward.
 // - "qwen-memory": a Qwen2.5-0.5B-shaped model (24 layers, width 896, 14
 //   heads, 2 kv heads, head_dim 64, MLP 4864, vocabulary 151,936, tied
@@ -172,8 +173,17 @@ export const llama = {
         const allMs = median([0, 1, 2].map(() => timed(() => model.generate(prompt, { maxNewTokens: newTokens + 1 }))));
         generation = { newTokens, perToken: (allMs - promptMs) / newTokens };
         log(`  generation: ${(1000 / generation.perToken).toFixed(1)} tokens/s`);
+        generation.memory = single.memoryBytes();  // before the 1,024-token prompt below
+        // One decoding step after 64 and after 1,024 context tokens (median of 16 steps): what a longer cache costs.
+        for (const context of [64, 1024]) {
+          const steps = model.startGeneration(idsOf(context, config.vocab_size), { maxNewTokens: 18, greedy: true });
+          steps.step();  // the prompt's pass
+          generation[context] = median(Array.from({ length: 16 }, () => timed(() => steps.step())));
+          steps.dispose();
+        }
+        log(`  a step at 64 / 1,024 context tokens: ${generation[64].toFixed(1)} / ${generation[1024].toFixed(1)} ms`);
       }
-      const memory = single.memoryBytes();
+      const memory = generation?.memory ?? single.memoryBytes();
       model.dispose();
 
       const r = (row) => [`| forward, ${row.tokens} tokens | ${row.native.toFixed(0)} ms | ${row.one.toFixed(0)} ms | ${row.two.toFixed(0)} ms | ${row.tf.toFixed(0)} ms |`,
@@ -193,6 +203,7 @@ export const llama = {
           `| load: checkpoint bytes in JS memory -> model ready (native: ${native.load_ms.toFixed(0)} ms from disk) | ${loadMs.toFixed(0)} ms |`,
           `| then the first forward (1 token) | ${firstMs.toFixed(0)} ms |`,
           generation ? `| generation with the KV cache, greedy, after a 16-token prompt | ${(1000 / generation.perToken).toFixed(1)} tokens/s (${generation.perToken.toFixed(1)} ms/token) |` : '| generation | (no generate() in this build) |',
+          generation ? `| one step after 64 / after 1,024 context tokens (the cache read in place; issue 31's goal: ≤ 1.15×) | ${generation[64].toFixed(1)} / ${generation[1024].toFixed(1)} ms (${(generation[1024] / generation[64]).toFixed(2)}×) |` : '',
           `| WASM memory after the 512-token forward | ${mib(memory)} |`,
         ].join('\n'),
       };
