@@ -41,6 +41,8 @@ const Command kCommands[] = {
      "    --ablate L:H[,L:H...]  knock these heads out    --ablation zero|mean  (default zero)\n"
      "                (encoder-decoders: PART:L:H, PART encoder, decoder or cross)\n"
      "    --top-k K   \"top_k\": the K best next tokens per position (BERT: per [MASK])\n"
+     "    --prediction-positions P[,P...]  causal: top-k at these positions only (-1: the last),\n"
+     "                \"prediction_positions\" names them\n"
      "    --token-loss  \"token_loss\": -log p(next token) per position (causal models and decoders)\n"
      "    --rank-heads  \"head_ranking\": every head by the loss increase its ablation causes\n"},
     {"translate", attnplay::cli::run_translate,

@@ -1,6 +1,7 @@
 // `attnplay attention --model DIR (--text TEXT | --file PATH) [--pair TEXT]
 //                    | --ids 1,2,3 [--type-ids 0,0,1]) [--format json|npy|html] [--view V] [--out FILE]
-//                    [--ablate L:H[,L:H...] [--ablation zero|mean]] [--top-k K] [--token-loss] [--rank-heads]`
+//                    [--ablate L:H[,L:H...] [--ablation zero|mean]] [--top-k K] [--prediction-positions P,...]
+//                    [--token-loss] [--rank-heads]`
 // Runs a Hugging Face model folder over text (tokenized by the folder's
 // tokenizer.json) or token ids and writes the attention weights of every layer
 // and head, with the listed heads knocked out (--ablate, 0-based; model.h
@@ -69,6 +70,7 @@ int run_attention(const Args& args) {
                         if (k.size() != 1 || k[0] < 1) throw std::invalid_argument("--top-k: give one number from 1");
                         request.top_k = k[0];
                       }},
+                     ids_flag("--prediction-positions", request.prediction_positions),
                      switch_flag("--token-loss", request.token_loss), text_flag("--ablate", ablate),
                      ablation_flag(request.ablation), switch_flag("--rank-heads", rank_heads)});
   if (dir.empty() || (request.ids.empty() == !text.has_value()) || (pair && !text) ||
@@ -182,6 +184,7 @@ int run_attention(const Args& args) {
     out["ablation"] = ablation;
   }
   if (!causal && (request.top_k > 0 || rank_heads)) out["mask_positions"] = request.mask_positions;
+  if (causal && request.top_k > 0) out["prediction_positions"] = result.prediction_positions;
   if (request.top_k > 0) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (std::size_t r = 0; r < result.top_k.size(); ++r) {

@@ -47,6 +47,24 @@ for (const name of ['gpt2-l2-h12-k8-f16', 'llama-gqa-llama3-bf16', 'bert-l2-h2-k
   });
 }
 
+test('attention --prediction-positions: the top-k rows of those positions alone, named', () => {
+  const g = ablationGolden('gpt2-l2-h12-k8-f16');
+  const args = ['attention', '--model', dirOf('gpt2-l2-h12-k8-f16'), '--ids', g.ids.join(','), '--top-k', '5'];
+  const all = JSON.parse(run(args).stdout);
+  const r = run([...args, '--prediction-positions', '0,-1']);
+  assert.equal(r.status, 0, r.stderr);
+  const some = JSON.parse(r.stdout);
+  assert.deepEqual(some.prediction_positions, [0, g.ids.length - 1]);
+  [all.top_k[0], all.top_k.at(-1)].forEach((row, i) => {  // the same rows (the product summed in another order)
+    assert.deepEqual(some.top_k[i].ids, row.ids);
+    assert.ok(maxAbsDiff(some.top_k[i].probabilities, row.probabilities) < 1e-6);
+  });
+  assert.deepEqual(all.prediction_positions, g.ids.map((_, i) => i));
+  const bad = run([...args, '--prediction-positions', String(g.ids.length)]);
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /prediction position \d+ is outside the \d+ positions run/);
+});
+
 test('attention --rank-heads ranks every head by the golden loss increase', () => {
   const g = ablationGolden('gpt2-l2-h12-k8-f16');
   const r = run(['attention', '--model', dirOf('gpt2-l2-h12-k8-f16'), '--ids', g.ids.join(','), '--rank-heads']);
