@@ -219,7 +219,7 @@ test('each failure says what happened', async () => {
   for (const [id, hub, pattern] of cases) {
     await page.evaluate(() => { document.querySelector('#model-error').textContent = ''; });
     await page.goto(`${session.url}#model=${encodeURIComponent(`hf:${id}`)}&hub=${encodeURIComponent(hub)}`);
-    await page.waitForFunction(() => document.querySelector('#model-error').textContent !== '', null, { timeout: 30000 });
+    await page.waitForFunction(() => document.querySelector('#model-error').textContent !== '', null, { timeout: 60000 });
     assert.match(await page.textContent('#model-error'), pattern, id);
     // The model still shown is the one before, and the link says so again.
     assert.equal(await page.inputValue('#model-select'), 'austen-gpt');
