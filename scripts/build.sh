@@ -57,6 +57,6 @@ case "$target" in
   all) build_native && build_wasm && node scripts/assemble-dist.mjs ;;
   bench) build_native && build_wasm && node scripts/assemble-dist.mjs &&
          cmake --build build/native -j "$jobs" --target gemm_native_bench runtime_bench &&
-         cmake --build build/wasm -j "$jobs" --target simd_peak ;;
+         cmake --build build/wasm -j "$jobs" --target simd_peak read_bandwidth ;;
   *) echo "usage: scripts/build.sh [native|wasm|all|bench]" >&2; exit 2 ;;
 esac

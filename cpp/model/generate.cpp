@@ -6,6 +6,9 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <utility>
+
+#include "model/logits.h"
 
 namespace attnplay {
 namespace {
@@ -51,16 +54,15 @@ std::vector<float> last_row(const ForwardResult& r) {
   return row;
 }
 
-// The model's softmax(logits) [V] in double precision: the chosen token's
-// probability and the `rivals` most probable ids (ties: lower id first).
+// The model's softmax(logits) [V]: the chosen token's probability and the
+// `rivals` most probable ids (ties: lower id first), as the forward pass's
+// top-k reads a row (model/logits.h: float, vectorized).
 void model_probabilities(const float* logits, int vocab, int rivals, GenerationStep& s) {
-  const double max = *std::max_element(logits, logits + vocab);
-  double sum = 0;
-  for (int i = 0; i < vocab; ++i) sum += std::exp(static_cast<double>(logits[i]) - max);
-  const auto probability = [&](std::int32_t id) { return std::exp(static_cast<double>(logits[id]) - max) / sum; };
-  s.probability = probability(s.token);
-  s.top_ids = most_probable(logits, vocab, std::min<std::size_t>(static_cast<std::size_t>(rivals), vocab));
-  for (const std::int32_t id : s.top_ids) s.top_probabilities.push_back(static_cast<float>(probability(id)));
+  const SoftmaxNorm norm = softmax_norm(logits, vocab);
+  s.probability = std::exp(logits[s.token] - norm.max) / norm.sum;
+  TopK top = top_k_of(logits, vocab, std::min(rivals, vocab), norm);
+  s.top_ids = std::move(top.ids);
+  s.top_probabilities = std::move(top.probabilities);
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 // about once per call and no float32 copy of it exists beyond one block;
 // unless B was packed ahead (PackedOperand: every block's panels, kept, in
 // the same layout), and then tasks read its panels instead of packing.
-// One or two rows of A (decoding) skip the packing: B is read in place.
+// One or two rows of A (decoding) skip the packing: gemv.cpp reads B in place.
 // Every output element is summed in the same order whatever the split, so
 // results are identical with any number of threads. The 4x8 tile
 // (8 accumulators + 2 B vectors + 1 broadcast A) fits the 16 SIMD registers V8
@@ -22,11 +22,9 @@
 #include <cstring>
 #include <memory>
 
+#include "tensor/gemv.h"
+#include "tensor/simd.h"
 #include "tensor/thread_pool.h"
-
-#ifdef __wasm_simd128__
-#include <wasm_simd128.h>
-#endif
 
 namespace attnplay::gemm {
 namespace {
@@ -37,164 +35,7 @@ constexpr std::ptrdiff_t kKc = 256;  // depth of one k block
 constexpr std::ptrdiff_t kNc = 128;  // columns of one task (multiple of kNr)
 constexpr std::ptrdiff_t kTasksPerThread = 4;  // enough tasks to balance the threads
 
-// Four float lanes (f32x4) and four 32-bit integer lanes (u32x4):
-// wasm_simd128.h intrinsics in WebAssembly, GCC/Clang vector extensions
-// natively (SSE/AVX code from the same source).
-#ifdef __wasm_simd128__
-using f32x4 = v128_t;
-using u32x4 = v128_t;
-inline f32x4 zero() { return wasm_f32x4_splat(0.0f); }
-inline f32x4 load(const float* p) { return wasm_v128_load(p); }
-inline f32x4 broadcast(const float* p) { return wasm_v128_load32_splat(p); }
-inline void store(float* p, f32x4 v) { wasm_v128_store(p, v); }
-inline f32x4 multiply_add(f32x4 acc, f32x4 a, f32x4 b) { return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b)); }
-inline f32x4 add(f32x4 a, f32x4 b) { return wasm_f32x4_add(a, b); }
-inline float first_lane(f32x4 v) { return wasm_f32x4_extract_lane(v, 0); }
-// 4x4 transpose: rows a0..a3 become columns.
-inline void transpose(f32x4& a0, f32x4& a1, f32x4& a2, f32x4& a3) {
-  const v128_t lo01 = wasm_i32x4_shuffle(a0, a1, 0, 4, 1, 5);  // a0[0] a1[0] a0[1] a1[1]
-  const v128_t lo23 = wasm_i32x4_shuffle(a2, a3, 0, 4, 1, 5);
-  const v128_t hi01 = wasm_i32x4_shuffle(a0, a1, 2, 6, 3, 7);  // a0[2] a1[2] a0[3] a1[3]
-  const v128_t hi23 = wasm_i32x4_shuffle(a2, a3, 2, 6, 3, 7);
-  a0 = wasm_i32x4_shuffle(lo01, lo23, 0, 1, 4, 5);  // a0[0] a1[0] a2[0] a3[0]
-  a1 = wasm_i32x4_shuffle(lo01, lo23, 2, 3, 6, 7);
-  a2 = wasm_i32x4_shuffle(hi01, hi23, 0, 1, 4, 5);
-  a3 = wasm_i32x4_shuffle(hi01, hi23, 2, 3, 6, 7);
-}
-inline u32x4 splat_u(std::uint32_t x) { return wasm_i32x4_splat(static_cast<std::int32_t>(x)); }
-inline u32x4 and_u(u32x4 a, u32x4 b) { return wasm_v128_and(a, b); }
-inline u32x4 or_u(u32x4 a, u32x4 b) { return wasm_v128_or(a, b); }
-inline u32x4 add_u(u32x4 a, u32x4 b) { return wasm_i32x4_add(a, b); }
-inline u32x4 equal_u(u32x4 a, u32x4 b) { return wasm_i32x4_eq(a, b); }
-template <int Bits>
-inline u32x4 shift_left(u32x4 a) { return wasm_i32x4_shl(a, Bits); }
-inline u32x4 select(u32x4 mask, u32x4 if_set, u32x4 if_clear) { return wasm_v128_bitselect(if_set, if_clear, mask); }
-inline f32x4 as_float(u32x4 v) { return v; }
-inline u32x4 as_bits(f32x4 v) { return v; }
-inline f32x4 subtract(f32x4 a, f32x4 b) { return wasm_f32x4_sub(a, b); }
-// Eight consecutive 16-bit elements as two u32x4 (lanes 0..3, 4..7).
-inline void load_u16x8(const unsigned char* p, u32x4& lo, u32x4& hi) {
-  const v128_t v = wasm_v128_load(p);
-  lo = wasm_u32x4_extend_low_u16x8(v);
-  hi = wasm_u32x4_extend_high_u16x8(v);
-}
-inline u32x4 load_u16x4(const unsigned char* p) { return wasm_u32x4_extend_low_u16x8(wasm_v128_load64_zero(p)); }
-#else
-typedef float f32x4 __attribute__((vector_size(16)));
-typedef std::uint32_t u32x4 __attribute__((vector_size(16)));
-inline f32x4 zero() { return f32x4{0.0f, 0.0f, 0.0f, 0.0f}; }
-inline f32x4 load(const float* p) {
-  f32x4 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-inline f32x4 broadcast(const float* p) { return f32x4{*p, *p, *p, *p}; }
-inline void store(float* p, f32x4 v) { std::memcpy(p, &v, sizeof v); }
-inline f32x4 multiply_add(f32x4 acc, f32x4 a, f32x4 b) { return acc + a * b; }
-inline f32x4 add(f32x4 a, f32x4 b) { return a + b; }
-inline float first_lane(f32x4 v) { return v[0]; }
-inline void transpose(f32x4& a0, f32x4& a1, f32x4& a2, f32x4& a3) {
-  const f32x4 lo01 = __builtin_shufflevector(a0, a1, 0, 4, 1, 5);
-  const f32x4 lo23 = __builtin_shufflevector(a2, a3, 0, 4, 1, 5);
-  const f32x4 hi01 = __builtin_shufflevector(a0, a1, 2, 6, 3, 7);
-  const f32x4 hi23 = __builtin_shufflevector(a2, a3, 2, 6, 3, 7);
-  a0 = __builtin_shufflevector(lo01, lo23, 0, 1, 4, 5);
-  a1 = __builtin_shufflevector(lo01, lo23, 2, 3, 6, 7);
-  a2 = __builtin_shufflevector(hi01, hi23, 0, 1, 4, 5);
-  a3 = __builtin_shufflevector(hi01, hi23, 2, 3, 6, 7);
-}
-inline u32x4 splat_u(std::uint32_t x) { return u32x4{x, x, x, x}; }
-inline u32x4 and_u(u32x4 a, u32x4 b) { return a & b; }
-inline u32x4 or_u(u32x4 a, u32x4 b) { return a | b; }
-inline u32x4 add_u(u32x4 a, u32x4 b) { return a + b; }
-inline u32x4 equal_u(u32x4 a, u32x4 b) { return reinterpret_cast<u32x4>(a == b); }
-template <int Bits>
-inline u32x4 shift_left(u32x4 a) { return a << Bits; }
-inline u32x4 select(u32x4 mask, u32x4 if_set, u32x4 if_clear) { return (mask & if_set) | (~mask & if_clear); }
-inline f32x4 as_float(u32x4 v) { return reinterpret_cast<f32x4>(v); }
-inline u32x4 as_bits(f32x4 v) { return reinterpret_cast<u32x4>(v); }
-inline f32x4 subtract(f32x4 a, f32x4 b) { return a - b; }
-typedef std::uint16_t u16x8 __attribute__((vector_size(16)));
-typedef std::uint16_t u16x4 __attribute__((vector_size(8)));
-inline void load_u16x8(const unsigned char* p, u32x4& lo, u32x4& hi) {
-  u16x8 v;
-  std::memcpy(&v, p, sizeof v);
-  lo = __builtin_convertvector(__builtin_shufflevector(v, v, 0, 1, 2, 3), u32x4);
-  hi = __builtin_convertvector(__builtin_shufflevector(v, v, 4, 5, 6, 7), u32x4);
-}
-inline u32x4 load_u16x4(const unsigned char* p) {
-  u16x4 v;
-  std::memcpy(&v, p, sizeof v);
-  return __builtin_convertvector(v, u32x4);
-}
-#endif
-
-// bfloat16 bit patterns (low 16 bits of each lane) to float32: the upper half.
-inline f32x4 bfloat16_to_float(u32x4 h) { return as_float(shift_left<16>(h)); }
-
-// IEEE half bit patterns (low 16 bits of each lane) to float32, exactly:
-// exponent and mantissa move to float32's positions and the exponent is
-// rebiased by 127 - 15; infinities and NaNs (exponent 31) get the all-ones
-// exponent (the NaN payload is kept); zeros and subnormals are renormalized
-// by one float subtraction, which is exact (2^-24..2^-14 are normal floats).
-inline f32x4 half_to_float(u32x4 h) {
-  const u32x4 magnitude = shift_left<13>(and_u(h, splat_u(0x7fffu)));  // exponent + mantissa in place
-  const u32x4 exponent = and_u(magnitude, splat_u(0x7c00u << 13));
-  const u32x4 rebiased = add_u(magnitude, splat_u(112u << 23));
-  const u32x4 special = add_u(rebiased, splat_u(112u << 23));  // exponent 31 -> 255
-  // Exponent 0: value = mantissa · 2^-24 = float(2^-14 · (1 + mantissa / 1024)) - 2^-14.
-  const u32x4 small = as_bits(subtract(as_float(add_u(rebiased, splat_u(1u << 23))), as_float(splat_u(113u << 23))));
-  u32x4 bits = select(equal_u(exponent, splat_u(0x7c00u << 13)), special, rebiased);
-  bits = select(equal_u(exponent, splat_u(0)), small, bits);
-  return as_float(or_u(bits, shift_left<16>(and_u(h, splat_u(0x8000u)))));
-}
-
-// Loading elements of each type widened to float32. `p` points at element 0.
-template <Element E>
-struct Widen;
-
-template <>
-struct Widen<Element::f32> {
-  static constexpr std::ptrdiff_t size = 4;
-  static void eight(const unsigned char* p, f32x4& lo, f32x4& hi) {
-    lo = load(reinterpret_cast<const float*>(p));
-    hi = load(reinterpret_cast<const float*>(p) + 4);
-  }
-  static f32x4 four(const unsigned char* p) { return load(reinterpret_cast<const float*>(p)); }
-  static float one(const unsigned char* p) {
-    float f;
-    std::memcpy(&f, p, sizeof f);
-    return f;
-  }
-};
-
-template <Element E>
-struct WidenHalf {
-  static constexpr std::ptrdiff_t size = 2;
-  static f32x4 convert(u32x4 h) { return E == Element::f16 ? half_to_float(h) : bfloat16_to_float(h); }
-  static void eight(const unsigned char* p, f32x4& lo, f32x4& hi) {
-    u32x4 l, h;
-    load_u16x8(p, l, h);
-    lo = convert(l);
-    hi = convert(h);
-  }
-  static f32x4 four(const unsigned char* p) { return convert(load_u16x4(p)); }
-  static float one(const unsigned char* p) {
-    std::uint16_t bits;
-    std::memcpy(&bits, p, sizeof bits);
-    return first_lane(convert(splat_u(bits)));
-  }
-};
-template <>
-struct Widen<Element::f16> : WidenHalf<Element::f16> {};
-template <>
-struct Widen<Element::bf16> : WidenHalf<Element::bf16> {};
-
-// Element (r, c) of a view of E.
-template <Element E>
-const unsigned char* at(const WeightView& b, std::ptrdiff_t r, std::ptrdiff_t c) {
-  return static_cast<const unsigned char*>(b.data) + (r * b.stride + c) * Widen<E>::size;
-}
+using namespace simd;
 
 // Packs rows [p0, p0 + kc) of columns [j0, j0 + kNr) of op(B) into panel
 // (kc x kNr floats), widened; columns at or past n are zero.
@@ -381,73 +222,6 @@ void compute_task(const Problem& w, std::ptrdiff_t i0, std::ptrdiff_t i1, std::p
   }
 }
 
-// A few rows of A (at most kDirectRows: decoding steps, where packing B
-// would cost as much as the product), times op(B) read in place, for output
-// columns [j0, j1): no packing. Bᵀ ([n, k]): each output is a dot product
-// along a stored row, 8 elements widened at a time. B ([k, n]): every row of
-// B is scaled and added into the outputs.
-constexpr std::ptrdiff_t kDirectRows = 2;
-
-inline float lanes_sum(f32x4 v) {
-  float lanes[4];
-  store(lanes, v);
-  return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
-}
-
-template <Element E>
-void compute_direct(const Problem& w, std::ptrdiff_t j0, std::ptrdiff_t j1) {
-  using W = Widen<E>;
-  const std::ptrdiff_t m = w.m, k = w.k;
-  if (w.layout == RightOperand::n_by_k) {
-    for (std::ptrdiff_t j = j0; j < j1; ++j) {
-      const unsigned char* row = at<E>(w.b, j, 0);
-      f32x4 acc[kDirectRows][2];
-      float tail[kDirectRows] = {};
-      for (std::ptrdiff_t i = 0; i < m; ++i) acc[i][0] = acc[i][1] = zero();
-      std::ptrdiff_t p = 0;
-      for (; p + 8 <= k; p += 8) {
-        f32x4 lo, hi;
-        W::eight(row + p * W::size, lo, hi);
-        for (std::ptrdiff_t i = 0; i < m; ++i) {
-          const float* a = w.a.data + i * w.a.stride + p;
-          acc[i][0] = multiply_add(acc[i][0], load(a), lo);
-          acc[i][1] = multiply_add(acc[i][1], load(a + 4), hi);
-        }
-      }
-      for (; p < k; ++p) {
-        const float b = W::one(row + p * W::size);
-        for (std::ptrdiff_t i = 0; i < m; ++i) tail[i] += w.a.data[i * w.a.stride + p] * b;
-      }
-      for (std::ptrdiff_t i = 0; i < m; ++i) {
-        w.c[i * w.ldc + j] = lanes_sum(add(acc[i][0], acc[i][1])) + tail[i] + (w.bias ? w.bias[j] : 0.0f);
-      }
-    }
-    return;
-  }
-  float acc[kDirectRows][kNc];
-  const std::ptrdiff_t width = j1 - j0;
-  for (std::ptrdiff_t i = 0; i < m; ++i)
-    for (std::ptrdiff_t j = 0; j < width; ++j) acc[i][j] = w.bias ? w.bias[j0 + j] : 0.0f;
-  for (std::ptrdiff_t p = 0; p < k; ++p) {
-    const unsigned char* row = at<E>(w.b, p, j0);
-    std::ptrdiff_t j = 0;
-    for (; j + 8 <= width; j += 8) {
-      f32x4 lo, hi;
-      W::eight(row + j * W::size, lo, hi);
-      for (std::ptrdiff_t i = 0; i < m; ++i) {
-        const f32x4 a = broadcast(w.a.data + i * w.a.stride + p);
-        store(&acc[i][j], multiply_add(load(&acc[i][j]), a, lo));
-        store(&acc[i][j + 4], multiply_add(load(&acc[i][j + 4]), a, hi));
-      }
-    }
-    for (; j < width; ++j) {
-      const float b = W::one(row + j * W::size);
-      for (std::ptrdiff_t i = 0; i < m; ++i) acc[i][j] += w.a.data[i * w.a.stride + p] * b;
-    }
-  }
-  for (std::ptrdiff_t i = 0; i < m; ++i) std::memcpy(w.c + i * w.ldc + j0, acc[i], static_cast<std::size_t>(width) * sizeof(float));
-}
-
 template <Element E>
 void widen_as(const unsigned char* p, std::ptrdiff_t count, float* out) {
   using W = Widen<E>;
@@ -461,7 +235,7 @@ void widen_as(const unsigned char* p, std::ptrdiff_t count, float* out) {
   for (; i < count; ++i) out[i] = W::one(p + i * W::size);
 }
 
-// Runs a whole product: decoding rows read B in place; otherwise output
+// Runs a whole product: decoding rows read B in place (gemv.cpp); otherwise output
 // tiles, each packing its panels of op(B) unless they were packed ahead.
 void run(const Problem& work) {
   const std::ptrdiff_t m = work.m, n = work.n, k = work.k;
@@ -471,18 +245,11 @@ void run(const Problem& work) {
       for (std::ptrdiff_t j = 0; j < n; ++j) work.c[i * work.ldc + j] = work.bias ? work.bias[j] : 0.0f;
     return;
   }
-  const std::ptrdiff_t col_tiles = (n + kNc - 1) / kNc;
-  if (m <= kDirectRows) {  // decoding: B read in place, one task per column tile
-    threads::parallel_for(col_tiles, [&](std::ptrdiff_t t) {
-      const std::ptrdiff_t j0 = t * kNc, j1 = std::min(n, j0 + kNc);
-      switch (work.b.element) {
-        case Element::f32: compute_direct<Element::f32>(work, j0, j1); break;
-        case Element::f16: compute_direct<Element::f16>(work, j0, j1); break;
-        case Element::bf16: compute_direct<Element::bf16>(work, j0, j1); break;
-      }
-    });
+  if (m <= kVectorRows) {  // decoding: B read in place (gemv.cpp)
+    multiply_vectors(m, n, k, work.a, work.b, work.layout, work.bias, work.c, work.ldc);
     return;
   }
+  const std::ptrdiff_t col_tiles = (n + kNc - 1) / kNc;
   // Tasks: column tiles x row groups (whole strips), as few groups as give
   // every thread kTasksPerThread tasks.
   const std::ptrdiff_t strips = (m + kMr - 1) / kMr;
@@ -540,6 +307,18 @@ void widen(Element element, const void* data, std::ptrdiff_t count, float* out) 
     case Element::f16: widen_as<Element::f16>(p, count, out); break;
     case Element::bf16: widen_as<Element::bf16>(p, count, out); break;
   }
+}
+
+bool holds_only_finite(Element element, const void* data, std::ptrdiff_t count) {
+  if (element != Element::f16) return true;  // float32 and bfloat16: exact widening either way
+  const auto* p = static_cast<const unsigned char*>(data);
+  bool any = false;  // no early exit: the loop vectorizes
+  for (std::ptrdiff_t i = 0; i < count; ++i) {
+    std::uint16_t h;
+    std::memcpy(&h, p + 2 * i, sizeof h);
+    any |= (h & 0x7c00u) == 0x7c00u;  // exponent 31: an infinity or a NaN
+  }
+  return !any;
 }
 
 }  // namespace attnplay::gemm

@@ -11,6 +11,8 @@
 // ever exists beyond one cache block.
 // Work is split into independent output tiles that the thread pool (when the
 // build has threads) runs in parallel; the result does not depend on how many.
+// One or two rows of A (a decoding step) are not packed: multiply() hands
+// them to tensor/gemv.h, which reads B in place.
 // Not here: shape checks and Eigen types (tensor/ops.h, tensor/weight.h are
 // the APIs to call).
 #pragma once
@@ -38,10 +40,15 @@ struct ConstView {
 // Row-major view of elements of any Element type: element (r, c) starts at
 // byte (r * stride + c) * (4 or 2) of data.
 struct WeightView {
-  WeightView(const void* data, std::ptrdiff_t stride, Element element) : data(data), stride(stride), element(element) {}
+  WeightView(const void* data, std::ptrdiff_t stride, Element element, bool known_finite = false)
+      : data(data), stride(stride), element(element), known_finite(known_finite) {}
   const void* data;
   std::ptrdiff_t stride;  // in elements
   Element element;
+  // IEEE half elements known to hold no infinity or NaN (holds_only_finite,
+  // checked once when the weight is loaded): products of one or two rows
+  // then widen them by a cheaper route, exact for every finite half.
+  bool known_finite;
 };
 
 // C [m, n] = A [m, k] · op(B) (+ bias [n] added to every row, when bias is not
@@ -86,5 +93,9 @@ void multiply(std::ptrdiff_t m, ConstView a, const PackedOperand& b, const float
 // out[0, count) = the count elements at data widened to float32, exactly (the
 // packing's conversion; embedding rows and tests use it directly).
 void widen(Element element, const void* data, std::ptrdiff_t count, float* out);
+
+// Whether none of the count elements at data is an infinity or a NaN (always
+// true for bfloat16 and float32, whose one-row widening is exact anyway).
+bool holds_only_finite(Element element, const void* data, std::ptrdiff_t count);
 
 }  // namespace attnplay::gemm

@@ -1,5 +1,5 @@
 // Implementation of tensor/ops.h: products on the SIMD kernel (WebAssembly)
-// or Eigen (native), softmax as plain loops.
+// or Eigen (native), softmax as plain loops that vectorize.
 #include "tensor/ops.h"
 
 #include <cmath>
@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "tensor/fast_exp.h"
 #ifdef __wasm_simd128__
 #include "tensor/gemm.h"
 #endif
@@ -83,12 +84,16 @@ void softmax_rows(MatrixRef x) {
       for (Eigen::Index j = 0; j < n; ++j) row[j] = 0.0f;
       continue;
     }
-    float sum = 0.0f;
-    for (Eigen::Index j = 0; j < n; ++j) {
-      row[j] = std::exp(row[j] - row_max);  // exp(-inf) == 0 exactly
-      sum += row[j];
+    for (Eigen::Index j = 0; j < n; ++j) {  // vectorizes (fast_exp: within 2 ulp of std::exp)
+      const float shifted = row[j] - row_max;
+      row[j] = shifted == neg_inf ? 0.0f : fast_exp(shifted);  // a masked score weighs exactly 0
     }
-    const float inv = 1.0f / sum;
+    float partial[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // four running sums: no chain of n dependent additions
+    Eigen::Index j = 0;
+    for (; j + 4 <= n; j += 4)
+      for (int q = 0; q < 4; ++q) partial[q] += row[j + q];
+    for (; j < n; ++j) partial[0] += row[j];
+    const float inv = 1.0f / ((partial[0] + partial[1]) + (partial[2] + partial[3]));
     for (Eigen::Index j = 0; j < n; ++j) row[j] *= inv;
   }
 }

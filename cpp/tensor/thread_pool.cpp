@@ -22,13 +22,18 @@ namespace attnplay::threads {
 namespace {
 
 constexpr int kMaxThreads = 4;  // keep in step with -sPTHREAD_POOL_SIZE in cpp/CMakeLists.txt
+constexpr int kWatchRounds = 1 << 15;  // reads of published_ before a worker sleeps
 
 // A loop is published by bumping generation_ under mutex_ and waking the
 // workers. Workers join it while it is open_; the caller works too, closes it
 // when no task is left and waits for the helpers that joined (a short wait:
 // at most one task each). The caller never waits on a condition variable, so
 // on a browser's main thread (where Emscripten can only spin) it spins only
-// for that tail; idle workers sleep in a futex wait.
+// for that tail. A worker that finishes a loop watches for the next one for
+// a while (kWatchRounds reads of an atomic, tens of microseconds) before it
+// sleeps in a futex wait: a decoding step publishes hundreds of loops of a
+// few tens of microseconds each, back to back, and waking a sleeping worker
+// costs about as much as one of them.
 class Pool {
  public:
   explicit Pool(int threads) : active_limit_(threads) {
@@ -62,6 +67,7 @@ class Pool {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       ++generation_;
+      published_.store(generation_);
     }
     wake_.notify_all();
     work();
@@ -79,6 +85,8 @@ class Pool {
   void worker_loop() {
     std::uint64_t seen = 0;
     for (;;) {
+      for (int round = 0; round < kWatchRounds && published_.load() == seen; ++round) {
+      }
       {
         std::unique_lock<std::mutex> lock(mutex_);
         wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
@@ -95,6 +103,7 @@ class Pool {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::uint64_t generation_ = 0;  // guarded by mutex_
+  std::atomic<std::uint64_t> published_{0};  // generation_, readable without mutex_ (the watch before sleeping)
   bool stopping_ = false;         // guarded by mutex_
   const std::function<void(std::ptrdiff_t)>* body_ = nullptr;
   std::ptrdiff_t count_ = 0;

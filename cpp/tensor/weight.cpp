@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tensor/gemm.h"
+#include "tensor/gemv.h"
 #include "tensor/ops.h"
 
 namespace attnplay {
@@ -26,11 +27,12 @@ gemm::Element element_of(DType dtype) {
 
 // The stored elements, as the kernel reads them.
 gemm::WeightView stored_view(const WeightMatrix& w) {
-  return gemm::WeightView(w.data(), static_cast<std::ptrdiff_t>(w.cols()), element_of(w.dtype()));
+  return gemm::WeightView(w.data(), static_cast<std::ptrdiff_t>(w.cols()), element_of(w.dtype()), w.known_finite());
 }
 
-// Natively Eigen (AVX) multiplies float32 weights, reading the stored matrix;
-// every other product runs on the GEMM of tensor/gemm.h.
+// Natively Eigen (AVX) multiplies float32 weights by three rows or more,
+// reading the stored matrix; every other product runs on tensor/gemm.h (one
+// or two rows, a decoding step, on its threaded gemv.h).
 #ifdef __wasm_simd128__
 constexpr bool kEigenProducts = false;
 #else
@@ -69,6 +71,7 @@ WeightMatrix WeightMatrix::view_of(DType dtype, std::shared_ptr<const void> owne
   w.rows_ = rows;
   w.cols_ = cols;
   w.data_ = std::shared_ptr<const unsigned char[]>(std::move(owner), static_cast<const unsigned char*>(bytes));
+  w.known_finite_ = gemm::holds_only_finite(element_of(dtype), bytes, rows * cols);
   return w;
 }
 
@@ -105,7 +108,7 @@ Matrix linear(const ConstMatrixRef& x, const WeightMatrix& w, const RowVector& b
     throw std::invalid_argument("linear: bias has " + std::to_string(bias.size()) + " entries for " +
                                 std::to_string(w.out()) + " outputs");
   }
-  if (eigen_multiplies(w.dtype())) {
+  if (eigen_multiplies(w.dtype()) && x.rows() > gemm::kVectorRows) {  // one or two rows: gemv.h, threaded
     const Eigen::Map<const Matrix> stored(static_cast<const float*>(w.data()), w.rows(), w.cols());
     if (w.layout() == WeightLayout::in_by_out) return bias.size() != 0 ? matmul_add_bias(x, stored, bias) : matmul(x, stored);
     Matrix y = matmul_transposed(x, stored);

@@ -59,6 +59,9 @@ class WeightMatrix {
   std::size_t bytes() const { return static_cast<std::size_t>(elements()) * dtype_size(dtype_); }
   bool empty() const { return elements() == 0; }
   const void* data() const { return data_.get(); }
+  // IEEE half weights: no element is an infinity or a NaN (checked when the
+  // weight is made; gemm::WeightView::known_finite). True for other dtypes.
+  bool known_finite() const { return known_finite_; }
 
   // Stored row r widened to float32 into out[0, cols) (embedding lookup).
   void row_to_float(std::int64_t r, float* out) const;
@@ -80,6 +83,7 @@ class WeightMatrix {
   WeightLayout layout_ = WeightLayout::in_by_out;
   std::int64_t rows_ = 0, cols_ = 0;
   std::shared_ptr<const unsigned char[]> data_;  // rows_ × cols_ elements of dtype_
+  bool known_finite_ = true;
   std::shared_ptr<const gemm::PackedOperand> packed_;  // op(W) for linear(), or null
 };
 

@@ -1,10 +1,11 @@
 // Random GPT-2 and Llama-family checkpoints for benchmarks, written in the
 // Hugging Face layout (config.json + model.safetensors, F16 / BF16) without
-// any library, plus a byte-level tokenizer.json without merges (one token per
-// byte), so that a text of N ASCII characters is exactly N tokens.
+// any library, the same checkpoint stored in another dtype, plus a byte-level
+// tokenizer.json without merges (one token per byte), so that a text of N
+// ASCII characters is exactly N tokens.
 // Used by runtime-bench.mjs (GPT-2-small shape), page.mjs (512 tokens),
 // llama.mjs (SmolLM2-135M and Qwen2.5-0.5B shapes) and gemma.mjs (Gemma 3 270M).
-import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -122,6 +123,75 @@ export function writeLlamaCheckpoint(dir, cfg) {
   closeSync(fd);
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
   return { config, bytes, tensors };
+}
+
+// float32 bits -> IEEE half bits, rounded to nearest even (torch's .half()).
+export function halfBits(bits) {
+  const sign = (bits >>> 16) & 0x8000;
+  const exponent = ((bits >>> 23) & 0xff) - 127 + 15;
+  let mantissa = bits & 0x7fffff;
+  if (((bits >>> 23) & 0xff) === 0xff) return sign | 0x7c00 | (mantissa ? 0x200 : 0);  // inf, NaN
+  if (exponent >= 0x1f) return sign | 0x7c00;  // too large: inf
+  if (exponent <= 0) {  // a subnormal half, or zero
+    if (exponent < -10) return sign;
+    mantissa |= 0x800000;
+    const shift = 14 - exponent;
+    const rest = mantissa & ((1 << shift) - 1);
+    const halfway = 1 << (shift - 1);
+    let half = mantissa >>> shift;
+    if (rest > halfway || (rest === halfway && (half & 1))) half += 1;
+    return sign | half;
+  }
+  let half = (exponent << 10) | (mantissa >>> 13);
+  const rest = mantissa & 0x1fff;
+  if (rest > 0x1000 || (rest === 0x1000 && (half & 1))) half += 1;  // a carry into the exponent is right
+  return sign | half;
+}
+
+/**
+ * Writes config.json and model.safetensors into `outDir` with the BF16
+ * checkpoint in `dir` stored as `dtype`: 'F32' (the same values, widened
+ * exactly) or 'F16' (rounded to nearest even, as torch's .half()); 'BF16'
+ * copies it. Returns the file size.
+ */
+export function writeConvertedCheckpoint(dir, outDir, dtype) {
+  const bytes = readFileSync(join(dir, 'model.safetensors'));
+  const headerLength = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + headerLength).toString('utf8'));
+  const data = bytes.subarray(8 + headerLength);
+  const size = dtype === 'F32' ? 4 : 2;
+  const out = {};
+  let offset = 0;
+  const names = Object.keys(header).filter((name) => name !== '__metadata__');
+  for (const name of names) {
+    const { shape, data_offsets: [from, to] } = header[name];
+    if (header[name].dtype !== 'BF16') throw new Error(`${name} is ${header[name].dtype}, not BF16`);
+    const length = size * ((to - from) / 2);
+    out[name] = { dtype, shape, data_offsets: [offset, offset + length] };
+    offset += length;
+  }
+  const json = JSON.stringify(out);
+  const outHeader = Buffer.from(json.padEnd(Math.ceil((8 + json.length) / 8) * 8 - 8));  // data 8-byte aligned (spaces are allowed)
+  const file = Buffer.alloc(8 + outHeader.length + offset);
+  file.writeBigUInt64LE(BigInt(outHeader.length));
+  outHeader.copy(file, 8);
+  const base = 8 + outHeader.length;
+  for (const name of names) {
+    const [from, to] = header[name].data_offsets;
+    const source = new Uint16Array(data.buffer.slice(data.byteOffset + from, data.byteOffset + to));
+    const target = base + out[name].data_offsets[0];
+    if (dtype === 'F32') {
+      const bits = new Uint32Array(file.buffer, file.byteOffset + target, source.length);
+      for (let i = 0; i < source.length; i += 1) bits[i] = source[i] << 16;
+    } else if (dtype === 'F16') {
+      for (let i = 0; i < source.length; i += 1) file.writeUInt16LE(halfBits(source[i] << 16), target + 2 * i);
+    } else {
+      Buffer.from(source.buffer).copy(file, target);
+    }
+  }
+  writeFileSync(join(outDir, 'model.safetensors'), file);
+  writeFileSync(join(outDir, 'config.json'), readFileSync(join(dir, 'config.json')));
+  return file.length;
 }
 
 /** GPT-2's byte-level alphabet: printable bytes stand for themselves, the others map to 256+. */

@@ -1,13 +1,16 @@
 // GGUF files for llama.cpp (through @wllama/wllama) made from the benchmarks'
 // random safetensors checkpoints, so that both runtimes compute with the same
 // weights: a GGUF v3 writer (metadata, tensor infos, 32-byte-aligned data)
-// and the Gemma 3 text model's conversion as llama.cpp's convert_hf_to_gguf.py
-// does it (its metadata keys and tensor names, every norm weight stored as
-// 1 + w, the tokenizer as a SentencePiece vocabulary of byte pieces and
-// unused ids). Used by gemma.mjs.
-// Not here: quantization (the weights stay F32 or BF16), other architectures.
+// and the conversions of the Gemma 3 text model and of Llama as llama.cpp's
+// convert_hf_to_gguf.py does them (its metadata keys and tensor names;
+// Gemma's norm weights stored as 1 + w; Llama's q and k rows permuted for
+// llama.cpp's rotation of adjacent pairs; the tokenizer as a SentencePiece
+// vocabulary of byte pieces and unused ids). Used by gemma.mjs and decode.mjs.
+// Not here: quantization (the weights stay F32, BF16 or F16), other architectures.
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+
+import { halfBits } from './checkpoint.mjs';
 
 const GGUF_VERSION = 3;
 const ALIGNMENT = 32;
@@ -87,27 +90,20 @@ export function writeGguf(path, metadata, tensors) {
   return header.length + offset;
 }
 
-// float32 bits -> IEEE half bits, rounded to nearest even (torch's .half()).
-function halfBits(bits) {
-  const sign = (bits >>> 16) & 0x8000;
-  const exponent = ((bits >>> 23) & 0xff) - 127 + 15;
-  let mantissa = bits & 0x7fffff;
-  if (((bits >>> 23) & 0xff) === 0xff) return sign | 0x7c00 | (mantissa ? 0x200 : 0);  // inf, NaN
-  if (exponent >= 0x1f) return sign | 0x7c00;  // too large: inf
-  if (exponent <= 0) {  // a subnormal half, or zero
-    if (exponent < -10) return sign;
-    mantissa |= 0x800000;
-    const shift = 14 - exponent;
-    const rest = mantissa & ((1 << shift) - 1);
-    const halfway = 1 << (shift - 1);
-    let half = mantissa >>> shift;
-    if (rest > halfway || (rest === halfway && (half & 1))) half += 1;
-    return sign | half;
+// Writes BF16 `source` into `target` as `type` (F32: widened exactly, plus 1
+// when `addOne`; F16: rounded; BF16: as is).
+function fillAs(type, source, target, addOne = false) {
+  if (type === 'F32') {
+    const out = new Float32Array(target.buffer, target.byteOffset, source.length);
+    const bits = new Uint32Array(target.buffer, target.byteOffset, source.length);
+    for (let i = 0; i < source.length; i += 1) bits[i] = source[i] << 16;
+    if (addOne) for (let i = 0; i < out.length; i += 1) out[i] += 1;
+  } else if (type === 'F16') {
+    const halves = new Uint16Array(target.buffer, target.byteOffset, source.length);
+    for (let i = 0; i < source.length; i += 1) halves[i] = halfBits(source[i] << 16);
+  } else {
+    target.set(new Uint8Array(source.buffer, source.byteOffset, source.byteLength));
   }
-  let half = (exponent << 10) | (mantissa >>> 13);
-  const rest = mantissa & 0x1fff;
-  if (rest > 0x1000 || (rest === 0x1000 && (half & 1))) half += 1;  // a carry into the exponent is right
-  return sign | half;
 }
 
 // safetensors -> { header, data (Buffer) }
@@ -201,24 +197,94 @@ export function writeGemma3Gguf(dir, out, type) {
     const source = new Uint16Array(data.buffer.slice(data.byteOffset + info.data_offsets[0], data.byteOffset + info.data_offsets[1]));
     const norm = name.endsWith('norm.weight');
     const stored = norm ? 'F32' : type;  // the converter keeps 1-D tensors and norms F32 (ggml adds no BF16 to F32)
-    return {
-      name: name.replace(rule[0], rule[1]),
-      shape: info.shape,
-      type: stored,
-      fill(target) {
-        if (stored === 'F32') {  // widened exactly; norms as 1 + w
-          const out = new Float32Array(target.buffer, target.byteOffset, source.length);
-          const bits = new Uint32Array(target.buffer, target.byteOffset, source.length);
-          for (let i = 0; i < source.length; i += 1) bits[i] = source[i] << 16;
-          if (norm) for (let i = 0; i < out.length; i += 1) out[i] += 1;
-        } else if (stored === 'F16') {
-          const halves = new Uint16Array(target.buffer, target.byteOffset, source.length);
-          for (let i = 0; i < source.length; i += 1) halves[i] = halfBits(source[i] << 16);
-        } else {
-          target.set(new Uint8Array(source.buffer, source.byteOffset, source.byteLength));
-        }
-      },
-    };
+    return { name: name.replace(rule[0], rule[1]), shape: info.shape, type: stored, fill: (target) => fillAs(stored, source, target, norm) };
+  });
+  return writeGguf(out, metadata, tensors);
+}
+
+// Hugging Face's Llama names -> llama.cpp's.
+const LLAMA_NAMES = [
+  [/^model\.embed_tokens\.weight$/, 'token_embd.weight'],
+  [/^model\.norm\.weight$/, 'output_norm.weight'],
+  [/^lm_head\.weight$/, 'output.weight'],
+  [/^model\.layers\.(\d+)\.input_layernorm\.weight$/, 'blk.$1.attn_norm.weight'],
+  [/^model\.layers\.(\d+)\.self_attn\.q_proj\.weight$/, 'blk.$1.attn_q.weight'],
+  [/^model\.layers\.(\d+)\.self_attn\.k_proj\.weight$/, 'blk.$1.attn_k.weight'],
+  [/^model\.layers\.(\d+)\.self_attn\.v_proj\.weight$/, 'blk.$1.attn_v.weight'],
+  [/^model\.layers\.(\d+)\.self_attn\.o_proj\.weight$/, 'blk.$1.attn_output.weight'],
+  [/^model\.layers\.(\d+)\.post_attention_layernorm\.weight$/, 'blk.$1.ffn_norm.weight'],
+  [/^model\.layers\.(\d+)\.mlp\.gate_proj\.weight$/, 'blk.$1.ffn_gate.weight'],
+  [/^model\.layers\.(\d+)\.mlp\.up_proj\.weight$/, 'blk.$1.ffn_up.weight'],
+  [/^model\.layers\.(\d+)\.mlp\.down_proj\.weight$/, 'blk.$1.ffn_down.weight'],
+];
+
+// convert_hf_to_gguf.py's LlamaModel.permute: within each of `heads` heads,
+// rows [first half; second half] become interleaved pairs (llama.cpp rotates
+// adjacent pairs where Hugging Face rotates the two halves). source [rows, cols].
+function permuteRotaryRows(source, rows, cols, heads) {
+  const out = new Uint16Array(source.length);
+  const headRows = rows / heads, half = headRows / 2;
+  for (let h = 0; h < heads; h += 1) {
+    for (let i = 0; i < half; i += 1) {
+      for (let s = 0; s < 2; s += 1) {
+        const from = (h * headRows + s * half + i) * cols, to = (h * headRows + 2 * i + s) * cols;
+        out.set(source.subarray(from, from + cols), to);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Writes `out` (a GGUF) from the Llama checkpoint in `dir` (config.json, a
+ * BF16 model.safetensors), the matrices in `type` ('F32' | 'BF16' | 'F16', as
+ * for writeGemma3Gguf; norms F32), as convert_hf_to_gguf.py's LlamaModel
+ * converts it: q and k rows permuted, the tokenizer a SentencePiece
+ * vocabulary of byte pieces (id 4 + byte). Returns the file's size.
+ */
+export function writeLlamaGguf(dir, out, type) {
+  const c = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+  if (c.model_type !== 'llama') throw new Error('gguf: a llama checkpoint only');
+  const { header, data } = readSafetensors(join(dir, 'model.safetensors'));
+  const vocabulary = gemmaVocabulary(c.vocab_size);
+  const headDim = c.head_dim ?? c.hidden_size / c.num_attention_heads;
+  const metadata = [
+    ['general.architecture', 'string', 'llama'],
+    ['general.name', 'string', 'attnplay benchmark Llama'],
+    ['general.alignment', 'uint32', ALIGNMENT],
+    ['llama.context_length', 'uint32', c.max_position_embeddings],
+    ['llama.embedding_length', 'uint32', c.hidden_size],
+    ['llama.block_count', 'uint32', c.num_hidden_layers],
+    ['llama.feed_forward_length', 'uint32', c.intermediate_size],
+    ['llama.rope.dimension_count', 'uint32', headDim],
+    ['llama.attention.head_count', 'uint32', c.num_attention_heads],
+    ['llama.attention.head_count_kv', 'uint32', c.num_key_value_heads],
+    ['llama.attention.layer_norm_rms_epsilon', 'float32', c.rms_norm_eps],
+    ['llama.rope.freq_base', 'float32', c.rope_theta],
+    ['llama.vocab_size', 'uint32', c.vocab_size],
+    ['tokenizer.ggml.model', 'string', 'llama'],
+    ['tokenizer.ggml.pre', 'string', 'default'],
+    ['tokenizer.ggml.tokens', ['array', 'string'], vocabulary.tokens],
+    ['tokenizer.ggml.scores', ['array', 'float32'], vocabulary.scores],
+    ['tokenizer.ggml.token_type', ['array', 'int32'], vocabulary.types],
+    ['tokenizer.ggml.bos_token_id', 'uint32', 2],
+    ['tokenizer.ggml.eos_token_id', 'uint32', 1],
+    ['tokenizer.ggml.unknown_token_id', 'uint32', 3],
+    ['tokenizer.ggml.padding_token_id', 'uint32', 0],
+    ['tokenizer.ggml.add_bos_token', 'bool', false],
+    ['tokenizer.ggml.add_space_prefix', 'bool', false],
+  ];
+  const tensors = Object.entries(header).filter(([name]) => name !== '__metadata__').map(([name, info]) => {
+    const rule = LLAMA_NAMES.find(([pattern]) => pattern.test(name));
+    if (!rule) throw new Error(`gguf: no llama.cpp name for ${name}`);
+    if (info.dtype !== 'BF16') throw new Error(`gguf: ${name} is ${info.dtype}, expected BF16`);
+    let source = new Uint16Array(data.buffer.slice(data.byteOffset + info.data_offsets[0], data.byteOffset + info.data_offsets[1]));
+    if (/q_proj|k_proj/.test(name)) {
+      const heads = name.includes('q_proj') ? c.num_attention_heads : c.num_key_value_heads;
+      source = permuteRotaryRows(source, info.shape[0], info.shape[1], heads);
+    }
+    const stored = info.shape.length === 1 ? 'F32' : type;
+    return { name: name.replace(rule[0], rule[1]), shape: info.shape, type: stored, fill: (target) => fillAs(stored, source, target) };
   });
   return writeGguf(out, metadata, tensors);
 }

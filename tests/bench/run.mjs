@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 import { ablation } from './ablation.mjs';
 import { analysis } from './analysis.mjs';
+import { decode } from './decode.mjs';
 import { gemm } from './gemm.mjs';
 import { gemma } from './gemma.mjs';
 import { house } from './house.mjs';
@@ -25,7 +26,7 @@ import { tokenizer } from './tokenizer.mjs';
 import { translation } from './translation.mjs';
 import { weightsGemm } from './weights-gemm.mjs';
 
-const SECTIONS = [gemm, weightsGemm, payload, house, forward, ablation, translation, llama, qwenMemory, gemma, tokenizer, sentencepiece, page, pageLoad, hubPage, analysis];
+const SECTIONS = [gemm, weightsGemm, payload, house, forward, ablation, translation, llama, qwenMemory, gemma, decode, tokenizer, sentencepiece, page, pageLoad, hubPage, analysis];
 
 const resultsPath = fileURLToPath(new URL('../../RESULTS.md', import.meta.url));
 const wanted = process.argv.slice(2);

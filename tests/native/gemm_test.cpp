@@ -5,7 +5,9 @@
 // (widened while packing), strided (sub-matrix) operands, the fused bias,
 // k = 0, and results that do not depend on the number of threads; the
 // widening itself on every 16-bit pattern, against the formula; operands
-// packed ahead (PackedOperand) give the unpacked product bit for bit.
+// packed ahead (PackedOperand) give the unpacked product bit for bit; one
+// and two rows (tensor/gemv.h, read in place) through every widening route,
+// the known-finite IEEE half route exact on every finite bit pattern.
 #include <doctest/doctest.h>
 
 #include <array>
@@ -86,7 +88,7 @@ Stored random_stored(Element element, std::size_t count, std::mt19937& rng) {
 // and a C with a guard band, and returns the largest error against `naive`,
 // or infinity if the kernel wrote outside C's [m, n] window.
 double product_error(std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k, RightOperand layout, bool with_bias,
-                     std::ptrdiff_t pad, std::mt19937& rng, Element element = Element::f32) {
+                     std::ptrdiff_t pad, std::mt19937& rng, Element element = Element::f32, bool known_finite = false) {
   const std::ptrdiff_t lda = k + pad;
   const std::ptrdiff_t b_rows = layout == RightOperand::k_by_n ? k : n;
   const std::ptrdiff_t b_cols = layout == RightOperand::k_by_n ? n : k;
@@ -96,7 +98,7 @@ double product_error(std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k, Right
   const std::vector<float> bias = random_values(static_cast<std::size_t>(n), rng);
   const float guard = 12345.0f;
   std::vector<float> c(static_cast<std::size_t>(m * ldc), guard);
-  attnplay::gemm::multiply(m, n, k, {a.data(), lda}, attnplay::gemm::WeightView{b.bytes.data(), ldb, element}, layout,
+  attnplay::gemm::multiply(m, n, k, {a.data(), lda}, attnplay::gemm::WeightView{b.bytes.data(), ldb, element, known_finite}, layout,
                            with_bias ? bias.data() : nullptr, c.data(), ldc);
   const std::vector<double> want =
       naive(m, n, k, a.data(), lda, b.values.data(), ldb, layout, with_bias ? bias.data() : nullptr);
@@ -215,6 +217,62 @@ TEST_CASE("gemm: widening is exact for every IEEE half and bfloat16 bit pattern,
     attnplay::gemm::widen(Element::bf16, bytes.data() + 1 + 2 * 16000, count, out.data());
     for (int i = 0; i < count; ++i) CHECK(out[static_cast<std::size_t>(i)] == ref::bfloat16_value(16000u + i));
     CHECK(out[static_cast<std::size_t>(count)] == 7.0f);
+  }
+}
+
+TEST_CASE("gemm: one and two rows read in place, every element type and widening route, every tail") {
+  std::mt19937 rng(17);
+  struct Route {
+    Element element;
+    bool known_finite;
+  };
+  for (const Route route : {Route{Element::f32, false}, Route{Element::bf16, false}, Route{Element::f16, false},
+                            Route{Element::f16, true}})
+    for (RightOperand layout : {RightOperand::k_by_n, RightOperand::n_by_k})
+      for (int m : {1, 2})
+        for (int k : {1, 2, 7, 8, 9, 15, 16, 17, 63, 64, 65, 300})
+          for (int n : {1, 2, 3, 4, 5, 8, 15, 16, 17, 31, 33, 129})
+            for (int pad : {0, 3}) {
+              CAPTURE(m);
+              CAPTURE(k);
+              CAPTURE(n);
+              CAPTURE(pad);
+              CAPTURE(layout == RightOperand::k_by_n);
+              CAPTURE(static_cast<int>(route.element));
+              CAPTURE(route.known_finite);
+              CHECK(product_error(m, n, k, layout, n % 2 == 1, pad, rng, route.element, route.known_finite) <
+                    tolerance(k));
+            }
+}
+
+TEST_CASE("gemm: one row through the known-finite IEEE half route gives every finite half exactly") {
+  // Every bit pattern but the 2·1024 infinities and NaNs (exponent 31, set
+  // to 0 here): B [k = 8, n] read as Bᵀ against x = e_q gives element q of
+  // each row; B [1, n] against x = [1] gives every element.
+  std::vector<std::uint16_t> bits(65536);
+  for (unsigned b = 0; b < 65536; ++b) bits[b] = (b & 0x7c00u) == 0x7c00u ? 0 : static_cast<std::uint16_t>(b);
+  const attnplay::gemm::WeightView view{bits.data(), 8, Element::f16, true};
+  CHECK(attnplay::gemm::holds_only_finite(Element::f16, bits.data(), 65536));
+  int wrong = 0;
+  std::vector<float> out(8192);
+  for (int q = 0; q < 8; ++q) {
+    std::vector<float> x(8, 0.0f);
+    x[static_cast<std::size_t>(q)] = 1.0f;
+    attnplay::gemm::multiply(1, 8192, 8, {x.data(), 8}, view, RightOperand::n_by_k, nullptr, out.data(), 8192);
+    for (int j = 0; j < 8192; ++j) wrong += out[static_cast<std::size_t>(j)] != ref::half_value(bits[static_cast<std::size_t>(8 * j + q)]);
+  }
+  const float one = 1.0f;
+  std::vector<float> all(65536);
+  attnplay::gemm::multiply(1, 65536, 1, {&one, 1}, {bits.data(), 65536, Element::f16, true}, RightOperand::k_by_n,
+                           nullptr, all.data(), 65536);
+  for (unsigned b = 0; b < 65536; ++b) wrong += all[b] != ref::half_value(bits[b]);
+  CHECK(wrong == 0);
+  // An infinity or a NaN anywhere is found (weights holding one take the general route).
+  for (std::uint16_t special : {std::uint16_t{0x7c00}, std::uint16_t{0xfc00}, std::uint16_t{0x7e01}}) {
+    bits[40001] = special;
+    CHECK_FALSE(attnplay::gemm::holds_only_finite(Element::f16, bits.data(), 65536));
+    CHECK(attnplay::gemm::holds_only_finite(Element::f16, bits.data(), 40001));
+    CHECK(attnplay::gemm::holds_only_finite(Element::bf16, bits.data(), 65536));
   }
 }
 

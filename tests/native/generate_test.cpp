@@ -1,7 +1,9 @@
 // Generation with a KV cache on the golden checkpoints of every causal
 // family: each cached step (one token run against the cache) gives the logits
 // and attention rows of the uncached forward pass over the whole prefix
-// (within 1e-5), which the PyTorch goldens pin down; greedy generation equals
+// (within 1e-5), which the PyTorch goldens pin down, and its top-5 (the same
+// ids, log-probabilities within 1e-5): one-row products (tensor/gemv.h)
+// against the packed GEMM, in F32, F16 and BF16; greedy generation equals
 // an uncached argmax loop; sampling follows its documented rules (SplitMix64's
 // published outputs, top-k and nucleus truncation, frequencies of the
 // softmax); bad requests get specific errors.
@@ -59,8 +61,8 @@ TEST_CASE("KvCache: appended rows read back in place across the growth of its ma
   }
 }
 
-TEST_CASE("cached steps give the uncached logits and attention rows") {
-  for (const char* name : kModels) {
+TEST_CASE("cached steps give the uncached logits, top-5 and attention rows") {
+  for (const std::string name : kModels) {
     CAPTURE(name);
     const Model model = load(name);
     if (!model.config().causal()) continue;
@@ -69,7 +71,8 @@ TEST_CASE("cached steps give the uncached logits and attention rows") {
     ForwardRequest full_request;
     full_request.ids = ids;
     full_request.logits = true;
-    const ForwardResult full = model.forward(full_request);  // logits [T, V], attentions [L, H, T, T]
+    full_request.top_k = 5;
+    const ForwardResult full = model.forward(full_request);  // logits [T, V], attentions [L, H, T, T], top-5 [T]
     const float scale = full.logits.cwiseAbs().maxCoeff();
 
     KvCache cache;
@@ -79,13 +82,23 @@ TEST_CASE("cached steps give the uncached logits and attention rows") {
       ForwardRequest step;
       step.ids.assign(ids.begin() + start, ids.begin() + start + n);
       step.logits = true;
-      const ForwardResult r = model.forward(step, cache);  // logits [n, V], attentions [L, H, n, start + n]
+      step.top_k = 5;
+      const ForwardResult r = model.forward(step, cache);  // logits [n, V], attentions [L, H, n, start + n], top-5 [n]
       REQUIRE(r.keys == start + n);
       CHECK(cache.length() == start + n);
       for (int i = 0; i < n; ++i) {
         const int position = start + i;
         CAPTURE(position);
         CHECK((r.logits.row(i) - full.logits.row(position)).cwiseAbs().maxCoeff() <= 1e-5f * scale);
+        // The same five most likely tokens, their log-probabilities within
+        // 1e-5 (plus a float's rounding of logits as large as these: its
+        // spacing is 7.6e-6 at 64, the largest here).
+        const TopK& cached_top = r.top_k[static_cast<std::size_t>(i)];
+        const TopK& full_top = full.top_k[static_cast<std::size_t>(position)];
+        CHECK(cached_top.ids == full_top.ids);
+        for (std::size_t t = 0; t < full_top.probabilities.size(); ++t) {
+          CHECK(std::abs(std::log(cached_top.probabilities[t]) - std::log(full_top.probabilities[t])) < 1e-5 + 1e-6 * scale);
+        }
         double worst = 0;
         for (int l = 0; l < L; ++l) {
           for (int h = 0; h < H; ++h) {

@@ -151,6 +151,35 @@ TEST_CASE("WeightMatrix: packed for products, linear() gives the same bits; copi
     }
 }
 
+TEST_CASE("WeightMatrix: IEEE half weights holding an infinity or a NaN are known; one-row products keep them") {
+  std::mt19937 rng(34);
+  Stored w = random_weight(DType::f16, 9, 16, rng);  // [out 9, in 16]
+  CHECK(WeightMatrix::copy_of(DType::f16, w.bytes.data(), 9, 16, WeightLayout::out_by_in).known_finite());
+  const std::uint16_t infinity = 0x7c00, nan = 0x7e00;
+  std::memcpy(&w.bytes[2 * (2 * 16 + 5)], &infinity, 2);  // output 2 reads +inf
+  std::memcpy(&w.bytes[2 * (6 * 16 + 9)], &nan, 2);       // output 6 reads a NaN
+  const WeightMatrix weight = WeightMatrix::copy_of(DType::f16, w.bytes.data(), 9, 16, WeightLayout::out_by_in);
+  CHECK_FALSE(weight.known_finite());
+  CHECK(WeightMatrix::copy_of(DType::bf16, w.bytes.data(), 9, 16, WeightLayout::out_by_in).known_finite());
+  for (int rows : {1, 2, 5}) {  // read in place (1, 2) and packed (5)
+    CAPTURE(rows);
+    const Matrix y = attnplay::linear(Matrix::Ones(rows, 16), weight);  // [rows, 9]
+    for (int r = 0; r < rows; ++r)
+      for (int j = 0; j < 9; ++j) {
+        CAPTURE(j);
+        if (j == 2) {
+          CHECK((std::isinf(y(r, j)) && y(r, j) > 0));
+        } else if (j == 6) {
+          CHECK(std::isnan(y(r, j)));
+        } else {
+          double want = 0;
+          for (int p = 0; p < 16; ++p) want += w.values[j][p];
+          CHECK(std::abs(y(r, j) - want) < 1e-4);
+        }
+      }
+  }
+}
+
 TEST_CASE("linear: shapes that do not fit are refused with both sizes") {
   const WeightMatrix w = WeightMatrix::from_matrix(Matrix::Ones(4, 3), WeightLayout::in_by_out);  // in 4, out 3
   CHECK_THROWS_WITH_AS(attnplay::linear(Matrix::Ones(2, 5), w), "linear: input width 5 but the weight takes 4",

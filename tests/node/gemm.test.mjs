@@ -3,8 +3,8 @@
 // of reference.mjs: sizes around the 4x8 register tile and the cache blocks,
 // A·B, A·Bᵀ, the fused bias, errors, resident products, and threaded results
 // equal to single-threaded ones; right-hand operands stored as IEEE half and
-// bfloat16 (widened inside the kernel), and the widening of every 16-bit
-// pattern against the formula.
+// bfloat16 (widened inside the kernel; one and two rows read in place), and
+// the widening of every 16-bit pattern against the formula.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
@@ -67,7 +67,7 @@ for (const [name, engine] of [['single-threaded', single], ['pthreads', threaded
   test(`${name}: half-precision weights (f16, bf16) as B and Bᵀ, with bias, match the reference`, () => {
     const rand = randomSource(25);
     for (const dtype of ['f16', 'bf16']) {
-      for (const [m, k, n] of [[1, 1, 1], [3, 5, 7], [4, 8, 8], [5, 9, 17], [17, 31, 9], [2, 257, 129], [64, 576, 192]]) {
+      for (const [m, k, n] of [[1, 1, 1], [1, 64, 37], [2, 40, 33], [1, 300, 20], [3, 5, 7], [4, 8, 8], [5, 9, 17], [17, 31, 9], [2, 257, 129], [64, 576, 192]]) {
         const a = rand.matrix(m, k);
         const bias = rand.matrix(1, n)[0];
         const where = `${dtype} m=${m} k=${k} n=${n}`;
@@ -80,6 +80,23 @@ for (const [name, engine] of [['single-threaded', single], ['pthreads', threaded
         const wantT = matmul(a, transpose(nk.values)).map((row) => row.map((v, j) => v + bias[j]));
         assert.ok(maxAbsDiff(engine.matmul({ a, b: nk.weight, transposeB: true, bias }), wantT) < tolerance(k), `A·Bᵀ + bias ${where}`);
       }
+    }
+  });
+
+  test(`${name}: one-row products read every IEEE half exactly, finite weights and weights holding infinities or NaN`, () => {
+    // x = [1] times B [1, 65536]: each output is 0 + 1·b, the half itself (a
+    // zero's sign aside). Finite weights take the cheaper route, the others
+    // the general conversion (tensor/gemv.h).
+    const all = Uint16Array.from({ length: 65536 }, (_, i) => i);
+    const finite = all.map((b) => ((b & 0x7c00) === 0x7c00 ? 0 : b));
+    for (const [label, bits] of [['finite', finite], ['with infinities and NaN', all]]) {
+      const got = engine.matmul({ a: [[1]], b: { dtype: 'f16', bits, shape: [1, 65536] } }).data;
+      let wrong = 0;
+      for (let i = 0; i < 65536; i++) {
+        const want = halfValue(bits[i]);
+        if (Number.isNaN(want) ? !Number.isNaN(got[i]) : got[i] !== want) wrong++;
+      }
+      assert.equal(wrong, 0, `${label}: ${wrong} halves read wrongly`);
     }
   });
 
