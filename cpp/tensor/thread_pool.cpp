@@ -22,7 +22,7 @@ namespace attnplay::threads {
 namespace {
 
 constexpr int kMaxThreads = 4;  // keep in step with -sPTHREAD_POOL_SIZE in cpp/CMakeLists.txt
-constexpr int kWatchRounds = 1 << 15;  // reads of published_ before a worker sleeps
+constexpr int kWatchRounds = 1 << 18;  // reads of published_ before a worker sleeps
 
 // A loop is published by bumping generation_ under mutex_ and waking the
 // workers. Workers join it while it is open_; the caller works too, closes it
@@ -30,7 +30,7 @@ constexpr int kWatchRounds = 1 << 15;  // reads of published_ before a worker sl
 // at most one task each). The caller never waits on a condition variable, so
 // on a browser's main thread (where Emscripten can only spin) it spins only
 // for that tail. A worker that finishes a loop watches for the next one for
-// a while (kWatchRounds reads of an atomic, tens of microseconds) before it
+// a while (kWatchRounds reads of an atomic, a few hundred microseconds) before it
 // sleeps in a futex wait: a decoding step publishes hundreds of loops of a
 // few tens of microseconds each, back to back, and waking a sleeping worker
 // costs about as much as one of them.

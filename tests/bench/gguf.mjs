@@ -129,6 +129,35 @@ function gemmaVocabulary(size) {
   return { tokens, types, scores: new Array(size).fill(0) };
 }
 
+// The tokenizer metadata of a vocabulary of `size` byte pieces (gemmaVocabulary).
+function byteTokenizerMetadata(size) {
+  const vocabulary = gemmaVocabulary(size);
+  return [
+    ['tokenizer.ggml.model', 'string', 'llama'],
+    ['tokenizer.ggml.pre', 'string', 'default'],
+    ['tokenizer.ggml.tokens', ['array', 'string'], vocabulary.tokens],
+    ['tokenizer.ggml.scores', ['array', 'float32'], vocabulary.scores],
+    ['tokenizer.ggml.token_type', ['array', 'int32'], vocabulary.types],
+    ['tokenizer.ggml.bos_token_id', 'uint32', 2],
+    ['tokenizer.ggml.eos_token_id', 'uint32', 1],
+    ['tokenizer.ggml.unknown_token_id', 'uint32', 3],
+    ['tokenizer.ggml.padding_token_id', 'uint32', 0],
+    ['tokenizer.ggml.add_bos_token', 'bool', false],
+    ['tokenizer.ggml.add_space_prefix', 'bool', false],
+  ];
+}
+
+// The BF16 tensors of a safetensors file -> [{ name, ggufName (by `names`), shape, source (Uint16Array) }].
+function bf16Tensors(header, data, names) {
+  return Object.entries(header).filter(([name]) => name !== '__metadata__').map(([name, info]) => {
+    const rule = names.find(([pattern]) => pattern.test(name));
+    if (!rule) throw new Error(`gguf: no llama.cpp name for ${name}`);
+    if (info.dtype !== 'BF16') throw new Error(`gguf: ${name} is ${info.dtype}, expected BF16`);
+    const [from, to] = info.data_offsets;
+    return { name, ggufName: name.replace(rule[0], rule[1]), shape: info.shape, source: new Uint16Array(data.buffer.slice(data.byteOffset + from, data.byteOffset + to)) };
+  });
+}
+
 // Hugging Face's Gemma 3 names (under "model.") -> llama.cpp's (gguf-py's tensor_mapping.py).
 const GEMMA3_NAMES = [
   [/^model\.embed_tokens\.weight$/, 'token_embd.weight'],
@@ -161,7 +190,6 @@ export function writeGemma3Gguf(dir, out, type) {
   const c = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
   if (c.model_type !== 'gemma3_text' || c.tie_word_embeddings === false) throw new Error('gguf: a tied gemma3_text checkpoint only');
   const { header, data } = readSafetensors(join(dir, 'model.safetensors'));
-  const vocabulary = gemmaVocabulary(c.vocab_size);
   const metadata = [
     ['general.architecture', 'string', 'gemma3'],
     ['general.name', 'string', 'attnplay benchmark Gemma 3'],
@@ -178,26 +206,12 @@ export function writeGemma3Gguf(dir, out, type) {
     ['gemma3.rope.freq_base', 'float32', c.rope_theta],
     ['gemma3.rope.freq_base_swa', 'float32', c.rope_local_base_freq],
     ['gemma3.attention.sliding_window', 'uint32', c.sliding_window],
-    ['tokenizer.ggml.model', 'string', 'llama'],
-    ['tokenizer.ggml.pre', 'string', 'default'],
-    ['tokenizer.ggml.tokens', ['array', 'string'], vocabulary.tokens],
-    ['tokenizer.ggml.scores', ['array', 'float32'], vocabulary.scores],
-    ['tokenizer.ggml.token_type', ['array', 'int32'], vocabulary.types],
-    ['tokenizer.ggml.bos_token_id', 'uint32', 2],
-    ['tokenizer.ggml.eos_token_id', 'uint32', 1],
-    ['tokenizer.ggml.unknown_token_id', 'uint32', 3],
-    ['tokenizer.ggml.padding_token_id', 'uint32', 0],
-    ['tokenizer.ggml.add_bos_token', 'bool', false],
-    ['tokenizer.ggml.add_space_prefix', 'bool', false],
+    ...byteTokenizerMetadata(c.vocab_size),
   ];
-  const tensors = Object.entries(header).filter(([name]) => name !== '__metadata__').map(([name, info]) => {
-    const rule = GEMMA3_NAMES.find(([pattern]) => pattern.test(name));
-    if (!rule) throw new Error(`gguf: no llama.cpp name for ${name}`);
-    if (info.dtype !== 'BF16') throw new Error(`gguf: ${name} is ${info.dtype}, expected BF16`);
-    const source = new Uint16Array(data.buffer.slice(data.byteOffset + info.data_offsets[0], data.byteOffset + info.data_offsets[1]));
+  const tensors = bf16Tensors(header, data, GEMMA3_NAMES).map(({ name, ggufName, shape, source }) => {
     const norm = name.endsWith('norm.weight');
     const stored = norm ? 'F32' : type;  // the converter keeps 1-D tensors and norms F32 (ggml adds no BF16 to F32)
-    return { name: name.replace(rule[0], rule[1]), shape: info.shape, type: stored, fill: (target) => fillAs(stored, source, target, norm) };
+    return { name: ggufName, shape, type: stored, fill: (target) => fillAs(stored, source, target, norm) };
   });
   return writeGguf(out, metadata, tensors);
 }
@@ -246,7 +260,6 @@ export function writeLlamaGguf(dir, out, type) {
   const c = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
   if (c.model_type !== 'llama') throw new Error('gguf: a llama checkpoint only');
   const { header, data } = readSafetensors(join(dir, 'model.safetensors'));
-  const vocabulary = gemmaVocabulary(c.vocab_size);
   const headDim = c.head_dim ?? c.hidden_size / c.num_attention_heads;
   const metadata = [
     ['general.architecture', 'string', 'llama'],
@@ -262,29 +275,15 @@ export function writeLlamaGguf(dir, out, type) {
     ['llama.attention.layer_norm_rms_epsilon', 'float32', c.rms_norm_eps],
     ['llama.rope.freq_base', 'float32', c.rope_theta],
     ['llama.vocab_size', 'uint32', c.vocab_size],
-    ['tokenizer.ggml.model', 'string', 'llama'],
-    ['tokenizer.ggml.pre', 'string', 'default'],
-    ['tokenizer.ggml.tokens', ['array', 'string'], vocabulary.tokens],
-    ['tokenizer.ggml.scores', ['array', 'float32'], vocabulary.scores],
-    ['tokenizer.ggml.token_type', ['array', 'int32'], vocabulary.types],
-    ['tokenizer.ggml.bos_token_id', 'uint32', 2],
-    ['tokenizer.ggml.eos_token_id', 'uint32', 1],
-    ['tokenizer.ggml.unknown_token_id', 'uint32', 3],
-    ['tokenizer.ggml.padding_token_id', 'uint32', 0],
-    ['tokenizer.ggml.add_bos_token', 'bool', false],
-    ['tokenizer.ggml.add_space_prefix', 'bool', false],
+    ...byteTokenizerMetadata(c.vocab_size),
   ];
-  const tensors = Object.entries(header).filter(([name]) => name !== '__metadata__').map(([name, info]) => {
-    const rule = LLAMA_NAMES.find(([pattern]) => pattern.test(name));
-    if (!rule) throw new Error(`gguf: no llama.cpp name for ${name}`);
-    if (info.dtype !== 'BF16') throw new Error(`gguf: ${name} is ${info.dtype}, expected BF16`);
-    let source = new Uint16Array(data.buffer.slice(data.byteOffset + info.data_offsets[0], data.byteOffset + info.data_offsets[1]));
+  const tensors = bf16Tensors(header, data, LLAMA_NAMES).map(({ name, ggufName, shape, source }) => {
     if (/q_proj|k_proj/.test(name)) {
       const heads = name.includes('q_proj') ? c.num_attention_heads : c.num_key_value_heads;
-      source = permuteRotaryRows(source, info.shape[0], info.shape[1], heads);
+      source = permuteRotaryRows(source, shape[0], shape[1], heads);
     }
-    const stored = info.shape.length === 1 ? 'F32' : type;
-    return { name: name.replace(rule[0], rule[1]), shape: info.shape, type: stored, fill: (target) => fillAs(stored, source, target) };
+    const stored = shape.length === 1 ? 'F32' : type;
+    return { name: ggufName, shape, type: stored, fill: (target) => fillAs(stored, source, target) };
   });
   return writeGguf(out, metadata, tensors);
 }

@@ -2,7 +2,8 @@
 // x·Wᵀ, as nn.Linear) in float32, bfloat16 and IEEE half, in GFLOP/s, at the
 // shapes of SmolLM2-135M's and Qwen2.5-0.5B's linear layers (prompt of 128 or
 // 512 tokens, and one token as in generation). Half weights are widened
-// inside the kernel while it packs B's panels, so they cost half the memory;
+// inside the kernel while it packs B's panels (one token: read in place by
+// tensor/gemv.h), so they cost half the memory;
 // this shows what the widening costs in time. WASM: the single-threaded build
 // (engine.residentProduct, operands resident in the heap); native: the same
 // kernel built with 128-bit vector extensions, and Eigen on the float32 weight
@@ -105,7 +106,7 @@ export const weightsGemm = {
         markdownTable(columns, table),
         '',
         '- Weight stored [out, in] (nn.Linear), y = x·Wᵀ, 1 thread everywhere; GFLOP/s = 2·tokens·in·out / time (best of 7 interleaved batches).',
-        '- **WASM**: the single-threaded build, `engine.residentProduct` with `{ dtype, bits, shape }` weights: BF16/F16 elements are widened (integer SIMD) while the kernel packs each 256×128 block of Wᵀ; no float32 copy of the weight exists.',
+        '- **WASM**: the single-threaded build, `engine.residentProduct` with `{ dtype, bits, shape }` weights: BF16/F16 elements are widened (integer SIMD) while the kernel packs each 256×128 block of Wᵀ; no float32 copy of the weight exists. One token (a decoding step) reads W in place instead, each element once (`tensor/gemv.h`); there the GFLOP/s are twice the weight elements read per ns.',
         '- **native kernel**: the same source with GCC/Clang vector extensions (128-bit, built by clang++-14); **native Eigen F32**: `attnplay::matmul_transposed` (AVX-512/AVX2 with `-march=native`), what float32 weights use natively.',
         '- Each half-precision product is checked against the float32 one (rounding of the weights only) before timing.',
       ].join('\n'),
