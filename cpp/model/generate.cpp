@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "model/logits.h"
+#include "tensor/fast_exp.h"
 
 namespace attnplay {
 namespace {
@@ -69,7 +70,7 @@ std::vector<float> last_row(const ForwardResult& r) {
 // top-k reads a row (model/logits.h: float, vectorized).
 void model_probabilities(const float* logits, int vocab, int rivals, GenerationStep& s) {
   const SoftmaxNorm norm = softmax_norm(logits, vocab);
-  s.probability = std::exp(logits[s.token] - norm.max) / norm.sum;
+  s.probability = fast_exp(logits[s.token] - norm.max) / norm.sum;  // the exp of the normaliser and of top_k_of
   TopK top = top_k_of(logits, vocab, std::min(rivals, vocab), norm);
   s.top_ids = std::move(top.ids);
   s.top_probabilities = std::move(top.probabilities);

@@ -6,9 +6,9 @@
 #include "model/model.h"
 
 #include <algorithm>
-#include <utility>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "model/family.h"
 #include "model/forward_pass.h"

@@ -32,13 +32,9 @@ constexpr std::ptrdiff_t kSharedWork = std::ptrdiff_t{1} << 16;
 
 // How a kernel reads eight consecutive elements of B as two f32x4: float32
 // in order (0 1 2 3, 4 5 6 7); 16-bit elements split (0 2 4 6, 1 3 5 7).
-struct F32Stream {
+struct F32Stream : Widen<Element::f32> {  // Widen's eight: two loads
   static constexpr Element element = Element::f32;
   static constexpr bool split = false;
-  static void eight(const unsigned char* p, f32x4& first, f32x4& second) {
-    first = load(reinterpret_cast<const float*>(p));
-    second = load(reinterpret_cast<const float*>(p) + 4);
-  }
 };
 
 struct Bf16Stream {
