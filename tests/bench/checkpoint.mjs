@@ -1,10 +1,12 @@
 // Random GPT-2 and Llama-family checkpoints for benchmarks, written in the
 // Hugging Face layout (config.json + model.safetensors, F16 / BF16) without
-// any library, the same checkpoint stored in another dtype, plus a byte-level
-// tokenizer.json without merges (one token per byte), so that a text of N
-// ASCII characters is exactly N tokens.
+// any library; the same checkpoint stored in another dtype (with the reading
+// and the BF16 conversion that gguf.mjs shares); a byte-level tokenizer.json
+// without merges (one token per byte), so that a text of N ASCII characters
+// is exactly N tokens.
 // Used by runtime-bench.mjs (GPT-2-small shape), page.mjs (512 tokens),
-// llama.mjs (SmolLM2-135M and Qwen2.5-0.5B shapes) and gemma.mjs (Gemma 3 270M).
+// llama.mjs (SmolLM2-135M and Qwen2.5-0.5B shapes), gemma.mjs (Gemma 3 270M)
+// and decode.mjs (SmolLM2-135M in F32, BF16 and F16).
 import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -148,6 +150,32 @@ export function halfBits(bits) {
   return sign | half;
 }
 
+// A safetensors file -> { header (name -> { dtype, shape, data_offsets }; no __metadata__), data (Buffer) }.
+export function readSafetensors(path) {
+  const bytes = readFileSync(path);
+  const n = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
+  delete header.__metadata__;
+  return { header, data: bytes.subarray(8 + n) };
+}
+
+// Writes BF16 `source` (Uint16Array) into `target` (bytes, aligned for the
+// type) as `type`: F32 widened exactly, plus 1 when `addOne`; F16 rounded to
+// nearest even; BF16 as is.
+export function convertBf16(type, source, target, addOne = false) {
+  if (type === 'F32') {
+    const out = new Float32Array(target.buffer, target.byteOffset, source.length);
+    const bits = new Uint32Array(target.buffer, target.byteOffset, source.length);
+    for (let i = 0; i < source.length; i += 1) bits[i] = source[i] << 16;
+    if (addOne) for (let i = 0; i < out.length; i += 1) out[i] += 1;
+  } else if (type === 'F16') {
+    const halves = new Uint16Array(target.buffer, target.byteOffset, source.length);
+    for (let i = 0; i < source.length; i += 1) halves[i] = halfBits(source[i] << 16);
+  } else {
+    target.set(new Uint8Array(source.buffer, source.byteOffset, source.byteLength));
+  }
+}
+
 /**
  * Writes config.json and model.safetensors into `outDir` with the BF16
  * checkpoint in `dir` stored as `dtype`: 'F32' (the same values, widened
@@ -155,17 +183,12 @@ export function halfBits(bits) {
  * copies it. Returns the file size.
  */
 export function writeConvertedCheckpoint(dir, outDir, dtype) {
-  const bytes = readFileSync(join(dir, 'model.safetensors'));
-  const headerLength = Number(bytes.readBigUInt64LE(0));
-  const header = JSON.parse(bytes.subarray(8, 8 + headerLength).toString('utf8'));
-  const data = bytes.subarray(8 + headerLength);
+  const { header, data } = readSafetensors(join(dir, 'model.safetensors'));
   const size = dtype === 'F32' ? 4 : 2;
   const out = {};
   let offset = 0;
-  const names = Object.keys(header).filter((name) => name !== '__metadata__');
-  for (const name of names) {
-    const { shape, data_offsets: [from, to] } = header[name];
-    if (header[name].dtype !== 'BF16') throw new Error(`${name} is ${header[name].dtype}, not BF16`);
+  for (const [name, { dtype: stored, shape, data_offsets: [from, to] }] of Object.entries(header)) {
+    if (stored !== 'BF16') throw new Error(`${name} is ${stored}, not BF16`);
     const length = size * ((to - from) / 2);
     out[name] = { dtype, shape, data_offsets: [offset, offset + length] };
     offset += length;
@@ -176,18 +199,10 @@ export function writeConvertedCheckpoint(dir, outDir, dtype) {
   file.writeBigUInt64LE(BigInt(outHeader.length));
   outHeader.copy(file, 8);
   const base = 8 + outHeader.length;
-  for (const name of names) {
-    const [from, to] = header[name].data_offsets;
+  for (const [name, { data_offsets: [from, to] }] of Object.entries(header)) {
     const source = new Uint16Array(data.buffer.slice(data.byteOffset + from, data.byteOffset + to));
-    const target = base + out[name].data_offsets[0];
-    if (dtype === 'F32') {
-      const bits = new Uint32Array(file.buffer, file.byteOffset + target, source.length);
-      for (let i = 0; i < source.length; i += 1) bits[i] = source[i] << 16;
-    } else if (dtype === 'F16') {
-      for (let i = 0; i < source.length; i += 1) file.writeUInt16LE(halfBits(source[i] << 16), target + 2 * i);
-    } else {
-      Buffer.from(source.buffer).copy(file, target);
-    }
+    const [begin, end] = out[name].data_offsets;
+    convertBf16(dtype, source, file.subarray(base + begin, base + end));
   }
   writeFileSync(join(outDir, 'model.safetensors'), file);
   writeFileSync(join(outDir, 'config.json'), readFileSync(join(dir, 'config.json')));

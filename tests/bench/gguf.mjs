@@ -10,7 +10,7 @@
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { halfBits } from './checkpoint.mjs';
+import { convertBf16, readSafetensors } from './checkpoint.mjs';
 
 const GGUF_VERSION = 3;
 const ALIGNMENT = 32;
@@ -90,29 +90,6 @@ export function writeGguf(path, metadata, tensors) {
   return header.length + offset;
 }
 
-// Writes BF16 `source` into `target` as `type` (F32: widened exactly, plus 1
-// when `addOne`; F16: rounded; BF16: as is).
-function fillAs(type, source, target, addOne = false) {
-  if (type === 'F32') {
-    const out = new Float32Array(target.buffer, target.byteOffset, source.length);
-    const bits = new Uint32Array(target.buffer, target.byteOffset, source.length);
-    for (let i = 0; i < source.length; i += 1) bits[i] = source[i] << 16;
-    if (addOne) for (let i = 0; i < out.length; i += 1) out[i] += 1;
-  } else if (type === 'F16') {
-    const halves = new Uint16Array(target.buffer, target.byteOffset, source.length);
-    for (let i = 0; i < source.length; i += 1) halves[i] = halfBits(source[i] << 16);
-  } else {
-    target.set(new Uint8Array(source.buffer, source.byteOffset, source.byteLength));
-  }
-}
-
-// safetensors -> { header, data (Buffer) }
-function readSafetensors(path) {
-  const bytes = readFileSync(path);
-  const n = Number(bytes.readBigUInt64LE(0));
-  return { header: JSON.parse(bytes.subarray(8, 8 + n).toString('utf8')), data: bytes.subarray(8 + n) };
-}
-
 // A Gemma vocabulary of `size` pieces as llama.cpp's SentencePiece ("llama")
 // tokenizer reads it: <pad> <eos> <bos> <unk>, the 256 byte pieces, then unused ones.
 function gemmaVocabulary(size) {
@@ -149,7 +126,7 @@ function byteTokenizerMetadata(size) {
 
 // The BF16 tensors of a safetensors file -> [{ name, ggufName (by `names`), shape, source (Uint16Array) }].
 function bf16Tensors(header, data, names) {
-  return Object.entries(header).filter(([name]) => name !== '__metadata__').map(([name, info]) => {
+  return Object.entries(header).map(([name, info]) => {
     const rule = names.find(([pattern]) => pattern.test(name));
     if (!rule) throw new Error(`gguf: no llama.cpp name for ${name}`);
     if (info.dtype !== 'BF16') throw new Error(`gguf: ${name} is ${info.dtype}, expected BF16`);
@@ -211,7 +188,7 @@ export function writeGemma3Gguf(dir, out, type) {
   const tensors = bf16Tensors(header, data, GEMMA3_NAMES).map(({ name, ggufName, shape, source }) => {
     const norm = name.endsWith('norm.weight');
     const stored = norm ? 'F32' : type;  // the converter keeps 1-D tensors and norms F32 (ggml adds no BF16 to F32)
-    return { name: ggufName, shape, type: stored, fill: (target) => fillAs(stored, source, target, norm) };
+    return { name: ggufName, shape, type: stored, fill: (target) => convertBf16(stored, source, target, norm) };
   });
   return writeGguf(out, metadata, tensors);
 }
@@ -283,7 +260,7 @@ export function writeLlamaGguf(dir, out, type) {
       source = permuteRotaryRows(source, shape[0], shape[1], heads);
     }
     const stored = shape.length === 1 ? 'F32' : type;
-    return { name: ggufName, shape, type: stored, fill: (target) => fillAs(stored, source, target) };
+    return { name: ggufName, shape, type: stored, fill: (target) => convertBf16(stored, source, target) };
   });
   return writeGguf(out, metadata, tensors);
 }
