@@ -8,7 +8,9 @@
 #include <string>
 #include <utility>
 
+#include "tensor/gemv.h"
 #include "tensor/ops.h"
+#include "tensor/thread_pool.h"
 
 namespace attnplay {
 namespace {
@@ -57,6 +59,30 @@ void apply_masks(MatrixRef scores, const AttentionOptions& options) {
   }
 }
 
+// Throws std::invalid_argument unless q [Tq, H·d_k] splits into n_heads heads
+// that share k's and v's key/value heads.
+void check_heads(const ConstMatrixRef& q, const HeadRows& k, const HeadRows& v, int n_heads) {
+  if (n_heads <= 0 || k.heads <= 0 || n_heads % k.heads != 0 || v.heads != k.heads) {
+    throw std::invalid_argument("attention: " + std::to_string(n_heads) + " query heads cannot share " +
+                                std::to_string(k.heads) + " key and " + std::to_string(v.heads) + " value heads");
+  }
+  if (q.cols() % n_heads != 0 || q.cols() / n_heads != k.width) {
+    throw std::invalid_argument("attention: a query width of " + std::to_string(q.cols()) + " does not split into " +
+                                std::to_string(n_heads) + " heads of the keys' width " + std::to_string(k.width));
+  }
+}
+
+// √d_k·τ (√scale_width·τ) when scaling, τ otherwise: what the scores are divided by.
+float divisor_of(const AttentionOptions& options, Eigen::Index d_k) {
+  const Eigen::Index scale_width = options.scale_width > 0 ? options.scale_width : d_k;
+  return options.temperature * (options.scale ? std::sqrt(static_cast<float>(scale_width)) : 1.0f);
+}
+
+// Scaled scores [Tq, Tk] -> cap·tanh(scaled / cap) (Gemma 2's softcap).
+void apply_softcap(MatrixRef scores, float cap) {
+  scores = scores.unaryExpr([cap](float s) { return cap * std::tanh(s / cap); });
+}
+
 }  // namespace
 
 HeadTrace attend(const ConstMatrixRef& q, const ConstMatrixRef& k, const ConstMatrixRef& v, const AttentionOptions& options,
@@ -68,8 +94,7 @@ HeadTrace attend(const ConstMatrixRef& q, const ConstMatrixRef& k, const ConstMa
     t.k = k;
     t.v = v;
   }
-  const Eigen::Index scale_width = options.scale_width > 0 ? options.scale_width : q.cols();
-  t.divisor = options.temperature * (options.scale ? std::sqrt(static_cast<float>(scale_width)) : 1.0f);
+  t.divisor = divisor_of(options, q.cols());
   t.softcap = options.softcap;
 
   t.weights = matmul_transposed(q, k);  // [Tq, Tk] raw scores
@@ -77,8 +102,7 @@ HeadTrace attend(const ConstMatrixRef& q, const ConstMatrixRef& k, const ConstMa
   t.weights *= 1.0f / t.divisor;  // [Tq, Tk] scaled
   if (level == TraceLevel::full) t.scaled = t.weights;
   if (t.softcap > 0.0f) {  // [Tq, Tk] cap·tanh(scaled / cap)
-    const float cap = t.softcap;
-    t.weights = t.weights.unaryExpr([cap](float s) { return cap * std::tanh(s / cap); });
+    apply_softcap(t.weights, t.softcap);
     if (level == TraceLevel::full) t.capped = t.weights;
   }
   if (options.score_bias) {  // [Tq, Tk] + bias
@@ -106,6 +130,45 @@ HeadTrace parameter_free_self_attention(const ConstMatrixRef& x, const Attention
   return attend(x, x, x, options, level);
 }
 
+HeadRows HeadRows::side_by_side(const ConstMatrixRef& m, int heads) {
+  if (heads <= 0 || m.cols() % heads != 0) {
+    throw std::invalid_argument("attention: a width of " + std::to_string(m.cols()) + " does not split into " +
+                                std::to_string(heads) + " heads");
+  }
+  const Eigen::Index width = m.cols() / heads;
+  return {m.data(), heads, m.rows(), width, m.outerStride(), width};
+}
+
+ConstMatrixRef HeadRows::head(int h) const {
+  return Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>(data + h * head_stride, rows, width,
+                                                            Eigen::OuterStride<>(row_stride));
+}
+
+MultiHeadTrace attend_heads(const ConstMatrixRef& q, const HeadRows& k, const HeadRows& v, int n_heads,
+                            const AttentionOptions& options, TraceLevel level, int full_head,
+                            const std::vector<Matrix>& head_bias) {
+  check_heads(q, k, v, n_heads);
+  if (!head_bias.empty() && static_cast<int>(head_bias.size()) != n_heads) {
+    throw std::invalid_argument("attention: " + std::to_string(head_bias.size()) + " score biases for " +
+                                std::to_string(n_heads) + " heads");
+  }
+  const Eigen::Index d_k = k.width, d_v = v.width;
+  const int group = n_heads / k.heads;  // query heads per key/value head
+  MultiHeadTrace t;
+  t.concat.resize(q.rows(), n_heads * d_v);  // [Tq, H·d_v]
+  t.heads.reserve(static_cast<std::size_t>(n_heads));
+  AttentionOptions biased;  // options with head h's bias, when there are biases
+  if (!head_bias.empty()) biased = options;
+  for (int h = 0; h < n_heads; ++h) {
+    const int kv = h / group;
+    if (!head_bias.empty()) biased.score_bias = &head_bias[static_cast<std::size_t>(h)];
+    t.heads.push_back(attend(q.middleCols(h * d_k, d_k), k.head(kv), v.head(kv), head_bias.empty() ? options : biased,
+                             h == full_head ? TraceLevel::full : level));
+    t.concat.middleCols(h * d_v, d_v) = t.heads.back().output;  // [Tq, d_v]
+  }
+  return t;
+}
+
 MultiHeadTrace attend_heads(const ConstMatrixRef& q, const ConstMatrixRef& k, const ConstMatrixRef& v, int n_heads,
                             int n_kv_heads, const AttentionOptions& options, TraceLevel level, int full_head,
                             const std::vector<Matrix>& head_bias) {
@@ -120,26 +183,47 @@ MultiHeadTrace attend_heads(const ConstMatrixRef& q, const ConstMatrixRef& k, co
                                 ") do not split into " + std::to_string(n_heads) + " query and " +
                                 std::to_string(n_kv_heads) + " key/value heads");
   }
-  if (!head_bias.empty() && static_cast<int>(head_bias.size()) != n_heads) {
-    throw std::invalid_argument("attention: " + std::to_string(head_bias.size()) + " score biases for " +
-                                std::to_string(n_heads) + " heads");
+  return attend_heads(q, HeadRows::side_by_side(k, n_kv_heads), HeadRows::side_by_side(v, n_kv_heads), n_heads, options,
+                      level, full_head, head_bias);
+}
+
+void attend_heads_into(const ConstMatrixRef& q, const HeadRows& k, const HeadRows& v, int n_heads,
+                       const AttentionOptions& options, float* weights, MatrixRef concat) {
+  check_heads(q, k, v, n_heads);
+  if (q.rows() > gemm::kVectorRows || options.score_bias) {
+    throw std::invalid_argument("attend_heads_into: at most " + std::to_string(gemm::kVectorRows) +
+                                " query rows and no score bias");
   }
-  const Eigen::Index d_k = q.cols() / n_heads;
-  const Eigen::Index d_v = v.cols() / n_kv_heads;
-  const int group = n_heads / n_kv_heads;  // query heads per key/value head
-  MultiHeadTrace t;
-  t.concat.resize(q.rows(), n_heads * d_v);  // [Tq, H·d_v]
-  t.heads.reserve(static_cast<std::size_t>(n_heads));
-  AttentionOptions biased;  // options with head h's bias, when there are biases
-  if (!head_bias.empty()) biased = options;
-  for (int h = 0; h < n_heads; ++h) {
-    const int kv = h / group;
-    if (!head_bias.empty()) biased.score_bias = &head_bias[static_cast<std::size_t>(h)];
-    t.heads.push_back(attend(q.middleCols(h * d_k, d_k), k.middleCols(kv * d_k, d_k), v.middleCols(kv * d_v, d_v),
-                             head_bias.empty() ? options : biased, h == full_head ? TraceLevel::full : level));
-    t.concat.middleCols(h * d_v, d_v) = t.heads.back().output;  // [Tq, d_v]
+  const Eigen::Index Tq = q.rows(), Tk = k.rows, d_k = k.width, d_v = v.width;
+  if (concat.rows() != Tq || concat.cols() != n_heads * d_v) {
+    throw std::invalid_argument("attend_heads_into: the output needs " + std::to_string(Tq) + " x " +
+                                std::to_string(n_heads * d_v));
   }
-  return t;
+  const int group = n_heads / k.heads;  // query heads per key/value head
+  validate(q.middleCols(0, d_k), k.head(0), v.head(0), options);  // every head has these shapes
+  const float divisor = divisor_of(options, d_k);
+  const auto head = [&](std::ptrdiff_t h) {
+    const int kv = static_cast<int>(h) / group;
+    float* head_weights = weights + h * Tq * Tk;  // [Tq, Tk]
+    gemm::multiply_vectors_on_this_thread(Tq, Tk, d_k, {q.data() + h * d_k, q.outerStride()},
+                                          gemm::WeightView(k.data + kv * k.head_stride, k.row_stride, gemm::Element::f32),
+                                          gemm::RightOperand::n_by_k, nullptr, head_weights, Tk);  // [Tq, Tk] q·Kᵀ
+    Eigen::Map<Matrix> scores(head_weights, Tq, Tk);
+    scores *= 1.0f / divisor;  // scaled
+    if (options.softcap > 0.0f) apply_softcap(scores, options.softcap);
+    apply_masks(scores, options);
+    softmax_rows(scores);  // weights
+    gemm::multiply_vectors_on_this_thread(Tq, d_v, Tk, {head_weights, Tk},
+                                          gemm::WeightView(v.data + kv * v.head_stride, v.row_stride, gemm::Element::f32),
+                                          gemm::RightOperand::k_by_n, nullptr, concat.data() + h * d_v,
+                                          concat.outerStride());  // [Tq, d_v] weights·V
+  };
+  const std::ptrdiff_t work = n_heads * Tq * Tk * (d_k + d_v);  // multiply-adds
+  if (work < gemm::kSharedWork) {
+    for (int h = 0; h < n_heads; ++h) head(h);
+  } else {
+    threads::parallel_for(n_heads, head);
+  }
 }
 
 MultiHeadTrace multi_head_attention(const ConstMatrixRef& x, const ConstMatrixRef& wq,

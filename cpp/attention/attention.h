@@ -83,18 +83,49 @@ struct MultiHeadTrace {
   Matrix output;                // [T, d_out] concat·Wo (= concat when Wo is empty)
 };
 
+// The keys (or the values) of `heads` key/value heads, read where they are:
+// head h's [rows, width] starts at data + h·head_stride, its rows row_stride
+// floats apart. A projection's output holds the heads side by side
+// (side_by_side); a KV cache keeps each head's rows together, so that a
+// decoding step reads them front to back (model/model.h's KvCache).
+struct HeadRows {
+  const float* data = nullptr;
+  int heads = 0;
+  Eigen::Index rows = 0, width = 0;
+  Eigen::Index row_stride = 0, head_stride = 0;
+
+  // m [rows, heads·width] as `heads` heads of width `width`; throws
+  // std::invalid_argument when its width does not split into `heads`.
+  static HeadRows side_by_side(const ConstMatrixRef& m, int heads);
+  ConstMatrixRef head(int h) const;  // [rows, width], in place
+};
+
 // Multi-head attention of already projected queries, keys and values (the
 // core both multi_head_attention below and the model runtime use). Head h
 // reads columns [h·d_k, (h+1)·d_k) of q and key/value head h / (H / KV) of k
 // and v: KV = H is standard multi-head attention, KV < H grouped-query, KV = 1
-// multi-query. q [Tq, H·d_k], k [Tk, KV·d_k], v [Tk, KV·d_v]. Every head is
-// traced at `level`, except `full_head` (if >= 0), traced in full.
-// `head_bias`: empty, or H matrices [Tq, Tk], head h's added to its scores
-// (options.score_bias for each head). q, k and v are read in place (a KV
-// cache's rows); fills heads and concat; q, k, v and output are left empty.
+// multi-query. q [Tq, H·d_k], k KV heads of [Tk, d_k], v KV heads of [Tk, d_v].
+// Every head is traced at `level`, except `full_head` (if >= 0), traced in
+// full. `head_bias`: empty, or H matrices [Tq, Tk], head h's added to its
+// scores (options.score_bias for each head). q, k and v are read in place (a
+// KV cache's rows); fills heads and concat; q, k, v and output are left empty.
+MultiHeadTrace attend_heads(const ConstMatrixRef& q, const HeadRows& k, const HeadRows& v, int n_heads,
+                            const AttentionOptions& options, TraceLevel level, int full_head = -1,
+                            const std::vector<Matrix>& head_bias = {});
+// The same with k [Tk, KV·d_k] and v [Tk, KV·d_v], the heads side by side.
 MultiHeadTrace attend_heads(const ConstMatrixRef& q, const ConstMatrixRef& k, const ConstMatrixRef& v, int n_heads,
                             int n_kv_heads, const AttentionOptions& options, TraceLevel level, int full_head = -1,
                             const std::vector<Matrix>& head_bias = {});
+
+// Attention of one or two query rows (a decoding step: at most
+// gemm::kVectorRows) against keys and values read in place, keeping what a
+// model pass keeps: head h's weights [Tq, Tk] written to weights + h·Tq·Tk
+// ([H, Tq, Tk]), its output to columns [h·d_v, (h+1)·d_v) of concat [Tq, H·d_v].
+// Shapes as attend_heads'; no score bias. The heads are shared out among the
+// threads whole (one dispatch for all of them), each computed as attend
+// computes it.
+void attend_heads_into(const ConstMatrixRef& q, const HeadRows& k, const HeadRows& v, int n_heads,
+                       const AttentionOptions& options, float* weights, MatrixRef concat);
 
 // Each head's weights [Tq, Tk] of `trace` into `attentions` [L, H, Tq, Tk] at
 // layer `layer` (the tensor a model pass keeps of every layer).

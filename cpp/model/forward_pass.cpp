@@ -6,6 +6,7 @@
 #include "attention/positional.h"
 #include "model/logits.h"
 #include "nn/layers.h"
+#include "tensor/gemv.h"
 #include "tensor/ops.h"
 
 namespace attnplay {
@@ -118,15 +119,26 @@ Matrix ForwardPass::attention(const ConstMatrixRef& x, const BlockWeights& b, in
     apply_rope(q, dk, inv_freq, past_, rope_attention_factor_);
     apply_rope(k, dk, inv_freq, past_, rope_attention_factor_);
   }
-  if (cache_) cache_->append(layer, k, v);  // keys and values [past + T, KV·d_k]: the cached ones, then this call's
-  MultiHeadTrace t = cache_ ? attend_heads(q, cache_->layer_keys(layer), cache_->layer_values(layer), H, KV, options_,
-                                           TraceLevel::weights_only, traced_layer ? request_.trace->head : -1)
-                            : attend_heads(q, k, v, H, KV, options_, TraceLevel::weights_only,
-                                           traced_layer ? request_.trace->head : -1);
-  store_head_weights(t, layer, result_.attentions);  // [T, Tk] of each head into attentions [L, H, T, Tk]
-  if (traced_layer) result_.trace = std::move(t.heads[static_cast<std::size_t>(request_.trace->head)]);
-  ablate(t.concat, layer);
-  return linear(t.concat, b.attention_out.w, b.attention_out.b);  // [T, d]
+  HeadRows keys = HeadRows::side_by_side(k, KV), values = HeadRows::side_by_side(v, KV);  // [T, d_k] a head
+  if (cache_) {  // keys and values [past + T, d_k] a head: the cached ones, then this call's
+    cache_->append(layer, keys, values);
+    keys = cache_->layer_keys(layer);
+    values = cache_->layer_values(layer);
+  }
+  Matrix concat;  // [T, H·d_v]
+  if (T_ <= gemm::kVectorRows && !traced_layer) {  // a decoding step: the weights straight into attentions [L, H, T, Tk]
+    concat.resize(T_, H * values.width);
+    attend_heads_into(q, keys, values, H, options_,
+                      result_.attentions.data() + static_cast<std::size_t>(layer) * H * T_ * result_.keys, concat);
+  } else {
+    MultiHeadTrace t = attend_heads(q, keys, values, H, options_, TraceLevel::weights_only,
+                                    traced_layer ? request_.trace->head : -1);
+    store_head_weights(t, layer, result_.attentions);  // [T, Tk] of each head into attentions [L, H, T, Tk]
+    if (traced_layer) result_.trace = std::move(t.heads[static_cast<std::size_t>(request_.trace->head)]);
+    concat = std::move(t.concat);
+  }
+  ablate(concat, layer);
+  return linear(concat, b.attention_out.w, b.attention_out.b);  // [T, d]
 }
 
 void ForwardPass::ablate(Matrix& concat, int layer) const {
@@ -143,10 +155,14 @@ Matrix ForwardPass::mlp(const ConstMatrixRef& x, const BlockWeights& b) const {
     inner.array() *= gate_up.rightCols(c_.inner).array();  // ⊙ up(x)
     return linear(inner, b.mlp_out.w, b.mlp_out.b);  // [T, d]
   }
-  const LinearWeights& activated = c_.gated_mlp ? b.mlp_gate : b.mlp_in;
-  Matrix inner = linear(x, activated.w, activated.b);  // [T, inner]
+  Matrix inner, up;  // [T, inner] each
+  if (c_.gated_mlp) {  // gate and up in one pass
+    linear_together(x, {{&b.mlp_gate.w, &b.mlp_gate.b, &inner}, {&b.mlp_in.w, &b.mlp_in.b, &up}});
+  } else {
+    inner = linear(x, b.mlp_in.w, b.mlp_in.b);
+  }
   activate(inner, c_.activation);
-  if (c_.gated_mlp) inner.array() *= linear(x, b.mlp_in.w, b.mlp_in.b).array();  // ⊙ up(x)
+  if (c_.gated_mlp) inner.array() *= up.array();  // ⊙ up(x)
   return linear(inner, b.mlp_out.w, b.mlp_out.b);  // [T, d]
 }
 
@@ -204,10 +220,8 @@ void ForwardPass::masked_lm_head(const Matrix& h) {
 void ForwardPass::project_qkv(const ConstMatrixRef& x, const BlockWeights& b, Matrix& q, Matrix& k, Matrix& v) const {
   const int H = c_.heads, dk = c_.head_dim, d = H * dk;
   switch (w_.qkv_layout) {
-    case QkvLayout::separate:
-      q = linear(x, b.q.w, b.q.b);
-      k = linear(x, b.k.w, b.k.b);
-      v = linear(x, b.v.w, b.v.b);
+    case QkvLayout::separate:  // one pass over the three weights
+      linear_together(x, {{&b.q.w, &b.q.b, &q}, {&b.k.w, &b.k.b, &k}, {&b.v.w, &b.v.b, &v}});
       return;
     case QkvLayout::fused_blocks: {  // [T, (H + 2·KV)·d_k]: q | k | v
       const int kv_width = c_.kv_heads * dk;

@@ -52,8 +52,10 @@ std::vector<std::int32_t> most_probable(const float* logits, int vocab, std::siz
   return order;
 }
 
-// The query row [L, H, Tk] of the last token of a pass (attentions [L, H, T, Tk]).
-std::vector<float> last_row(const ForwardResult& r) {
+// The query row [L, H, Tk] of the last token of a pass (attentions [L, H, T, Tk]),
+// taken as it is when the pass ran one token (every step but the prompt's).
+std::vector<float> last_row(ForwardResult& r) {
+  if (r.tokens == 1) return std::move(r.attentions);
   std::vector<float> row;
   row.reserve(static_cast<std::size_t>(r.layers) * r.heads * r.keys);
   for (int l = 0; l < r.layers; ++l) {
@@ -119,6 +121,9 @@ Generator::Generator(const Model& model, std::vector<std::int32_t> prompt, Gener
   check(model_, ids_, options_);
   if (options_.rivals < 0) throw std::invalid_argument("rivals must not be negative");
   pending_ = ids_;
+  // The prompt and every token to come: no step copies the cache to grow it.
+  cache_.reserved = static_cast<int>(std::min<std::int64_t>(model_.config().positions,
+                                                             static_cast<std::int64_t>(ids_.size()) + options_.max_new_tokens));
 }
 
 std::optional<GenerationStep> Generator::step() {
@@ -128,7 +133,7 @@ std::optional<GenerationStep> Generator::step() {
   request.ids = pending_;
   request.logits = true;
   request.prediction_positions = {-1};
-  const ForwardResult r = model_.forward(request, cache_);  // logits [1, V], attentions [L, H, T, Tk]
+  ForwardResult r = model_.forward(request, cache_);  // logits [1, V], attentions [L, H, T, Tk]
   const float* logits = r.logits.data();
   const TokenChoice choice = next_token(logits, c.vocab_size, options_.sampling, rng_);
   GenerationStep s;

@@ -188,23 +188,46 @@ bool KvCache::ready_for(int layers) {
     keys.resize(static_cast<std::size_t>(layers));
     values.resize(static_cast<std::size_t>(layers));
     filled.assign(static_cast<std::size_t>(layers), 0);
+    heads_.assign(static_cast<std::size_t>(layers), 0);
   }
   return static_cast<int>(keys.size()) == layers;
 }
 
-void KvCache::append(int layer, const ConstMatrixRef& k, const ConstMatrixRef& v) {
+void KvCache::append(int layer, const HeadRows& k, const HeadRows& v) {
   constexpr Eigen::Index kFirstCapacity = 64;
   const std::size_t l = static_cast<std::size_t>(layer);
-  const Eigen::Index used = filled[l], added = k.rows();
+  if (heads_[l] == 0) heads_[l] = k.heads;
+  if (k.heads != heads_[l] || v.heads != heads_[l]) {
+    throw std::invalid_argument("KV cache: layer " + std::to_string(layer) + " holds " + std::to_string(heads_[l]) +
+                                " heads; appending " + std::to_string(k.heads) + " key and " + std::to_string(v.heads) +
+                                " value heads");
+  }
+  if (k.rows != v.rows) {
+    throw std::invalid_argument("KV cache: appending " + std::to_string(k.rows) + " keys but " + std::to_string(v.rows) +
+                                " values");
+  }
+  const Eigen::Index heads = heads_[l], used = filled[l], added = k.rows;
   for (auto [m, rows] : {std::pair{&keys[l], &k}, std::pair{&values[l], &v}}) {
-    if (m->rows() < used + added || m->cols() != rows->cols()) {  // double, keeping the rows in use
-      Matrix grown(std::max({used + added, 2 * m->rows(), kFirstCapacity}), rows->cols());
-      grown.topRows(used) = m->topRows(used);
+    const Eigen::Index capacity = m->rows() / heads;
+    if (capacity < used + added || m->cols() != rows->width) {  // double, keeping each head's rows in use
+      const Eigen::Index grown_capacity = std::max<Eigen::Index>({used + added, 2 * capacity, kFirstCapacity, reserved});
+      Matrix grown(heads * grown_capacity, rows->width);  // [KV·capacity, width]
+      for (Eigen::Index h = 0; h < heads; ++h) grown.middleRows(h * grown_capacity, used) = m->middleRows(h * capacity, used);
       *m = std::move(grown);
     }
-    m->middleRows(used, added) = *rows;
+    const Eigen::Index head_capacity = m->rows() / heads;
+    for (Eigen::Index h = 0; h < heads; ++h) {
+      m->middleRows(h * head_capacity + used, added) = rows->head(static_cast<int>(h));  // [T, width]
+    }
   }
   filled[l] += static_cast<int>(added);
+}
+
+HeadRows KvCache::rows_of(const std::vector<Matrix>& blocks, int layer) const {
+  const std::size_t l = static_cast<std::size_t>(layer);
+  const Matrix& m = blocks[l];
+  const Eigen::Index capacity = heads_[l] == 0 ? 0 : m.rows() / heads_[l];
+  return {m.data(), heads_[l], filled[l], m.cols(), m.cols(), capacity * m.cols()};
 }
 
 ForwardResult Model::run(const ForwardRequest& request, KvCache* cache) const {

@@ -129,22 +129,30 @@ std::vector<int> resolve_prediction_positions(const ForwardRequest& request, int
 
 // The keys and values of every layer for the tokens run so far: the cache of
 // incremental decoding (causal families, and the encoder-decoders' decoders).
-// Layer l's are rows [0, length()) of keys[l] and values[l] ([capacity,
-// KV·d_k]), keys after q/k norm and RoPE, exactly as attention used them. The
-// matrices grow by doubling, so a step copies nothing already cached, and
-// attention reads the rows in place (layer_keys, layer_values).
+// Keys after q/k norm and RoPE, exactly as attention used them. Layer l keeps
+// each key/value head's rows together: head h's are rows [h·capacity,
+// h·capacity + length()) of keys[l] and values[l], so a decoding step reads
+// each head's keys and values front to back, in place (layer_keys,
+// layer_values). The matrices are first sized for `reserved` rows a head (a
+// generation reserves its prompt and every token to come) and grow by
+// doubling past them, so a step copies nothing already cached.
 struct KvCache {
-  std::vector<Matrix> keys, values;  // [capacity, KV·d_k] each
+  std::vector<Matrix> keys, values;  // [KV·capacity, d_k] and [KV·capacity, d_v] each
   std::vector<int> filled;           // rows of each layer in use
+  int reserved = 0;                  // rows a head each layer's first matrices hold (at least)
 
   int length() const { return filled.empty() ? 0 : filled.front(); }
   // A new cache takes `layers` layers; false when it holds another number.
   bool ready_for(int layers);
-  // Appends k and v [T, KV·d_k] to layer `layer`.
-  void append(int layer, const ConstMatrixRef& k, const ConstMatrixRef& v);
-  // Layer `layer`'s keys and values so far, in place: [length, KV·d_k].
-  ConstMatrixRef layer_keys(int layer) const { return keys[static_cast<std::size_t>(layer)].topRows(filled[static_cast<std::size_t>(layer)]); }
-  ConstMatrixRef layer_values(int layer) const { return values[static_cast<std::size_t>(layer)].topRows(filled[static_cast<std::size_t>(layer)]); }
+  // Appends each head's rows of k [T, d_k] and v [T, d_v] to layer `layer`.
+  void append(int layer, const HeadRows& k, const HeadRows& v);
+  // Layer `layer`'s keys and values so far, in place: KV heads of [length, d_k] and [length, d_v].
+  HeadRows layer_keys(int layer) const { return rows_of(keys, layer); }
+  HeadRows layer_values(int layer) const { return rows_of(values, layer); }
+
+ private:
+  HeadRows rows_of(const std::vector<Matrix>& blocks, int layer) const;
+  std::vector<int> heads_;  // key/value heads of each layer, from its first append
 };
 
 class Model {

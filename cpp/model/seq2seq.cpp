@@ -16,6 +16,7 @@
 #include "attention/positional.h"
 #include "model/logits.h"
 #include "nn/layers.h"
+#include "tensor/gemv.h"
 #include "tensor/ops.h"
 
 namespace attnplay {
@@ -133,24 +134,32 @@ class Side {
     return c_.t5() ? rms_norm(x, n.gamma, c_.norm_eps) : layer_norm(x, n.gamma, n.beta, c_.norm_eps);
   }
 
-  // Attention of queries from x [T, d] over keys k and values v [Tk, H·d_k]
-  // (already projected), T5's scores unscaled and plus `position_bias` (H of
+  // Attention of queries from x [T, d] over keys k and values v (H heads of
+  // [Tk, d_k], already projected), T5's scores unscaled and plus `position_bias` (H of
   // [T, Tk], or none); the heads' weights [H, T, Tk] go to `weights` at layer
   // `layer`; the traced head (if any) is traced in full into `trace`, the
   // ablated heads knocked out before the output projection. -> out_proj(concat) [T, d].
-  Matrix attend(const ConstMatrixRef& x, const ConstMatrixRef& k, const ConstMatrixRef& v, const AttentionWeights& a,
+  Matrix attend(const ConstMatrixRef& x, const HeadRows& k, const HeadRows& v, const AttentionWeights& a,
                 bool causal, int layer,
                 std::vector<float>& weights, const LayerHeads& asked, std::optional<HeadTrace>& trace,
                 const std::vector<Matrix>& position_bias = {}) const {
     AttentionOptions options;
     options.causal = causal;
     options.scale = !c_.t5();  // T5 folds 1/√d_k into its initialisation
-    MultiHeadTrace t = attend_heads(linear(x, a.q.w, a.q.b), k, v, heads_, heads_, options, TraceLevel::weights_only,
-                                    asked.traced, position_bias);
-    store_head_weights(t, layer, weights);  // [T, Tk] of each head into [L, H, T, Tk]
-    if (asked.traced >= 0) trace = std::move(t.heads[static_cast<std::size_t>(asked.traced)]);
-    for (const int h : asked.ablated) ablate_head_output(t.concat, h, heads_, asked.ablation);
-    return linear(t.concat, a.out.w, a.out.b);  // [T, d]
+    const Matrix q = linear(x, a.q.w, a.q.b);  // [T, H·d_k]
+    Matrix concat;                             // [T, H·d_v]
+    if (q.rows() <= gemm::kVectorRows && asked.traced < 0 && position_bias.empty()) {  // a decoding step
+      concat.resize(q.rows(), heads_ * v.width);
+      attend_heads_into(q, k, v, heads_, options, weights.data() + static_cast<std::size_t>(layer) * heads_ * q.rows() * k.rows,
+                        concat);  // the weights straight into [L, H, T, Tk]
+    } else {
+      MultiHeadTrace t = attend_heads(q, k, v, heads_, options, TraceLevel::weights_only, asked.traced, position_bias);
+      store_head_weights(t, layer, weights);  // [T, Tk] of each head into [L, H, T, Tk]
+      if (asked.traced >= 0) trace = std::move(t.heads[static_cast<std::size_t>(asked.traced)]);
+      concat = std::move(t.concat);
+    }
+    for (const int h : asked.ablated) ablate_head_output(concat, h, heads_, asked.ablation);
+    return linear(concat, a.out.w, a.out.b);  // [T, d]
   }
 
   // Self-attention of x [T, d]; with a cache (layer `layer`'s keys and values of the tokens before x,
@@ -159,8 +168,9 @@ class Side {
                         std::vector<float>& weights, const LayerHeads& asked, std::optional<HeadTrace>& trace,
                         const std::vector<Matrix>& position_bias, DecoderCache* cache = nullptr) const {
     const Matrix k = linear(x, a.k.w, a.k.b), v = linear(x, a.v.w, a.v.b);  // [T, H·d_k]
-    if (!cache) return attend(x, k, v, a, causal, layer, weights, asked, trace, position_bias);
-    cache->append(layer, k, v);  // [T_past + T, H·d_k]
+    const HeadRows keys = HeadRows::side_by_side(k, heads_), values = HeadRows::side_by_side(v, heads_);
+    if (!cache) return attend(x, keys, values, a, causal, layer, weights, asked, trace, position_bias);
+    cache->append(layer, keys, values);  // H heads of [T_past + T, d_k]
     return attend(x, cache->layer_keys(layer), cache->layer_values(layer), a, causal, layer, weights, asked, trace,
                   position_bias);
   }
@@ -300,8 +310,8 @@ DecoderOutput Seq2SeqModel::run_decoder(const EncoderOutput& encoded, const std:
                                  out.trace, position_bias, cache);
     });  // [T, d]
     h = side.residual(h, b.cross_attn_norm, [&](const Matrix& x) {
-      return side.attend(x, encoded.cross_keys[i], encoded.cross_values[i], b.cross_attn, false, l, out.cross_attentions,
-                         layer_heads(request, AttentionPart::cross, l), out.trace);
+      return side.attend(x, HeadRows::side_by_side(encoded.cross_keys[i], H), HeadRows::side_by_side(encoded.cross_values[i], H),
+                         b.cross_attn, false, l, out.cross_attentions, layer_heads(request, AttentionPart::cross, l), out.trace);
     });  // [T, d]
     h = side.residual(h, b.final_norm, [&](const Matrix& x) { return side.feed_forward(x, b); });  // [T, d]
     if (request.hidden_states) out.hidden_states.push_back(h);

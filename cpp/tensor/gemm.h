@@ -40,15 +40,16 @@ struct ConstView {
 // Row-major view of elements of any Element type: element (r, c) starts at
 // byte (r * stride + c) * (4 or 2) of data.
 struct WeightView {
+  WeightView() = default;
   WeightView(const void* data, std::ptrdiff_t stride, Element element, bool known_finite = false)
       : data(data), stride(stride), element(element), known_finite(known_finite) {}
-  const void* data;
-  std::ptrdiff_t stride;  // in elements
-  Element element;
+  const void* data = nullptr;
+  std::ptrdiff_t stride = 0;  // in elements
+  Element element = Element::f32;
   // IEEE half elements known to hold no infinity or NaN (holds_only_finite,
   // checked once when the weight is loaded): products of one or two rows
   // then widen them by a cheaper route, exact for every finite half.
-  bool known_finite;
+  bool known_finite = false;
 };
 
 // C [m, n] = A [m, k] · op(B) (+ bias [n] added to every row, when bias is not

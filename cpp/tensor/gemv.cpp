@@ -13,6 +13,7 @@
 #include "tensor/gemv.h"
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "tensor/simd.h"
@@ -26,9 +27,6 @@ using namespace simd;
 constexpr std::ptrdiff_t kAxpyColumns = 16;   // columns of B per pass
 constexpr std::ptrdiff_t kDotRowsPerUnit = 4;  // rows of Bᵀ in the smallest share of a thread
 constexpr std::ptrdiff_t kGroupsPerThread = 4;  // output groups per thread, to balance them
-// Products of fewer multiply-adds run on the calling thread alone: sharing
-// them out costs more than it saves (a head's q·Kᵀ over a short cache).
-constexpr std::ptrdiff_t kSharedWork = std::ptrdiff_t{1} << 16;
 
 // How a kernel reads eight consecutive elements of B as two f32x4: float32
 // in order (0 1 2 3, 4 5 6 7); 16-bit elements split (0 2 4 6, 1 3 5 7).
@@ -241,37 +239,89 @@ void split_rows(std::ptrdiff_t m, std::ptrdiff_t k, ConstView a, float* out) {
   }
 }
 
+// The products (at most kTogetherProducts) in one pass: shared out among the threads when `shared` and big enough.
+void run_vectors(std::ptrdiff_t m, std::ptrdiff_t k, ConstView a, const VectorProduct* products, std::size_t count,
+                 bool shared) {
+  struct Share {  // one product as the threads see it: its kernel, operands and output groups
+    Kernel kernel;
+    Operands o;
+    std::ptrdiff_t n, unit, first_unit, units;
+  };
+  std::array<Share, kTogetherProducts> shares{};
+  thread_local std::vector<float> split_input;  // A in the split order; kept between calls (no allocation per step)
+  bool input_split = false;
+  std::ptrdiff_t total_units = 0, work = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const VectorProduct& p = products[i];
+    Share& share = shares[i];
+    bool split = true;
+    switch (p.b.element) {
+      case Element::f32:
+        share.kernel = kernel_of<F32Stream>(p.layout, m);
+        split = false;
+        break;
+      case Element::bf16: share.kernel = kernel_of<Bf16Stream>(p.layout, m); break;
+      case Element::f16:
+        share.kernel = p.b.known_finite ? kernel_of<FiniteF16Stream>(p.layout, m) : kernel_of<F16Stream>(p.layout, m);
+        break;
+    }
+    const std::ptrdiff_t element_size = p.b.element == Element::f32 ? 4 : 2;
+    share.o = {a.data, a.stride, static_cast<const unsigned char*>(p.b.data), p.b.stride * element_size, k, p.bias, p.c, p.ldc};
+    if (split && p.layout == RightOperand::n_by_k) {
+      if (!input_split) {
+        if (split_input.size() < static_cast<std::size_t>(m * k)) split_input.resize(static_cast<std::size_t>(m * k));
+        split_rows(m, k, a, split_input.data());
+        input_split = true;
+      }
+      share.o.x = split_input.data();
+      share.o.ldx = k;
+    }
+    share.n = p.n;
+    share.unit = p.layout == RightOperand::n_by_k ? kDotRowsPerUnit : kAxpyColumns;
+    share.units = (p.n + share.unit - 1) / share.unit;
+    share.first_unit = total_units;
+    total_units += share.units;
+    work += m * p.n * k;
+  }
+  const std::ptrdiff_t tasks =
+      !shared || work < kSharedWork ? 1 : std::min<std::ptrdiff_t>(total_units, kGroupsPerThread * threads::concurrency());
+  const auto task = [&](std::ptrdiff_t t) {
+    const std::ptrdiff_t u0 = total_units * t / tasks, u1 = total_units * (t + 1) / tasks;  // this task's output groups
+    for (std::size_t i = 0; i < count; ++i) {
+      const Share& share = shares[i];
+      const std::ptrdiff_t from = std::max(u0, share.first_unit) - share.first_unit;
+      const std::ptrdiff_t to = std::min(u1, share.first_unit + share.units) - share.first_unit;
+      if (from < to) share.kernel(share.o, from * share.unit, std::min(share.n, to * share.unit));
+    }
+  };
+  if (tasks == 1) {
+    task(0);  // here: no dispatch (and callable inside a parallel_for body)
+  } else {
+    threads::parallel_for(tasks, task);
+  }
+}
+
 }  // namespace
 
 void multiply_vectors(std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k, ConstView a, WeightView b,
                       RightOperand layout, const float* bias, float* c, std::ptrdiff_t ldc) {
-  Kernel kernel = nullptr;
-  bool split = true;
-  switch (b.element) {
-    case Element::f32:
-      kernel = kernel_of<F32Stream>(layout, m);
-      split = false;
-      break;
-    case Element::bf16: kernel = kernel_of<Bf16Stream>(layout, m); break;
-    case Element::f16: kernel = b.known_finite ? kernel_of<FiniteF16Stream>(layout, m) : kernel_of<F16Stream>(layout, m); break;
+  const VectorProduct product{n, b, layout, bias, c, ldc};
+  multiply_vectors(m, k, a, &product, 1);
+}
+
+void multiply_vectors_on_this_thread(std::ptrdiff_t m, std::ptrdiff_t n, std::ptrdiff_t k, ConstView a, WeightView b,
+                                     RightOperand layout, const float* bias, float* c, std::ptrdiff_t ldc) {
+  const VectorProduct product{n, b, layout, bias, c, ldc};
+  run_vectors(m, k, a, &product, 1, false);
+}
+
+void multiply_vectors(std::ptrdiff_t m, std::ptrdiff_t k, ConstView a, const VectorProduct* products, std::size_t count) {
+  if (count > kTogetherProducts) {  // kTogetherProducts at a time
+    multiply_vectors(m, k, a, products, kTogetherProducts);
+    multiply_vectors(m, k, a, products + kTogetherProducts, count - kTogetherProducts);
+    return;
   }
-  const std::ptrdiff_t element_size = b.element == Element::f32 ? 4 : 2;
-  Operands o{a.data, a.stride, static_cast<const unsigned char*>(b.data), b.stride * element_size, k, bias, c, ldc};
-  thread_local std::vector<float> split_input;  // A in the split order; kept between calls (no allocation per step)
-  if (split && layout == RightOperand::n_by_k) {
-    if (split_input.size() < static_cast<std::size_t>(m * k)) split_input.resize(static_cast<std::size_t>(m * k));
-    split_rows(m, k, a, split_input.data());
-    o.x = split_input.data();
-    o.ldx = k;
-  }
-  const std::ptrdiff_t unit = layout == RightOperand::n_by_k ? kDotRowsPerUnit : kAxpyColumns;
-  const std::ptrdiff_t units = (n + unit - 1) / unit;
-  const std::ptrdiff_t tasks =
-      m * n * k < kSharedWork ? 1 : std::min<std::ptrdiff_t>(units, kGroupsPerThread * threads::concurrency());
-  threads::parallel_for(tasks, [&](std::ptrdiff_t t) {
-    const std::ptrdiff_t j0 = units * t / tasks * unit, j1 = std::min(n, units * (t + 1) / tasks * unit);
-    kernel(o, j0, j1);
-  });
+  run_vectors(m, k, a, products, count, true);
 }
 
 }  // namespace attnplay::gemm

@@ -5,6 +5,8 @@
 // tensor/ops.h (Eigen natively, the same GEMM in WebAssembly).
 #include "tensor/weight.h"
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -99,7 +101,10 @@ void WeightMatrix::pack_for_products() {
   packed_ = std::make_shared<const gemm::PackedOperand>(out(), in(), stored_view(*this), right_operand(layout_));
 }
 
-Matrix linear(const ConstMatrixRef& x, const WeightMatrix& w, const RowVector& bias) {
+namespace {
+
+// Throws std::invalid_argument unless x [T, in] and bias (empty or [out]) fit w.
+void check_linear(const ConstMatrixRef& x, const WeightMatrix& w, const RowVector& bias) {
   if (x.cols() != w.in()) {
     throw std::invalid_argument("linear: input width " + std::to_string(x.cols()) + " but the weight takes " +
                                 std::to_string(w.in()));
@@ -108,6 +113,12 @@ Matrix linear(const ConstMatrixRef& x, const WeightMatrix& w, const RowVector& b
     throw std::invalid_argument("linear: bias has " + std::to_string(bias.size()) + " entries for " +
                                 std::to_string(w.out()) + " outputs");
   }
+}
+
+}  // namespace
+
+Matrix linear(const ConstMatrixRef& x, const WeightMatrix& w, const RowVector& bias) {
+  check_linear(x, w, bias);
   if (eigen_multiplies(w.dtype()) && x.rows() > gemm::kVectorRows) {  // one or two rows: gemv.h, threaded
     const Eigen::Map<const Matrix> stored(static_cast<const float*>(w.data()), w.rows(), w.cols());
     if (w.layout() == WeightLayout::in_by_out) return bias.size() != 0 ? matmul_add_bias(x, stored, bias) : matmul(x, stored);
@@ -124,6 +135,29 @@ Matrix linear(const ConstMatrixRef& x, const WeightMatrix& w, const RowVector& b
                    bias_data, y.data(), y.outerStride());
   }
   return y;
+}
+
+void linear_together(const ConstMatrixRef& x, std::initializer_list<LinearOutput> layers) {
+  const bool one_pass = x.rows() >= 1 && x.rows() <= gemm::kVectorRows && x.cols() >= 1 &&
+                        std::none_of(layers.begin(), layers.end(), [](const LinearOutput& l) { return l.w->packed() || l.w->out() == 0; });
+  if (!one_pass) {
+    for (const LinearOutput& l : layers) *l.y = linear(x, *l.w, *l.bias);
+    return;
+  }
+  std::array<gemm::VectorProduct, gemm::kTogetherProducts> products{};
+  std::size_t count = 0;
+  const auto run = [&] {
+    gemm::multiply_vectors(x.rows(), x.cols(), {x.data(), x.outerStride()}, products.data(), count);
+    count = 0;
+  };
+  for (const LinearOutput& l : layers) {
+    check_linear(x, *l.w, *l.bias);
+    l.y->resize(x.rows(), l.w->out());  // [T, out]
+    products[count++] = {static_cast<std::ptrdiff_t>(l.w->out()), stored_view(*l.w), right_operand(l.w->layout()),
+                         l.bias->size() != 0 ? l.bias->data() : nullptr, l.y->data(), l.y->outerStride()};
+    if (count == products.size()) run();
+  }
+  if (count > 0) run();
 }
 
 }  // namespace attnplay

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 
 #include "tensor/tensor.h"
@@ -89,5 +90,17 @@ class WeightMatrix {
 
 // y = x·W + bias. x [T, in] -> [T, out]; bias is empty or [out].
 Matrix linear(const ConstMatrixRef& x, const WeightMatrix& w, const RowVector& bias = RowVector());
+
+// One layer of linear_together: *y = x·w + bias.
+struct LinearOutput {
+  const WeightMatrix* w;
+  const RowVector* bias;  // empty or [out]
+  Matrix* y;
+};
+// Several linear layers of the same x, each *y = linear(x, *w, *bias): one or
+// two rows of x (a decoding step) read every weight in one pass of the thread
+// pool (gemm::multiply_vectors' list: one dispatch, x split once), which is
+// how a layer's q, k and v, and its gate and up, are taken.
+void linear_together(const ConstMatrixRef& x, std::initializer_list<LinearOutput> layers);
 
 }  // namespace attnplay

@@ -246,6 +246,60 @@ TEST_CASE("multi-head: split into heads of d/H, per-head attention, concat, outp
   }
 }
 
+// A decoding step's attention (one or two query rows against keys and values kept head by head, as a KV cache keeps
+// them) gives attend_heads' weights and outputs: grouped-query heads, every mask, the scale width, the softcap and a
+// temperature; the heads shared out among the threads once the work is big enough.
+TEST_CASE("attend_heads_into: one or two query rows against per-head blocks give attend_heads' weights and outputs") {
+  std::mt19937 rng(77);
+  struct Heads {
+    int query, key_value;
+  };
+  for (const Heads heads : {Heads{4, 4}, Heads{6, 2}, Heads{8, 1}}) {
+    for (int Tk : {1, 2, 7, 300}) {
+      for (int Tq = 1; Tq <= std::min(2, Tk); ++Tq) {
+        CAPTURE(heads.query);
+        CAPTURE(heads.key_value);
+        CAPTURE(Tk);
+        CAPTURE(Tq);
+        constexpr int d_k = 32, d_v = 24, capacity = 320;  // each head's block holds `capacity` rows, Tk in use
+        const Matrix q = ref::random_matrix(Tq, heads.query * d_k, rng);
+        const Matrix key_blocks = ref::random_matrix(heads.key_value * capacity, d_k, rng);  // [KV·capacity, d_k]
+        const Matrix value_blocks = ref::random_matrix(heads.key_value * capacity, d_v, rng);
+        const attnplay::HeadRows k{key_blocks.data(), heads.key_value, Tk, d_k, d_k, capacity * d_k};
+        const attnplay::HeadRows v{value_blocks.data(), heads.key_value, Tk, d_v, d_v, capacity * d_v};
+        AttentionOptions options;
+        options.causal = Tk % 2 == 1;
+        options.window = Tk == 7 ? 3 : 0;
+        options.scale_width = Tk == 300 ? 16 : 0;
+        options.softcap = Tk == 2 ? 1.5f : 0.0f;
+        options.temperature = Tk == 7 ? 2.0f : 1.0f;
+        if (Tk == 300) {
+          options.key_mask.assign(Tk, 1);
+          options.key_mask[17] = 0;
+        }
+        std::vector<float> weights(static_cast<std::size_t>(heads.query) * Tq * Tk, -1.0f);  // [H, Tq, Tk]
+        Matrix concat(Tq, heads.query * d_v);
+        attnplay::attend_heads_into(q, k, v, heads.query, options, weights.data(), concat);
+        const attnplay::MultiHeadTrace want =
+            attnplay::attend_heads(q, k, v, heads.query, options, attnplay::TraceLevel::weights_only);
+        for (int h = 0; h < heads.query; ++h) {
+          CAPTURE(h);
+          const Eigen::Map<const Matrix> got(weights.data() + static_cast<std::size_t>(h) * Tq * Tk, Tq, Tk);
+          CHECK((got - want.heads[h].weights).cwiseAbs().maxCoeff() < 1e-6f);
+          if (Tk == 300) CHECK(got.col(17).cwiseAbs().maxCoeff() == 0.0f);  // a padded key weighs exactly 0
+        }
+        CHECK((concat - want.concat).cwiseAbs().maxCoeff() < 1e-5f);
+      }
+    }
+  }
+  const Matrix q = Matrix::Ones(3, 8), blocks = Matrix::Ones(4, 8);
+  const attnplay::HeadRows kv{blocks.data(), 1, 4, 8, 8, 32};
+  std::vector<float> weights(12);
+  Matrix concat(3, 8);
+  CHECK_THROWS_WITH_AS(attnplay::attend_heads_into(q, kv, kv, 1, AttentionOptions{}, weights.data(), concat),
+                       "attend_heads_into: at most 2 query rows and no score bias", std::invalid_argument);
+}
+
 TEST_CASE("parameter-free self-attention is softmax(X·Xᵀ)·X (seed 003's first step)") {
   // Three static embeddings ("money", "bank", "grows"); no learned weights.
   Matrix x(3, 4);

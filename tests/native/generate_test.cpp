@@ -39,26 +39,52 @@ GenerationOptions without_eos(int max_new_tokens) {
 
 }  // namespace
 
-// The cache grows by doubling and hands attention its rows in place: what was appended, in order, whatever the growth.
-TEST_CASE("KvCache: appended rows read back in place across the growth of its matrices") {
+// The cache keeps each head's rows together, grows by doubling and hands attention its rows in place: what was
+// appended, head by head, in order, whatever the growth.
+TEST_CASE("KvCache: appended rows read back per head in place across the growth of its matrices") {
+  constexpr int kHeads = 2, kWidth = 3;
   KvCache cache;
   REQUIRE(cache.ready_for(2));
   CHECK_FALSE(cache.ready_for(3));
-  Matrix keys(0, 4), values(0, 4);  // [T, 4] the rows appended so far, for comparison
+  Matrix keys(0, kHeads * kWidth), values(0, kHeads * kWidth);  // [T, heads·width] the rows appended so far
   for (int step = 0; step < 40; ++step) {
     const int n = step % 5 + 1;  // 1 to 5 rows at a time: 120 rows in all, past several doublings
-    Matrix k = Matrix::Random(n, 4), v = Matrix::Random(n, 4);
-    for (int l = 0; l < 2; ++l) cache.append(l, k * (l + 1.0f), v * (l + 1.0f));
-    keys.conservativeResize(keys.rows() + n, 4);
-    values.conservativeResize(values.rows() + n, 4);
+    Matrix k = Matrix::Random(n, kHeads * kWidth), v = Matrix::Random(n, kHeads * kWidth);
+    for (int l = 0; l < 2; ++l) {
+      const Matrix kl = k * (l + 1.0f), vl = v * (l + 1.0f);
+      cache.append(l, HeadRows::side_by_side(kl, kHeads), HeadRows::side_by_side(vl, kHeads));
+    }
+    keys.conservativeResize(keys.rows() + n, Eigen::NoChange);
+    values.conservativeResize(values.rows() + n, Eigen::NoChange);
     keys.bottomRows(n) = k;
     values.bottomRows(n) = v;
     CHECK(cache.length() == keys.rows());
     for (int l = 0; l < 2; ++l) {
-      CHECK(cache.layer_keys(l) == keys * (l + 1.0f));
-      CHECK(cache.layer_values(l) == values * (l + 1.0f));
+      const HeadRows cached_keys = cache.layer_keys(l), cached_values = cache.layer_values(l);
+      REQUIRE(cached_keys.heads == kHeads);
+      for (int h = 0; h < kHeads; ++h) {
+        CAPTURE(h);
+        CHECK(cached_keys.head(h) == keys.middleCols(h * kWidth, kWidth) * (l + 1.0f));
+        CHECK(cached_values.head(h) == values.middleCols(h * kWidth, kWidth) * (l + 1.0f));
+        CHECK(cached_keys.head(h).outerStride() == kWidth);  // a head's rows one after another
+      }
     }
   }
+}
+
+// A cache reserved for every row it will take is sized once: no step moves it.
+TEST_CASE("KvCache: a reserved cache never moves") {
+  KvCache cache;
+  REQUIRE(cache.ready_for(1));
+  cache.reserved = 300;
+  const Matrix k = Matrix::Random(1, 8), v = Matrix::Random(1, 8);
+  cache.append(0, HeadRows::side_by_side(k, 2), HeadRows::side_by_side(v, 2));
+  const float* first = cache.layer_keys(0).data;
+  for (int step = 1; step < 300; ++step) cache.append(0, HeadRows::side_by_side(k, 2), HeadRows::side_by_side(v, 2));
+  CHECK(cache.length() == 300);
+  CHECK(cache.layer_keys(0).data == first);
+  CHECK_THROWS_WITH_AS(cache.append(0, HeadRows::side_by_side(k, 4), HeadRows::side_by_side(v, 4)),
+                       "KV cache: layer 0 holds 2 heads; appending 4 key and 4 value heads", std::invalid_argument);
 }
 
 TEST_CASE("cached steps give the uncached logits, top-5 and attention rows") {

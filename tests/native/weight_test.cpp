@@ -180,6 +180,56 @@ TEST_CASE("WeightMatrix: IEEE half weights holding an infinity or a NaN are know
   }
 }
 
+// A layer's q, k and v (or gate and up) in one pass: each output what linear() alone gives, bit for bit, for one and two
+// rows (one pass of the thread pool, past kTogetherProducts weights) and for more (each in turn); mixed element types,
+// layouts, widths and biases; shapes checked as linear() checks them.
+TEST_CASE("linear_together: every output equals linear() alone, bit for bit") {
+  std::mt19937 rng(51);
+  struct Layer {
+    DType dtype;
+    WeightLayout layout;
+    int out;
+    bool bias;
+  };
+  const std::vector<Layer> shapes = {{DType::bf16, WeightLayout::out_by_in, 96, true},
+                                     {DType::f16, WeightLayout::out_by_in, 37, false},
+                                     {DType::f32, WeightLayout::in_by_out, 40, true},
+                                     {DType::f16, WeightLayout::in_by_out, 280, true},
+                                     {DType::f32, WeightLayout::out_by_in, 300, false}};  // five: past one pass's four
+  constexpr int in = 160;  // the first four: 72,480 multiply-adds a row, shared out among the threads
+  std::vector<Stored> stored;
+  std::vector<WeightMatrix> weights;
+  std::vector<RowVector> biases;
+  for (const Layer& l : shapes) {
+    const bool out_first = l.layout == WeightLayout::out_by_in;
+    stored.push_back(random_weight(l.dtype, out_first ? l.out : in, out_first ? in : l.out, rng));
+    weights.push_back(WeightMatrix::copy_of(l.dtype, stored.back().bytes.data(), out_first ? l.out : in,
+                                            out_first ? in : l.out, l.layout));
+    biases.push_back(l.bias ? RowVector(RowVector::Random(l.out)) : RowVector());
+  }
+  for (int rows : {1, 2, 3}) {
+    CAPTURE(rows);
+    const Matrix x = Matrix::Random(rows, in);
+    std::vector<Matrix> together(shapes.size());
+    attnplay::linear_together(x, {{&weights[0], &biases[0], &together[0]}, {&weights[1], &biases[1], &together[1]},
+                                  {&weights[2], &biases[2], &together[2]}, {&weights[3], &biases[3], &together[3]},
+                                  {&weights[4], &biases[4], &together[4]}});
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      CAPTURE(i);
+      const Matrix alone = attnplay::linear(x, weights[i], biases[i]);
+      REQUIRE(together[i].rows() == rows);
+      REQUIRE(together[i].cols() == shapes[i].out);
+      CHECK(together[i] == alone);
+    }
+  }
+  Matrix y;
+  const RowVector short_bias = RowVector::Ones(5);
+  CHECK_THROWS_WITH_AS(attnplay::linear_together(Matrix::Ones(1, in), {{&weights[0], &short_bias, &y}}),
+                       "linear: bias has 5 entries for 96 outputs", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(attnplay::linear_together(Matrix::Ones(1, in + 1), {{&weights[0], &biases[0], &y}}),
+                       "linear: input width 161 but the weight takes 160", std::invalid_argument);
+}
+
 TEST_CASE("linear: shapes that do not fit are refused with both sizes") {
   const WeightMatrix w = WeightMatrix::from_matrix(Matrix::Ones(4, 3), WeightLayout::in_by_out);  // in 4, out 3
   CHECK_THROWS_WITH_AS(attnplay::linear(Matrix::Ones(2, 5), w), "linear: input width 5 but the weight takes 4",
