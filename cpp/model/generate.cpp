@@ -2,7 +2,9 @@
 #include "model/generate.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -31,22 +33,53 @@ void check(const Model& model, const std::vector<std::int32_t>& prompt, const Ge
   }
 }
 
+// Every id, the largest logit first (ties: lower id first): a stable radix
+// sort, three passes of 11 bits, of keys that order the floats as numbers
+// (-0 and +0 alike, as a comparison has them), over the ids in id order:
+// sampling without top-k ranks 49,152 ids in well under a millisecond in WASM,
+// where std::sort of (logit, id) pairs took about 7 ms.
+std::vector<std::int32_t> rank_all(const float* logits, int vocab) {
+  const std::size_t n = static_cast<std::size_t>(vocab);
+  std::vector<std::uint32_t> keys(n), next_keys(n);  // [V] ascending key = descending logit
+  std::vector<std::int32_t> ids(n), next_ids(n);     // [V]
+  for (std::size_t i = 0; i < n; ++i) {
+    const float logit = logits[i] == 0.0f ? 0.0f : logits[i];
+    std::uint32_t bits;
+    std::memcpy(&bits, &logit, sizeof bits);
+    const std::uint32_t ascending = (bits & 0x80000000u) != 0 ? ~bits : bits | 0x80000000u;  // float order as unsigned
+    keys[i] = ~ascending;
+    ids[i] = static_cast<std::int32_t>(i);
+  }
+  constexpr int kDigitBits = 11;
+  constexpr std::uint32_t kDigits = 1u << kDigitBits;
+  for (int shift = 0; shift < 32; shift += kDigitBits) {
+    std::array<std::size_t, kDigits> start{};  // where each digit's run begins
+    for (const std::uint32_t key : keys) ++start[(key >> shift) & (kDigits - 1)];
+    std::size_t position = 0;
+    for (std::size_t& s : start) position += std::exchange(s, position);
+    for (std::size_t i = 0; i < n; ++i) {  // in order: stable
+      const std::size_t to = start[(keys[i] >> shift) & (kDigits - 1)]++;
+      next_keys[to] = keys[i];
+      next_ids[to] = ids[i];
+    }
+    keys.swap(next_keys);
+    ids.swap(next_ids);
+  }
+  return ids;
+}
+
 // The `keep` ids of the largest logits [V], most probable first (ties: lower
-// id first). Sorts (logit, id) pairs, which read memory in order, rather than
-// ids compared through the logits; the whole vocabulary (no top-k) with
-// std::sort, a few times faster than a partial sort over all of it.
+// id first): a partial sort of (logit, id) pairs, which read memory in order,
+// or the whole vocabulary ranked (rank_all).
 std::vector<std::int32_t> most_probable(const float* logits, int vocab, std::size_t keep) {
+  if (keep == static_cast<std::size_t>(vocab)) return rank_all(logits, vocab);
   std::vector<std::pair<float, std::int32_t>> ranked(static_cast<std::size_t>(vocab));  // [V] (logit, id)
   for (int i = 0; i < vocab; ++i) ranked[static_cast<std::size_t>(i)] = {logits[i], i};
   const auto better = [](const std::pair<float, std::int32_t>& a, const std::pair<float, std::int32_t>& b) {
     return a.first > b.first || (a.first == b.first && a.second < b.second);
   };
   const auto end = ranked.begin() + static_cast<std::ptrdiff_t>(keep);
-  if (end == ranked.end()) {
-    std::sort(ranked.begin(), ranked.end(), better);
-  } else {
-    std::partial_sort(ranked.begin(), end, ranked.end(), better);
-  }
+  std::partial_sort(ranked.begin(), end, ranked.end(), better);
   std::vector<std::int32_t> order(keep);
   for (std::size_t i = 0; i < keep; ++i) order[i] = ranked[i].second;
   return order;

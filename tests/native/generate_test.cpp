@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <random>
 #include <stdexcept>
 #include <string>
 
@@ -285,6 +287,57 @@ TEST_CASE("sampling draws from the truncated softmax of logits / temperature") {
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(next_token(broken, 3, options, rng), doctest::Contains("logits contain NaN"),
                        std::invalid_argument);
+}
+
+// The rule next_token's header states, written out with a comparison sort: ids by logit (ties: lower id first), the
+// first top_k, softmax of logit / temperature in double, the shortest prefix reaching top_p, one uniform draw.
+TokenChoice documented_choice(const std::vector<float>& logits, const SamplingOptions& options, SplitMix64& rng) {
+  std::vector<std::int32_t> order(logits.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int32_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) { return logits[a] > logits[b]; });
+  const std::size_t keep = options.top_k > 0 ? std::min<std::size_t>(options.top_k, order.size()) : order.size();
+  const double max = logits[order[0]];
+  std::vector<double> p(keep);
+  double sum = 0;
+  for (std::size_t i = 0; i < keep; ++i) sum += p[i] = std::exp((logits[order[i]] - max) / options.temperature);
+  std::size_t nucleus = 0;
+  double mass = 0;
+  while (nucleus < keep && (nucleus == 0 || mass < options.top_p * sum)) mass += p[nucleus++];
+  const double u = rng.uniform() * mass;
+  double cumulative = 0;
+  for (std::size_t i = 0; i < nucleus; ++i) {
+    cumulative += p[i];
+    if (u < cumulative) return {order[i], p[i] / mass};
+  }
+  return {order[nucleus - 1], p[nucleus - 1] / mass};
+}
+
+// Sampling over the whole vocabulary ranks it with a radix sort: the same ids and probabilities as the documented rule,
+// with many ties, -0 beside +0, and logits of -infinity.
+TEST_CASE("sampling without top-k gives the documented rule's tokens and probabilities") {
+  std::mt19937 draws(12);
+  std::normal_distribution<float> normal(0.0f, 3.0f);
+  std::vector<float> logits(6000);
+  for (float& l : logits) l = std::round(normal(draws) * 4.0f) / 4.0f;  // quarters: hundreds of ties
+  for (std::size_t i = 0; i < logits.size(); i += 97) logits[i] = -0.0f;
+  for (std::size_t i = 50; i < logits.size(); i += 131) logits[i] = -std::numeric_limits<float>::infinity();
+  for (const float top_p : {1.0f, 0.95f, 0.5f}) {
+    for (const float temperature : {0.3f, 1.0f, 2.5f}) {
+      CAPTURE(top_p);
+      CAPTURE(temperature);
+      SamplingOptions options;
+      options.greedy = false;
+      options.top_p = top_p;
+      options.temperature = temperature;
+      SplitMix64 rng(99), reference_rng(99);
+      for (int draw = 0; draw < 300; ++draw) {
+        const TokenChoice got = next_token(logits.data(), static_cast<int>(logits.size()), options, rng);
+        const TokenChoice want = documented_choice(logits, options, reference_rng);
+        REQUIRE(got.id == want.id);
+        REQUIRE(got.probability == want.probability);
+      }
+    }
+  }
 }
 
 TEST_CASE("bad generation requests get specific errors") {
