@@ -183,9 +183,9 @@ export const llama = {
           steps.dispose();
         }
         log(`  a step at 64 / 1,024 context tokens: ${generation[64].toFixed(1)} / ${generation[1024].toFixed(1)} ms`);
-        // The same natively, 1 thread (16 steps, mean): the step without the copy of its attention row into JS.
+        // The same natively, 1 thread (median of 16 steps): the step without the copy of its attention row into JS.
         generation.native = Object.fromEntries([64, 1024].map((context) => [context,
-          JSON.parse(execFileSync(nativeBench, ['--generate', dir, '1', String(context), '16'], { encoding: 'utf8' })).ms_per_token]));
+          JSON.parse(execFileSync(nativeBench, ['--generate', dir, '1', String(context), '16'], { encoding: 'utf8' })).median_step_ms]));
         log(`  natively, 1 thread: ${generation.native[64].toFixed(1)} / ${generation.native[1024].toFixed(1)} ms`);
       }
       const memory = generation?.memory ?? single.memoryBytes();

@@ -5,9 +5,11 @@
 //   {load_ms, runs: [{tokens, ms: [...]}]} (runtime-bench.mjs, llama.mjs), or
 // - with --generate, generates NEW tokens greedily after a PROMPT-id prompt
 //   on THREADS threads (the prompt's pass untimed) and prints JSON
-//   {load_ms, threads, ms_per_token} (decode.mjs).
+//   {load_ms, threads, ms_per_token (the mean), median_step_ms} (decode.mjs,
+//   llama.mjs).
 // usage: runtime_bench DIR REPEATS T1 [T2 ...]
 //        runtime_bench --generate DIR THREADS PROMPT NEW
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -53,11 +55,15 @@ int main(int argc, char** argv) {
     options.stop_at_eos = false;
     attnplay::Generator generator(model, ids_of(std::atoi(argv[4]), model.config().vocab_size), options);
     if (!generator.step()) return 1;  // the prompt's pass
-    const auto steps_start = clock_type::now();
-    int steps = 0;
-    while (generator.step()) ++steps;
+    std::vector<double> steps;  // ms of each step
+    for (auto t0 = clock_type::now(); generator.step(); t0 = clock_type::now()) steps.push_back(ms(clock_type::now() - t0));
+    if (steps.empty()) return 1;
+    double total = 0;
+    for (const double step : steps) total += step;
+    std::sort(steps.begin(), steps.end());
     out["threads"] = threads;
-    out["ms_per_token"] = ms(clock_type::now() - steps_start) / steps;
+    out["ms_per_token"] = total / static_cast<double>(steps.size());
+    out["median_step_ms"] = steps[steps.size() / 2];
     std::cout << out.dump() << "\n";
     return 0;
   }
