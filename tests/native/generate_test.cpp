@@ -289,12 +289,18 @@ TEST_CASE("sampling draws from the truncated softmax of logits / temperature") {
                        std::invalid_argument);
 }
 
-// The rule next_token's header states, written out with a comparison sort: ids by logit (ties: lower id first), the
-// first top_k, softmax of logit / temperature in double, the shortest prefix reaching top_p, one uniform draw.
-TokenChoice documented_choice(const std::vector<float>& logits, const SamplingOptions& options, SplitMix64& rng) {
+// The order next_token's header states, written out with a comparison sort: ids by logit, ties lower id first.
+std::vector<std::int32_t> documented_order(const std::vector<float>& logits) {
   std::vector<std::int32_t> order(logits.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int32_t>(i);
   std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) { return logits[a] > logits[b]; });
+  return order;
+}
+
+// The rest of the rule over that order: the first top_k, softmax of logit / temperature in double, the shortest
+// prefix reaching top_p, one uniform draw.
+TokenChoice documented_choice(const std::vector<float>& logits, const std::vector<std::int32_t>& order,
+                              const SamplingOptions& options, SplitMix64& rng) {
   const std::size_t keep = options.top_k > 0 ? std::min<std::size_t>(options.top_k, order.size()) : order.size();
   const double max = logits[order[0]];
   std::vector<double> p(keep);
@@ -321,6 +327,7 @@ TEST_CASE("sampling without top-k gives the documented rule's tokens and probabi
   for (float& l : logits) l = std::round(normal(draws) * 4.0f) / 4.0f;  // quarters: hundreds of ties
   for (std::size_t i = 0; i < logits.size(); i += 97) logits[i] = -0.0f;
   for (std::size_t i = 50; i < logits.size(); i += 131) logits[i] = -std::numeric_limits<float>::infinity();
+  const std::vector<std::int32_t> order = documented_order(logits);
   for (const float top_p : {1.0f, 0.95f, 0.5f}) {
     for (const float temperature : {0.3f, 1.0f, 2.5f}) {
       CAPTURE(top_p);
@@ -332,7 +339,7 @@ TEST_CASE("sampling without top-k gives the documented rule's tokens and probabi
       SplitMix64 rng(99), reference_rng(99);
       for (int draw = 0; draw < 300; ++draw) {
         const TokenChoice got = next_token(logits.data(), static_cast<int>(logits.size()), options, rng);
-        const TokenChoice want = documented_choice(logits, options, reference_rng);
+        const TokenChoice want = documented_choice(logits, order, options, reference_rng);
         REQUIRE(got.id == want.id);
         REQUIRE(got.probability == want.probability);
       }
