@@ -35,13 +35,22 @@ struct F32Stream : Widen<Element::f32> {  // Widen's eight: two loads
   static constexpr bool split = false;
 };
 
-struct Bf16Stream {
+// Eight 16-bit elements from one 16-byte load, each in the top half of a
+// lane (the bottom half zero): elements 0 2 4 6 in `even`, 1 3 5 7 in `odd`.
+inline void top_halves(const unsigned char* p, u32x4& even, u32x4& odd) {
+  const u32x4 v = load_bits(p);
+  even = shift_left<16>(v);
+  odd = and_u(v, splat_u(0xffff0000u));
+}
+
+struct Bf16Stream {  // a bfloat16 in a lane's top half is its float32
   static constexpr Element element = Element::bf16;
   static constexpr bool split = true;
   static void eight(const unsigned char* p, f32x4& even, f32x4& odd) {
-    const u32x4 v = load_bits(p);
-    even = as_float(shift_left<16>(v));
-    odd = as_float(and_u(v, splat_u(0xffff0000u)));
+    u32x4 even_bits, odd_bits;
+    top_halves(p, even_bits, odd_bits);
+    even = as_float(even_bits);
+    odd = as_float(odd_bits);
   }
 };
 
@@ -58,9 +67,10 @@ struct FiniteF16Stream {
     return multiply(as_float(and_u(shift_right_signed<3>(t), splat_u(0x8fffffffu))), splat(0x1p112f));
   }
   static void eight(const unsigned char* p, f32x4& even, f32x4& odd) {
-    const u32x4 v = load_bits(p);
-    even = top_half_to_float(shift_left<16>(v));
-    odd = top_half_to_float(and_u(v, splat_u(0xffff0000u)));
+    u32x4 even_bits, odd_bits;
+    top_halves(p, even_bits, odd_bits);
+    even = top_half_to_float(even_bits);
+    odd = top_half_to_float(odd_bits);
   }
 };
 
@@ -239,7 +249,7 @@ void split_rows(std::ptrdiff_t m, std::ptrdiff_t k, ConstView a, float* out) {
   }
 }
 
-// The products (at most kTogetherProducts) in one pass: shared out among the threads when `shared` and big enough.
+// The products (1 to kTogetherProducts) in one pass: shared out among the threads when `shared` and big enough.
 void run_vectors(std::ptrdiff_t m, std::ptrdiff_t k, ConstView a, const VectorProduct* products, std::size_t count,
                  bool shared) {
   struct Share {  // one product as the threads see it: its kernel, operands and output groups
@@ -316,11 +326,6 @@ void multiply_vectors_on_this_thread(std::ptrdiff_t m, std::ptrdiff_t n, std::pt
 }
 
 void multiply_vectors(std::ptrdiff_t m, std::ptrdiff_t k, ConstView a, const VectorProduct* products, std::size_t count) {
-  if (count > kTogetherProducts) {  // kTogetherProducts at a time
-    multiply_vectors(m, k, a, products, kTogetherProducts);
-    multiply_vectors(m, k, a, products + kTogetherProducts, count - kTogetherProducts);
-    return;
-  }
   run_vectors(m, k, a, products, count, true);
 }
 

@@ -46,10 +46,12 @@ struct VectorProduct {
 // The most products one pass of the thread pool takes.
 constexpr std::size_t kTogetherProducts = 4;
 
-// Products of the same A [m, k] (1 ≤ m ≤ kVectorRows, k ≥ 1, each n ≥ 1)
-// kTogetherProducts at a time in one pass of the thread pool, their outputs
+// Products of the same A [m, k] (1 ≤ m ≤ kVectorRows, k ≥ 1, each n ≥ 1; 1 ≤
+// count ≤ kTogetherProducts) in one pass of the thread pool, their outputs
 // shared out together: a layer's q, k and v (or its gate and up) cost one
-// dispatch and one split of A. Each output is what multiply_vectors alone gives.
+// dispatch and one split of A (linear_together in tensor/weight.h hands more
+// over kTogetherProducts at a time). Each output is what multiply_vectors
+// alone gives.
 void multiply_vectors(std::ptrdiff_t m, std::ptrdiff_t k, ConstView a, const VectorProduct* products, std::size_t count);
 
 }  // namespace attnplay::gemm

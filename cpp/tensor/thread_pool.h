@@ -1,7 +1,8 @@
 // A fixed pool of worker threads for data-parallel loops (the GEMM's output
-// tiles). Workers sleep on a condition variable between loops (futex waits
-// under Emscripten, no spinning). Builds without ATTNPLAY_THREADS (the default
-// WebAssembly build) run every loop on the calling thread.
+// tiles). Between loops a worker watches for the next one for a few hundred
+// microseconds, then sleeps on a condition variable (futex waits under
+// Emscripten). Builds without ATTNPLAY_THREADS (the default WebAssembly
+// build) run every loop on the calling thread.
 // Not here: what the loop bodies compute (tensor/gemm.cpp).
 #pragma once
 

@@ -98,9 +98,10 @@ struct LinearOutput {
   Matrix* y;
 };
 // Several linear layers of the same x, each *y = linear(x, *w, *bias): one or
-// two rows of x (a decoding step) read every weight in one pass of the thread
-// pool (gemm::multiply_vectors' list: one dispatch, x split once), which is
-// how a layer's q, k and v, and its gate and up, are taken.
+// two rows of x (a decoding step) read the weights gemm::kTogetherProducts at a
+// time in one pass of the thread pool (gemm::multiply_vectors' list: one
+// dispatch, x split once), which is how a layer's q, k and v, and its gate and
+// up, are taken.
 void linear_together(const ConstMatrixRef& x, std::initializer_list<LinearOutput> layers);
 
 }  // namespace attnplay
