@@ -19,6 +19,9 @@
 //   gallery of suggested hub models (models/gallery.json);
 // - attention-page.html, the one-file page template of the playground's
 //   "Download as a page" (scripts/make-page-template.mjs).
+// It also writes the Python package's data (python/attnplay/static/, not
+// tracked): the notebook page template, the one-file page template and the
+// npm package's version, which is the Python package's.
 // In the bundle, each module's new URL('relative path', import.meta.url) is
 // rewritten relative to the bundle's own place (rebaseAssetUrls), so that it
 // still names the same file.
@@ -26,7 +29,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFil
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { pageTemplate, widgetBundle } from './make-page-template.mjs';
+import { notebookFrameScript, notebookTemplate, pageTemplate, widgetBundle } from './make-page-template.mjs';
 import { withoutNameSection } from './wasm-names.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -125,7 +128,14 @@ for (const { name } of shipped) {
     if (existsSync(`${root}models/${name}/${file}`)) cpSync(`${root}models/${name}/${file}`, `${dist}/models/${name}/${file}`);
   }
 }
-writeFileSync(`${dist}/attention-page.html`, pageTemplate(await widgetBundle()));
+const bundle = await widgetBundle();
+writeFileSync(`${dist}/attention-page.html`, pageTemplate(bundle));
+const pythonData = `${root}python/attnplay/static`;
+rmSync(pythonData, { recursive: true, force: true });
+mkdirSync(pythonData, { recursive: true });
+writeFileSync(`${pythonData}/notebook-page.html`, notebookTemplate(bundle, await notebookFrameScript()));
+cpSync(`${dist}/attention-page.html`, `${pythonData}/attention-page.html`);
+writeFileSync(`${pythonData}/version.txt`, `${JSON.parse(readFileSync(`${root}package.json`, 'utf8')).version}\n`);
 writeFileSync(`${dist}/models/index.json`, `${JSON.stringify(shipped, null, 2)}\n`);
 cpSync(`${root}models/gallery.json`, `${dist}/models/gallery.json`); // the page's suggested hub models
 console.log(`assemble-dist: dist/ is ready (models: ${shipped.map((m) => m.name).join(', ') || 'none yet'})`);

@@ -59,9 +59,11 @@ esac
 #| test,bench,goldens  | python3            | python3                       | /usr/bin/python3 -c 'import json'
 #| test                | python3-nbconvert  | python3:nbconvert             | /usr/bin/python3 -m nbconvert --version >/dev/null
 #| test                | python3-ipykernel  | python3:ipykernel_launcher    | /usr/bin/python3 -c 'from jupyter_client.kernelspec import get_kernel_spec; get_kernel_spec("python3")'
+# python3-venv: the Python package's test installs it into a fresh virtual environment (pip comes with the venv)
+#| test                | python3-venv       | python3:venv                  | /usr/bin/python3 -m venv "$tmp/venv" && "$tmp/venv/bin/python" -m pip --version >/dev/null
 #| goldens             | python3-torch      | -                             | /usr/bin/python3 -c 'import torch; torch.ones(2) @ torch.ones(2)'
 #| goldens             | libopenblas0-pthread | -                           | test -n "$(find /usr/lib -name 'libopenblas*.so*' -path '*pthread*' -print -quit)"
-#| goldens             | python3-numpy      | -                             | /usr/bin/python3 -c 'import numpy'
+#| test,goldens        | python3-numpy      | -                             | /usr/bin/python3 -c 'import numpy'
 #| bench,goldens       | python3-sentencepiece | python3:sentencepiece      | /usr/bin/python3 -c 'import sentencepiece'
 #| goldens             | sentencepiece      | spm_train                     | spm_train --help 2>&1 | grep -q model_prefix
 # END PROGRAMS

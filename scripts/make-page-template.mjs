@@ -51,9 +51,9 @@ export async function widgetBundle() {
 
 const sha256 = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
-/** The page template (text) around a bundle. */
-export function pageTemplate(bundle) {
-  const csp = `default-src 'none'; script-src ${sha256(bundle)}; style-src ${sha256(PAGE_CSS)}; base-uri 'none'; form-action 'none'`;
+/** A self-contained page: its CSS and module scripts allowed by their hashes and nothing else. */
+function htmlPage({ css, body, scripts }) {
+  const csp = `default-src 'none'; script-src ${scripts.map(sha256).join(' ')}; style-src ${sha256(css)}; base-uri 'none'; form-action 'none'`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -62,16 +62,47 @@ export function pageTemplate(bundle) {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="attnplay">
 <title>@@ATTNPLAY_TITLE@@</title>
-<style>${PAGE_CSS}</style>
+<style>${css}</style>
 </head>
 <body>
-<h1>@@ATTNPLAY_TITLE@@</h1>
-<attention-view @@ATTNPLAY_ATTRIBUTES@@><script type="application/json">@@ATTNPLAY_DATA@@</script></attention-view>
-<footer>Attention drawn by attnplay's &lt;attention-view&gt; widget. This file is self-contained: it loads nothing from the network.</footer>
-<script type="module">${bundle}</script>
+${body}
+${scripts.map((script) => `<script type="module">${script}</script>`).join('\n')}
 </body>
 </html>
 `;
+}
+
+const WIDGET_ELEMENT = '<attention-view @@ATTNPLAY_ATTRIBUTES@@><script type="application/json">@@ATTNPLAY_DATA@@</script></attention-view>';
+
+/** The page template (text) around a bundle. */
+export function pageTemplate(bundle) {
+  return htmlPage({
+    css: PAGE_CSS,
+    body: `<h1>@@ATTNPLAY_TITLE@@</h1>
+${WIDGET_ELEMENT}
+<footer>Attention drawn by attnplay's &lt;attention-view&gt; widget. This file is self-contained: it loads nothing from the network.</footer>`,
+    scripts: [bundle],
+  });
+}
+
+const NOTEBOOK_CSS = 'html,body{margin:0;padding:0;background:transparent}body{font:14px/1.4 system-ui,sans-serif;padding:1px 0}';
+
+/** web/export/notebook-frame.js as one minified script (text). */
+export async function notebookFrameScript() {
+  const result = await build({
+    entryPoints: [`${webDir}export/notebook-frame.js`], bundle: true, format: 'esm', minify: true, write: false, target: 'es2022', legalComments: 'none', logLevel: 'error',
+  });
+  return result.outputFiles[0].text.replaceAll('</script', '<\\/script');
+}
+
+/**
+ * The notebook page template: the same widget bundle and placeholders as the
+ * page template, without the title and footer, with notebook-frame.js (which
+ * sizes the cell's iframe and follows the notebook's theme). The Python
+ * package (python/attnplay/) fills it and shows it in an <iframe srcdoc>.
+ */
+export function notebookTemplate(bundle, frameScript) {
+  return htmlPage({ css: NOTEBOOK_CSS, body: WIDGET_ELEMENT, scripts: [frameScript, bundle] });
 }
 
 /** C++ source defining attnplay::cli::kPageTemplate (raw string pieces; adjacent literals join). */

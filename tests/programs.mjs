@@ -126,6 +126,7 @@ function resolveArgument(source, argument, seen = new Set()) {
   if (defined === null || seen.has(base)) return { unresolved: name };
   seen.add(base);
   if (projectBuilt(defined)) return { built: true };
+  if (/\bvenv\b/.test(defined)) return { program: 'python3:venv' }; // the python of a virtual environment the test made
   const list = /^\[\s*(.*)/.exec(defined.trim());
   return resolveArgument(source, list ? list[1] : defined, seen);
 }

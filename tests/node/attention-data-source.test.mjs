@@ -72,9 +72,30 @@ test('the CLI\'s .npy with a tokens list, and base64 float32, read back exactly'
   assertSame(readAttentionData({ attentions: new Uint8Array(bytes), tokens }).parts.self.result, gptFlat, gptShape);
   const base64 = Buffer.from(gptFlat.buffer).toString('base64');
   assertSame(readAttentionData({ tokens, attentions: { dtype: 'float32', shape: gptShape, base64 } }).parts.self.result, gptFlat, gptShape);
-  throwsData(() => readTensor({ dtype: 'float32', shape: [2, 2], base64 }, 'attentions'), /has 1\d+ bytes; shape \[2, 2\] needs 16/);
+  throwsData(() => readTensor({ dtype: 'float32', shape: [2, 2], base64 }, 'attentions'), /has 1\d+ bytes; shape \[2, 2\] of float32 needs 16/);
   throwsData(() => parseNpy(bytes.subarray(0, bytes.length - 4)), /should hold \d+ values .* but has \d+ bytes/);
   throwsData(() => parseNpy(new TextEncoder().encode('{"attentions": []}')), /not a \.npy file/);
+});
+
+test('the compact base64 forms: float16 by IEEE 754 binary16, uint8 times its row\'s scale', () => {
+  const b64 = (typed) => Buffer.from(typed.buffer, typed.byteOffset, typed.byteLength).toString('base64');
+  // IEEE 754 binary16 bit patterns and their values (one, a half, the smallest and largest subnormal, the largest finite, a third, -0).
+  const halves = new Uint16Array([0x3c00, 0x3800, 0x0001, 0x03ff, 0x7bff, 0x3555, 0x8000, 0xc000]);
+  const want = [1, 0.5, 2 ** -24, 1023 * 2 ** -24, 65504, 0.333251953125, -0, -2];
+  assert.deepEqual([...readTensor({ dtype: 'float16', shape: [2, 4], base64: b64(halves) }, 'a').data], want);
+  assert.ok(Number.isNaN(readTensor({ dtype: 'float16', shape: [1], base64: b64(new Uint16Array([0x7e00])) }, 'a').data[0]));
+  const scales = new Float32Array([0.5, 1 / 255]);
+  const got = readTensor({ dtype: 'uint8', shape: [2, 3], base64: b64(new Uint8Array([0, 255, 128, 255, 1, 0])), scales: b64(scales) }, 'a');
+  assert.deepEqual([...got.data], [0, 127.5, 64, Math.fround(255 * scales[1]), scales[1], 0]);
+  throwsData(() => readTensor({ dtype: 'uint8', shape: [2, 3], base64: b64(new Uint8Array(6)) }, 'a'), /a\.scales is missing/);
+  throwsData(() => readTensor({ dtype: 'uint8', shape: [2, 3], base64: b64(new Uint8Array(6)), scales: b64(new Float32Array(1)) }, 'a'), /a\.scales has 4 bytes; 2 rows need 8/);
+  throwsData(() => readTensor({ dtype: 'float16', shape: [3], base64: b64(halves) }, 'a'), /has 16 bytes; shape \[3\] of float16 needs 6/);
+  throwsData(() => readTensor({ dtype: 'int8', shape: [1], base64: 'AA==' }, 'a'), /a\.dtype is "int8"; base64 tensors must be "float32", "float16", "uint8"/);
+  // 8 bits per weight move a row's sum by up to width · scale / 2: within that, no warning; beyond it, the warning.
+  const rows = (codes, rowScales) => ({ tokens: ['a', 'b', 'c'], attentions: { dtype: 'uint8', shape: [1, 1, 3, 3], base64: b64(new Uint8Array(codes)), scales: b64(new Float32Array(rowScales)) } });
+  // Row 0: three 0.334s (sum 1.002; slack 3 · 0.334 / 510 ≈ 0.00196 beside the 0.001 tolerance); then three 0.34s (sum 1.02).
+  assert.equal(readAttentionData(rows([255, 255, 255, 255, 0, 0, 255, 0, 0], [0.334 / 255, 1 / 255, 1 / 255])).parts.self.warning, null);
+  assert.match(readAttentionData(rows([255, 255, 255, 255, 0, 0, 255, 0, 0], [0.34 / 255, 1 / 255, 1 / 255])).parts.self.warning, /1 of 3 rows of attentions do not sum to 1/);
 });
 
 test('a float64 .npy of PyTorch\'s 5-D shape is read (converted to float32)', () => {

@@ -42,8 +42,9 @@ test('the scanner finds what a script spawns, in each language', () => {
     spawnSync('jupyter', ['nbconvert', '--execute']);
     spawnSync('/usr/bin/python3', ['-m', 'nbconvert', '--to', 'html']);
     execFileSync('wasm-dis', [path]); execFileSync(process.execPath, [script]); spawnSync(cli, ['info']);
-    /x(\\d)/.exec(text); chromium.launch({ executablePath: '/usr/bin/chromium' }); spawn(mystery, []);`;
-  assert.deepEqual(spawnedPrograms('a.mjs', js), { found: ['jupyter', 'python3:nbconvert', 'wasm-dis', 'chromium'], unresolved: ['spawn(mystery'] });
+    /x(\\d)/.exec(text); chromium.launch({ executablePath: '/usr/bin/chromium' }); spawn(mystery, []);
+    const venvPython = join(venv, 'bin', 'python'); spawnSync(venvPython, ['-m', 'pip', 'install']);`;
+  assert.deepEqual(spawnedPrograms('a.mjs', js), { found: ['jupyter', 'python3:nbconvert', 'wasm-dis', 'python3:venv', 'chromium'], unresolved: ['spawn(mystery'] });
   const py = 'CLI = REPO / "build" / "native" / "attnplay"\nsubprocess.run(["spm_train", "--input=x"])\nsubprocess.run([str(CLI), "info"])';
   assert.deepEqual(spawnedPrograms('a.py', py).found, ['spm_train']);
   assert.deepEqual(spawnedPrograms('a.cpp', 'popen("bzip2 -dc /usr/share/x.bz2", "r")').found, ['bzip2']);

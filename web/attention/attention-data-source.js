@@ -15,11 +15,17 @@
 //                             labelled by the token each wrote, as the playground exports)
 //   head_labels               [layer][head] of a label or a list of labels
 //                             (for encoder–decoder: { encoder, decoder, cross } of those)
+//   queries, keys            optional, beside attentions: each head's query and key vectors
+//                             [layer][head][token][d] (or [layer][1][head][token][d]), for
+//                             the neuron view (q·k ÷ √d, then the softmax)
 //   causal, model, model_type
 // A tensor is nested arrays, { data: Float32Array, shape }, the bytes of a .npy
-// file (float32/float64, [L, H, T, T] or [L, 1, H, T, T]), or
-// { dtype: 'float32', shape, base64 } (the raw little-endian bytes, as the
-// one-file export and the notebook recipe write it).
+// file (float32/float64, [L, H, T, T] or [L, 1, H, T, T]), or base64 of its
+// little-endian values (BASE64_DTYPES): { dtype: 'float32', shape, base64 } (the
+// one-file export and the notebook recipe), { dtype: 'float16', shape, base64 }
+// or { dtype: 'uint8', shape, base64, scales } (each value is its byte times
+// its row's scale, scales being base64 float32, one per row of the last
+// dimension), the compact forms that the Python package writes.
 // Not here: DOM, drawing, the engine (data mode needs no model and no WASM).
 import { crossResult } from './encoder-decoder.js';
 
@@ -110,6 +116,64 @@ function base64Bytes(text, where) {
   }
 }
 
+/** The base64 tensors' element types: bytes per value, and the values as float32 from the bytes. */
+const BASE64_DTYPES = {
+  float32: { width: 4, decode: (bytes) => ({ data: new Float32Array(bytes.buffer) }) },
+  float16: { width: 2, decode: (bytes) => ({ data: halvesToFloats(new Uint16Array(bytes.buffer)) }) },
+  uint8: { width: 1, decode: (bytes, tensor, where, shape) => scaledBytes(bytes, tensor, where, shape) }, // also sets rowSumSlack
+};
+
+let halfTable = null; // [65536] float32: every IEEE half's value
+function halvesToFloats(halves) {
+  if (!halfTable) {
+    halfTable = new Float32Array(65536);
+    for (let bits = 0; bits < 65536; bits += 1) {
+      const exponent = (bits >> 10) & 31;
+      const mantissa = bits & 1023;
+      const magnitude = exponent === 0 ? mantissa * 2 ** -24 : exponent === 31 ? (mantissa ? NaN : Infinity) : (1024 + mantissa) * 2 ** (exponent - 25);
+      halfTable[bits] = bits & 0x8000 ? -magnitude : magnitude;
+    }
+  }
+  const floats = new Float32Array(halves.length);
+  for (let i = 0; i < halves.length; i += 1) floats[i] = halfTable[halves[i]];
+  return floats;
+}
+
+/**
+ * uint8 values times their row's scale (tensor.scales: base64 float32, one per
+ * row of the last dimension). Rounding moves each value by up to half its
+ * row's scale, so a row's sum may be off by width · scale / 2: that slack
+ * (Float32Array, per row) is returned beside the values for checkWeights.
+ */
+function scaledBytes(bytes, tensor, where, shape) {
+  const width = shape.length ? shape[shape.length - 1] : 1;
+  const rows = width ? bytes.length / width : 0;
+  if (typeof tensor.scales !== 'string') throw new AttentionDataError(`${where}.scales is missing: a uint8 tensor needs one float32 scale per row (base64)`);
+  const scaleBytes = base64Bytes(tensor.scales, `${where}.scales`);
+  if (scaleBytes.length !== rows * 4) throw new AttentionDataError(`${where}.scales has ${scaleBytes.length} bytes; ${rows} rows need ${rows * 4}`);
+  const scales = new Float32Array(scaleBytes.buffer);
+  const floats = new Float32Array(bytes.length);
+  const rowSumSlack = new Float32Array(rows);
+  for (let row = 0; row < rows; row += 1) {
+    for (let i = row * width; i < (row + 1) * width; i += 1) floats[i] = bytes[i] * scales[row];
+    rowSumSlack[row] = (width * scales[row]) / 2;
+  }
+  return { data: floats, rowSumSlack };
+}
+
+/** { dtype, shape, base64 (, scales) } -> { data: Float32Array, shape (, rowSumSlack) }. */
+function readBase64Tensor(tensor, where) {
+  const type = Object.hasOwn(BASE64_DTYPES, tensor.dtype) ? BASE64_DTYPES[tensor.dtype] : null;
+  if (!type) throw new AttentionDataError(`${where}.dtype is ${JSON.stringify(tensor.dtype)}; base64 tensors must be ${Object.keys(BASE64_DTYPES).map((d) => `"${d}"`).join(', ')} (little-endian)`);
+  const { shape } = tensor;
+  if (!Array.isArray(shape) || !shape.every((n) => Number.isInteger(n) && n >= 0)) throw new AttentionDataError(`${where}.shape must be a list of sizes`);
+  const count = shape.reduce((a, b) => a * b, 1);
+  checkSize(count, shape, where);
+  const bytes = base64Bytes(tensor.base64, where);
+  if (bytes.length !== count * type.width) throw new AttentionDataError(`${where} has ${bytes.length} bytes; shape [${shape.join(', ')}] of ${tensor.dtype} needs ${count * type.width}`);
+  return { ...type.decode(bytes, tensor, where, shape), shape };
+}
+
 /** Nested arrays: their shape (following first elements) and the values, checked to be a full grid of numbers. */
 function flattenNested(value, where) {
   const shape = [];
@@ -140,16 +204,7 @@ export function readTensor(value, where) {
     // PyTorch's tuple per layer of tensors, each given as nested lists, arrives here too.
     return flattenNested(value, where);
   }
-  if (value && typeof value === 'object' && typeof value.base64 === 'string') {
-    if (value.dtype !== 'float32') throw new AttentionDataError(`${where}.dtype is ${JSON.stringify(value.dtype)}; base64 tensors must be "float32" (little-endian)`);
-    const shape = value.shape;
-    if (!Array.isArray(shape) || !shape.every((n) => Number.isInteger(n) && n >= 0)) throw new AttentionDataError(`${where}.shape must be a list of sizes`);
-    const count = shape.reduce((a, b) => a * b, 1);
-    checkSize(count, shape, where);
-    const bytes = base64Bytes(value.base64, where);
-    if (bytes.length !== count * 4) throw new AttentionDataError(`${where} has ${bytes.length} bytes; shape [${shape.join(', ')}] needs ${count * 4}`);
-    return { data: new Float32Array(bytes.buffer), shape };
-  }
+  if (value && typeof value === 'object' && typeof value.base64 === 'string') return readBase64Tensor(value, where);
   if (value && typeof value === 'object' && ArrayBuffer.isView(value.data) && Array.isArray(value.shape)) {
     const count = value.shape.reduce((a, b) => a * b, 1);
     checkSize(count, value.shape, where);
@@ -162,10 +217,10 @@ export function readTensor(value, where) {
 /** [L, H, T, K], PyTorch's [L, 1, H, T, K], or one map [T, K] (a hand-made example) -> [L, H, T, K]. */
 function layerHeadShape(tensor, where) {
   const { shape } = tensor;
-  if (shape.length === 2) return layerHeadShape({ data: tensor.data, shape: [1, 1, ...shape] }, where);
+  if (shape.length === 2) return layerHeadShape({ ...tensor, shape: [1, 1, ...shape] }, where);
   if (shape.length === 5) {
     if (shape[1] !== 1) throw new AttentionDataError(`${where} has a batch of ${shape[1]} (shape [${shape.join(', ')}]); give one example, e.g. [a[i:i+1] for a in outputs.attentions]`);
-    return { data: tensor.data, shape: [shape[0], shape[2], shape[3], shape[4]] };
+    return { ...tensor, shape: [shape[0], shape[2], shape[3], shape[4]] };
   }
   if (shape.length !== 4) {
     throw new AttentionDataError(`${where} has ${shape.length} dimensions (shape [${shape.join(', ')}]); expected [layer][head][query][key], PyTorch's [layer][batch][head][query][key], or one map [query][key]`);
@@ -176,10 +231,11 @@ function layerHeadShape(tensor, where) {
 
 /**
  * Checks every weight: NaN, infinities and negative values are errors (with
- * where the first one is); rows that do not sum to 1 are counted for a warning.
- * Returns the warning text or null.
+ * where the first one is); rows that do not sum to 1 (within
+ * ROW_SUM_TOLERANCE, plus an 8-bit tensor's rounding, rowSumSlack) are
+ * counted for a warning. Returns the warning text or null.
  */
-export function checkWeights({ data, shape }, where) {
+export function checkWeights({ data, shape, rowSumSlack = null }, where) {
   const [layers, heads, queries, keys] = shape;
   let badRows = 0;
   let example = null;
@@ -197,7 +253,7 @@ export function checkWeights({ data, shape }, where) {
       }
       sum += w;
     }
-    if (Math.abs(sum - 1) > ROW_SUM_TOLERANCE) {
+    if (Math.abs(sum - 1) > ROW_SUM_TOLERANCE + (rowSumSlack ? rowSumSlack[row] : 0)) {
       badRows += 1;
       if (!example) example = { l: Math.floor(row / (queries * heads)), h: Math.floor(row / queries) % heads, q: row % queries, sum };
     }
@@ -277,7 +333,33 @@ function selfPart(raw, key, tokensKey, modelType) {
   if (tokens.length !== queries) throw new AttentionDataError(`shapes disagree: ${tokensKey} has ${tokens.length} tokens, ${where} is [${tensor.shape.join(', ')}] (${queries} tokens)`);
   const warning = checkWeights(tensor, where);
   const causal = typeof raw.causal === 'boolean' && key !== 'encoder_attentions' ? raw.causal : looksCausal(tensor);
-  return { result: { tokens, attentions: tensor, texts: [text], causal, modelType }, layers, heads, warning };
+  const vectors = key === 'attentions' ? headVectors(raw, tensor.shape) : null;
+  return { result: { tokens, attentions: tensor, texts: [text], causal, modelType }, layers, heads, warning, vectors };
+}
+
+/** The optional queries and keys beside `attentions` [L, H, T, T]: { queries, keys } each [L, H, T, d], or null. */
+function headVectors(raw, [layers, heads, t]) {
+  if (raw.queries === undefined && raw.keys === undefined) return null;
+  const read = (name) => {
+    if (raw[name] === undefined) throw new AttentionDataError(`${name === 'keys' ? 'queries' : 'keys'} is given without ${name}: the neuron view needs both`);
+    let tensor = readTensor(raw[name], name);
+    if (tensor.shape.length === 5 && tensor.shape[1] === 1) tensor = { data: tensor.data, shape: [tensor.shape[0], ...tensor.shape.slice(2)] };
+    const [l, h, n, d] = tensor.shape;
+    if (tensor.shape.length !== 4 || l !== layers || h !== heads || n !== t || !(d > 0)) {
+      throw new AttentionDataError(`shapes disagree: ${name} is [${tensor.shape.join(', ')}]; with attentions of ${layers} layers, ${heads} heads and ${t} tokens it must be [${layers}, ${heads}, ${t}, d]`);
+    }
+    return tensor;
+  };
+  const vectors = { queries: read('queries'), keys: read('keys') };
+  if (vectors.queries.shape[3] !== vectors.keys.shape[3]) throw new AttentionDataError(`shapes disagree: queries have ${vectors.queries.shape[3]} dimensions per head, keys ${vectors.keys.shape[3]}`);
+  return vectors;
+}
+
+/** The neuron view's trace of one head from data's { queries, keys } (the model's trace without rotary or bias). */
+export function vectorTrace({ queries, keys }, { layer, head }) {
+  const [, heads, t, d] = queries.shape;
+  const block = (tensor) => ({ data: tensor.data.subarray(((layer * heads + head) * t) * d, ((layer * heads + head + 1) * t) * d), shape: [t, d] });
+  return { layer, head, q: block(queries), k: block(keys), divisor: Math.sqrt(d), softcap: 0, rotary: null };
 }
 
 /** Cross-attention drawn as the decoder → encoder block of a map over [encoder tokens, decoder tokens] (encoder-decoder.js). */

@@ -102,6 +102,9 @@ export class HeadView extends StoreBound {
     else if (changed.includes('token')) {
       this.#revealLocked();
       this.#paint();
+    } else if (changed.includes('theme')) { // the colours are read from the theme when drawn
+      this.#baseTop = null;
+      this.#paint();
     }
   }
 

@@ -99,6 +99,7 @@ export class NeuronView extends StoreBound {
   storeChanged(state, changed) {
     if (changed === null) this.#rebuild();
     else if (changed.some((key) => ['layer', 'heads', 'token', 'words', 'filter', 'hideSpecial'].includes(key))) this.#rebuild();
+    else if (changed.includes('theme')) this.#paint(); // its colours are read from the theme at paint time
   }
 
   /**

@@ -8,7 +8,7 @@
 // Not here: parsing and validation (attention-data-source.js), drawing.
 import { h } from '../ui/dom.js';
 import { PartPicker } from '../ui/attention-parts.js';
-import { MODEL_VIEWS, fetchAttentionData, isAttentionData, parseJsonText, readAttentionData } from '../attention/attention-data-source.js';
+import { MODEL_VIEWS, fetchAttentionData, isAttentionData, parseJsonText, readAttentionData, vectorTrace } from '../attention/attention-data-source.js';
 
 export class DataMode {
   static attributes = ['src', 'tokens-src', 'attention'];
@@ -107,11 +107,16 @@ export class DataMode {
   /** Head labels of the part shown, as the model view's headScores, or null. */
   get headScores() { return this.#shown?.headScores ?? null; }
 
-  /** A note to show instead of a view that needs the model, or null. */
+  /** A note to show instead of a view that needs the model, or null. The neuron view needs the data's queries and keys. */
   unavailable(view) {
-    if (!this.active || !MODEL_VIEWS[view]) return null;
+    if (!this.active || !MODEL_VIEWS[view] || (view === 'neuron' && this.#shown?.vectors)) return null;
     return h('p', { class: 'unavailable', role: 'note', dataset: { unavailable: view } },
-      `${MODEL_VIEWS[view]} This widget shows attention computed elsewhere, so the ${view} view is not available here; the head, model, matrix, rollout and (for cross-attention) decoding views are.`);
+      `${MODEL_VIEWS[view]} This widget shows attention computed elsewhere, so the ${view} view is not available here; the head, model, matrix, rollout and (for cross-attention) decoding views are${view === 'neuron' ? ', and the neuron view when the data has "queries" and "keys"' : ''}.`);
+  }
+
+  /** The neuron view's trace of { layer, head } from the shown part's queries and keys, or null when it has none. */
+  trace(request) {
+    return this.#shown?.vectors ? vectorTrace(this.#shown.vectors, request) : null;
   }
 
   /** Shows (before `anchor`) a picker of the parts when the data has several. */

@@ -683,6 +683,10 @@ export class AttentionView extends HTMLElement {
   }
 
   async #trace(request) {
+    if (this.#data.active) {
+      this.#views.get('neuron').trace = this.#data.trace(request);
+      return;
+    }
     if (!this.#model) return;
     try {
       const [run, part] = [this.#translated, this.#translated && this.#shownPart()];

@@ -1,0 +1,301 @@
+"""The views a notebook calls: bertviz's ``head_view`` and ``model_view`` with
+bertviz's arguments and meanings, CircuitsVis's ``attention_heads``,
+``attention_patterns`` and ``attention_pattern``, and ``matrix_view``,
+``rollout_view`` and ``neuron_view``. Each builds the widget's data-mode JSON
+(web/attention/attention-data-source.js reads it) and its attributes, and
+returns or shows an ``AttentionHTML``.
+Not here: reading arrays (_tensors.py), their encoding (_encoding.py), the page (_page.py).
+"""
+import math
+
+from ._encoding import encode
+from ._page import AttentionHTML
+from ._tensors import AttentionInputError, layer_head_grid, shape_text, token_list, vector_grid
+
+THEMES = (None, 'auto', 'light', 'dark')
+
+
+def prettify(tokens):
+    """bertviz's format_special_chars: 'Ġ' and '▁' become spaces, '</w>' is removed."""
+    return [t.replace('Ġ', ' ').replace('▁', ' ').replace('</w>', '') for t in tokens]
+
+
+def check_weights(grid, where):
+    """NaN, infinite or negative weights are refused with where the first one is."""
+    try:
+        import numpy as np
+    except ImportError:
+        np = None
+    if np is not None and isinstance(grid.values, np.ndarray):
+        bad = ~(np.isfinite(grid.values) & (grid.values >= 0))
+        first = int(np.argmax(bad)) if bad.any() else -1
+    else:
+        first = next((i for i, w in enumerate(grid.values) if not (0 <= w < math.inf)), -1)
+    if first < 0:
+        return
+    index, rest = [], first
+    for n in reversed(grid.shape):
+        index.append(rest % n)
+        rest //= n
+    layer, head, query, key = reversed(index)
+    raise AttentionInputError(
+        f'{where} has {float(grid.values[first])} at layer {layer}, head {head}, query {query}, key {key} '
+        '(counting from 0): attention weights are probabilities (give the weights after the softmax)')
+
+
+def _model_output(attention):
+    """A Hugging Face model output given whole: its attention parts, else None."""
+    if isinstance(attention, (list, tuple)) or not hasattr(attention, 'keys'):
+        return None
+    if getattr(attention, 'cross_attentions', None) is not None or getattr(attention, 'encoder_attentions', None) is not None:
+        return {'encoder_attention': attention.encoder_attentions, 'decoder_attention': attention.decoder_attentions,
+                'cross_attention': attention.cross_attentions}
+    if hasattr(attention, 'attentions') and hasattr(attention, 'to_tuple'):
+        return {'attention': attention.attentions}
+    return None
+
+
+def _filter(grid, include_layers, include_heads, where):
+    """bertviz's include_layers / include_heads (an empty list or None keeps all), with the model's numbering as head labels."""
+    layers, heads = grid.shape[0], grid.shape[1]
+    for name, chosen, count in (('include_layers', include_layers, layers), ('include_heads', include_heads, heads)):
+        for i in chosen or []:
+            if not isinstance(i, int) or not -count <= i < count:
+                raise AttentionInputError(f'{name} has {i!r}, but {where} has {count} {name[8:]} (indices from 0)')
+    layer_list = [i % layers for i in include_layers] if include_layers else list(range(layers))
+    head_list = [i % heads for i in include_heads] if include_heads else list(range(heads))
+    if include_layers:
+        grid = grid.take(layer_list)
+    if include_heads:
+        grid = grid.take_inner(1, head_list)
+    labels = None
+    if include_layers or include_heads:
+        labels = [[f'model layer {l + 1}, head {h + 1}' for h in head_list] for l in layer_list]
+    return grid, layer_list, labels
+
+
+def _tokens_for(grid, tokens, where, tokens_name, sentence_b_start, prettify_tokens, axis):
+    count = grid.shape[axis]
+    if len(tokens) != count:
+        raise AttentionInputError(
+            f'{where} has {count} positions (shape {shape_text(grid.shape)}), while {tokens_name} has {len(tokens)} tokens: '
+            + ' '.join(tokens)[:200])
+    shown = prettify(tokens) if prettify_tokens else list(tokens)
+    if sentence_b_start is None:
+        return shown
+    if not isinstance(sentence_b_start, int) or not 0 < sentence_b_start < len(tokens):
+        raise AttentionInputError(f'sentence_b_start is {sentence_b_start!r}; it must be the index of the first token of sentence B, between 1 and {len(tokens) - 1}')
+    return [{'token': t, 'type_id': 0 if i < sentence_b_start else 1} for i, t in enumerate(shown)]
+
+
+def attention_data(attention=None, tokens=None, sentence_b_start=None, prettify_tokens=True,
+                   encoder_attention=None, decoder_attention=None, cross_attention=None,
+                   encoder_tokens=None, decoder_tokens=None, include_layers=None, include_heads=None,
+                   encoding='auto'):
+    """The widget's data-mode JSON for bertviz's arguments: returns (data, layers kept, layer count, head count)."""
+    parts = _model_output(attention)
+    if parts is not None:
+        attention = parts.get('attention')
+        encoder_attention = parts.get('encoder_attention', encoder_attention)
+        decoder_attention = parts.get('decoder_attention', decoder_attention)
+        cross_attention = parts.get('cross_attention', cross_attention)
+    seq2seq = any(a is not None for a in (encoder_attention, decoder_attention, cross_attention, encoder_tokens, decoder_tokens))
+    if attention is not None and seq2seq:
+        raise AttentionInputError(
+            "If you specify 'attention' you may not specify any encoder-decoder arguments. This argument is only for self-attention models.")
+    data = {}
+    if attention is not None or (parts is not None and 'attention' in parts):
+        grid = layer_head_grid(attention, 'attention')
+        tokens = token_list(tokens, 'tokens')
+        data['tokens'] = _tokens_for(grid, tokens, 'attention', 'tokens', sentence_b_start, prettify_tokens, 2)
+        grid, kept, labels = _filter(grid, include_layers, include_heads, 'attention')
+        check_weights(grid, 'attention')
+        data['attentions'] = encode(grid, encoding)
+        if labels:
+            data['head_labels'] = labels
+        return data, kept, grid.shape[0], grid.shape[1]
+    if not seq2seq:
+        raise AttentionInputError('You must specify at least one attention argument.')
+    labels_by_part, kept, shape = {}, None, None
+    for part, value, key, token_key in (('encoder', encoder_attention, 'encoder_attentions', 'encoder_tokens'),
+                                        ('decoder', decoder_attention, 'decoder_attentions', 'decoder_tokens'),
+                                        ('cross', cross_attention, 'cross_attentions', None)):
+        if value is None:
+            continue
+        where = f'{part}_attention'
+        for needed, given in (('encoder_tokens', encoder_tokens), ('decoder_tokens', decoder_tokens)):
+            if given is None and needed in (token_key, 'encoder_tokens' if part == 'cross' else None, 'decoder_tokens' if part == 'cross' else None):
+                raise AttentionInputError(f"'{needed}' required if '{where}' is not None")
+        grid = layer_head_grid(value, where, cross=part == 'cross')
+        if part == 'cross':
+            _tokens_for(grid, token_list(decoder_tokens, 'decoder_tokens'), where, 'decoder_tokens', None, False, 2)
+            _tokens_for(grid, token_list(encoder_tokens, 'encoder_tokens'), where, 'encoder_tokens', None, False, 3)
+        else:
+            data[token_key] = _tokens_for(grid, token_list(encoder_tokens if part == 'encoder' else decoder_tokens, token_key),
+                                          where, token_key, None, prettify_tokens, 2)
+        grid, kept, labels = _filter(grid, include_layers, include_heads, where)
+        check_weights(grid, where)
+        data[key] = encode(grid, encoding)
+        shape = grid.shape
+        if labels:
+            labels_by_part[part] = labels
+    for name, given in (('encoder_tokens', encoder_tokens), ('decoder_tokens', decoder_tokens)):
+        if given is not None and name not in data:
+            data[name] = prettify(token_list(given, name)) if prettify_tokens else token_list(given, name)
+    if labels_by_part:
+        data['head_labels'] = labels_by_part
+    return data, kept, shape[0], shape[1]
+
+
+def _theme(display_mode):
+    if display_mode not in THEMES:
+        raise ValueError(f"display_mode must be 'light', 'dark' or None (follow the notebook), not {display_mode!r}")
+    return {} if display_mode in (None, 'auto') else {'theme': display_mode}
+
+
+def _finish(view, title, data, attributes, height, html_action):
+    if html_action not in ('view', 'return'):
+        raise ValueError("'html_action' parameter must be 'view' or 'return'")
+    result = AttentionHTML(title, {'view': view, 'controls': '', **attributes}, data, height)
+    if html_action == 'return':
+        return result
+    try:
+        from IPython.display import display
+    except ImportError:
+        raise RuntimeError("html_action='view' shows the view in a notebook (IPython); elsewhere use html_action='return' and .save_html(path)") from None
+    display(result)
+    return None
+
+
+def _token_count(data):
+    tokens = data.get('tokens') or (data.get('encoder_tokens', []) + data.get('decoder_tokens', []))
+    return len(tokens)
+
+
+def head_view(attention=None, tokens=None, sentence_b_start=None, prettify_tokens=True, layer=None, heads=None,
+              encoder_attention=None, decoder_attention=None, cross_attention=None, encoder_tokens=None,
+              decoder_tokens=None, include_layers=None, html_action='view', *, display_mode=None, encoding='auto'):
+    """bertviz's head view: lines from each token to the tokens it attends to, one colour per head, layer by layer."""
+    data, kept, layers, _ = attention_data(attention, tokens, sentence_b_start, prettify_tokens, encoder_attention, decoder_attention,
+                                           cross_attention, encoder_tokens, decoder_tokens, include_layers, None, encoding)
+    attributes = _theme(display_mode)
+    if layer is not None:
+        if layer not in kept:
+            raise AttentionInputError(f'Layer {layer} is not in include_layers: {kept}')
+        attributes['layer'] = kept.index(layer)
+    if heads:
+        attributes['heads'] = ','.join(str(int(h)) for h in heads)
+    return _finish('head', 'Head view', data, attributes, 190 + 22 * min(_token_count(data), 60), html_action)
+
+
+def model_view(attention=None, tokens=None, sentence_b_start=None, prettify_tokens=True, display_mode=None,
+               encoder_attention=None, decoder_attention=None, cross_attention=None, encoder_tokens=None,
+               decoder_tokens=None, include_layers=None, include_heads=None, html_action='view', *, encoding='auto'):
+    """bertviz's model view: every head of every layer as a thumbnail (click one to open it in the head view)."""
+    data, _, layers, heads = attention_data(attention, tokens, sentence_b_start, prettify_tokens, encoder_attention, decoder_attention,
+                                            cross_attention, encoder_tokens, decoder_tokens, include_layers, include_heads, encoding)
+    rows = math.ceil(layers * heads / max(1, min(heads, 12)))
+    return _finish('model', 'Model view', data, _theme(display_mode), 160 + 130 * min(rows, 24), html_action)
+
+
+def matrix_view(attention, tokens, layer=0, heads=None, prettify_tokens=True, display_mode=None, html_action='view', *, encoding='auto'):
+    """Each head's attention as a matrix (queries down, keys across) with its numbers on hover."""
+    data, _, _, _ = attention_data(attention, tokens, prettify_tokens=prettify_tokens, encoding=encoding)
+    attributes = {**_theme(display_mode), 'layer': layer}
+    if heads:
+        attributes['heads'] = ','.join(str(int(h)) for h in heads)
+    return _finish('matrix', 'Matrix view', data, attributes, 220 + 16 * min(len(data['tokens']), 64), html_action)
+
+
+def rollout_view(attention, tokens, method='rollout', prettify_tokens=True, display_mode=None, html_action='view', *, encoding='auto'):
+    """Attention rollout (Abnar & Zuidema, 2020) or attention flow (method='flow') through all layers."""
+    if method not in ('rollout', 'flow'):
+        raise ValueError(f"method must be 'rollout' or 'flow', not {method!r}")
+    data, _, _, _ = attention_data(attention, tokens, prettify_tokens=prettify_tokens, encoding=encoding)
+    attributes = {**_theme(display_mode), 'rollout-method': method}
+    return _finish('rollout', 'Attention rollout', data, attributes, 240 + 16 * min(len(data['tokens']), 64), html_action)
+
+
+def _softmax_attention(queries, keys, causal):
+    """softmax(q·k / √d) per layer and head, causal-masked when asked ([L, H, T, d] grids -> [L, H, T, T])."""
+    layers, heads, count, d = queries.shape
+    try:
+        import numpy as np
+    except ImportError:
+        np = None
+    if np is not None and hasattr(queries.values, 'reshape'):
+        q = queries.values.reshape(queries.shape).astype(np.float64)
+        k = keys.values.reshape(keys.shape).astype(np.float64)
+        scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(d)  # [L, H, T, T]
+        if causal:
+            scores[..., np.triu_indices(count, 1)[0], np.triu_indices(count, 1)[1]] = -np.inf
+        weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return (weights / weights.sum(axis=-1, keepdims=True)).astype(np.float32)
+    q, k = queries.tolist(), keys.tolist()
+    out = []
+    for l in range(layers):
+        out.append([])
+        for h in range(heads):
+            rows = []
+            for i in range(count):
+                last = i + 1 if causal else count
+                scores = [sum(a * b for a, b in zip(q[l][h][i], k[l][h][j])) / math.sqrt(d) for j in range(last)]
+                top = max(scores)
+                weights = [math.exp(s - top) for s in scores]
+                total = sum(weights)
+                rows.append([w / total for w in weights] + [0.0] * (count - last))
+            out[-1].append(rows)
+    return out
+
+
+def neuron_view(tokens, queries, keys, attention=None, causal=None, layer=0, head=0, query=None,
+                prettify_tokens=True, display_mode=None, html_action='view'):
+    """bertviz's neuron view from vectors the caller captured: for one query token and one head, q, each key k,
+    q × k, q·k, q·k / √d and the softmax. queries, keys: [layers, heads, T, d] (or a tuple per layer of
+    [1, heads, T, d]). attention: the weights the model computed, when captured; otherwise softmax(q·k / √d)
+    (causal=True masks later keys)."""
+    tokens = token_list(tokens, 'tokens')
+    probe = vector_grid(queries, 'queries', None, None, len(tokens))
+    layers, heads, count, _ = probe.shape
+    key_grid = vector_grid(keys, 'keys', layers, heads, count)
+    if key_grid.shape[3] != probe.shape[3]:
+        raise AttentionInputError(f'queries have {probe.shape[3]} dimensions per head, keys {key_grid.shape[3]}')
+    if attention is None:
+        attention = _softmax_attention(probe, key_grid, bool(causal))
+    data, _, _, _ = attention_data(attention, tokens, prettify_tokens=prettify_tokens, encoding='float16')
+    data['queries'] = encode(probe, 'float16')
+    data['keys'] = encode(key_grid, 'float16')
+    if causal is not None:
+        data['causal'] = bool(causal)
+    attributes = {**_theme(display_mode), 'layer': layer, 'heads': str(head)}
+    if query is not None:
+        attributes['token'] = query
+    return _finish('neuron', 'Neuron view', data, attributes, 260 + 26 * min(count, 40), html_action)
+
+
+def attention_heads(attention, tokens, attention_head_names=None, max_value=None, min_value=None,
+                    negative_color=None, positive_color=None, mask_upper_tri=None):
+    """CircuitsVis's attention_heads: the heads [heads, dest, src] of one layer, each as a pattern; returned (shown when last in a cell).
+    The colour and range arguments are accepted and the widget's own scale is used."""
+    grid = layer_head_grid(attention, 'attention')
+    if grid.shape[0] != 1:
+        raise AttentionInputError(f'attention has shape {shape_text(grid.shape)}; attention_heads draws one layer: [heads, dest, src]')
+    data, _, _, heads = attention_data(grid, tokens, prettify_tokens=False)
+    if attention_head_names is not None:
+        names = list(attention_head_names)
+        if len(names) != heads:
+            raise AttentionInputError(f'attention_head_names has {len(names)} names for {heads} heads')
+        data['head_labels'] = [names]
+    return _finish('model', 'Attention heads', data, {}, 160 + 130 * math.ceil(heads / 12), 'return')
+
+
+def attention_patterns(tokens, attention):
+    """CircuitsVis's attention_patterns (tokens first; [heads, dest, src])."""
+    return attention_heads(attention, tokens)
+
+
+def attention_pattern(tokens, attention, max_value=None, min_value=None, negative_color=None, show_axis_labels=None,
+                      positive_color=None, mask_upper_tri=None):
+    """CircuitsVis's attention_pattern: one head [dest, src] as a matrix."""
+    data, _, _, _ = attention_data(attention, tokens, prettify_tokens=False)
+    return _finish('matrix', 'Attention pattern', data, {}, 220 + 16 * min(len(data['tokens']), 64), 'return')

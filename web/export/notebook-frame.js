@@ -1,0 +1,64 @@
+// The notebook page's own script (the notebook page template, made by
+// scripts/make-page-template.mjs, that the Python package shows in an
+// <iframe srcdoc> in a notebook cell): sizes the iframe to the page's content,
+// so the cell has no inner scrollbar and nothing is cut off, and gives the
+// widgets the notebook's light or dark theme, following it when it changes.
+// A srcdoc frame has its host's origin, so it reaches its <iframe> element
+// and the host document; where it cannot (a sandboxed host), the iframe keeps
+// the height the package wrote and the widgets follow the system's theme.
+// Not here: the widget (a separate script of the same page), the Python side.
+
+/** 'light', 'dark' or null (unknown) for the document of a notebook front end. */
+export function hostTheme(doc) {
+  const body = doc.body;
+  if (!body) return null;
+  // JupyterLab 4 and Notebook 7.
+  if (body.dataset.jpThemeLight === 'true') return 'light';
+  if (body.dataset.jpThemeLight === 'false') return 'dark';
+  // VS Code's notebook output webview.
+  if (body.classList.contains('vscode-light') || body.classList.contains('vscode-high-contrast-light')) return 'light';
+  if (body.classList.contains('vscode-dark') || body.classList.contains('vscode-high-contrast')) return 'dark';
+  // Colab and others: the lightness of the first opaque background from the body up.
+  for (let element = body; element; element = element.parentElement) {
+    const rgba = /rgba?\(([^)]+)\)/.exec(doc.defaultView.getComputedStyle(element).backgroundColor)?.[1].split(',').map(Number);
+    if (rgba && (rgba.length < 4 || rgba[3] > 0.5)) return 0.2126 * rgba[0] + 0.7152 * rgba[1] + 0.0722 * rgba[2] < 128 ? 'dark' : 'light';
+  }
+  return null;
+}
+
+function host() {
+  try {
+    const frame = window.frameElement;
+    return frame ? { frame, doc: frame.ownerDocument } : null;
+  } catch {
+    return null; // a cross-origin host
+  }
+}
+
+/** Widgets written without a theme (or with "auto") take the host's; a theme the caller chose stays. */
+function followTheme(doc) {
+  const following = [...document.querySelectorAll('attention-view')].filter((widget) => (widget.getAttribute('theme') ?? 'auto') === 'auto');
+  const apply = () => {
+    const theme = hostTheme(doc) ?? 'auto';
+    for (const widget of following) if (widget.getAttribute('theme') !== theme) widget.setAttribute('theme', theme);
+    document.documentElement.dataset.theme = theme;
+  };
+  apply();
+  const observer = new MutationObserver(apply);
+  for (const element of [doc.documentElement, doc.body]) observer.observe(element, { attributes: true, attributeFilter: ['class', 'data-jp-theme-light', 'style', 'theme'] });
+}
+
+function fitHeight(frame) {
+  const fit = () => {
+    const height = `${Math.ceil(document.documentElement.getBoundingClientRect().height)}px`;
+    if (frame.style.height !== height) frame.style.height = height;
+  };
+  new ResizeObserver(fit).observe(document.documentElement);
+  fit();
+}
+
+const found = host();
+if (found) {
+  fitHeight(found.frame);
+  followTheme(found.doc);
+}
