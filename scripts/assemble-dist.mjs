@@ -20,8 +20,10 @@
 // - attention-page.html, the one-file page template of the playground's
 //   "Download as a page" (scripts/make-page-template.mjs).
 // It also writes the Python package's data (python/attnplay/static/, not
-// tracked): the notebook page template, the one-file page template and the
-// npm package's version, which is the Python package's.
+// tracked): the notebook page template, the one-file page template, the live
+// page template (the widget with its engine and WASM inside, for a playground
+// in a cell), the shipped models' files, and the npm package's version, which
+// is the Python package's.
 // In the bundle, each module's new URL('relative path', import.meta.url) is
 // rewritten relative to the bundle's own place (rebaseAssetUrls), so that it
 // still names the same file.
@@ -29,7 +31,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFil
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { notebookFrameScript, notebookTemplate, pageTemplate, widgetBundle } from './make-page-template.mjs';
+import { inlineEngineWorker, liveTemplate, liveWidgetBundle, notebookFrameScript, notebookTemplate, pageTemplate, widgetBundle } from './make-page-template.mjs';
 import { withoutNameSection } from './wasm-names.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -135,6 +137,11 @@ rmSync(pythonData, { recursive: true, force: true });
 mkdirSync(pythonData, { recursive: true });
 writeFileSync(`${pythonData}/notebook-page.html`, notebookTemplate(bundle, await notebookFrameScript()));
 cpSync(`${dist}/attention-page.html`, `${pythonData}/attention-page.html`);
+writeFileSync(`${pythonData}/live-page.html`, liveTemplate(await liveWidgetBundle(await inlineEngineWorker()), await notebookFrameScript()));
+for (const { name } of shipped) {
+  mkdirSync(`${pythonData}/models/${name}`, { recursive: true });
+  for (const file of ['config.json', 'model.safetensors', 'tokenizer.json']) cpSync(`${root}models/${name}/${file}`, `${pythonData}/models/${name}/${file}`);
+}
 writeFileSync(`${pythonData}/version.txt`, `${JSON.parse(readFileSync(`${root}package.json`, 'utf8')).version}\n`);
 writeFileSync(`${dist}/models/index.json`, `${JSON.stringify(shipped, null, 2)}\n`);
 cpSync(`${root}models/gallery.json`, `${dist}/models/gallery.json`); // the page's suggested hub models

@@ -63,7 +63,7 @@ esac
 #| test                | python3-venv       | python3:venv                  | /usr/bin/python3 -m venv "$tmp/venv" && "$tmp/venv/bin/python" -m pip --version >/dev/null
 #| goldens             | python3-torch      | -                             | /usr/bin/python3 -c 'import torch; torch.ones(2) @ torch.ones(2)'
 #| goldens             | libopenblas0-pthread | -                           | test -n "$(find /usr/lib -name 'libopenblas*.so*' -path '*pthread*' -print -quit)"
-#| test,goldens        | python3-numpy      | -                             | /usr/bin/python3 -c 'import numpy'
+#| test,bench,goldens  | python3-numpy      | -                             | /usr/bin/python3 -c 'import numpy'
 #| bench,goldens       | python3-sentencepiece | python3:sentencepiece      | /usr/bin/python3 -c 'import sentencepiece'
 #| goldens             | sentencepiece      | spm_train                     | spm_train --help 2>&1 | grep -q model_prefix
 # END PROGRAMS

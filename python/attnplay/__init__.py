@@ -4,13 +4,15 @@ JupyterLab, VS Code and Colab, drawn by attnplay's <attention-view> widget.
 Drop-in for bertviz (``head_view``, ``model_view`` with bertviz's arguments)
 and CircuitsVis (``attention_heads``, ``attention_patterns``,
 ``attention_pattern``), plus ``matrix_view``, ``rollout_view`` and
-``neuron_view``. Standard library only at import; numpy and torch are used
+``neuron_view``; and ``playground``, the widget running a model in the
+notebook's browser. Standard library only at import; numpy and torch are used
 when the caller passes their arrays. Nothing is fetched at import or render
 time: each view is one self-contained HTML output. See python/README.md.
 """
 from importlib import resources
 
 from ._page import AttentionHTML
+from ._playground import playground, shipped_models
 from ._tensors import AttentionInputError
 from ._views import (attention_data, attention_heads, attention_pattern, attention_patterns, head_view, matrix_view,
                      model_view, neuron_view, rollout_view)
@@ -26,4 +28,4 @@ def _version():
 __version__ = _version()
 
 __all__ = ['AttentionHTML', 'AttentionInputError', 'attention_data', 'attention_heads', 'attention_pattern', 'attention_patterns',
-           'head_view', 'matrix_view', 'model_view', 'neuron_view', 'rollout_view', '__version__']
+           'head_view', 'matrix_view', 'model_view', 'neuron_view', 'playground', 'rollout_view', 'shipped_models', '__version__']

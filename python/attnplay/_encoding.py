@@ -7,8 +7,10 @@ Two encodings, chosen by size (``encode``):
 - ``uint8`` beyond it: each row of the last axis stores round(w / s) with
   s = (the row's largest weight) / 255, so a weight is off by at most s / 2,
   i.e. 1/510 of its row's largest weight; the row scales travel as float32.
-The widget decodes both (web/attention/attention-data-source.js). Queries and
-keys (the neuron view) are always float16.
+Causal attention (every value above the diagonal 0) is written as the lower
+triangle of each matrix only ("triangle": "lower"), which halves it. The
+widget decodes all of these (web/attention/attention-data-source.js). Queries
+and keys (the neuron view) are always float16.
 Not here: reading the caller's arrays (_tensors.py).
 """
 import base64
@@ -28,18 +30,52 @@ def _numpy_values(grid):
     return (numpy, grid.values) if isinstance(grid.values, numpy.ndarray) else (None, None)
 
 
-def float16(grid):
-    """{"dtype": "float16", "shape", "base64"}."""
+def lower_triangular(grid):
+    """True when the grid's last two axes are square and every value above their diagonal is 0 (causal attention)."""
+    if len(grid.shape) < 2 or grid.shape[-1] != grid.shape[-2]:
+        return False
+    t = grid.shape[-1]
     np, values = _numpy_values(grid)
+    if np is not None:
+        upper = np.triu_indices(t, 1)
+        return not values.reshape(-1, t, t)[:, upper[0], upper[1]].any()
+    return all(grid.values[(m * t + q) * t + k] == 0 for m in range(grid.count // (t * t)) for q in range(t) for k in range(q + 1, t))
+
+
+def _rows(grid, triangle):
+    """The rows of the last axis as (start, length) in the flat values: whole rows, or each row up to the diagonal."""
+    width = grid.shape[-1]
+    for row in range(grid.count // width if width else 0):
+        yield row * width, (row % width) + 1 if triangle else width
+
+
+def _packed(grid, triangle):
+    """The values that are written: all of them, or the lower triangle of each matrix, row by row."""
+    np, values = _numpy_values(grid)
+    if not triangle:
+        return values if np is not None else grid.values
+    t = grid.shape[-1]
+    if np is not None:
+        return values.reshape(-1, t, t)[:, np.tril(np.ones((t, t), dtype=bool))]
+    packed = array('f')
+    for start, length in _rows(grid, True):
+        packed.extend(grid.values[start:start + length])
+    return packed
+
+
+def float16(grid, triangle=False):
+    """{"dtype": "float16", "shape", "base64"} (of the lower triangles when ``triangle``)."""
+    np, _ = _numpy_values(grid)
+    values = _packed(grid, triangle)
     if np is not None:
         raw = values.astype('<f2').tobytes()
     else:
-        raw = struct.pack(f'<{grid.count}e', *(min(max(v, -65504.0), 65504.0) if math.isfinite(v) else v for v in grid.values))
+        raw = struct.pack(f'<{len(values)}e', *(min(max(v, -65504.0), 65504.0) if math.isfinite(v) else v for v in values))
     return {'dtype': 'float16', 'shape': list(grid.shape), 'base64': base64.b64encode(raw).decode('ascii')}
 
 
-def uint8_rows(grid):
-    """{"dtype": "uint8", "shape", "base64", "scales"}: each row's weights over its largest / 255."""
+def uint8_rows(grid, triangle=False):
+    """{"dtype": "uint8", "shape", "base64", "scales"}: each row's weights over its largest / 255 (of the lower triangles when ``triangle``)."""
     width = grid.shape[-1]
     rows = grid.count // width
     np, values = _numpy_values(grid)
@@ -48,27 +84,35 @@ def uint8_rows(grid):
         scales = (matrix.max(axis=1) / UINT8_STEP).astype(np.float32)
         safe = np.where(scales > 0, scales, 1).astype(np.float32)
         codes = np.clip(np.rint(matrix / safe[:, None]), 0, UINT8_STEP).astype(np.uint8)
+        if triangle:
+            codes = codes.reshape(-1, width, width)[:, np.tril(np.ones((width, width), dtype=bool))]
         raw, scale_bytes = codes.tobytes(), scales.astype('<f4').tobytes()
     else:
-        codes = bytearray(grid.count)
+        codes = bytearray()
         scales = array('f')
-        for row in range(rows):
-            part = grid.values[row * width:(row + 1) * width]
-            scale = array('f', [max(part) / UINT8_STEP])[0]  # rounded to float32, as the widget reads it
+        for start, length in _rows(grid, triangle):
+            row = grid.values[start:start + width]
+            scale = array('f', [max(row) / UINT8_STEP])[0]  # rounded to float32, as the widget reads it
             scales.append(scale)
-            for i, w in enumerate(part):
-                codes[row * width + i] = min(UINT8_STEP, max(0, round(w / scale))) if scale > 0 else 0
+            codes.extend(min(UINT8_STEP, max(0, round(w / scale))) if scale > 0 else 0 for w in row[:length])
         raw, scale_bytes = bytes(codes), scales.tobytes()  # array('f') is native order: little-endian on every supported host
     return {'dtype': 'uint8', 'shape': list(grid.shape), 'base64': base64.b64encode(raw).decode('ascii'),
             'scales': base64.b64encode(scale_bytes).decode('ascii')}
 
 
-def encode(grid, encoding='auto'):
-    """The widget's tensor form of an attention grid: float16 when small (or asked), else uint8 per row."""
+def encode(grid, encoding='auto', attention=True):
+    """The widget's tensor form of a grid: float16 when small (or asked), else uint8 per row; causal attention
+    as its lower triangles (attention=False: never, e.g. for queries and keys);
+    with "precision" when the values were computed in bfloat16 or float16 (the widget then allows their
+    rows' sums that much more room before it warns)."""
     if encoding == 'auto':
         encoding = 'float16' if grid.count <= FLOAT16_LIMIT else 'uint8'
-    if encoding == 'float16':
-        return float16(grid)
-    if encoding == 'uint8':
-        return uint8_rows(grid)
-    raise ValueError(f"encoding must be 'auto', 'float16' or 'uint8', not {encoding!r}")
+    if encoding not in ('float16', 'uint8'):
+        raise ValueError(f"encoding must be 'auto', 'float16' or 'uint8', not {encoding!r}")
+    triangle = attention and lower_triangular(grid)
+    tensor = float16(grid, triangle) if encoding == 'float16' else uint8_rows(grid, triangle)
+    if triangle:
+        tensor['triangle'] = 'lower'
+    if grid.precision:
+        tensor['precision'] = grid.precision
+    return tensor

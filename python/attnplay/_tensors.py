@@ -38,11 +38,13 @@ def shape_text(shape):
 
 
 class Grid:
-    """float32 values in C order with their shape (numpy-backed when numpy exists)."""
+    """float32 values in C order with their shape (numpy-backed when numpy exists), and the precision they
+    were computed in when it was lower ('bfloat16' or 'float16'; None: float32 or better)."""
 
-    def __init__(self, values, shape):
+    def __init__(self, values, shape, precision=None):
         self.values = values  # numpy 1-D float32 array or array('f')
         self.shape = tuple(shape)
+        self.precision = precision
 
     @property
     def count(self):
@@ -55,12 +57,12 @@ class Grid:
         """The entries ``indices`` of the first axis, in that order."""
         block = self._block()
         parts = [self.values[i * block:(i + 1) * block] for i in indices]
-        return Grid(_join(parts, self.values), (len(parts),) + self.shape[1:])
+        return Grid(_join(parts, self.values), (len(parts),) + self.shape[1:], self.precision)
 
     def item(self, index):
         """Entry ``index`` of the first axis (the axis removed)."""
         block = self._block()
-        return Grid(self.values[index * block:(index + 1) * block], self.shape[1:])
+        return Grid(self.values[index * block:(index + 1) * block], self.shape[1:], self.precision)
 
     def take_inner(self, axis, indices):
         """The entries ``indices`` of axis ``axis``."""
@@ -73,10 +75,10 @@ class Grid:
             base = o * self.shape[axis] * inner
             parts.extend(self.values[base + i * inner:base + (i + 1) * inner] for i in indices)
         shape = self.shape[:axis] + (len(indices),) + self.shape[axis + 1:]
-        return Grid(_join(parts, self.values), shape)
+        return Grid(_join(parts, self.values), shape, self.precision)
 
     def reshape(self, shape):
-        return Grid(self.values, shape)
+        return Grid(self.values, shape, self.precision)
 
     def tolist(self):
         """Nested lists (for small tests and messages)."""
@@ -140,16 +142,22 @@ def _is_torch(value):
     return type(value).__module__.startswith('torch') and hasattr(value, 'detach')
 
 
+LOW_PRECISION = {'torch.bfloat16': 'bfloat16', 'torch.float16': 'float16', 'float16': 'float16'}
+
+
 def _leaf(value):
     """A torch tensor or numpy array as a Grid; None for anything else."""
+    precision = None
     if _is_torch(value):
+        precision = LOW_PRECISION.get(str(value.dtype))
         value = value.detach().float().cpu().numpy()  # any device; float16/bfloat16 widened exactly
     np = _numpy()
     if np is not None and isinstance(value, np.ndarray):
         if value.dtype.kind not in 'fiub':
             raise AttentionInputError(f'an array of {value.dtype} is not attention: give numbers')
+        precision = precision or LOW_PRECISION.get(str(value.dtype))
         values = np.ascontiguousarray(value, dtype=np.float32).reshape(-1)
-        return Grid(values, value.shape)
+        return Grid(values, value.shape, precision)
     return None
 
 
@@ -171,7 +179,8 @@ def to_grid(value, where):
                 if grid.shape != grids[0].shape:
                     raise AttentionInputError(
                         f'shapes disagree: {where}[{i}] is {shape_text(grid.shape)} but {where}[0] is {shape_text(grids[0].shape)}')
-            return Grid(_join([g.values for g in grids], grids[0].values), (len(grids),) + grids[0].shape)
+            precision = next((p for p in ('bfloat16', 'float16') if any(g.precision == p for g in grids)), None)
+            return Grid(_join([g.values for g in grids], grids[0].values), (len(grids),) + grids[0].shape, precision)
         return _from_nested(value, where)
     if hasattr(value, 'tolist') and not isinstance(value, (str, bytes)):
         return _from_nested(value.tolist(), where)  # e.g. a jax or mlx array

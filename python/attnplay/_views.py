@@ -153,10 +153,14 @@ def _theme(display_mode):
     return {} if display_mode in (None, 'auto') else {'theme': display_mode}
 
 
-def _finish(view, title, data, attributes, height, html_action):
+def check_action(html_action):
     if html_action not in ('view', 'return'):
         raise ValueError("'html_action' parameter must be 'view' or 'return'")
-    result = AttentionHTML(title, {'view': view, 'controls': '', **attributes}, data, height)
+
+
+def show(result, html_action):
+    """bertviz's html_action: 'view' displays the result in the notebook (and returns None), 'return' returns it."""
+    check_action(html_action)
     if html_action == 'return':
         return result
     try:
@@ -165,6 +169,11 @@ def _finish(view, title, data, attributes, height, html_action):
         raise RuntimeError("html_action='view' shows the view in a notebook (IPython); elsewhere use html_action='return' and .save_html(path)") from None
     display(result)
     return None
+
+
+def _finish(view, title, data, attributes, height, html_action):
+    check_action(html_action)
+    return show(AttentionHTML(title, {'view': view, 'controls': '', **attributes}, data, height), html_action)
 
 
 def _token_count(data):
@@ -263,8 +272,8 @@ def neuron_view(tokens, queries, keys, attention=None, causal=None, layer=0, hea
     if attention is None:
         attention = _softmax_attention(probe, key_grid, bool(causal))
     data, _, _, _ = attention_data(attention, tokens, prettify_tokens=prettify_tokens, encoding='float16')
-    data['queries'] = encode(probe, 'float16')
-    data['keys'] = encode(key_grid, 'float16')
+    data['queries'] = encode(probe, 'float16', attention=False)
+    data['keys'] = encode(key_grid, 'float16', attention=False)
     if causal is not None:
         data['causal'] = bool(causal)
     attributes = {**_theme(display_mode), 'layer': layer, 'heads': str(head)}

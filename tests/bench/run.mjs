@@ -17,6 +17,7 @@ import { gemma } from './gemma.mjs';
 import { house } from './house.mjs';
 import { hubPage } from './hub-page.mjs';
 import { llama, qwenMemory } from './llama.mjs';
+import { notebook } from './notebook.mjs';
 import { forward } from './forward.mjs';
 import { page } from './page.mjs';
 import { pageLoad } from './page-load.mjs';
@@ -26,7 +27,7 @@ import { tokenizer } from './tokenizer.mjs';
 import { translation } from './translation.mjs';
 import { weightsGemm } from './weights-gemm.mjs';
 
-const SECTIONS = [gemm, weightsGemm, payload, house, forward, ablation, translation, llama, qwenMemory, gemma, decode, tokenizer, sentencepiece, page, pageLoad, hubPage, analysis];
+const SECTIONS = [gemm, weightsGemm, payload, house, forward, ablation, translation, llama, qwenMemory, gemma, decode, tokenizer, sentencepiece, page, pageLoad, hubPage, analysis, notebook];
 
 const resultsPath = fileURLToPath(new URL('../../RESULTS.md', import.meta.url));
 const wanted = process.argv.slice(2);

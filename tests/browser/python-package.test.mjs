@@ -37,8 +37,10 @@ const venvPython = join(venv, 'bin', 'python');
 const env = { ...process.env, PATH: `/usr/bin:/bin:${process.env.PATH}`, PYDEVD_DISABLE_FILE_VALIDATION: '1', PIP_NO_INDEX: '1', PIP_DISABLE_PIP_VERSION_CHECK: '1' };
 const FLOAT16_ERROR = 2 ** -12;
 const FLOAT16_LIMIT = 2 ** 21;
+const hasTorch = spawnSync('/usr/bin/python3', ['-c', 'import torch'], { env }).status === 0;
 let session;
 let sitePackages;
+let notebookShown = null; // what the executed notebook recorded (the nbconvert test)
 
 /** stdout of a finished spawnSync, which must have succeeded. */
 function succeeded(r, what) {
@@ -171,13 +173,15 @@ test('the package installs offline into a fresh virtual environment; its version
   assert.match(inVenv(['-c', 'import sys, attnplay; print(attnplay.__file__, "numpy" in sys.modules)']), new RegExp(`^${venv}.* False\\n$`), 'installed in the venv; numpy not imported at import time');
 });
 
-test('nbconvert --execute: every call of the notebook draws the attention it was given, offline', async () => {
+test('nbconvert --execute: every call of the notebook draws the attention it was given, offline', async (t) => {
   const out = join(tmp, 'notebook');
   const reference = join(tmp, 'reference.json');
   const saved = join(tmp, 'saved.html');
   python3(['-m', 'nbconvert', '--execute', '--to', 'html', '--output-dir', out, `${root}tests/notebook/python-package.ipynb`],
     { PYTHONPATH: sitePackages, ATTNPLAY_REFERENCE: reference, ATTNPLAY_SAVED: saved });
-  const { shown, errors: messages, version } = JSON.parse(readFileSync(reference, 'utf8'));
+  const { shown, errors: messages, version, sizes } = JSON.parse(readFileSync(reference, 'utf8'));
+  notebookShown = shown;
+  t.diagnostic(`GPT-2 small's shape at 256 tokens: attnplay writes ${sizes.attnplay.toLocaleString('en')} bytes, bertviz's attention alone is ${sizes.bertviz.toLocaleString('en')} bytes`);
   assert.equal(version, JSON.parse(readFileSync(`${root}package.json`, 'utf8')).version);
   assert.match(messages.eager, /attn_implementation="eager"/);
   assert.match(messages.count, /attention has 9 positions \(shape \[4, 6, 9, 9\]\), while tokens has 8 tokens/);
@@ -230,6 +234,28 @@ test('nbconvert --execute: every call of the notebook draws the attention it was
   assert.deepEqual(requests, [], 'no request leaves the file');
   await context.close();
 
+  // GPT-2 small's shape at 256 tokens: its attention (more than a megabyte) is kept beside the frame, which reads it.
+  const big = await openOffline(`${saved}.big-cell.html`);
+  const bigFrame = big.page.frames().find((f) => f.url() === 'about:srcdoc'); // (an element handle would preview the srcdoc's megabytes)
+  await bigFrame.waitForFunction(() => document.querySelector('attention-view')?.dataset.state === 'ready', null, { timeout: 30000 });
+  const bigHeld = await bigFrame.evaluate(() => {
+    const w = document.querySelector('attention-view');
+    const { data, shape } = w.result.attentions;
+    return { status: w.shadowRoot.querySelector('.status').textContent, shape, causal: data.every((v, i) => v === 0 || i % 256 <= Math.floor(i / 256) % 256), rows: data.length / 256 };
+  });
+  assert.equal(bigHeld.status, '', 'rows within the 8-bit rounding of 1: no warning');
+  assert.deepEqual(bigHeld.shape, [12, 12, 256, 256]);
+  assert.ok(bigHeld.causal, 'causal: nothing above the diagonal');
+  await big.context.close();
+  // In a frame that may not read its host (a sandboxed viewer), a note says where the attention is.
+  const sandboxed = join(tmp, 'sandboxed-cell.html');
+  writeFileSync(sandboxed, readFileSync(`${saved}.big-cell.html`, 'utf8').replace('<iframe ', '<iframe sandbox="allow-scripts" '));
+  const blocked = await openOffline(sandboxed);
+  const blockedFrame = blocked.page.frames().find((f) => f.url() === 'about:srcdoc');
+  await blockedFrame.waitForSelector('p[role="alert"]');
+  assert.match(await blockedFrame.textContent('p[role="alert"]'), /kept in the notebook beside this frame, which this viewer does not let the frame read.*save_html/);
+  await blocked.context.close();
+
   // html_action='return' .data written to a file, and save_html's one-file page, open on their own.
   for (const file of [saved, `${saved}.page.html`]) {
     const opened = await openOffline(file);
@@ -240,6 +266,11 @@ test('nbconvert --execute: every call of the notebook draws the attention it was
     assert.deepEqual(opened.requests, []);
     await opened.context.close();
   }
+});
+
+test('the notebook\'s PyTorch inputs (float32, float16, bfloat16 tensors) were among the outputs checked above', { skip: !hasTorch && 'PyTorch (python3-torch) is not installed here' }, () => {
+  assert.ok(notebookShown, 'the nbconvert test ran');
+  assert.deepEqual(notebookShown.filter((e) => e.torch).map((e) => e.torch), ['torch.float32', 'torch.float16', 'torch.bfloat16']);
 });
 
 test('without numpy: nested lists, 8 bits per row, a sentence pair, save_html', async () => {
@@ -258,12 +289,23 @@ def rows(n, k):
 x = [[rows(6, 6) for h in range(3)] for l in range(2)]
 view = attnplay.head_view([[layer] for layer in x], ['[CLS]', 'a', '[SEP]', 'b', 'c', '[SEP]'], 3, html_action='return', encoding='uint8')
 view.save_html(sys.argv[1])
-json.dump({'x': x, 'data': view.attention_data}, open(sys.argv[1] + '.json', 'w'))
+causal = [[[row[:i + 1] + [0.0] * (5 - i) for i, row in enumerate(rows(6, 6))] for h in range(2)]]
+causal = [[[[w / sum(row) for w in row] for row in head] for head in layer] for layer in causal]
+causal_view = attnplay.model_view(causal, ['a', 'b', 'c', 'd', 'e', 'f'], html_action='return')
+causal_view.save_html(sys.argv[1] + '.causal.html')
+json.dump({'x': x, 'data': view.attention_data, 'causal': causal, 'causal_data': causal_view.attention_data}, open(sys.argv[1] + '.json', 'w'))
 `;
   inVenv(['-c', script, page]);
   assert.notEqual(spawnSync(venvPython, ['-c', 'import numpy'], { env }).status, 0, 'the venv has no numpy');
-  const { x, data } = JSON.parse(readFileSync(`${page}.json`, 'utf8'));
+  const { x, data, causal, causal_data: causalData } = JSON.parse(readFileSync(`${page}.json`, 'utf8'));
   assert.equal(data.attentions.dtype, 'uint8');
+  assert.equal(data.attentions.triangle, undefined);
+  assert.deepEqual([causalData.attentions.dtype, causalData.attentions.triangle], ['float16', 'lower']);
+  const causalPage = await openOffline(`${page}.causal.html`);
+  const causalHeld = await widgetOf(causalPage.page);
+  assert.equal(causalHeld.status, '');
+  assertEncoded(causalHeld.attentions, causal.flat(3), [1, 2, 6, 6], 'causal, written as lower triangles by plain Python');
+  await causalPage.context.close();
   const opened = await openOffline(page);
   const held = await widgetOf(opened.page);
   assert.equal(held.status, '');
@@ -301,4 +343,78 @@ test('python/examples/attention-views.ipynb: its saved outputs draw without runn
   assert.deepEqual(opened.errors, []);
   assert.deepEqual(opened.requests, []);
   await opened.context.close();
+});
+
+/** The native CLI's JSON answer (build/native/attnplay). */
+function cliJson(args) {
+  return JSON.parse(succeeded(spawnSync(`${root}build/native/attnplay`, args, options()), `attnplay ${args.join(' ')}`));
+}
+
+/** Each weight of the widget's attention within `tolerance` of [L][H][T][T] nested lists. */
+function assertClose(held, want, tolerance, what) {
+  const flat = want.flat(3);
+  assert.equal(held.data.length, flat.length, `${what}: size`);
+  flat.forEach((w, i) => assert.ok(Math.abs(held.data[i] - w) <= tolerance, `${what}: weight ${i} is ${held.data[i]}, the reference ${w}`));
+}
+
+test('playground(): the shipped austen-gpt runs in the cell offline (the CLI\'s attention and greedy tokens), and every tab shows its view', async () => {
+  const text = 'It is a truth universally acknowledged';
+  const cell = join(tmp, 'playground-cell.html');
+  inVenv(['-c', `import sys, attnplay
+open(sys.argv[1], 'w').write(attnplay.playground('austen-gpt', text=sys.argv[2], generate='4', html_action='return').data)`, cell, text]);
+  const opened = await openOffline(cell);
+  const frame = await (await opened.page.locator('iframe').elementHandle()).contentFrame();
+  const held = await widgetOf(frame);
+  assert.equal(held.status, '');
+  const reference = cliJson(['attention', '--model', `${root}models/austen-gpt`, '--text', text]);
+  assert.deepEqual(held.tokens, reference.tokens.map((t) => t.token));
+  assertClose(held.attentions, reference.attentions, 1e-5, 'austen-gpt in the cell vs the CLI');
+  const tabs = await frame.evaluate(() => [...document.querySelectorAll('nav.views button')].map((b) => b.dataset.view));
+  assert.deepEqual(tabs, ['head', 'model', 'matrix', 'rollout', 'neuron', 'lens', 'generate', 'ablation', 'compare']);
+  for (const view of tabs) {
+    await frame.evaluate((v) => document.querySelector(`nav.views button[data-view="${v}"]`).click(), view);
+    await frame.waitForFunction((v) => {
+      const w = document.querySelector('attention-view');
+      return w.getAttribute('view') === v && w.dataset.state === 'ready' && w.viewElement?.isConnected;
+    }, view, { timeout: 30000, polling: 50 });
+    assert.equal(await frame.evaluate(() => document.querySelector('attention-view').shadowRoot.querySelector('.status').textContent), '', `the ${view} tab`);
+    assert.equal(await frame.evaluate(() => document.querySelector('nav.views button[aria-pressed="true"]').dataset.view), view);
+  }
+  // generate="4": the generate tab wrote the CLI's greedy tokens.
+  await frame.evaluate(() => document.querySelector('nav.views button[data-view="generate"]').click());
+  await frame.waitForFunction(() => {
+    const generation = document.querySelector('attention-view').shadowRoot.querySelector('generation-panel')?.generation;
+    return generation && !generation.running && generation.steps.length === 4;
+  }, null, { timeout: 60000, polling: 50 });
+  const generated = await frame.evaluate(() => document.querySelector('attention-view').shadowRoot.querySelector('generation-panel').generation.steps.map((s) => s.token));
+  const greedy = cliJson(['generate', '--model', `${root}models/austen-gpt`, '--text', text, '--max-new-tokens', '4', '--greedy']).ids;
+  assert.deepEqual(generated, greedy.slice(-4));
+  await opened.page.screenshot({ path: `${resultsDir}python-package-playground.png` });
+  assert.deepEqual(opened.errors, []);
+  assert.deepEqual(opened.requests, [], 'a shipped model needs no network');
+  await opened.context.close();
+});
+
+test('playground(): a hub model, downloaded by the page from a local imitation of the hub, draws PyTorch\'s attention', async () => {
+  const { startFakeHub, FAMILY_MODELS } = await import('../hub/fake-hub.mjs');
+  const fake = await startFakeHub();
+  try {
+    const golden = JSON.parse(readFileSync(`${root}tests/golden/models/${FAMILY_MODELS['tiny/llama']}/golden.json`, 'utf8')).cases[0];
+    const page = join(tmp, 'playground-hub.html');
+    inVenv(['-c', `import sys, attnplay
+attnplay.playground('tiny/llama', text=sys.argv[2], hub=sys.argv[3], html_action='return').save_html(sys.argv[1])`, page, golden.text, fake.hub]);
+    const context = await session.browser.newContext();
+    const tab = await context.newPage();
+    const errors = [];
+    tab.on('pageerror', (error) => errors.push(error.message));
+    await tab.goto(pathToFileURL(page).href);
+    const held = await widgetOf(tab);
+    assert.equal(held.status, '');
+    assertClose(held.attentions, golden.attentions, 1e-4, 'tiny/llama from the hub vs PyTorch');
+    assert.ok(fake.requests.some((r) => r.path.includes('/tiny/llama/resolve/main/model.safetensors')), 'the weights came from the hub');
+    assert.deepEqual(errors, []);
+    await context.close();
+  } finally {
+    await fake.close();
+  }
 });

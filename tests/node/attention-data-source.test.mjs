@@ -96,6 +96,19 @@ test('the compact base64 forms: float16 by IEEE 754 binary16, uint8 times its ro
   // Row 0: three 0.334s (sum 1.002; slack 3 · 0.334 / 510 ≈ 0.00196 beside the 0.001 tolerance); then three 0.34s (sum 1.02).
   assert.equal(readAttentionData(rows([255, 255, 255, 255, 0, 0, 255, 0, 0], [0.334 / 255, 1 / 255, 1 / 255])).parts.self.warning, null);
   assert.match(readAttentionData(rows([255, 255, 255, 255, 0, 0, 255, 0, 0], [0.34 / 255, 1 / 255, 1 / 255])).parts.self.warning, /1 of 3 rows of attentions do not sum to 1/);
+  // Weights a model computed in bfloat16: rows within 2^-8 (+ 0.001) of 1 pass; float16's room is 2^-10.
+  const halfRows = (sum, precision) => ({ tokens: ['a'], attentions: { dtype: 'float32', shape: [1, 1, 1, 1], base64: b64(new Float32Array([sum])), precision } });
+  assert.equal(readAttentionData(halfRows(1.004, 'bfloat16')).parts.self.warning, null);
+  assert.match(readAttentionData(halfRows(1.004, 'float16')).parts.self.warning, /1 of 1 rows/);
+  assert.match(readAttentionData(halfRows(1.006, 'bfloat16')).parts.self.warning, /1 of 1 rows/);
+  throwsData(() => readTensor({ dtype: 'float32', shape: [1], base64: b64(new Float32Array(1)), precision: 'fp8' }, 'a'), /a\.precision is "fp8"; it may be "bfloat16" or "float16"/);
+  // triangle: "lower": each matrix's lower triangle, row by row; zeros above the diagonal.
+  const lower = readTensor({ dtype: 'float32', shape: [2, 3, 3], base64: b64(new Float32Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])), triangle: 'lower' }, 'a');
+  assert.deepEqual([...lower.data], [1, 0, 0, 2, 3, 0, 4, 5, 6, 7, 0, 0, 8, 9, 0, 10, 11, 12]);
+  const lowerBytes = readTensor({ dtype: 'uint8', shape: [1, 2, 2], base64: b64(new Uint8Array([255, 255, 1])), scales: b64(new Float32Array([1 / 255, 0.5 / 255])), triangle: 'lower' }, 'a');
+  assert.deepEqual([...lowerBytes.data], [1, 0, 0.5, Math.fround(0.5 / 255)].map(Math.fround));
+  throwsData(() => readTensor({ dtype: 'float32', shape: [2, 3, 3], base64: b64(new Float32Array(18)), triangle: 'lower' }, 'a'), /has 72 bytes; shape \[2, 3, 3\] \(lower triangles\) of float32 needs 48/);
+  throwsData(() => readTensor({ dtype: 'float32', shape: [2, 3], base64: b64(new Float32Array(6)), triangle: 'lower' }, 'a'), /a\.triangle may only be "lower", for a tensor whose last two sizes are equal/);
 });
 
 test('a float64 .npy of PyTorch\'s 5-D shape is read (converted to float32)', () => {

@@ -25,7 +25,11 @@
 // one-file export and the notebook recipe), { dtype: 'float16', shape, base64 }
 // or { dtype: 'uint8', shape, base64, scales } (each value is its byte times
 // its row's scale, scales being base64 float32, one per row of the last
-// dimension), the compact forms that the Python package writes.
+// dimension), the compact forms that the Python package writes; any of them
+// may say precision: 'bfloat16' | 'float16' (the model computed the weights
+// in it, so their rows' sums get PRECISION_ROW_SLACK more room), and
+// triangle: 'lower' (causal attention: the bytes hold each matrix's lower
+// triangle, row by row up to the diagonal; the rest is 0).
 // Not here: DOM, drawing, the engine (data mode needs no model and no WASM).
 import { crossResult } from './encoder-decoder.js';
 
@@ -116,15 +120,42 @@ function base64Bytes(text, where) {
   }
 }
 
-/** The base64 tensors' element types: bytes per value, and the values as float32 from the bytes. */
+/**
+ * The base64 tensors' element types: bytes per value, and decode(bytes,
+ * tensor, where, rows) -> { data: Float32Array of the full shape (rows.count
+ * rows of rows.width; a row's values past rows.length(row) stay 0) (,
+ * rowSumSlack) }. Written straight into place: no packed copy to expand.
+ */
 const BASE64_DTYPES = {
-  float32: { width: 4, decode: (bytes) => ({ data: new Float32Array(bytes.buffer) }) },
-  float16: { width: 2, decode: (bytes) => ({ data: halvesToFloats(new Uint16Array(bytes.buffer)) }) },
-  uint8: { width: 1, decode: (bytes, tensor, where, shape) => scaledBytes(bytes, tensor, where, shape) }, // also sets rowSumSlack
+  float32: { width: 4, decode: (bytes, tensor, where, rows) => ({ data: placeRows(new Float32Array(bytes.buffer), rows) }) },
+  float16: { width: 2, decode: (bytes, tensor, where, rows) => ({ data: placeRows(new Uint16Array(bytes.buffer), rows, halfValue()) }) },
+  uint8: { width: 1, decode: (bytes, tensor, where, rows) => scaledBytes(bytes, tensor, where, rows) }, // also sets rowSumSlack
 };
 
+/** The rows of the last axis of `shape`: { count, width, length(row) }, whole, or (triangle) each up to the diagonal. */
+function rowLengths(shape, triangle) {
+  const width = shape.length ? shape[shape.length - 1] : 1;
+  const count = width ? shape.reduce((a, b) => a * b, 1) / width : 0;
+  return { count, width, length: triangle ? (row) => (row % width) + 1 : () => width };
+}
+
+/** The written values (rows of rows.length(row), one after another) as float32 in their places: value(written) each (null: as they are). */
+function placeRows(written, rows, value = null) {
+  if (value === null && written.length === rows.count * rows.width) return written; // whole rows of float32: already in place
+  const out = new Float32Array(rows.count * rows.width);
+  for (let row = 0, next = 0; row < rows.count; row += 1) {
+    const base = row * rows.width;
+    const length = rows.length(row);
+    if (value === null) out.set(written.subarray(next, next + length), base);
+    else for (let i = 0; i < length; i += 1) out[base + i] = value(written[next + i]);
+    next += length;
+  }
+  return out;
+}
+
 let halfTable = null; // [65536] float32: every IEEE half's value
-function halvesToFloats(halves) {
+/** bits -> the IEEE half's value (by a table built once). */
+function halfValue() {
   if (!halfTable) {
     halfTable = new Float32Array(65536);
     for (let bits = 0; bits < 65536; bits += 1) {
@@ -134,34 +165,39 @@ function halvesToFloats(halves) {
       halfTable[bits] = bits & 0x8000 ? -magnitude : magnitude;
     }
   }
-  const floats = new Float32Array(halves.length);
-  for (let i = 0; i < halves.length; i += 1) floats[i] = halfTable[halves[i]];
-  return floats;
+  const table = halfTable;
+  return (bits) => table[bits];
 }
 
 /**
  * uint8 values times their row's scale (tensor.scales: base64 float32, one per
- * row of the last dimension). Rounding moves each value by up to half its
- * row's scale, so a row's sum may be off by width · scale / 2: that slack
- * (Float32Array, per row) is returned beside the values for checkWeights.
+ * row of the last dimension; `rows` from rowLengths), in their places.
+ * Rounding moves each value by up to half its row's scale, so a row's sum may
+ * be off by length · scale / 2: that slack (Float32Array, per row) is
+ * returned beside the values for checkWeights.
  */
-function scaledBytes(bytes, tensor, where, shape) {
-  const width = shape.length ? shape[shape.length - 1] : 1;
-  const rows = width ? bytes.length / width : 0;
+function scaledBytes(bytes, tensor, where, rows) {
   if (typeof tensor.scales !== 'string') throw new AttentionDataError(`${where}.scales is missing: a uint8 tensor needs one float32 scale per row (base64)`);
   const scaleBytes = base64Bytes(tensor.scales, `${where}.scales`);
-  if (scaleBytes.length !== rows * 4) throw new AttentionDataError(`${where}.scales has ${scaleBytes.length} bytes; ${rows} rows need ${rows * 4}`);
+  if (scaleBytes.length !== rows.count * 4) throw new AttentionDataError(`${where}.scales has ${scaleBytes.length} bytes; ${rows.count} rows need ${rows.count * 4}`);
   const scales = new Float32Array(scaleBytes.buffer);
-  const floats = new Float32Array(bytes.length);
-  const rowSumSlack = new Float32Array(rows);
-  for (let row = 0; row < rows; row += 1) {
-    for (let i = row * width; i < (row + 1) * width; i += 1) floats[i] = bytes[i] * scales[row];
-    rowSumSlack[row] = (width * scales[row]) / 2;
+  const out = new Float32Array(rows.count * rows.width);
+  const rowSumSlack = new Float32Array(rows.count);
+  for (let row = 0, next = 0; row < rows.count; row += 1) {
+    const base = row * rows.width;
+    const length = rows.length(row);
+    const scale = scales[row];
+    for (let i = 0; i < length; i += 1) out[base + i] = bytes[next + i] * scale;
+    rowSumSlack[row] = (length * scale) / 2;
+    next += length;
   }
-  return { data: floats, rowSumSlack };
+  return { data: out, rowSumSlack };
 }
 
-/** { dtype, shape, base64 (, scales) } -> { data: Float32Array, shape (, rowSumSlack) }. */
+/** How far from 1 a row of weights computed in this precision may sum (about twice its unit roundoff). */
+const PRECISION_ROW_SLACK = { bfloat16: 2 ** -8, float16: 2 ** -10 };
+
+/** { dtype, shape, base64 (, scales, precision) } -> { data: Float32Array, shape (, rowSumSlack) }. */
 function readBase64Tensor(tensor, where) {
   const type = Object.hasOwn(BASE64_DTYPES, tensor.dtype) ? BASE64_DTYPES[tensor.dtype] : null;
   if (!type) throw new AttentionDataError(`${where}.dtype is ${JSON.stringify(tensor.dtype)}; base64 tensors must be ${Object.keys(BASE64_DTYPES).map((d) => `"${d}"`).join(', ')} (little-endian)`);
@@ -169,9 +205,20 @@ function readBase64Tensor(tensor, where) {
   if (!Array.isArray(shape) || !shape.every((n) => Number.isInteger(n) && n >= 0)) throw new AttentionDataError(`${where}.shape must be a list of sizes`);
   const count = shape.reduce((a, b) => a * b, 1);
   checkSize(count, shape, where);
+  const triangle = tensor.triangle !== undefined;
+  if (triangle && (tensor.triangle !== 'lower' || shape.length < 2 || shape[shape.length - 1] !== shape[shape.length - 2])) {
+    throw new AttentionDataError(`${where}.triangle may only be "lower", for a tensor whose last two sizes are equal (shape [${shape.join(', ')}])`);
+  }
+  const rows = rowLengths(shape, triangle);
+  const written = triangle ? (count / shape[shape.length - 1]) * ((shape[shape.length - 1] + 1) / 2) : count;
   const bytes = base64Bytes(tensor.base64, where);
-  if (bytes.length !== count * type.width) throw new AttentionDataError(`${where} has ${bytes.length} bytes; shape [${shape.join(', ')}] of ${tensor.dtype} needs ${count * type.width}`);
-  return { ...type.decode(bytes, tensor, where, shape), shape };
+  if (bytes.length !== written * type.width) throw new AttentionDataError(`${where} has ${bytes.length} bytes; shape [${shape.join(', ')}]${triangle ? ' (lower triangles)' : ''} of ${tensor.dtype} needs ${written * type.width}`);
+  const decoded = { ...type.decode(bytes, tensor, where, rows), shape };
+  if (tensor.precision !== undefined) {
+    if (!Object.hasOwn(PRECISION_ROW_SLACK, tensor.precision)) throw new AttentionDataError(`${where}.precision is ${JSON.stringify(tensor.precision)}; it may be "bfloat16" or "float16"`);
+    decoded.rowSumSlack = (decoded.rowSumSlack ?? new Float32Array(rows.count)).map((slack) => slack + PRECISION_ROW_SLACK[tensor.precision]);
+  }
+  return decoded;
 }
 
 /** Nested arrays: their shape (following first elements) and the values, checked to be a full grid of numbers. */
@@ -232,8 +279,9 @@ function layerHeadShape(tensor, where) {
 /**
  * Checks every weight: NaN, infinities and negative values are errors (with
  * where the first one is); rows that do not sum to 1 (within
- * ROW_SUM_TOLERANCE, plus an 8-bit tensor's rounding, rowSumSlack) are
- * counted for a warning. Returns the warning text or null.
+ * ROW_SUM_TOLERANCE, plus rowSumSlack: an 8-bit tensor's rounding and the
+ * precision the weights were computed in) are counted for a warning.
+ * Returns the warning text or null.
  */
 export function checkWeights({ data, shape, rowSumSlack = null }, where) {
   const [layers, heads, queries, keys] = shape;

@@ -2,6 +2,7 @@
 // returns a Promise of what the Engine method of the same name returns.
 // One worker per page, shared by every view and widget (getEngineClient()).
 // Not here: the engine itself (engine.js), or any view logic.
+import { startEngineWorker } from './engine-worker-start.js';
 import { AttnplayError } from './errors.js';
 
 export class EngineClient {
@@ -148,6 +149,6 @@ let shared = null;
 
 /** The page's engine client (created on first use). */
 export function getEngineClient() {
-  shared ??= new EngineClient(new Worker(new URL('./engine-worker.js', import.meta.url), { type: 'module' }));
+  shared ??= new EngineClient(startEngineWorker());
   return shared;
 }

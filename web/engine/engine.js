@@ -10,6 +10,7 @@
 import { AttnplayError, unwrap } from './errors.js';
 import { ablationSpec, attentionSpec, forwardRequestSpec, int32Array, rightOperand, toMatrix, utf8 } from './engine-inputs.js';
 import { MODEL_FILES, cancelUnread, openModelFiles, readAll, streamInto } from './model-files.js';
+import { coreFiles } from './core-files.js';
 import { importNode, installNodeWorkers, isNode } from './node-support.js';
 import { Tokenizer, tokenObjects } from './tokenizer.js';
 
@@ -657,9 +658,12 @@ export async function createEngine(options = {}) {
   const threads = options.threads ?? 'auto';
   const useThreads = threads === true || (threads === 'auto' && globalThis.crossOriginIsolated === true);
   const name = useThreads ? 'attnplay_core_mt' : 'attnplay_core';
-  const wasmUrl = new URL(`../wasm/${name}.wasm`, import.meta.url);
+  const { createModule, wasmUrl, wasmBinary } = await coreFiles(name);
   const moduleOptions = {};
-  if (options.wasmBinary) {
+  if (!wasmUrl) {
+    moduleOptions.wasmBinary = wasmBinary;
+    moduleOptions.locateFile = (path) => path; // the core is inline: nothing to locate (nor a URL to resolve against)
+  } else if (options.wasmBinary) {
     moduleOptions.wasmBinary = options.wasmBinary;
   } else if (isNode) {
     // Emscripten's web loader would fetch() a file path, which Node cannot do.
@@ -669,8 +673,6 @@ export async function createEngine(options = {}) {
     moduleOptions.locateFile = (path) => new URL(path, wasmUrl).href;
   }
   const nodeWorkers = useThreads && isNode ? await installNodeWorkers() : null;
-  // A URL, not a relative path, so that bundlers leave the WASM glue beside the module (as they do the .wasm).
-  const { default: createModule } = await import(/* webpackIgnore: true */ /* @vite-ignore */ new URL(`../wasm/${name}.mjs`, import.meta.url).href);
   const module = await createModule(moduleOptions);
   // The pool's workers must not keep a Node process alive once it is done.
   if (nodeWorkers) for (const worker of nodeWorkers) worker.unref();

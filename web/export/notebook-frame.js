@@ -3,9 +3,14 @@
 // <iframe srcdoc> in a notebook cell): sizes the iframe to the page's content,
 // so the cell has no inner scrollbar and nothing is cut off, and gives the
 // widgets the notebook's light or dark theme, following it when it changes.
+// Large attention is kept beside the frame, in the cell's own
+// <script type="application/json" id=...> (an attribute of megabytes parses
+// slowly, and twice): a widget whose JSON is { "attnplay_host_data": id }
+// gets that script's text before it starts (this script runs first).
 // A srcdoc frame has its host's origin, so it reaches its <iframe> element
 // and the host document; where it cannot (a sandboxed host), the iframe keeps
-// the height the package wrote and the widgets follow the system's theme.
+// the height the package wrote, the widgets follow the system's theme, and
+// data kept beside the frame is replaced by a note saying so.
 // Not here: the widget (a separate script of the same page), the Python side.
 
 /** 'light', 'dark' or null (unknown) for the document of a notebook front end. */
@@ -57,7 +62,27 @@ function fitHeight(frame) {
   fit();
 }
 
+const HOST_DATA_KEY = 'attnplay_host_data';
+
+/** Fills each widget's JSON that names data kept beside the frame with that data (or a note where it cannot be read). */
+function fetchHostData(doc) {
+  for (const script of document.querySelectorAll('attention-view > script[type="application/json"]')) {
+    if (!script.textContent.includes(HOST_DATA_KEY)) continue;
+    const holder = doc?.getElementById(JSON.parse(script.textContent)[HOST_DATA_KEY]);
+    if (holder) {
+      script.textContent = holder.textContent;
+      continue;
+    }
+    const note = document.createElement('p');
+    note.setAttribute('role', 'alert');
+    note.textContent = 'This view\'s attention is kept in the notebook beside this frame, which this viewer does not let the frame read. '
+      + 'Open the notebook in Jupyter, VS Code or Colab, or write the view as a page of its own with save_html().';
+    script.parentElement.replaceWith(note);
+  }
+}
+
 const found = host();
+fetchHostData(found?.doc ?? null);
 if (found) {
   fitHeight(found.frame);
   followTheme(found.doc);

@@ -24,6 +24,7 @@ import { ScratchView } from '../scratch/scratch-view.js';
 import { checkPreset } from '../scratch/scratch-examples.js';
 import { DEFAULT_STATE, Store, decodeState } from '../run/state.js';
 import { DataMode } from './attention-data-mode.js';
+import { embeddedModel } from './embedded-models.js';
 import { PartPicker } from '../ui/attention-parts.js';
 import { ablationFrame, rankTranslationHeads, runTranslation, traceTranslation, translationAblation, translationLens } from '../run/translation-run.js';
 import { ROLLOUT_DISPLAYS, ROLLOUT_METHODS } from '../attention/rollout.js';
@@ -60,10 +61,13 @@ export function modelFolderUrl(model, base = document.baseURI) {
 
 /**
  * What the worker loads for a `model` attribute: { key (the worker's name for
- * it), source }. "hf:ORG/NAME@revision" is a model on the hub `hub`
+ * it), source }. A name the page registered files for (embedded-models.js)
+ * is those files; "hf:ORG/NAME@revision" is a model on the hub `hub`
  * (hub.js); anything else is a folder (modelFolderUrl).
  */
 export function widgetModel(model, hub) {
+  const files = embeddedModel(model);
+  if (files) return { key: `embedded ${model}`, source: files };
   if (!isHubReference(model)) {
     const url = modelFolderUrl(model);
     return { key: url, source: url };
