@@ -1,16 +1,26 @@
-// Builds the one-file page templates. The page template: the <attention-view> widget bundled with
-// esbuild into one inline module script, its stylesheets inlined (adopted as
-// constructed stylesheets, web/widget/widget-styles.js), a Content-Security-Policy that
-// allows nothing but that script (by its hash) and the page's own <style>
-// (by its hash), and three placeholders that an export fills:
-// @@ATTNPLAY_TITLE@@ (HTML text), @@ATTNPLAY_ATTRIBUTES@@ (the widget's
-// attributes) and @@ATTNPLAY_DATA@@ (the attention JSON, with every "<"
-// written \u003c). Both writers fill it the same way: the playground's
-// "Download as a page" (web/export/page-export.js, reading dist/attention-page.html)
-// and the CLI's `attention --format html` (cpp/cli/html_page.cpp, which
-// compiles in the C++ source this script writes with --cpp).
+// Builds the one-file page templates.
+// - The page template: the <attention-view> widget bundled with esbuild into
+//   one inline module script, its stylesheets inlined (adopted as constructed
+//   stylesheets, web/widget/widget-styles.js), a Content-Security-Policy that
+//   allows nothing but that script (by its hash) and the page's own <style>
+//   (by its hash), and three placeholders that an export fills:
+//   @@ATTNPLAY_TITLE@@ (HTML text), @@ATTNPLAY_ATTRIBUTES@@ (the widget's
+//   attributes) and @@ATTNPLAY_DATA@@ (the attention JSON, with every "<"
+//   written \u003c). Three writers fill it the same way: the playground's
+//   "Download as a page" (web/export/page-export.js, reading
+//   dist/attention-page.html), the CLI's `attention --format html`
+//   (cpp/cli/html_page.cpp, which compiles in the C++ source this script
+//   writes with --cpp) and the Python package's save_html.
+// - The notebook page template (notebookTemplate): the same, without title
+//   and footer, with web/export/notebook-frame.js; the Python package shows
+//   it in a cell's <iframe srcdoc>.
+// - The live page template (liveTemplate): the widget with the engine worker
+//   and the WASM core inside the page (web/engine's seams engine-worker-start.js
+//   and core-files.js replaced at bundling), web/export/playground-cell.js,
+//   view tabs; the Python package's playground().
+// scripts/assemble-dist.mjs writes the last two into python/attnplay/static/.
 // Usage: node scripts/make-page-template.mjs [--html OUT.html] [--cpp OUT.cpp]
-// Not here: filling the template (the two writers above).
+// Not here: filling the templates (the writers above).
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -7,6 +7,7 @@ returns or shows an ``AttentionHTML``.
 Not here: reading arrays (_tensors.py), their encoding (_encoding.py), the page (_page.py).
 """
 import math
+from numbers import Integral
 
 from ._encoding import encode
 from ._page import AttentionHTML
@@ -60,10 +61,10 @@ def _filter(grid, include_layers, include_heads, where):
     layers, heads = grid.shape[0], grid.shape[1]
     for name, chosen, count in (('include_layers', include_layers, layers), ('include_heads', include_heads, heads)):
         for i in chosen or []:
-            if not isinstance(i, int) or not -count <= i < count:
+            if isinstance(i, bool) or not isinstance(i, Integral) or not -count <= i < count:
                 raise AttentionInputError(f'{name} has {i!r}, but {where} has {count} {name[8:]} (indices from 0)')
-    layer_list = [i % layers for i in include_layers] if include_layers else list(range(layers))
-    head_list = [i % heads for i in include_heads] if include_heads else list(range(heads))
+    layer_list = [int(i) % layers for i in include_layers] if include_layers else list(range(layers))
+    head_list = [int(i) % heads for i in include_heads] if include_heads else list(range(heads))
     if include_layers:
         grid = grid.take(layer_list)
     if include_heads:
@@ -83,9 +84,9 @@ def _tokens_for(grid, tokens, where, tokens_name, sentence_b_start, prettify_tok
     shown = prettify(tokens) if prettify_tokens else list(tokens)
     if sentence_b_start is None:
         return shown
-    if not isinstance(sentence_b_start, int) or not 0 < sentence_b_start < len(tokens):
+    if isinstance(sentence_b_start, bool) or not isinstance(sentence_b_start, Integral) or not 0 < sentence_b_start < len(tokens):
         raise AttentionInputError(f'sentence_b_start is {sentence_b_start!r}; it must be the index of the first token of sentence B, between 1 and {len(tokens) - 1}')
-    return [{'token': t, 'type_id': 0 if i < sentence_b_start else 1} for i, t in enumerate(shown)]
+    return [{'token': t, 'type_id': 0 if i < int(sentence_b_start) else 1} for i, t in enumerate(shown)]
 
 
 def attention_data(attention=None, tokens=None, sentence_b_start=None, prettify_tokens=True,
@@ -123,8 +124,9 @@ def attention_data(attention=None, tokens=None, sentence_b_start=None, prettify_
         if value is None:
             continue
         where = f'{part}_attention'
-        for needed, given in (('encoder_tokens', encoder_tokens), ('decoder_tokens', decoder_tokens)):
-            if given is None and needed in (token_key, 'encoder_tokens' if part == 'cross' else None, 'decoder_tokens' if part == 'cross' else None):
+        given = {'encoder_tokens': encoder_tokens, 'decoder_tokens': decoder_tokens}
+        for needed in ([token_key] if token_key else ['encoder_tokens', 'decoder_tokens']):
+            if given[needed] is None:
                 raise AttentionInputError(f"'{needed}' required if '{where}' is not None")
         grid = layer_head_grid(value, where, cross=part == 'cross')
         if part == 'cross':
@@ -139,6 +141,8 @@ def attention_data(attention=None, tokens=None, sentence_b_start=None, prettify_
         shape = grid.shape
         if labels:
             labels_by_part[part] = labels
+    if shape is None:
+        raise AttentionInputError('You must specify at least one attention argument.')
     for name, given in (('encoder_tokens', encoder_tokens), ('decoder_tokens', decoder_tokens)):
         if given is not None and name not in data:
             data[name] = prettify(token_list(given, name)) if prettify_tokens else token_list(given, name)

@@ -12,7 +12,7 @@
 // its first attention is drawn.
 // Not here: the tests of what is drawn (tests/browser/python-package.test.mjs).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -63,7 +63,7 @@ async function openMs(browser, file) {
   return times.sort((a, b) => a - b)[Math.floor(OPENS / 2)];
 }
 
-const mb = (bytes) => (bytes / 2 ** 20).toFixed(1);
+const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 export const notebook = {
   id: 'notebook',
@@ -80,12 +80,12 @@ export const notebook = {
         for (const n of TOKENS) {
           const ms = await openMs(browser, join(out, `head-${n}.html`));
           const { attnplay, bertviz, encoding } = sizes[n];
-          log(`head_view, ${n} tokens: ${mb(attnplay)} MB (${encoding}), bertviz ${mb(bertviz)} MB, ${ms.toFixed(0)} ms`);
-          rows.push(`| head_view, GPT-2 small's shape, ${n} tokens | ${encoding} | ${mb(attnplay)} MB | ${mb(bertviz)} MB | ${(bertviz / attnplay).toFixed(1)}× | ${ms.toFixed(0)} ms |`);
+          log(`head_view, ${n} tokens: ${mib(attnplay)} (${encoding}), bertviz ${mib(bertviz)}, ${ms.toFixed(0)} ms`);
+          rows.push(`| head_view, GPT-2 small's shape, ${n} tokens | ${encoding} | ${mib(attnplay)} | ${mib(bertviz)} | ${(bertviz / attnplay).toFixed(1)}× | ${ms.toFixed(0)} ms |`);
         }
         const ms = await openMs(browser, join(out, 'playground.html'));
-        log(`playground cell (austen-gpt inside): ${mb(sizes.playground)} MB, ${ms.toFixed(0)} ms`);
-        rows.push(`| playground("austen-gpt"): the model, engine and WASM inside, its first attention | – | ${mb(statSync(join(out, 'playground.html')).size)} MB | – | – | ${ms.toFixed(0)} ms |`);
+        log(`playground cell (austen-gpt inside): ${mib(sizes.playground)}, ${ms.toFixed(0)} ms`);
+        rows.push(`| playground("austen-gpt"): the model, engine and WASM inside, its first attention | – | ${mib(sizes.playground)} | – | – | ${ms.toFixed(0)} ms |`);
       } finally {
         await browser.close();
       }

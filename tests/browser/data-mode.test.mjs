@@ -232,7 +232,7 @@ test('every source and format draws exactly the given weights; no worker, no WAS
 
   await page.screenshot({ path: `${resultsDir}data-mode.png`, fullPage: true });
   assert.equal(workers(), 0, 'no engine worker');
-  assert.deepEqual(requests.filter((path) => /wasm|engine-worker|\/models\//.test(path)), [], 'no WASM, worker or model request');
+  assert.deepEqual(requests.filter((path) => /wasm|engine-worker\.js|\/models\//.test(path)), [], 'no WASM, worker or model request');
   assert.deepEqual(errors.filter((e) => !/404/.test(e)), []);
   await page.close();
 });
