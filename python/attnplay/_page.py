@@ -19,7 +19,8 @@ import uuid
 from importlib import resources
 
 SCRIPT = '<script type="module">'
-# Data larger than this (characters of JSON) is kept beside the cell's frame, not in its srcdoc (see notebook-frame.js).
+# Data (attention, a playground's model files) larger than this, in characters of JSON, is kept beside the cell's
+# frame, not in its srcdoc (see web/export/notebook-frame.js).
 INLINE_DATA_LIMIT = 1 << 20
 
 
@@ -75,7 +76,7 @@ class AttentionHTML:
         self.placeholders = placeholders
         text = json_text(data)
         beside = ''
-        if not live and len(text) > INLINE_DATA_LIMIT:
+        if len(text) > INLINE_DATA_LIMIT:
             # Kept beside the frame, in the cell: the frame's script hands it to the widget (notebook-frame.js).
             holder = f'attnplay-data-{uuid.uuid4().hex}'
             beside = f'<script type="application/json" id="{holder}">{text}</script>'

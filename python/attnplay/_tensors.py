@@ -59,11 +59,6 @@ class Grid:
         parts = [self.values[i * block:(i + 1) * block] for i in indices]
         return Grid(_join(parts, self.values), (len(parts),) + self.shape[1:], self.precision)
 
-    def item(self, index):
-        """Entry ``index`` of the first axis (the axis removed)."""
-        block = self._block()
-        return Grid(self.values[index * block:(index + 1) * block], self.shape[1:], self.precision)
-
     def take_inner(self, axis, indices):
         """The entries ``indices`` of axis ``axis``."""
         outer = 1

@@ -253,7 +253,7 @@ test('nbconvert --execute: every call of the notebook draws the attention it was
   const blocked = await openOffline(sandboxed);
   const blockedFrame = blocked.page.frames().find((f) => f.url() === 'about:srcdoc');
   await blockedFrame.waitForSelector('p[role="alert"]');
-  assert.match(await blockedFrame.textContent('p[role="alert"]'), /kept in the notebook beside this frame, which this viewer does not let the frame read.*save_html/);
+  assert.match(await blockedFrame.textContent('p[role="alert"]'), /data is kept in the notebook beside this frame, which this viewer does not let the frame read.*save_html/);
   await blocked.context.close();
 
   // html_action='return' .data written to a file, and save_html's one-file page, open on their own.

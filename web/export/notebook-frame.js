@@ -3,10 +3,11 @@
 // <iframe srcdoc> in a notebook cell): sizes the iframe to the page's content,
 // so the cell has no inner scrollbar and nothing is cut off, and gives the
 // widgets the notebook's light or dark theme, following it when it changes.
-// Large attention is kept beside the frame, in the cell's own
-// <script type="application/json" id=...> (an attribute of megabytes parses
-// slowly, and twice): a widget whose JSON is { "attnplay_host_data": id }
-// gets that script's text before it starts (this script runs first).
+// Large data (attention, or the live page's embedded models) is kept beside
+// the frame, in the cell's own <script type="application/json" id=...> (an
+// attribute of megabytes parses slowly, and twice): a JSON script of the page
+// that is { "attnplay_host_data": id } gets that script's text before the
+// widget starts (this script runs first).
 // A srcdoc frame has its host's origin, so it reaches its <iframe> element
 // and the host document; where it cannot (a sandboxed host), the iframe keeps
 // the height the package wrote, the widgets follow the system's theme, and
@@ -64,10 +65,14 @@ function fitHeight(frame) {
 
 const HOST_DATA_KEY = 'attnplay_host_data';
 
-/** Fills each widget's JSON that names data kept beside the frame with that data (or a note where it cannot be read). */
+/**
+ * Fills each JSON script that names data kept beside the frame (a widget's
+ * attention, the live page's models) with that data; where it cannot be read,
+ * a note takes the place of the widget.
+ */
 function fetchHostData(doc) {
-  for (const script of document.querySelectorAll('attention-view > script[type="application/json"]')) {
-    if (!script.textContent.includes(HOST_DATA_KEY)) continue;
+  for (const script of document.querySelectorAll('script[type="application/json"]')) {
+    if (script.textContent.length > 200 || !script.textContent.includes(HOST_DATA_KEY)) continue;
     const holder = doc?.getElementById(JSON.parse(script.textContent)[HOST_DATA_KEY]);
     if (holder) {
       script.textContent = holder.textContent;
@@ -75,9 +80,11 @@ function fetchHostData(doc) {
     }
     const note = document.createElement('p');
     note.setAttribute('role', 'alert');
-    note.textContent = 'This view\'s attention is kept in the notebook beside this frame, which this viewer does not let the frame read. '
+    note.textContent = 'This view\'s data is kept in the notebook beside this frame, which this viewer does not let the frame read. '
       + 'Open the notebook in Jupyter, VS Code or Colab, or write the view as a page of its own with save_html().';
-    script.parentElement.replaceWith(note);
+    const widget = script.closest('attention-view') ?? document.querySelector('attention-view');
+    script.remove();
+    widget?.replaceWith(note);
   }
 }
 
