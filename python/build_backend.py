@@ -40,7 +40,7 @@ def _files():
                 continue
             path = os.path.join(folder, name)
             found.append((os.path.relpath(path, HERE).replace(os.sep, '/'), path))
-    for required in ('notebook-page.html', 'attention-page.html'):
+    for required in ('notebook-page.html', 'attention-page.html', 'live-page.html'):
         if not os.path.exists(os.path.join(PACKAGE, 'static', required)):
             raise RuntimeError(f'attnplay/static/{required} is missing: run `npm run build` in the attnplay repository first')
     return found

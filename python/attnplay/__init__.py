@@ -14,7 +14,7 @@ from importlib import resources
 from ._page import AttentionHTML
 from ._playground import playground, shipped_models
 from ._tensors import AttentionInputError
-from ._views import (attention_data, attention_heads, attention_pattern, attention_patterns, head_view, matrix_view,
+from ._views import (attention_heads, attention_pattern, attention_patterns, head_view, matrix_view,
                      model_view, neuron_view, rollout_view)
 
 
@@ -27,5 +27,5 @@ def _version():
 
 __version__ = _version()
 
-__all__ = ['AttentionHTML', 'AttentionInputError', 'attention_data', 'attention_heads', 'attention_pattern', 'attention_patterns',
+__all__ = ['AttentionHTML', 'AttentionInputError', 'attention_heads', 'attention_pattern', 'attention_patterns',
            'head_view', 'matrix_view', 'model_view', 'neuron_view', 'playground', 'rollout_view', 'shipped_models', '__version__']

@@ -19,10 +19,11 @@ import struct
 from array import array
 
 FLOAT16_LIMIT = 2 ** 21  # values; 4 MB of float16, ~5.6 MB of base64
-UINT8_STEP = 255
+UINT8_MAX = 255
 
 
 def _numpy_values(grid):
+    """(numpy, the grid's values) when the grid is numpy-backed, else (None, None)."""
     try:
         import numpy
     except ImportError:
@@ -68,7 +69,7 @@ def float16(grid, triangle=False):
     np, _ = _numpy_values(grid)
     values = _packed(grid, triangle)
     if np is not None:
-        raw = values.astype('<f2').tobytes()
+        raw = np.clip(values, -65504, 65504).astype('<f2').tobytes()  # beyond a half's range: its largest, as the plain path
     else:
         raw = struct.pack(f'<{len(values)}e', *(min(max(v, -65504.0), 65504.0) if math.isfinite(v) else v for v in values))
     return {'dtype': 'float16', 'shape': list(grid.shape), 'base64': base64.b64encode(raw).decode('ascii')}
@@ -81,9 +82,9 @@ def uint8_rows(grid, triangle=False):
     np, values = _numpy_values(grid)
     if np is not None:
         matrix = values.reshape(rows, width)
-        scales = (matrix.max(axis=1) / UINT8_STEP).astype(np.float32)
+        scales = (matrix.max(axis=1) / UINT8_MAX).astype(np.float32)
         safe = np.where(scales > 0, scales, 1).astype(np.float32)
-        codes = np.clip(np.rint(matrix / safe[:, None]), 0, UINT8_STEP).astype(np.uint8)
+        codes = np.clip(np.rint(matrix / safe[:, None]), 0, UINT8_MAX).astype(np.uint8)
         if triangle:
             codes = codes.reshape(-1, width, width)[:, np.tril(np.ones((width, width), dtype=bool))]
         raw, scale_bytes = codes.tobytes(), scales.astype('<f4').tobytes()
@@ -92,9 +93,9 @@ def uint8_rows(grid, triangle=False):
         scales = array('f')
         for start, length in _rows(grid, triangle):
             row = grid.values[start:start + width]
-            scale = array('f', [max(row) / UINT8_STEP])[0]  # rounded to float32, as the widget reads it
+            scale = array('f', [max(row) / UINT8_MAX])[0]  # rounded to float32, as the widget reads it
             scales.append(scale)
-            codes.extend(min(UINT8_STEP, max(0, round(w / scale))) if scale > 0 else 0 for w in row[:length])
+            codes.extend(min(UINT8_MAX, max(0, round(w / scale))) if scale > 0 else 0 for w in row[:length])
         raw, scale_bytes = bytes(codes), scales.tobytes()  # array('f') is native order: little-endian on every supported host
     return {'dtype': 'uint8', 'shape': list(grid.shape), 'base64': base64.b64encode(raw).decode('ascii'),
             'scales': base64.b64encode(scale_bytes).decode('ascii')}

@@ -15,6 +15,7 @@ Not here: which attributes and data a view asks for (_views.py).
 """
 import html
 import json
+import re
 import uuid
 from importlib import resources
 
@@ -49,9 +50,8 @@ def fill(template, title, attributes, data, placeholders=None):
         '@@ATTNPLAY_DATA@@': json_text(data),
         **{f'@@ATTNPLAY_{name}@@': value for name, value in (placeholders or {}).items()},
     }
-    head = template[:start]
-    for name, value in values.items():
-        head = head.replace(name, value)
+    # One pass: a value that contains a placeholder's name (say, a text) is written as it is.
+    head = re.sub(r'@@ATTNPLAY_[A-Z]+@@', lambda match: values.get(match.group(0), match.group(0)), template[:start])
     return head + template[start:]
 
 

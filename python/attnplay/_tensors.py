@@ -34,6 +34,7 @@ def _numpy():
 
 
 def shape_text(shape):
+    """A shape as the messages write it: [2, 3, 4]."""
     return '[' + ', '.join(str(n) for n in shape) + ']'
 
 
@@ -134,6 +135,7 @@ def _from_nested(value, where):
 
 
 def _is_torch(value):
+    """Whether value is a torch tensor (without importing torch)."""
     return type(value).__module__.startswith('torch') and hasattr(value, 'detach')
 
 
@@ -148,7 +150,7 @@ def _leaf(value):
         value = value.detach().float().cpu().numpy()  # any device; float16/bfloat16 widened exactly
     np = _numpy()
     if np is not None and isinstance(value, np.ndarray):
-        if value.dtype.kind not in 'fiub':
+        if value.dtype.kind not in 'fiu':
             raise AttentionInputError(f'an array of {value.dtype} is not attention: give numbers')
         precision = precision or LOW_PRECISION.get(str(value.dtype))
         values = np.ascontiguousarray(value, dtype=np.float32).reshape(-1)
@@ -168,8 +170,9 @@ def to_grid(value, where):
     if isinstance(value, (list, tuple)):
         if any(item is None for item in value):
             raise AttentionInputError(f'{where} holds None: {EAGER_FIX}')
-        if value and _leaf(value[0]) is not None:
-            grids = [to_grid(item, f'{where}[{i}]') for i, item in enumerate(value)]
+        first = _leaf(value[0]) if value else None
+        if first is not None:
+            grids = [first] + [to_grid(item, f'{where}[{i}]') for i, item in enumerate(value[1:], 1)]
             for i, grid in enumerate(grids):
                 if grid.shape != grids[0].shape:
                     raise AttentionInputError(

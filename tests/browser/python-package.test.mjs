@@ -188,6 +188,9 @@ test('nbconvert --execute: every call of the notebook draws the attention it was
   assert.match(messages.batch, /batch of 2 \(shape \[4, 2, 6, 9, 9\]\)/);
   assert.match(messages.shape, /shape \[2, 3, 4, 9, 9, 1\]; expected a tuple per layer of \[batch=1, heads, queries, keys\]/);
   assert.match(messages.negative, /-1\.0 at layer 0, head 0, query 0, key 0 .*probabilities/);
+  assert.match(messages['head index'], /^heads: 6 is not one of the 6 heads \(indices from 0/);
+  assert.match(messages['neuron shapes'], /^attention has 4 layers of 6 heads, the queries and keys 2 of 6$/);
+  assert.match(messages['no weights'], /^the model output holds no attention weights: .*attn_implementation="eager"/);
 
   const { page, context, errors, requests } = await openOffline(join(out, 'python-package.html'));
   const frames = page.locator('iframe');
