@@ -5,8 +5,9 @@ backend the package names; setuptools or flit would come from PyPI, which a
 machine without the index (this project's CI, an offline laptop) cannot
 reach. This backend builds the wheel (and an sdist) of ``attnplay/`` itself:
 the package's modules and ``attnplay/static/`` (the widget's page templates
-and the version, written by the project's ``npm run build``). The version is
-the npm package's (``attnplay/static/version.txt``).
+and the version, written by the project's ``npm run build``), or for
+``pip install -e`` a wheel that points at this folder. The version is the npm
+package's (``attnplay/static/version.txt``).
 Not here: the package (``attnplay/``).
 """
 import base64
@@ -67,14 +68,31 @@ def get_requires_for_build_sdist(config_settings=None):
     return []
 
 
+def get_requires_for_build_editable(config_settings=None):
+    return []
+
+
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
-    version = _version()
-    dist_info = f'{NAME}-{version}.dist-info'
-    wheel_name = f'{NAME}-{version}-{TAG}.whl'
     entries = []
     for name, path in _files():
         with open(path, 'rb') as file:
             entries.append((name, file.read()))
+    return _write_wheel(wheel_directory, entries)
+
+
+def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
+    """`pip install -e ./python`: a wheel whose .pth file puts this folder on sys.path, so the package (and the
+    static/ that `npm run build` writes) is read where it is."""
+    _files()  # the same checks: the widget must have been built
+    return _write_wheel(wheel_directory, [(f'_{NAME}_editable.pth', (HERE + '\n').encode('utf-8'))])
+
+
+def _write_wheel(wheel_directory, entries):
+    """The wheel of `entries` ((name, bytes) of its files) with its dist-info; returns its file name."""
+    version = _version()
+    dist_info = f'{NAME}-{version}.dist-info'
+    wheel_name = f'{NAME}-{version}-{TAG}.whl'
+    entries = list(entries)
     entries.append((f'{dist_info}/METADATA', _metadata(version).encode('utf-8')))
     entries.append((f'{dist_info}/WHEEL', f'Wheel-Version: 1.0\nGenerator: attnplay build_backend\nRoot-Is-Purelib: true\nTag: {TAG}\n'.encode('ascii')))
     record = [_record_line(name, data) for name, data in entries] + [f'{dist_info}/RECORD,,']

@@ -6,7 +6,7 @@ numpy arrays or torch tensors), else by ``array.array('f')`` from nested
 Python lists, so that the package needs nothing beyond the standard library.
 
 Read here: torch tensors (any device, float32/float16/bfloat16), numpy arrays,
-nested lists, and sequences of any of them (a tuple per layer, as Hugging Face
+other arrays by their tolist() (jax, mlx), nested lists, and sequences of any of them (a tuple per layer, as Hugging Face
 returns ``outputs.attentions``); a TransformerLens ``ActivationCache`` (its
 ``blocks.{l}.attn.hook_pattern`` entries). Not here: what the views do with
 the values (``_views.py``), how they are written into the page (``_encoding.py``).
@@ -142,8 +142,8 @@ def _is_torch(value):
 LOW_PRECISION = {'torch.bfloat16': 'bfloat16', 'torch.float16': 'float16', 'float16': 'float16'}
 
 
-def _leaf(value):
-    """A torch tensor or numpy array as a Grid; None for anything else."""
+def _leaf(value, where):
+    """A torch tensor, numpy array or other array type (jax, mlx: by its tolist()) as a Grid; None for anything else."""
     precision = None
     if _is_torch(value):
         precision = LOW_PRECISION.get(str(value.dtype))
@@ -155,6 +155,8 @@ def _leaf(value):
         precision = precision or LOW_PRECISION.get(str(value.dtype))
         values = np.ascontiguousarray(value, dtype=np.float32).reshape(-1)
         return Grid(values, value.shape, precision)
+    if hasattr(value, 'tolist') and not isinstance(value, (list, tuple, str, bytes)):
+        return _from_nested(value.tolist(), where)  # e.g. a jax or mlx array
     return None
 
 
@@ -164,13 +166,13 @@ def to_grid(value, where):
         raise AttentionInputError(f'{where} is None: {EAGER_FIX}')
     if isinstance(value, Grid):
         return value
-    leaf = _leaf(value)
+    leaf = _leaf(value, where)
     if leaf is not None:
         return leaf
     if isinstance(value, (list, tuple)):
         if any(item is None for item in value):
             raise AttentionInputError(f'{where} holds None: {EAGER_FIX}')
-        first = _leaf(value[0]) if value else None
+        first = _leaf(value[0], f'{where}[0]') if value else None
         if first is not None:
             grids = [first] + [to_grid(item, f'{where}[{i}]') for i, item in enumerate(value[1:], 1)]
             for i, grid in enumerate(grids):
@@ -180,8 +182,6 @@ def to_grid(value, where):
             precision = next((p for p in ('bfloat16', 'float16') if any(g.precision == p for g in grids)), None)
             return Grid(_join([g.values for g in grids], grids[0].values), (len(grids),) + grids[0].shape, precision)
         return _from_nested(value, where)
-    if hasattr(value, 'tolist') and not isinstance(value, (str, bytes)):
-        return _from_nested(value.tolist(), where)  # e.g. a jax or mlx array
     raise AttentionInputError(f'{where} is a {type(value).__name__}: give a tensor, an array or nested lists of numbers')
 
 

@@ -167,10 +167,15 @@ async function assertDrawn(frame, held, entry) {
   }
 }
 
-test('the package installs offline into a fresh virtual environment; its version is the npm package\'s', () => {
+test('the package installs offline into a fresh virtual environment (and editable into another); its version is the npm package\'s', () => {
   const version = inVenv(['-c', 'import attnplay; print(attnplay.__version__)']).trim();
   assert.equal(version, JSON.parse(readFileSync(`${root}package.json`, 'utf8')).version);
   assert.match(inVenv(['-c', 'import sys, attnplay; print(attnplay.__file__, "numpy" in sys.modules)']), new RegExp(`^${venv}.* False\\n$`), 'installed in the venv; numpy not imported at import time');
+  const editablePython = join(tmp, 'venv-editable', 'bin', 'python');
+  python3(['-m', 'venv', join(tmp, 'venv-editable')]);
+  succeeded(spawnSync(editablePython, ['-m', 'pip', 'install', '--no-index', '--quiet', '-e', `${root}python`], options()), 'pip install -e');
+  const editable = succeeded(spawnSync(editablePython, ['-c', 'import attnplay; print(attnplay.__file__, attnplay.__version__)'], options({ PYTHONPATH: '' })), 'the editable import');
+  assert.equal(editable, `${root}python/attnplay/__init__.py ${version}\n`, 'imported from the source folder');
 });
 
 test('nbconvert --execute: every call of the notebook draws the attention it was given, offline', async (t) => {
@@ -296,6 +301,10 @@ causal = [[[row[:i + 1] + [0.0] * (5 - i) for i, row in enumerate(rows(6, 6))] f
 causal = [[[[w / sum(row) for w in row] for row in head] for head in layer] for layer in causal]
 causal_view = attnplay.model_view(causal, ['a', 'b', 'c', 'd', 'e', 'f'], html_action='return')
 causal_view.save_html(sys.argv[1] + '.causal.html')
+# Any array type with tolist() (jax, mlx; here the standard library's multi-dimensional memoryview), one per layer.
+import array
+views = tuple(memoryview(array.array('f', [w for head in layer for row in head for w in row]).tobytes()).cast('f', shape=[3, 6, 6]) for layer in x)
+assert attnplay.model_view(views, ['a'] * 6, html_action='return', encoding='uint8').attention_data['attentions'] == view.attention_data['attentions']
 json.dump({'x': x, 'data': view.attention_data, 'causal': causal, 'causal_data': causal_view.attention_data}, open(sys.argv[1] + '.json', 'w'))
 `;
   inVenv(['-c', script, page]);
