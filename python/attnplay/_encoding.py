@@ -22,24 +22,15 @@ FLOAT16_LIMIT = 2 ** 21  # values; 4 MB of float16, ~5.6 MB of base64
 UINT8_MAX = 255
 
 
-def _numpy_values(grid):
-    """(numpy, the grid's values) when the grid is numpy-backed, else (None, None)."""
-    try:
-        import numpy
-    except ImportError:
-        return None, None
-    return (numpy, grid.values) if isinstance(grid.values, numpy.ndarray) else (None, None)
-
-
 def lower_triangular(grid):
     """True when the grid's last two axes are square and every value above their diagonal is 0 (causal attention)."""
     if len(grid.shape) < 2 or grid.shape[-1] != grid.shape[-2]:
         return False
     t = grid.shape[-1]
-    np, values = _numpy_values(grid)
+    np = grid.np
     if np is not None:
         upper = np.triu_indices(t, 1)
-        return not values.reshape(-1, t, t)[:, upper[0], upper[1]].any()
+        return not grid.values.reshape(-1, t, t)[:, upper[0], upper[1]].any()
     return all(grid.values[(m * t + q) * t + k] == 0 for m in range(grid.count // (t * t)) for q in range(t) for k in range(q + 1, t))
 
 
@@ -50,23 +41,25 @@ def _rows(grid, triangle):
         yield row * width, (row % width) + 1 if triangle else width
 
 
-def _packed(grid, triangle):
-    """The values that are written: all of them, or the lower triangle of each matrix, row by row."""
-    np, values = _numpy_values(grid)
+def _packed(grid, triangle, values=None):
+    """What is written of `values` (the grid's own by default; else a numpy array of its shape, e.g. codes):
+    all of them, or the lower triangle of each matrix, row by row."""
+    values = grid.values if values is None else values
     if not triangle:
-        return values if np is not None else grid.values
+        return values
     t = grid.shape[-1]
+    np = grid.np
     if np is not None:
         return values.reshape(-1, t, t)[:, np.tril(np.ones((t, t), dtype=bool))]
     packed = array('f')
     for start, length in _rows(grid, True):
-        packed.extend(grid.values[start:start + length])
+        packed.extend(values[start:start + length])
     return packed
 
 
 def float16(grid, triangle=False):
     """{"dtype": "float16", "shape", "base64"} (of the lower triangles when ``triangle``)."""
-    np, _ = _numpy_values(grid)
+    np = grid.np
     values = _packed(grid, triangle)
     if np is not None:
         raw = np.clip(values, -65504, 65504).astype('<f2').tobytes()  # beyond a half's range: its largest, as the plain path
@@ -79,15 +72,13 @@ def uint8_rows(grid, triangle=False):
     """{"dtype": "uint8", "shape", "base64", "scales"}: each row's weights over its largest / 255 (of the lower triangles when ``triangle``)."""
     width = grid.shape[-1]
     rows = grid.count // width
-    np, values = _numpy_values(grid)
+    np = grid.np
     if np is not None:
-        matrix = values.reshape(rows, width)
+        matrix = grid.values.reshape(rows, width)
         scales = (matrix.max(axis=1) / UINT8_MAX).astype(np.float32)
         safe = np.where(scales > 0, scales, 1).astype(np.float32)
         codes = np.clip(np.rint(matrix / safe[:, None]), 0, UINT8_MAX).astype(np.uint8)
-        if triangle:
-            codes = codes.reshape(-1, width, width)[:, np.tril(np.ones((width, width), dtype=bool))]
-        raw, scale_bytes = codes.tobytes(), scales.astype('<f4').tobytes()
+        raw, scale_bytes = _packed(grid, triangle, codes).tobytes(), scales.astype('<f4').tobytes()
     else:
         codes = bytearray()
         scales = array('f')

@@ -39,15 +39,14 @@ def json_text(data):
     return json.dumps(data, separators=(',', ':'), allow_nan=False).replace('<', '\\u003c')
 
 
-def fill(template, title, attributes, data, placeholders=None):
-    """The template with its placeholders filled (in the part before the first script only).
-    placeholders: more of them ({'VIEWS': text}, written as given; the caller escapes)."""
+def fill(template, title, attributes, data_text, placeholders=None):
+    """The template with its placeholders filled (in the part before the first script only). data_text: the
+    data as json_text wrote it. placeholders: more of them ({'VIEWS': text}, written as given; the caller escapes)."""
     start = template.index(SCRIPT)
     values = {
         '@@ATTNPLAY_TITLE@@': html.escape(title, quote=True),
         '@@ATTNPLAY_ATTRIBUTES@@': ' '.join(f'{name}="{html.escape(str(value), quote=True)}"' for name, value in attributes.items()),
-        # Inside <script type="application/json">, "<" must not start a tag: JSON lets it be written \u003c.
-        '@@ATTNPLAY_DATA@@': json_text(data),
+        '@@ATTNPLAY_DATA@@': data_text,
         **{f'@@ATTNPLAY_{name}@@': value for name, value in (placeholders or {}).items()},
     }
     # One pass: a value that contains a placeholder's name (say, a text) is written as it is.
@@ -80,8 +79,8 @@ class AttentionHTML:
             # Kept beside the frame, in the cell: the frame's script hands it to the widget (notebook-frame.js).
             holder = f'attnplay-data-{uuid.uuid4().hex}'
             beside = f'<script type="application/json" id="{holder}">{text}</script>'
-            data = {'attnplay_host_data': holder}
-        page = fill(_template('live-page.html' if live else 'notebook-page.html'), title, self.attributes, data, placeholders)
+            text = json_text({'attnplay_host_data': holder})
+        page = fill(_template('live-page.html' if live else 'notebook-page.html'), title, self.attributes, text, placeholders)
         # The page sets the frame's height to its content once it runs; `height` is what the cell has before (or without) that.
         self.data = (f'<div class="attnplay-output">{beside}<iframe srcdoc="{_ascii_attribute(page)}" title="{_ascii_attribute(title)}" '
                      f'style="width: 100%; height: {int(height)}px; border: 0; display: block" loading="eager"></iframe></div>')
@@ -94,9 +93,8 @@ class AttentionHTML:
 
     def page(self):
         """The one-file page: a complete HTML document (a data view's loads nothing from the network)."""
-        if self.live:
-            return fill(_template('live-page.html'), self.title, self.attributes, self.attention_data, self.placeholders)
-        return fill(_template('attention-page.html'), self.title, self.attributes, self.attention_data)
+        template = _template('live-page.html' if self.live else 'attention-page.html')
+        return fill(template, self.title, self.attributes, json_text(self.attention_data), self.placeholders)
 
     def save_html(self, path):
         """Writes the one-file page to ``path`` (open it in any browser, attach it, host it)."""

@@ -57,7 +57,8 @@ def playground(model='austen-gpt', text=None, view=None, views=None, hub=None, d
     placeholders = {}
     data = {}
     config = {}
-    if model in shipped_models():
+    shipped = shipped_models()
+    if model in shipped:
         data = {model: _shipped_files(model)}
         config = json.loads(resources.files('attnplay').joinpath('static', 'models', model, 'config.json').read_text(encoding='utf-8'))
         widget_model = model
@@ -75,7 +76,7 @@ def playground(model='austen-gpt', text=None, view=None, views=None, hub=None, d
                 raise ValueError(f'hub must be an http(s) URL, not {hub!r}')
             sources.append(f'{parts.scheme}:')  # the mirror and the file store it redirects to
     else:
-        raise ValueError(f'model {model!r} is neither a shipped model ({", ".join(shipped_models()) or "none in this build"}), '
+        raise ValueError(f'model {model!r} is neither a shipped model ({", ".join(shipped) or "none in this build"}), '
                          'a Hugging Face hub id ("ORG/NAME") nor a model folder URL')
     views = list(views) if views is not None else _default_views(config)
     unknown = [v for v in views + ([view] if view else []) if v not in KNOWN_VIEWS]

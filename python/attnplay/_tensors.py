@@ -51,6 +51,12 @@ class Grid:
     def count(self):
         return _product(self.shape)
 
+    @property
+    def np(self):
+        """numpy when the values are a numpy array, else None (plain Python's array('f'))."""
+        np = _numpy()
+        return np if np is not None and isinstance(self.values, np.ndarray) else None
+
     def _block(self):
         return self.count // self.shape[0] if self.shape[0] else 0
 
@@ -58,20 +64,18 @@ class Grid:
         """The entries ``indices`` of the first axis, in that order."""
         block = self._block()
         parts = [self.values[i * block:(i + 1) * block] for i in indices]
-        return Grid(_join(parts, self.values), (len(parts),) + self.shape[1:], self.precision)
+        return Grid(_join(parts, self.np), (len(parts),) + self.shape[1:], self.precision)
 
     def take_inner(self, axis, indices):
         """The entries ``indices`` of axis ``axis``."""
-        outer = 1
-        for n in self.shape[:axis]:
-            outer *= n
+        outer = _product(self.shape[:axis])
         inner = self.count // (outer * self.shape[axis]) if self.count else 0
         parts = []
         for o in range(outer):
             base = o * self.shape[axis] * inner
             parts.extend(self.values[base + i * inner:base + (i + 1) * inner] for i in indices)
         shape = self.shape[:axis] + (len(indices),) + self.shape[axis + 1:]
-        return Grid(_join(parts, self.values), shape, self.precision)
+        return Grid(_join(parts, self.np), shape, self.precision)
 
     def reshape(self, shape):
         return Grid(self.values, shape, self.precision)
@@ -95,9 +99,9 @@ def _product(dims):
     return total
 
 
-def _join(parts, like):
-    np = _numpy()
-    if np is not None and isinstance(like, np.ndarray):
+def _join(parts, np):
+    """The parts (slices of one Grid's values) as one flat sequence of the same kind: numpy's when np is given."""
+    if np is not None:
         return np.concatenate(parts) if parts else np.zeros(0, np.float32)
     joined = array('f')
     for part in parts:
@@ -180,7 +184,7 @@ def to_grid(value, where):
                     raise AttentionInputError(
                         f'shapes disagree: {where}[{i}] is {shape_text(grid.shape)} but {where}[0] is {shape_text(grids[0].shape)}')
             precision = next((p for p in ('bfloat16', 'float16') if any(g.precision == p for g in grids)), None)
-            return Grid(_join([g.values for g in grids], grids[0].values), (len(grids),) + grids[0].shape, precision)
+            return Grid(_join([g.values for g in grids], grids[0].np), (len(grids),) + grids[0].shape, precision)
         return _from_nested(value, where)
     raise AttentionInputError(f'{where} is a {type(value).__name__}: give a tensor, an array or nested lists of numbers')
 

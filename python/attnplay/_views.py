@@ -49,11 +49,8 @@ def _check_size(grid, where, t=None):
 
 def check_weights(grid, where):
     """NaN, infinite or negative weights are refused with where the first one is."""
-    try:
-        import numpy as np
-    except ImportError:
-        np = None
-    if np is not None and isinstance(grid.values, np.ndarray):
+    np = grid.np
+    if np is not None:
         bad = ~(np.isfinite(grid.values) & (grid.values >= 0))
         first = int(np.argmax(bad)) if bad.any() else -1
     else:
@@ -280,16 +277,14 @@ def rollout_view(attention, tokens, method='rollout', prettify_tokens=True, disp
 def _softmax_attention(queries, keys, causal):
     """softmax(q·k / √d) per layer and head, causal-masked when asked ([L, H, T, d] grids -> [L, H, T, T])."""
     layers, heads, count, d = queries.shape
-    try:
-        import numpy as np
-    except ImportError:
-        np = None
-    if np is not None and hasattr(queries.values, 'reshape'):
+    np = queries.np
+    if np is not None:
         q = queries.values.reshape(queries.shape).astype(np.float64)
-        k = keys.values.reshape(keys.shape).astype(np.float64)
+        k = np.asarray(keys.values, dtype=np.float64).reshape(keys.shape)
         scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(d)  # [L, H, T, T]
         if causal:
-            scores[..., np.triu_indices(count, 1)[0], np.triu_indices(count, 1)[1]] = -np.inf
+            upper = np.triu_indices(count, 1)
+            scores[..., upper[0], upper[1]] = -np.inf
         weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
         return (weights / weights.sum(axis=-1, keepdims=True)).astype(np.float32)
     q, k = queries.tolist(), keys.tolist()

@@ -109,14 +109,15 @@ function checkSize(count, shape, where) {
   }
 }
 
-function base64Bytes(text, where) {
+/** The bytes of base64 `text` (a fresh Uint8Array); invalid base64 is an AttentionDataError naming `where`. */
+export function base64Bytes(text, where) {
   try {
     const binary = atob(text);
     const bytes = new Uint8Array(binary.length);
     for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
     return bytes;
   } catch {
-    throw new AttentionDataError(`${where}.base64 is not valid base64`);
+    throw new AttentionDataError(`${where} is not valid base64`);
   }
 }
 
@@ -211,7 +212,7 @@ function readBase64Tensor(tensor, where) {
   }
   const rows = rowLengths(shape, triangle);
   const written = triangle ? (count / shape[shape.length - 1]) * ((shape[shape.length - 1] + 1) / 2) : count;
-  const bytes = base64Bytes(tensor.base64, where);
+  const bytes = base64Bytes(tensor.base64, `${where}.base64`);
   if (bytes.length !== written * type.width) throw new AttentionDataError(`${where} has ${bytes.length} bytes; shape [${shape.join(', ')}]${triangle ? ' (lower triangles)' : ''} of ${tensor.dtype} needs ${written * type.width}`);
   const decoded = { ...type.decode(bytes, tensor, where, rows), shape };
   if (tensor.precision !== undefined) {

@@ -9,6 +9,7 @@
 // A <nav data-views="head,model,..."> before a widget gets one button per
 // view; the pressed one is the widget's `view`.
 // Not here: the widget, the frame's height and theme (notebook-frame.js).
+import { base64Bytes } from '../attention/attention-data-source.js';
 import { registerEmbeddedModel } from '../widget/embedded-models.js';
 
 const VIEW_LABELS = {
@@ -16,18 +17,11 @@ const VIEW_LABELS = {
   generate: 'Generate', ablation: 'Ablation', compare: 'Compare', cross: 'Translation', scratch: 'From scratch',
 };
 
-function base64Blob(text) {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
-  return new Blob([bytes]);
-}
-
 function registerModels() {
   const holder = document.getElementById('attnplay-models');
   if (!holder) return;
   for (const [name, files] of Object.entries(JSON.parse(holder.textContent))) {
-    registerEmbeddedModel(name, Object.fromEntries(Object.entries(files).map(([key, text]) => [key, base64Blob(text)])));
+    registerEmbeddedModel(name, Object.fromEntries(Object.entries(files).map(([key, text]) => [key, new Blob([base64Bytes(text, `the page's ${key} file of ${name}`)])])));
   }
 }
 
