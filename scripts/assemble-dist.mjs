@@ -44,7 +44,7 @@ const wasmFiles = [
   'build/wasm-mt/attnplay_core_mt.wasm',
   'build/wasm-mt/attnplay_core_mt.worker.js',
 ];
-const MODEL_FILES = ['config.json', 'model.safetensors', 'tokenizer.json', 'README.md'];
+const MODEL_FILES = ['config.json', 'model.safetensors', 'tokenizer.json', 'preprocessor_config.json', 'README.md'];
 
 for (const file of wasmFiles) {
   if (!existsSync(`${root}${file}`)) {
@@ -122,12 +122,15 @@ for (const file of wasmFiles) {
 }
 
 const catalog = JSON.parse(readFileSync(`${root}models/catalog.json`, 'utf8'));
-const shipped = catalog.filter(({ name }) => ['config.json', 'model.safetensors', 'tokenizer.json'].every((f) => existsSync(`${root}models/${name}/${f}`)));
+// A model ships once trained: its config and weights, and a tokenizer (text models) or an image processor (vision models).
+const has = (name, file) => existsSync(`${root}models/${name}/${file}`);
+const shipped = catalog.filter(({ name }) => has(name, 'config.json') && has(name, 'model.safetensors') &&
+  (has(name, 'tokenizer.json') || has(name, 'preprocessor_config.json')));
 mkdirSync(`${dist}/models`, { recursive: true });
-for (const { name } of shipped) {
+for (const { name, samples = [] } of shipped) {
   mkdirSync(`${dist}/models/${name}`, { recursive: true });
-  for (const file of MODEL_FILES) {
-    if (existsSync(`${root}models/${name}/${file}`)) cpSync(`${root}models/${name}/${file}`, `${dist}/models/${name}/${file}`);
+  for (const file of [...MODEL_FILES, ...samples]) { // samples: a vision model's pictures (catalog.json), under samples/
+    if (has(name, file)) cpSync(`${root}models/${name}/${file}`, `${dist}/models/${name}/${file}`);
   }
 }
 const bundle = await widgetBundle();
@@ -138,7 +141,7 @@ mkdirSync(pythonData, { recursive: true });
 writeFileSync(`${pythonData}/notebook-page.html`, notebookTemplate(bundle, await notebookFrameScript()));
 cpSync(`${dist}/attention-page.html`, `${pythonData}/attention-page.html`);
 writeFileSync(`${pythonData}/live-page.html`, liveTemplate(await liveWidgetBundle(await inlineEngineWorker()), await notebookFrameScript()));
-for (const { name } of shipped) {
+for (const { name } of shipped.filter(({ name }) => has(name, 'tokenizer.json'))) { // the notebook's playground reads text
   mkdirSync(`${pythonData}/models/${name}`, { recursive: true });
   for (const file of ['config.json', 'model.safetensors', 'tokenizer.json']) cpSync(`${root}models/${name}/${file}`, `${pythonData}/models/${name}/${file}`);
 }

@@ -51,6 +51,8 @@ esac
 #| build               | nlohmann-json3-dev | -                             | test -f /usr/include/nlohmann/json.hpp
 #| build               | doctest-dev        | -                             | test -f /usr/include/doctest/doctest.h
 #| build               | unicode-data       | -                             | test -f /usr/share/unicode/UnicodeData.txt
+# libstb-dev: stb_image decodes the CLI's pictures (cpp/image/decode.cpp)
+#| build               | libstb-dev         | -                             | test -f /usr/include/stb/stb_image.h
 #| test,bench          | chromium           | chromium                      | /usr/bin/chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking --user-data-dir="$tmp/chromium" --dump-dom 'data:text/html,<p>chromium-ok</p>' 2>/dev/null | grep -q chromium-ok
 #| test                | binaryen           | wasm-dis                      | wasm-dis --version >/dev/null
 #| test                | libclang-rt-14-dev | -                             | printf 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char *, unsigned long) { return 0; }\n' | clang++-14 -fsanitize=fuzzer,address,undefined -x c++ - -o "$tmp/fuzz" && "$tmp/fuzz" -runs=1 >/dev/null 2>&1
@@ -64,6 +66,8 @@ esac
 #| goldens             | python3-torch      | -                             | /usr/bin/python3 -c 'import torch; torch.ones(2) @ torch.ones(2)'
 #| goldens             | libopenblas0-pthread | -                           | test -n "$(find /usr/lib -name 'libopenblas*.so*' -path '*pthread*' -print -quit)"
 #| test,bench,goldens  | python3-numpy      | -                             | /usr/bin/python3 -c 'import numpy'
+# python3-pil: Pillow resizes the vision goldens' pictures, as transformers' image processors call it
+#| goldens             | python3-pil        | -                             | /usr/bin/python3 -c 'import PIL.Image'
 #| bench,goldens       | python3-sentencepiece | python3:sentencepiece      | /usr/bin/python3 -c 'import sentencepiece'
 #| goldens             | sentencepiece      | spm_train                     | spm_train --help 2>&1 | grep -q model_prefix
 # END PROGRAMS

@@ -178,4 +178,91 @@ std::vector<Matrix> relative_position_bias(const Matrix& table, int queries, int
   return bias;
 }
 
+namespace {
+
+// Keys' cubic convolution kernel at distance x from the sample (|x| < 2).
+double cubic_near(double x, double a) { return ((a + 2) * x - (a + 3)) * x * x + 1; }       // |x| <= 1
+double cubic_far(double x, double a) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; }  // 1 < |x| < 2
+
+// One output index of a resize along one axis: the inputs it reads and their weights.
+struct AxisTaps {
+  std::vector<int> index;
+  std::vector<double> weight;
+};
+
+// upsample_bicubic2d's taps: the 4 inputs around scale·(o + 0.5) - 0.5, clamped to the axis.
+std::vector<AxisTaps> bicubic_taps(int in, int out) {
+  constexpr double a = -0.75;
+  const double scale = static_cast<double>(in) / out;
+  std::vector<AxisTaps> taps(static_cast<std::size_t>(out));
+  for (int o = 0; o < out; ++o) {
+    const double real = scale * (o + 0.5) - 0.5;
+    const int base = static_cast<int>(std::floor(real));
+    const double t = real - base;
+    AxisTaps& tap = taps[static_cast<std::size_t>(o)];
+    tap.weight = {cubic_far(t + 1, a), cubic_near(t, a), cubic_near(1 - t, a), cubic_far(2 - t, a)};
+    for (int j = 0; j < 4; ++j) tap.index.push_back(std::clamp(base - 1 + j, 0, in - 1));
+  }
+  return taps;
+}
+
+// _upsample_bicubic2d_aa's taps: a = -0.5, support 2·max(scale, 1), normalised.
+std::vector<AxisTaps> antialiased_bicubic_taps(int in, int out) {
+  constexpr double a = -0.5;
+  const double scale = static_cast<double>(in) / out;
+  const double support = scale >= 1.0 ? 2.0 * scale : 2.0;
+  const double inverse_scale = scale >= 1.0 ? 1.0 / scale : 1.0;
+  std::vector<AxisTaps> taps(static_cast<std::size_t>(out));
+  for (int o = 0; o < out; ++o) {
+    const double center = scale * (o + 0.5);
+    const int first = std::max(static_cast<int>(center - support + 0.5), 0);
+    const int count = std::min(static_cast<int>(center + support + 0.5), in) - first;
+    AxisTaps& tap = taps[static_cast<std::size_t>(o)];
+    double total = 0;
+    for (int j = 0; j < count; ++j) {
+      const double x = std::fabs((j + first - center + 0.5) * inverse_scale);
+      const double w = x < 1.0 ? cubic_near(x, a) : x < 2.0 ? cubic_far(x, a) : 0.0;
+      tap.index.push_back(first + j);
+      tap.weight.push_back(w);
+      total += w;
+    }
+    if (total != 0.0) {
+      for (double& w : tap.weight) w /= total;
+    }
+  }
+  return taps;
+}
+
+}  // namespace
+
+Matrix resize_position_grid(const ConstMatrixRef& grid, int from_height, int from_width, int to_height, int to_width,
+                            bool antialias) {
+  if (grid.rows() != static_cast<Eigen::Index>(from_height) * from_width) {
+    throw std::invalid_argument("position grid: " + std::to_string(grid.rows()) + " rows for a " +
+                                std::to_string(from_height) + "×" + std::to_string(from_width) + " grid");
+  }
+  const std::vector<AxisTaps> rows = antialias ? antialiased_bicubic_taps(from_height, to_height)
+                                               : bicubic_taps(from_height, to_height);
+  const std::vector<AxisTaps> cols = antialias ? antialiased_bicubic_taps(from_width, to_width)
+                                               : bicubic_taps(from_width, to_width);
+  const Eigen::Index d = grid.cols();
+  Matrix out = Matrix::Zero(static_cast<Eigen::Index>(to_height) * to_width, d);  // [gh·gw, d]
+  Eigen::RowVectorXd sum(d);
+  for (int y = 0; y < to_height; ++y) {
+    const AxisTaps& ry = rows[static_cast<std::size_t>(y)];
+    for (int x = 0; x < to_width; ++x) {
+      const AxisTaps& cx = cols[static_cast<std::size_t>(x)];
+      sum.setZero();
+      for (std::size_t j = 0; j < ry.index.size(); ++j) {
+        for (std::size_t i = 0; i < cx.index.size(); ++i) {
+          const double w = ry.weight[j] * cx.weight[i];
+          sum += w * grid.row(static_cast<Eigen::Index>(ry.index[j]) * from_width + cx.index[i]).cast<double>();
+        }
+      }
+      out.row(static_cast<Eigen::Index>(y) * to_width + x) = sum.cast<float>();
+    }
+  }
+  return out;
+}
+
 }  // namespace attnplay

@@ -3,7 +3,9 @@
 // embeddings, and rotary position embeddings (RoPE, Su et al. 2021) applied to
 // queries and keys, with the frequency scalings of transformers'
 // rope_scaling (linear, dynamic, yarn, longrope, llama3), and T5's bucketed
-// relative positions (Raffel et al. 2020).
+// relative positions (Raffel et al. 2020); a vision transformer's grid of
+// learned patch positions resized to another grid, as torch's bicubic
+// interpolation resizes it.
 // Not here: the attention itself (attention.h).
 #pragma once
 
@@ -80,5 +82,16 @@ int relative_position_bucket(int relative_position, bool bidirectional, int num_
 // table(bucket(j - (first_query + i)), h).
 std::vector<Matrix> relative_position_bias(const Matrix& table, int queries, int keys, int first_query,
                                            bool bidirectional, int max_distance);
+
+// A grid of learned position embeddings resized as
+// torch.nn.functional.interpolate(mode="bicubic", align_corners=False,
+// size=(to_height, to_width)) resizes it (DINOv2's interpolate_pos_encoding):
+// grid [from_height·from_width, d], row-major over the grid -> [to_height·to_width, d].
+// Without antialias: Keys' cubic convolution (a = -0.75) over 4×4 neighbours,
+// indices clamped at the borders (upsample_bicubic2d). With antialias: a
+// separable cubic filter (a = -0.5) whose support widens by the scale when
+// shrinking, weights normalised per output (_upsample_bicubic2d_aa).
+Matrix resize_position_grid(const ConstMatrixRef& grid, int from_height, int from_width, int to_height, int to_width,
+                            bool antialias);
 
 }  // namespace attnplay

@@ -15,7 +15,9 @@
 
 #include "analysis/head_ablation.h"
 #include "analysis/head_analysis.h"
+#include "bindings/config_js.h"
 #include "bindings/encoding_js.h"
+#include "bindings/image_bindings.h"
 #include "bindings/top_k_js.h"
 #include "bindings/marshal.h"
 #include "bindings/request_js.h"
@@ -48,33 +50,6 @@ val allocate_bytes(double size) {
 
 void free_bytes(double address) { std::free(reinterpret_cast<void*>(static_cast<std::uintptr_t>(address))); }
 
-val config_to_js(const Model& m) {
-  const ModelConfig& c = m.config();
-  val out = val::object();
-  out.set("modelType", c.model_type);
-  out.set("layers", c.layers);
-  out.set("heads", c.heads);
-  out.set("kvHeads", c.kv_heads);
-  out.set("width", c.width);
-  out.set("headWidth", c.head_width());
-  out.set("inner", c.inner);
-  out.set("positions", c.positions);
-  out.set("vocabSize", c.vocab_size);
-  out.set("typeVocabSize", c.type_vocab_size);
-  out.set("segmentInput", c.segment_input);
-  out.set("causal", c.causal());
-  out.set("slidingWindow", c.sliding_window);
-  val sliding = val::null();  // which layers have the window; null: every layer
-  if (!c.sliding_layers.empty()) {
-    sliding = val::array();
-    for (const bool layer : c.sliding_layers) sliding.call<void>("push", layer);
-  }
-  out.set("slidingLayers", sliding);
-  out.set("hasMlmHead", m.has_mlm_head());
-  out.set("parameters", static_cast<double>(m.parameter_count()));
-  return out;
-}
-
 // model.safetensors.index.json text -> the shard file names it lists, sorted.
 val shard_files(const std::string& index_json) {
   return guarded([&] { return strings_to_js(Checkpoint::shard_files(index_json)); });
@@ -87,8 +62,10 @@ val shard_files(const std::string& index_json) {
 // tokenizer.json or tokenizer.model (tokenizerFromFileBytes; copied, the
 // caller deletes its own), or Marian's { sourceSpm, targetSpm, vocab }
 // (Uint8Arrays), or null -> { handle, config }
-// (encoder-decoders: seq2seq_bindings.h's, config.encoderDecoder true)
-val load_model(const std::string& config_json, const val& files, const val& index_json, const val& tokenizer_file) {
+// (encoder-decoders: seq2seq_bindings.h's, config.encoderDecoder true); preprocessor:
+// preprocessor_config.json's text or null (vision transformers: image_bindings.h's, config.imageModel true)
+val load_model(const std::string& config_json, const val& files, const val& index_json, const val& tokenizer_file,
+               const val& preprocessor) {
   std::vector<CheckpointFile> buffers;
   const int count = files["length"].as<int>();
   for (int i = 0; i < count; ++i) {  // ownership first, so that nothing leaks whatever fails below
@@ -116,6 +93,9 @@ val load_model(const std::string& config_json, const val& files, const val& inde
     const Checkpoint checkpoint = sharded ? Checkpoint::sharded(index_json.as<std::string>(), std::move(buffers))
                                           : Checkpoint::single(std::move(buffers.front()));
     if (is_encoder_decoder_config(config_json)) return load_seq2seq_model(config_json, checkpoint, tokenizer, marian);
+    if (parse_config(config_json).is_vision()) {
+      return load_image_model(config_json, checkpoint, !preprocessor.isNull() && !preprocessor.isUndefined() ? preprocessor.as<std::string>() : "");
+    }
     if (marian) throw std::invalid_argument("source.spm, target.spm and vocab.json serve encoder-decoder (Marian) models only");
     auto model = std::make_unique<TextModel>(Model::from_checkpoint(config_json, checkpoint), std::move(tokenizer));
     val out = val::object();
@@ -332,7 +312,9 @@ void dispose_model(int handle) {
 
 std::string pickle_message(const std::string& file) { return pickle_checkpoint_message(file); }
 
-double loaded_models() { return static_cast<double>(models().size()) + loaded_seq2seq_models(); }
+double loaded_models() {
+  return static_cast<double>(models().size()) + loaded_seq2seq_models() + loaded_image_models();
+}
 
 }  // namespace
 }  // namespace attnplay::bindings

@@ -51,12 +51,21 @@ inline void ablation_from_js(const emscripten::val& spec, std::vector<ForwardReq
   mode = ablation_mode_from_js(spec);
 }
 
-// { ids?: Int32Array, sourceIds? (encoder-decoders), typeIds?, attentionMask?: Uint8Array, maskPositions?,
+// { ids?: Int32Array, pixels?: { data, shape: [C, H, W] } (vision transformers), sourceIds? (encoder-decoders),
+//   typeIds?, attentionMask?: Uint8Array, maskPositions?,
 //   trace?: head, hiddenStates?, logits?, topK?, predictionPositions?, ablate?: [head], ablation?: 'zero' | 'mean',
 //   tokenLoss?, maskLabels? } -> ForwardRequest (heads as head_from_js reads them)
 inline ForwardRequest request_from_js(const emscripten::val& spec) {
   ForwardRequest request;
   request.ids = numbers<std::int32_t>(spec, "ids");
+  if (has(spec, "pixels")) {
+    const emscripten::val shape = spec["pixels"]["shape"];
+    if (!has(spec["pixels"], "data") || shape.isUndefined() || shape["length"].as<int>() != 3) {
+      throw std::invalid_argument("pixels: expected { data: Float32Array, shape: [channels, height, width] }");
+    }
+    request.pixels = {shape[0].as<int>(), shape[1].as<int>(), shape[2].as<int>(),
+                      numbers<float>(spec["pixels"], "data")};
+  }
   request.source_ids = numbers<std::int32_t>(spec, "sourceIds");
   request.type_ids = numbers<std::int32_t>(spec, "typeIds");
   request.attention_mask = numbers<std::uint8_t>(spec, "attentionMask");

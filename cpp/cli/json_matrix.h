@@ -1,12 +1,14 @@
 // JSON <-> matrix conversion for the CLI (nlohmann-json). A matrix is a JSON
 // array of equal-length rows; -inf (masked scores) is written as the string
-// "-inf" because JSON has no infinities.
+// "-inf" because JSON has no infinities. Attention weights of every layer
+// and head are nested [layer][head][query][key], as Hugging Face returns them.
 #pragma once
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "tensor/tensor.h"
 
@@ -46,6 +48,22 @@ inline nlohmann::json matrix_to_json(const Matrix& m) {
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+// [layers][heads][rows][cols] from a row-major [L, H, R, C] array.
+inline nlohmann::ordered_json nested_attentions(const std::vector<float>& data, int layers, int heads, int rows, int cols) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  const float* w = data.data();
+  for (int l = 0; l < layers; ++l) {
+    nlohmann::ordered_json layer = nlohmann::ordered_json::array();
+    for (int h = 0; h < heads; ++h) {
+      nlohmann::ordered_json head = nlohmann::ordered_json::array();
+      for (int r = 0; r < rows; ++r, w += cols) head.push_back(std::vector<float>(w, w + cols));
+      layer.push_back(std::move(head));
+    }
+    out.push_back(std::move(layer));
+  }
+  return out;
 }
 
 }  // namespace attnplay::cli

@@ -2,6 +2,7 @@
 //                    | --ids 1,2,3 [--type-ids 0,0,1]) [--format json|npy|html] [--view V] [--out FILE]
 //                    [--ablate L:H[,L:H...] [--ablation zero|mean]] [--top-k K] [--prediction-positions P,...]
 //                    [--token-loss] [--rank-heads]`
+//                  | --model DIR --image PATH [--format json|npy] [--out FILE] [--ablate ...] [--top-k K]
 // Runs a Hugging Face model folder over text (tokenized by the folder's
 // tokenizer.json) or token ids and writes the attention weights of every layer
 // and head, with the listed heads knocked out (--ablate, 0-based; model.h
@@ -20,6 +21,8 @@
 // their three kinds of attention (cli/seq2seq.h; JSON only), with heads of
 // any part knocked out (--ablate PART:L:H), and the decoder's top-k, its
 // teacher-forced loss of each target token and the ranking of every head.
+// Vision transformers' folders (vit, deit, dinov2, dinov2_with_registers)
+// take a picture, --image PATH (cli/image_attention.cpp).
 #include <climits>
 #include <filesystem>
 #include <cstdint>
@@ -33,6 +36,8 @@
 #include "cli/flags.h"
 #include "cli/html_page.h"
 #include "cli/ids.h"
+#include "cli/image.h"
+#include "cli/json_matrix.h"
 #include "cli/npy.h"
 #include "cli/seq2seq.h"
 #include "cli/text_or_ids.h"
@@ -54,14 +59,14 @@ std::string read_text_file(const std::string& path) {
 
 int run_attention(const Args& args) {
   std::string dir, format = "json", out_path, view = "head";
-  std::optional<std::string> text, pair, target;
+  std::optional<std::string> text, pair, target, image;
   std::optional<std::string> ablate;  // parsed once the model's kind is known (L:H, or PART:L:H)
   std::vector<std::int32_t> decoder_ids;
   ForwardRequest request;
   bool rank_heads = false;
   parse_flags(args, {text_flag("--model", dir), text_flag("--text", text),
                      {"--file", [&](const std::string& path) { text = read_text_file(path); }}, text_flag("--pair", pair),
-                     text_flag("--target", target), ids_flag("--decoder-ids", decoder_ids),
+                     text_flag("--target", target), ids_flag("--decoder-ids", decoder_ids), text_flag("--image", image),
                      text_flag("--format", format), text_flag("--view", view), text_flag("--out", out_path),
                      // The request's fields (ForwardRequest, model/model.h), by the same names.
                      ids_flag("--ids", request.ids), ids_flag("--type-ids", request.type_ids),
@@ -73,6 +78,24 @@ int run_attention(const Args& args) {
                      ids_flag("--prediction-positions", request.prediction_positions),
                      switch_flag("--token-loss", request.token_loss), text_flag("--ablate", ablate),
                      ablation_flag(request.ablation), switch_flag("--rank-heads", rank_heads)});
+  if (image) {
+    if (dir.empty() || text || pair || target || !request.ids.empty() || !request.type_ids.empty() ||
+        !decoder_ids.empty() || request.token_loss || rank_heads || !request.prediction_positions.empty() ||
+        (format != "json" && format != "npy") || (format == "npy" && out_path.empty())) {
+      throw UsageError("--image takes --model, and --format json or npy (npy needs --out), --ablate, --ablation and "
+                       "--top-k; no text, ids, --token-loss, --rank-heads or --prediction-positions");
+    }
+    if (ablate) request.ablate = parse_heads(*ablate, "--ablate", false);
+    const ModelFiles files = read_model_directory(dir);
+    std::ofstream file;
+    if (!out_path.empty() && format == "json") {
+      file.open(out_path);
+      if (!file) throw std::runtime_error("cannot write " + out_path);
+    }
+    const bool top_k_given = request.top_k > 0;
+    return image_attention(files, {std::move(request), *image, format, out_path, top_k_given},
+                           out_path.empty() ? std::cout : file);
+  }
   if (dir.empty() || (request.ids.empty() == !text.has_value()) || (pair && !text) ||
       (format != "json" && format != "npy" && format != "html") || (format == "npy" && out_path.empty()) ||
       (view != "head" && view != "model" && view != "matrix")) {
@@ -99,6 +122,10 @@ int run_attention(const Args& args) {
     return seq2seq_attention(files, {request, text, target, rank_heads}, out_path.empty() ? std::cout : file);
   }
   if (ablate) request.ablate = parse_heads(*ablate, "--ablate", false);
+  if (parse_config(files.config_json).is_vision()) {
+    throw UsageError(dir + " is a vision model (" + parse_config(files.config_json).model_type +
+                     "): it reads a picture, --image PATH");
+  }
   if (target || !decoder_ids.empty()) {
     throw UsageError("--target and --decoder-ids are for encoder-decoder models; " + dir + " is a " +
                      parse_config(files.config_json).model_type + " model");
@@ -160,23 +187,12 @@ int run_attention(const Args& args) {
     }
     return 0;
   }
-  nlohmann::ordered_json attentions = nlohmann::ordered_json::array();  // [layer][head][query][key]
-  const float* w = result.attentions.data();
-  for (int l = 0; l < result.layers; ++l) {
-    nlohmann::ordered_json layer = nlohmann::ordered_json::array();
-    for (int h = 0; h < result.heads; ++h) {
-      nlohmann::ordered_json head = nlohmann::ordered_json::array();
-      for (int q = 0; q < result.tokens; ++q, w += result.tokens) head.push_back(std::vector<float>(w, w + result.tokens));
-      layer.push_back(std::move(head));
-    }
-    attentions.push_back(std::move(layer));
-  }
   nlohmann::ordered_json out = {{"model_type", model.model().config().model_type}, {"tokens", std::move(tokens)}};
   if (run) {
     out["truncated"] = run->truncated;
     out["input_tokens"] = run->input_tokens;
   }
-  out["attentions"] = std::move(attentions);
+  out["attentions"] = nested_attentions(result.attentions, result.layers, result.heads, result.tokens, result.tokens);
   if (!request.ablate.empty()) {
     nlohmann::ordered_json heads = nlohmann::ordered_json::array();
     for (const ForwardRequest::Head& h : request.ablate) heads.push_back({h.layer, h.head});

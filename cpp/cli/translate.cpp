@@ -29,28 +29,13 @@
 #include "analysis/head_ablation.h"
 #include "cli/flags.h"
 #include "cli/ids.h"
+#include "cli/json_matrix.h"
 #include "cli/seq2seq.h"
 #include "model/directory.h"
 #include "json/json_text.h"
 
 namespace attnplay::cli {
 namespace {
-
-// [layers][heads][rows][cols] from a row-major [L, H, R, C] array.
-nlohmann::ordered_json nested(const std::vector<float>& data, int layers, int heads, int rows, int cols) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  const float* w = data.data();
-  for (int l = 0; l < layers; ++l) {
-    nlohmann::ordered_json layer = nlohmann::ordered_json::array();
-    for (int h = 0; h < heads; ++h) {
-      nlohmann::ordered_json head = nlohmann::ordered_json::array();
-      for (int r = 0; r < rows; ++r, w += cols) head.push_back(std::vector<float>(w, w + cols));
-      layer.push_back(std::move(head));
-    }
-    out.push_back(std::move(layer));
-  }
-  return out;
-}
 
 // [["cross", 0, 1], ...]
 nlohmann::ordered_json heads_json(const std::vector<ForwardRequest::Head>& heads) {
@@ -80,7 +65,7 @@ nlohmann::ordered_json translate_line(const TranslationModel& model, const std::
   const int T = static_cast<int>(ids.size()) - 1, S = run.translation.encoded.tokens, H = c.decoder_heads;
   nlohmann::ordered_json cross;
   if (all_layers) {
-    cross = nested(decoded.cross_attentions, c.decoder_layers, H, T, S);
+    cross = nested_attentions(decoded.cross_attentions, c.decoder_layers, H, T, S);
   } else {  // mean over the last layer's heads: [T][S]
     cross = nlohmann::ordered_json::array();
     const std::size_t last = static_cast<std::size_t>(c.decoder_layers - 1) * H * T * S;
@@ -168,9 +153,9 @@ int seq2seq_attention(const ModelFiles& files, const Seq2SeqAttentionRequest& re
       {"model_type", c.model_type},
       {"encoder_tokens", token_list(source_tokenizer, source_ids)},
       {"decoder_tokens", token_list(target_tokenizer, decoder_ids)},
-      {"encoder_attentions", nested(encoded.attentions, c.encoder_layers, c.encoder_heads, S, S)},
-      {"decoder_attentions", nested(decoded.self_attentions, c.decoder_layers, c.decoder_heads, T, T)},
-      {"cross_attentions", nested(decoded.cross_attentions, c.decoder_layers, c.decoder_heads, T, S)}};
+      {"encoder_attentions", nested_attentions(encoded.attentions, c.encoder_layers, c.encoder_heads, S, S)},
+      {"decoder_attentions", nested_attentions(decoded.self_attentions, c.decoder_layers, c.decoder_heads, T, T)},
+      {"cross_attentions", nested_attentions(decoded.cross_attentions, c.decoder_layers, c.decoder_heads, T, S)}};
   if (!pass.ablate.empty()) {
     j["ablate"] = heads_json(pass.ablate);
     j["ablation"] = ablation_mode_name(pass.ablation);

@@ -4,7 +4,8 @@
 // "roberta" / "xlm-roberta" / "camembert", "opt",
 // "llama" (SmolLM, TinyLlama, Llama 3.x), "mistral", "qwen2", "qwen3", "smollm3", "gemma" / "gemma2" /
 // "gemma3_text", "olmo2", "phi3" and
-// "gpt_neox" (Pythia). Every value is validated (positive, within limits,
+// "gpt_neox" (Pythia), and the vision transformers "vit" (ViT, DeiT without
+// distillation), "deit", "dinov2" and "dinov2_with_registers". Every value is validated (positive, within limits,
 // widths divisible by the number of heads, supported activation and options)
 // with a specific message naming the key; unknown families and options that
 // would change the computation are refused by name. Which keys each family
@@ -23,6 +24,41 @@
 namespace attnplay {
 
 enum class NormKind { layer_norm, rms_norm };
+
+// A vision transformer's input: a picture cut into patches, each patch one
+// token after the learned ones (CLS, DeiT's distillation token, DINOv2's
+// registers). Token order: CLS, distillation, registers, then the patches
+// row by row.
+struct VisionConfig {
+  int image_height = 0, image_width = 0;  // image_size: the picture size the position table was learned for
+  int patch_height = 0, patch_width = 0;  // patch_size
+  int channels = 3;                       // num_channels
+  bool distillation_token = false;        // DeiT
+  int registers = 0;                      // DINOv2 with registers: tokens after CLS without a position
+  // How the learned patch positions meet a picture of another grid: ViT and
+  // DeiT refuse it (transformers does unless asked to interpolate); DINOv2
+  // resizes them with torch's bicubic interpolation, DINOv2 with registers
+  // antialiased.
+  enum class PositionResize { refuse, bicubic, bicubic_antialiased };
+  PositionResize position_resize = PositionResize::refuse;
+  bool layer_scale = false;               // DINOv2: each sub-layer's output times a learned vector before the residual add
+  // The classifier's input: the final CLS row (ViT, DeiT); the average of
+  // the CLS and distillation classifiers (DeiT with teacher: which of the two
+  // a checkpoint is, its tensors say, VisionWeights::pooling); [CLS, mean of
+  // the patch rows] (DINOv2).
+  enum class Pooling { cls, cls_and_distillation, cls_and_patch_mean };
+  std::vector<std::string> labels;        // id2label in id order ("LABEL_i" where it names none); one per classifier output
+  std::string processor_type;             // AutoImageProcessor's class when preprocessor_config.json names none
+
+  // Tokens before the patches: CLS, distillation, registers.
+  int prefix_tokens() const { return 1 + (distillation_token ? 1 : 0) + registers; }
+  // Patches of a height × width picture along each axis (a partial patch at the edge is dropped, as Conv2d drops it).
+  int grid_rows(int height) const { return height / patch_height; }
+  int grid_columns(int width) const { return width / patch_width; }
+  // The position table's patch grid (square for DINOv2, image_size / patch_size for ViT).
+  int table_grid_rows() const { return image_height / patch_height; }
+  int table_grid_columns() const { return image_width / patch_width; }
+};
 
 struct ModelConfig {
   std::string model_type;        // as written in config.json (its family: model/family.h)
@@ -81,6 +117,7 @@ struct ModelConfig {
   bool mlp_bias = true;          // biases on the MLP projections
   bool tied_embeddings = true;   // logits use the token embedding (no separate lm_head)
   std::vector<int> eos_token_ids;  // eos_token_id (one id or a list) in the vocabulary: generation stops after one
+  VisionConfig vision;             // vision transformers only (is_vision())
 
   int head_width() const { return head_dim; }  // d_k
   // Rows of the learned position table: positions, plus the rows before the first token's.
@@ -88,6 +125,8 @@ struct ModelConfig {
   // The width of the token embedding table (E or d).
   int embedding_width() const { return embedding_size > 0 ? embedding_size : width; }
   bool causal() const { return !bidirectional; }
+  // A vision transformer: pixels in, no vocabulary.
+  bool is_vision() const { return vision.patch_width > 0; }
   // Whether layer `layer` turns q and k by RoPE (when the model has RoPE).
   bool layer_has_rope(int layer) const { return rope_layers.empty() || rope_layers[static_cast<std::size_t>(layer)]; }
   // Whether layer `layer` attends within sliding_window (when there is one).

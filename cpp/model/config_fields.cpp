@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <map>
 #include <stdexcept>
 #include <utility>
 
@@ -252,6 +254,78 @@ void derive_head_shapes(ModelConfig& c) {
     bad_config("the number of heads (" + std::to_string(c.heads) + ") is not divisible by num_key_value_heads (" +
                std::to_string(c.kv_heads) + ")");
   }
+}
+
+namespace {
+
+// image_size / patch_size: a number of pixels, or [height, width].
+void pixel_pair(const nlohmann::json& j, const char* key, int default_value, int& height, int& width) {
+  constexpr std::int64_t kMaxSide = 1 << 14;
+  if (!j.contains(key) || j[key].is_null()) {
+    height = width = default_value;
+    return;
+  }
+  const nlohmann::json& v = j[key];
+  const auto side = [](const nlohmann::json& x) { return x.is_number_integer() && x.get<std::int64_t>() >= 1 && x.get<std::int64_t>() <= kMaxSide; };
+  if (v.is_array() && v.size() == 2 && side(v[0]) && side(v[1])) {
+    height = v[0].get<int>();
+    width = v[1].get<int>();
+  } else if (side(v)) {
+    height = width = v.get<int>();
+  } else {
+    bad_config(std::string("\"") + key + "\" must be a number of pixels (1 to 16384) or [height, width], got " +
+               json_text::write(v));
+  }
+}
+
+// id2label in id order (transformers reads its keys as integers), else num_labels' "LABEL_i".
+std::vector<std::string> class_labels(const nlohmann::json& j) {
+  constexpr int kMaxLabels = 1 << 20;
+  std::vector<std::string> labels;
+  if (j.contains("id2label") && j["id2label"].is_object() && !j["id2label"].empty()) {
+    std::map<long long, std::string> by_id;
+    for (const auto& [key, value] : j["id2label"].items()) {
+      char* end = nullptr;
+      const long long id = std::strtoll(key.c_str(), &end, 10);
+      if (key.empty() || *end != '\0' || id < 0 || id >= kMaxLabels || !value.is_string()) {
+        bad_config("\"id2label\" must map label ids (\"0\", \"1\", ...) to names; got \"" + key + "\": " +
+                   json_text::write(value));
+      }
+      by_id[id] = value.get<std::string>();
+    }
+    labels.resize(static_cast<std::size_t>(by_id.rbegin()->first + 1));
+    for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = "LABEL_" + std::to_string(i);
+    for (const auto& [id, name] : by_id) labels[static_cast<std::size_t>(id)] = name;
+    return labels;
+  }
+  const int n = optional_integer(j, "num_labels", kMaxLabels, 2);
+  for (int i = 0; i < n; ++i) labels.push_back("LABEL_" + std::to_string(i));
+  return labels;
+}
+
+}  // namespace
+
+ModelConfig vision_encoder_config(const nlohmann::json& j, const std::string& family_name, const VisionDefaults& defaults) {
+  ModelConfig c;
+  c.family_name = family_name;
+  c.bidirectional = true;
+  c.layers = optional_integer(j, "num_hidden_layers", kMaxLayers, 12);
+  c.heads = optional_integer(j, "num_attention_heads", kMaxHeads, 12);
+  c.width = optional_integer(j, "hidden_size", kMaxWidth, 768);
+  c.norm_eps = epsilon(j, "layer_norm_eps", defaults.layer_norm_eps);
+  c.activation = activation(text(j, "hidden_act", "gelu"), "hidden_act");
+  c.qkv_bias = flag(j, "qkv_bias", true);
+  VisionConfig& v = c.vision;
+  pixel_pair(j, "image_size", defaults.image_size, v.image_height, v.image_width);
+  pixel_pair(j, "patch_size", defaults.patch_size, v.patch_height, v.patch_width);
+  v.channels = optional_integer(j, "num_channels", 16, 3);
+  if (v.table_grid_rows() < 1 || v.table_grid_columns() < 1) {
+    bad_config("\"image_size\" (" + std::to_string(v.image_width) + "×" + std::to_string(v.image_height) +
+               ") is smaller than \"patch_size\" (" + std::to_string(v.patch_width) + "×" + std::to_string(v.patch_height) + ")");
+  }
+  v.labels = class_labels(j);
+  derive_head_shapes(c);
+  return c;
 }
 
 }  // namespace attnplay::config_fields

@@ -102,6 +102,19 @@ ModelConfig bert_encoder_config(const nlohmann::json& j, const std::string& fami
 Seq2SeqConfig marian_bart_config(const nlohmann::json& j, const std::string& model_type);
 Seq2SeqConfig t5_config(const nlohmann::json& j, const std::string& model_type);
 
+// A vision transformer's keys that ViT, DeiT and DINOv2 read alike (their
+// config classes' names and defaults): hidden_size, num_hidden_layers,
+// num_attention_heads, hidden_act (gelu), layer_norm_eps, qkv_bias,
+// image_size and patch_size (a number, or [height, width]), num_channels (3),
+// and the classifier's labels (id2label, else num_labels, else 2: "LABEL_i"
+// where id2label names none). A bidirectional encoder with LayerNorm and no
+// vocabulary; the MLP width is the family's to set.
+struct VisionDefaults {
+  float layer_norm_eps;
+  int image_size, patch_size;
+};
+ModelConfig vision_encoder_config(const nlohmann::json& j, const std::string& family_name, const VisionDefaults& defaults);
+
 // The head shapes a family did not set: key/value heads = heads (no GQA), a
 // head's width = width / heads; checks that the widths and heads divide.
 void derive_head_shapes(ModelConfig& c);

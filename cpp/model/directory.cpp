@@ -38,22 +38,20 @@ Checkpoint read_checkpoint(const std::string& dir) {
   return Checkpoint::sharded(*index, std::move(shards));
 }
 
-}  // namespace
-
-ModelFiles read_model_directory(const std::string& directory) {
-  const std::string dir = directory.empty() || directory.back() == '/' ? directory : directory + "/";
+// The folder's config, weights and tokenizer files (`dir` ends with '/').
+ModelFiles read_model_and_tokenizer(const std::string& dir, const std::string& directory) {
   std::optional<std::string> config = read_if_present(dir + "config.json");
   if (!config) throw std::runtime_error("cannot open " + dir + "config.json (is " + directory + " a model folder?)");
   Checkpoint checkpoint = read_checkpoint(dir);
   for (const char* name : kTokenizerFiles) {
     if (std::optional<std::string> tokenizer = read_if_present(dir + name)) {
-      return {std::move(*config), std::move(checkpoint), std::move(tokenizer), name, std::nullopt, std::nullopt};
+      return {std::move(*config), std::move(checkpoint), std::move(tokenizer), name, std::nullopt, std::nullopt, std::nullopt};
     }
   }
   std::optional<std::string> source = read_if_present(dir + "source.spm"), target = read_if_present(dir + "target.spm"),
                              vocab = read_if_present(dir + "vocab.json");
   if (!source && !target) {
-    ModelFiles files{std::move(*config), std::move(checkpoint), std::nullopt, "", std::nullopt, std::nullopt};
+    ModelFiles files{std::move(*config), std::move(checkpoint), std::nullopt, "", std::nullopt, std::nullopt, std::nullopt};
     std::optional<std::string> merges = read_if_present(dir + "merges.txt");
     if (vocab && merges) files.gpt2_tokenizer = Gpt2TokenizerFiles{std::move(*vocab), std::move(*merges)};
     return files;
@@ -68,7 +66,16 @@ ModelFiles read_model_directory(const std::string& directory) {
     throw std::runtime_error(dir + "target_vocab.json: separate source and target vocabularies are not supported");
   }
   return {std::move(*config), std::move(checkpoint), std::nullopt, "",
-          MarianTokenizerFiles{std::move(*source), std::move(*target), std::move(*vocab)}, std::nullopt};
+          MarianTokenizerFiles{std::move(*source), std::move(*target), std::move(*vocab)}, std::nullopt, std::nullopt};
+}
+
+}  // namespace
+
+ModelFiles read_model_directory(const std::string& directory) {
+  const std::string dir = directory.empty() || directory.back() == '/' ? directory : directory + "/";
+  ModelFiles files = read_model_and_tokenizer(dir, directory);
+  files.preprocessor_config = read_if_present(dir + "preprocessor_config.json");
+  return files;
 }
 
 }  // namespace attnplay

@@ -8,7 +8,7 @@
 // .spm file all three are needed; a folder with target_vocab.json, separate
 // vocabularies, is refused), or else GPT-2's vocab.json and merges.txt. A
 // folder with only a PyTorch pickle (pytorch_model.bin) is refused with how to
-// convert it.
+// convert it. A vision model's preprocessor_config.json when present.
 // Not here: parsing (model/model.h, safetensors/).
 #pragma once
 
@@ -38,6 +38,7 @@ struct ModelFiles {
   std::string tokenizer_file;            // one of kTokenizerFiles, or "" (none)
   std::optional<MarianTokenizerFiles> marian_tokenizer;  // only when there is no tokenizer
   std::optional<Gpt2TokenizerFiles> gpt2_tokenizer;      // only when there is none of the above
+  std::optional<std::string> preprocessor_config;        // preprocessor_config.json (vision models)
 };
 
 // Throws std::runtime_error naming the missing or unreadable file, and

@@ -17,12 +17,15 @@ extern const ModelFamily gemma_family;     // families/gemma.cpp
 extern const ModelFamily olmo2_family;     // families/olmo2.cpp
 extern const ModelFamily phi3_family;      // families/phi3.cpp
 extern const ModelFamily gpt_neox_family;  // families/gpt_neox.cpp
+extern const ModelFamily vit_family;       // families/vit.cpp
+extern const ModelFamily dinov2_family;    // families/dinov2.cpp
 
 namespace {
 
 const ModelFamily* const kFamilies[] = {&gpt2_family,    &bert_family, &distilbert_family, &electra_family,
                                         &roberta_family, &opt_family,  &llama_family,      &gemma_family,
-                                        &olmo2_family,   &phi3_family, &gpt_neox_family};
+                                        &olmo2_family,   &phi3_family, &gpt_neox_family,   &vit_family,
+                                        &dinov2_family};
 
 }  // namespace
 

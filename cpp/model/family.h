@@ -1,7 +1,8 @@
 // The decoder-only and encoder-only families, each in one file of
 // model/families/ (gpt2, bert, distilbert, electra, roberta for RoBERTa /
 // XLM-R / CamemBERT, opt, llama for Llama / Mistral / Qwen2 / Qwen3 /
-// SmolLM3, gemma for Gemma 1 / 2 / 3, olmo2, phi3, gpt_neox):
+// SmolLM3, gemma for Gemma 1 / 2 / 3, olmo2, phi3, gpt_neox; the vision
+// transformers vit for ViT / DeiT, dinov2 for DINOv2 with and without registers):
 // how its config.json reads, what its tensors are named, and its forward
 // recipe; and the registry that finds a family by config.json's "model_type"
 // (model/family.cpp).
@@ -46,6 +47,11 @@ void bert_encoder_forward(ForwardPass& pass, const ModelWeights& weights);
 // too: pre-RMSNorm blocks (attention, gated MLP; fused or separate
 // projections alike), the final norm, the next-token head.
 void llama_decoder_forward(ForwardPass& pass, const ModelWeights& weights);
+
+// The vision transformers' recipe (families/vit.cpp), which DINOv2 runs too:
+// patch embeddings with positions, pre-LN blocks (with layer scale where the
+// weights have it), the final LayerNorm, the image classifier.
+void vision_encoder_forward(ForwardPass& pass, const ModelWeights& weights);
 
 // The family that reads this "model_type", or null.
 const ModelFamily* find_family(std::string_view model_type);

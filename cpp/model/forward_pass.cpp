@@ -33,7 +33,7 @@ Matrix masked_lm_logits(const ModelConfig& c, const ModelWeights& w, const Const
 
 ForwardPass::ForwardPass(const ModelConfig& c, const ModelWeights& w, const ForwardRequest& request,
                          ForwardResult& result, KvCache* cache)
-    : c_(c), w_(w), request_(request), result_(result), cache_(cache), T_(static_cast<int>(request.ids.size())),
+    : c_(c), w_(w), request_(request), result_(result), cache_(cache), T_(request_tokens(c, request)),
       past_(cache ? cache->length() : 0) {
   options_.causal = c.causal();
   options_.key_mask = request.attention_mask;
@@ -75,6 +75,39 @@ void ForwardPass::add_learned_positions(Matrix& h) const {
   std::vector<int> rows(static_cast<std::size_t>(T_));  // [T] offset + past + tokens counted before; uncounted: offset - 1
   for (int i = 0, count = past_; i < T_; ++i) rows[i] = counted(i) ? offset + count++ : offset - 1;
   add_rows(h, w_.position_embedding, T_, [&rows](int i) { return rows[i]; });
+}
+
+Matrix ForwardPass::embed_patches() const {
+  const VisionConfig& v = c_.vision;
+  const VisionWeights& vw = w_.vision;
+  const PixelValues& px = request_.pixels;
+  const int rows = v.grid_rows(px.height), cols = v.grid_columns(px.width), N = rows * cols;
+  const int ph = v.patch_height, pw = v.patch_width, C = v.channels;
+  const std::size_t plane = static_cast<std::size_t>(px.height) * px.width;
+  Matrix patches(N, C * ph * pw);  // [N, C·p_h·p_w]: each patch's pixels in the Conv2d kernel's (channel, row, column) order
+  for (int gy = 0; gy < rows; ++gy) {
+    for (int gx = 0; gx < cols; ++gx) {
+      float* out = patches.row(gy * cols + gx).data();
+      for (int ch = 0; ch < C; ++ch) {
+        for (int ky = 0; ky < ph; ++ky, out += pw) {
+          const float* in = px.values.data() + ch * plane + static_cast<std::size_t>(gy * ph + ky) * px.width + gx * pw;
+          std::copy(in, in + pw, out);
+        }
+      }
+    }
+  }
+  const int lead = v.distillation_token ? 2 : 1;  // learned tokens with a position: CLS (, distillation)
+  Matrix grid_positions = vw.positions.bottomRows(vw.positions.rows() - lead);  // [table grid, d]
+  if (rows != v.table_grid_rows() || cols != v.table_grid_columns()) {  // DINOv2 (validate refuses it for ViT)
+    grid_positions = resize_position_grid(grid_positions, v.table_grid_rows(), v.table_grid_columns(), rows, cols,
+                                          v.position_resize == VisionConfig::PositionResize::bicubic_antialiased);
+  }
+  Matrix h(T_, c_.width);  // [T, d]
+  h.row(0) = vw.class_token + vw.positions.row(0);
+  if (v.distillation_token) h.row(1) = vw.distillation_token + vw.positions.row(1);
+  if (v.registers > 0) h.middleRows(lead, v.registers) = vw.register_tokens;
+  h.bottomRows(N) = linear(patches, vw.patch_embedding.w, vw.patch_embedding.b) + grid_positions;  // [N, d]
+  return h;
 }
 
 Matrix ForwardPass::project_embeddings(const ConstMatrixRef& h) const {
@@ -166,6 +199,11 @@ Matrix ForwardPass::mlp(const ConstMatrixRef& x, const BlockWeights& b) const {
   return linear(inner, b.mlp_out.w, b.mlp_out.b);  // [T, d]
 }
 
+Matrix ForwardPass::layer_scale(Matrix x, const RowVector& gamma) {
+  if (gamma.size() > 0) x.array().rowwise() *= gamma.array();
+  return x;
+}
+
 void ForwardPass::record_hidden(const Matrix& h) {
   if (request_.hidden_states) result_.hidden_states.push_back(h);
 }
@@ -213,6 +251,34 @@ void ForwardPass::masked_lm_head(const Matrix& h) {
     const SoftmaxNorm norm = softmax_norm(row, c_.vocab_size);
     if (request_.top_k > 0) result_.top_k.push_back(top_k_of(row, c_.vocab_size, request_.top_k, norm));
     if (request_.token_loss) result_.token_loss.push_back(token_loss_of(row, norm, request_.mask_labels[m]));
+  }
+  if (request_.logits) result_.logits = std::move(logits);
+}
+
+void ForwardPass::image_classifier_head(const Matrix& h) {
+  const VisionWeights& vw = w_.vision;
+  if (vw.classifier.empty() || (!request_.logits && request_.top_k == 0)) return;
+  Matrix logits;  // [1, labels]
+  switch (vw.pooling) {
+    case VisionConfig::Pooling::cls:
+      logits = linear(h.topRows(1), vw.classifier.w, vw.classifier.b);
+      break;
+    case VisionConfig::Pooling::cls_and_distillation:  // DeiT with teacher: the mean of its two classifiers
+      logits = (linear(h.topRows(1), vw.classifier.w, vw.classifier.b) +
+                linear(h.middleRows(1, 1), vw.distillation_classifier.w, vw.distillation_classifier.b)) / 2;
+      break;
+    case VisionConfig::Pooling::cls_and_patch_mean: {  // DINOv2: [CLS, mean of the patch rows], registers left out
+      const int patches = T_ - c_.vision.prefix_tokens();
+      Matrix x(1, 2 * c_.width);  // [1, 2d]
+      x << h.row(0), h.bottomRows(patches).colwise().mean();
+      logits = linear(x, vw.classifier.w, vw.classifier.b);
+      break;
+    }
+  }
+  const int labels = static_cast<int>(logits.cols());
+  if (request_.top_k > 0) {
+    const float* row = logits.row(0).data();
+    result_.top_k.push_back(top_k_of(row, labels, request_.top_k, softmax_norm(row, labels)));
   }
   if (request_.logits) result_.logits = std::move(logits);
 }

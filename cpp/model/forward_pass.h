@@ -4,7 +4,8 @@
 // (MHA/GQA/MQA, causal or not, sliding window, q/k norm, RoPE on a rotated
 // fraction of each head, a KV cache, ablated heads, the traced head), the MLP
 // (GELU, SwiGLU), and the heads (next-token logits, top-k and loss; BERT's
-// masked-LM head). Activations are [T, d] matrices, one row per token.
+// masked-LM head; a vision transformer's patch embeddings, layer scale and
+// image classifier). Activations are [T, d] matrices, one row per token.
 // Not here: checking the request (model.cpp, before any pass starts), which
 // ops a family runs in which order (its recipe).
 #pragma once
@@ -34,6 +35,11 @@ class ForwardPass {
 
   // Token embedding rows: [T, d] ([T, E] for ELECTRA, whose embeddings are narrower).
   Matrix embed() const;
+  // A vision transformer's tokens: [T, d] = CLS (+ distillation) + their
+  // positions, the registers, then each patch's pixels·W_patch + b + its
+  // position (the table's grid resized to the picture's where the family
+  // does that); T = prefix + grid rows · grid columns.
+  Matrix embed_patches() const;
   // ELECTRA's embeddings_project, OPT's project_in: h [T, E] -> [T, d].
   Matrix project_embeddings(const ConstMatrixRef& h) const;
   // OPT's project_out: h [T, d] -> [T, E], before the unembedding.
@@ -55,6 +61,10 @@ class ForwardPass {
   // MLP sub-layer: x [T, d] -> [T, d]; act(x·W_in) or SwiGLU act(x·W_gate) ⊙ x·W_up, then W_out.
   Matrix mlp(const ConstMatrixRef& x, const BlockWeights& b) const;
 
+  // DINOv2's layer scale: x [T, d] ⊙ gamma [d] (each column scaled); x
+  // itself when gamma is empty (a block without layer scale).
+  static Matrix layer_scale(Matrix x, const RowVector& gamma);
+
   // Records h [T, d] as the next hidden state when the request asks for them.
   void record_hidden(const Matrix& h);
   // Hugging Face reports the last hidden state after the final norm.
@@ -66,6 +76,8 @@ class ForwardPass {
   void next_token_head(const Matrix& h);
   // BERT's masked-LM head at the mask positions: logits [M, V], top-k, loss.
   void masked_lm_head(const Matrix& h);
+  // A vision classifier's labels from the final states h [T, d] (VisionConfig::Pooling): logits [1, labels], top-k.
+  void image_classifier_head(const Matrix& h);
 
  private:
   // Queries [T, H·d_k], keys and values [T, KV·d_k] from x [T, d].

@@ -18,6 +18,12 @@
 
 namespace attnplay {
 
+int request_tokens(const ModelConfig& c, const ForwardRequest& request) {
+  if (!c.is_vision()) return static_cast<int>(request.ids.size());
+  const VisionConfig& v = c.vision;
+  return v.prefix_tokens() + v.grid_rows(request.pixels.height) * v.grid_columns(request.pixels.width);
+}
+
 std::vector<int> resolve_prediction_positions(const ForwardRequest& request, int tokens) {
   std::vector<int> positions;
   if (request.prediction_positions.empty()) {
@@ -57,11 +63,43 @@ std::optional<AttentionPart> part_from_name(std::string_view name) {
 
 namespace {
 
+// A vision transformer's request: a picture of the model's channels, at
+// least one patch, of the size the position table was learned for unless
+// the family resizes its positions; nothing of a text's.
+void validate_pixels(const ModelConfig& c, const ModelWeights& weights, const ForwardRequest& request) {
+  const VisionConfig& v = c.vision;
+  const PixelValues& px = request.pixels;
+  if (!request.ids.empty() || !request.type_ids.empty() || !request.attention_mask.empty() ||
+      !request.mask_positions.empty() || !request.mask_labels.empty() || !request.prediction_positions.empty() ||
+      request.token_loss) {
+    bad_request(c.family_name + " reads a picture: token ids, type ids, masks, prediction positions and the token loss are for text models");
+  }
+  if (px.values.empty()) bad_request(c.family_name + " reads a picture: give its pixels");
+  if (px.channels != v.channels || px.height < 1 || px.width < 1 ||
+      px.values.size() != static_cast<std::size_t>(px.channels) * px.height * px.width) {
+    bad_request("pixels: " + std::to_string(px.values.size()) + " values for " + std::to_string(px.channels) +
+                " channels of " + std::to_string(px.width) + "×" + std::to_string(px.height) + "; " + c.family_name +
+                " reads " + std::to_string(v.channels) + " channels");
+  }
+  if (v.grid_rows(px.height) < 1 || v.grid_columns(px.width) < 1) {
+    bad_request("the picture (" + std::to_string(px.width) + "×" + std::to_string(px.height) +
+                " pixels) is smaller than one patch (" + std::to_string(v.patch_width) + "×" +
+                std::to_string(v.patch_height) + ")");
+  }
+  if (v.position_resize == VisionConfig::PositionResize::refuse &&
+      (px.height != v.image_height || px.width != v.image_width)) {
+    bad_request("the picture is " + std::to_string(px.width) + "×" + std::to_string(px.height) + " pixels, but " +
+                c.family_name + " reads " + std::to_string(v.image_width) + "×" + std::to_string(v.image_height) +
+                " (config.json's image_size): preprocess it as preprocessor_config.json says");
+  }
+  if (request.top_k > 0 && weights.vision.classifier.empty()) {
+    bad_request("this " + c.family_name + " checkpoint has no classifier: there are no labels to rank");
+  }
+}
+
 // `past`: tokens already in the KV cache.
 void validate(const ModelConfig& c, const ModelWeights& weights, const ForwardRequest& request, int past) {
-  const int T = static_cast<int>(request.ids.size());
   const int L = c.layers, H = c.heads;
-  if (T == 0) bad_request("no tokens to run");
   if (!request.source_ids.empty()) bad_request("source ids are for encoder-decoders; " + c.family_name + " reads one text");
   auto check_part = [&c](const ForwardRequest::Head& head, const char* what) {
     if (head.part != AttentionPart::self) {
@@ -71,6 +109,24 @@ void validate(const ModelConfig& c, const ModelWeights& weights, const ForwardRe
   };
   if (request.trace) check_part(*request.trace, "the traced");
   for (const ForwardRequest::Head& head : request.ablate) check_part(head, "an ablated");
+  if (request.trace && (request.trace->layer < 0 || request.trace->layer >= L || request.trace->head < 0 ||
+                        request.trace->head >= H)) {
+    bad_request("traced head (layer " + std::to_string(request.trace->layer) + ", head " +
+                std::to_string(request.trace->head) + ") does not exist: the model has " + std::to_string(L) +
+                " layers of " + std::to_string(H) + " heads");
+  }
+  if (request.top_k < 0) bad_request("top_k must not be negative");
+  for (const ForwardRequest::Head& head : request.ablate) {
+    if (head.layer < 0 || head.layer >= L || head.head < 0 || head.head >= H) {
+      bad_request("ablated head " + std::to_string(head.layer) + ":" + std::to_string(head.head) +
+                  " (layer:head, from 0) does not exist: the model has " + std::to_string(L) + " layers of " +
+                  std::to_string(H) + " heads");
+    }
+  }
+  if (c.is_vision()) return validate_pixels(c, weights, request);
+  if (!request.pixels.values.empty()) bad_request("pixels are for vision transformers; " + c.family_name + " reads token ids");
+  const int T = static_cast<int>(request.ids.size());
+  if (T == 0) bad_request("no tokens to run");
   if (past + T > c.positions) {
     bad_request(std::to_string(past + T) + " tokens are more than the model's " + std::to_string(c.positions) +
                 " positions");
@@ -97,20 +153,6 @@ void validate(const ModelConfig& c, const ModelWeights& weights, const ForwardRe
   if (!request.attention_mask.empty() && static_cast<int>(request.attention_mask.size()) != T) {
     bad_request("attention mask has " + std::to_string(request.attention_mask.size()) + " entries for " +
                 std::to_string(T) + " tokens");
-  }
-  if (request.trace && (request.trace->layer < 0 || request.trace->layer >= L || request.trace->head < 0 ||
-                        request.trace->head >= H)) {
-    bad_request("traced head (layer " + std::to_string(request.trace->layer) + ", head " +
-                std::to_string(request.trace->head) + ") does not exist: the model has " + std::to_string(L) +
-                " layers of " + std::to_string(H) + " heads");
-  }
-  if (request.top_k < 0) bad_request("top_k must not be negative");
-  for (const ForwardRequest::Head& head : request.ablate) {
-    if (head.layer < 0 || head.layer >= L || head.head < 0 || head.head >= H) {
-      bad_request("ablated head " + std::to_string(head.layer) + ":" + std::to_string(head.head) +
-                  " (layer:head, from 0) does not exist: the model has " + std::to_string(L) + " layers of " +
-                  std::to_string(H) + " heads");
-    }
   }
   if (!c.causal() && !request.prediction_positions.empty()) {
     bad_request("prediction positions are for causal models; " + c.family_name + " predicts at its mask tokens");
@@ -163,13 +205,17 @@ Model Model::from_checkpoint(std::string_view config_json, const Checkpoint& che
 }
 
 void Model::check_vocabulary(std::int32_t tokenizer_vocab_size) const {
+  if (config_.is_vision()) bad_request(config_.family_name + " reads pictures: it has no tokenizer");
   check_vocabulary_fits(tokenizer_vocab_size, weights_.token_embedding.rows());
 }
 
 ForwardResult Model::forward(const ForwardRequest& request) const { return run(request, nullptr); }
 
 ForwardResult Model::forward(const ForwardRequest& request, KvCache& cache) const {
-  if (!config_.causal()) bad_request("a KV cache is for causal models; BERT reads the whole text at once");
+  if (!config_.causal()) {
+    bad_request("a KV cache is for causal models; " + config_.family_name + " reads " +
+                (config_.is_vision() ? "the whole picture" : "the whole text") + " at once");
+  }
   if (!request.type_ids.empty() || !request.attention_mask.empty()) {
     bad_request("type ids and padding masks cannot be used with a KV cache");
   }
@@ -240,6 +286,7 @@ ForwardResult Model::run(const ForwardRequest& request, KvCache* cache) const {
 
 std::vector<TopK> Model::read_out(const Matrix& x, bool final_norm_applied, int k) const {
   if (k < 1) bad_request("top_k must be at least 1");
+  if (config_.is_vision()) bad_request(config_.family_name + " has no vocabulary to read a residual stream with");
   if (x.cols() != config_.width) {
     bad_request("a residual stream of width " + std::to_string(x.cols()) + " for a model of width " +
                 std::to_string(config_.width));

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "attention/attention.h"
+#include "image/picture.h"
 #include "model/config.h"
 #include "model/weights.h"
 
@@ -45,6 +46,7 @@ std::optional<AttentionPart> part_from_name(std::string_view name);
 // request_from_js (bindings/request_js.h), the CLI from its flags.
 struct ForwardRequest {
   std::vector<std::int32_t> ids;          // [T] token ids (encoder-decoders: the decoder's, start token first)
+  PixelValues pixels;                     // vision transformers: the picture, preprocessed (then ids stay empty)
   std::vector<std::int32_t> source_ids;   // [S] encoder-decoders: the source's ids (others: must be empty)
   std::vector<std::int32_t> type_ids;     // [T] BERT segment ids; empty = all 0 (causal models: must be empty or 0)
   std::vector<std::uint8_t> attention_mask;  // [T] 1 = attend, 0 = padding key; empty = all 1
@@ -55,8 +57,9 @@ struct ForwardRequest {
   };
   std::optional<Head> trace;              // keep q, k, v and scores of this head
   bool hidden_states = false;             // keep the residual stream after every layer
-  bool logits = false;                    // keep logits (causal: [P, V] at prediction_positions; BERT: [M, V] at mask_positions)
-  int top_k = 0;                          // top-k predictions (causal: prediction_positions; BERT: mask_positions)
+  bool logits = false;                    // keep logits (causal: [P, V] at prediction_positions; BERT: [M, V] at mask_positions;
+                                          // vision classifiers: [1, labels])
+  int top_k = 0;                          // top-k predictions (causal: prediction_positions; BERT: mask_positions; vision: labels)
   // Causal models and encoder-decoders' decoders: the positions whose logits
   // and top-k are computed, each predicting the token after it (a negative p
   // counts from the end: -1 is the last); empty = every position. The output
@@ -120,6 +123,10 @@ struct ForwardResult {
     return attentions[((static_cast<std::size_t>(layer) * heads + head) * tokens + query) * keys + key];
   }
 };
+
+// The tokens a request runs: its ids, or for a vision transformer the
+// learned tokens and the patches of its picture.
+int request_tokens(const ModelConfig& config, const ForwardRequest& request);
 
 // A request's prediction_positions over a pass of `tokens` positions:
 // negative ones counted from the end, every position when none is given.

@@ -80,6 +80,38 @@ Reader base_model_reader(const Checkpoint& st, const std::string& prefix, const 
   return Reader(st, base);
 }
 
+void read_vision_embeddings(Reader& r, const ModelConfig& c, ModelWeights& w) {
+  const VisionConfig& v = c.vision;
+  const std::int64_t d = c.width;
+  VisionWeights& vw = w.vision;
+  vw.class_token = r.reshaped("embeddings.cls_token", {1, 1, d}, 1, d, WeightLayout::out_by_in).to_matrix();
+  if (v.distillation_token) {
+    vw.distillation_token = r.reshaped("embeddings.distillation_token", {1, 1, d}, 1, d, WeightLayout::out_by_in).to_matrix();
+  }
+  if (v.registers > 0) {
+    vw.register_tokens = r.reshaped("embeddings.register_tokens", {1, v.registers, d}, v.registers, d,
+                                    WeightLayout::out_by_in).to_matrix();
+  }
+  const std::int64_t rows = (v.distillation_token ? 2 : 1) + std::int64_t{v.table_grid_rows()} * v.table_grid_columns();
+  vw.positions = r.reshaped("embeddings.position_embeddings", {1, rows, d}, rows, d, WeightLayout::out_by_in).to_matrix();
+  const std::int64_t patch = std::int64_t{v.channels} * v.patch_height * v.patch_width;
+  vw.patch_embedding = {r.reshaped("embeddings.patch_embeddings.projection.weight",
+                                   {d, v.channels, v.patch_height, v.patch_width}, d, patch, WeightLayout::out_by_in),
+                        r.vector("embeddings.patch_embeddings.projection.bias", d)};
+}
+
+void read_vision_attention(Reader& r, const std::string& prefix, const ModelConfig& c, BlockWeights& b) {
+  const std::int64_t d = c.width;
+  b.q = r.linear(prefix + "attention.attention.query", d, d, c.qkv_bias);
+  b.k = r.linear(prefix + "attention.attention.key", d, d, c.qkv_bias);
+  b.v = r.linear(prefix + "attention.attention.value", d, d, c.qkv_bias);
+  b.attention_out = r.linear(prefix + "attention.output.dense", d, d, true);
+}
+
+LinearWeights read_image_classifier(Reader& r, const ModelConfig& c, const std::string& name, std::int64_t in) {
+  return r.linear(name, in, static_cast<std::int64_t>(c.vision.labels.size()), true);
+}
+
 void output_embedding(const ModelConfig& c, const Checkpoint& st, Reader& r, ModelWeights& w, const std::string& name) {
   if (!c.tied_embeddings) w.output_embedding = untied_output_layer(st, r, c.vocab_size, c.embedding_width(), name);
 }

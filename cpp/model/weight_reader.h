@@ -34,25 +34,21 @@ class Reader {
 
   // Tensor `name` with exactly `shape` ([rows, cols] or [n]), as stored.
   WeightMatrix take(const std::string& name, std::int64_t rows, std::int64_t cols, bool vector, WeightLayout layout) {
-    const std::string full = resolve(name);
-    const TensorInfo& info = st_.info(full);
     const std::vector<std::int64_t> shape = vector ? std::vector<std::int64_t>{cols} : std::vector<std::int64_t>{rows, cols};
-    if (info.shape != shape) {
-      throw std::invalid_argument("tensor '" + full + "' has shape " + shape_text(info.shape) +
-                                  " but config.json implies " + shape_text(shape));
-    }
-    DType dtype = DType::f32;
-    if (info.dtype == "F16") {
-      dtype = DType::f16;
-    } else if (info.dtype == "BF16") {
-      dtype = DType::bf16;
-    } else if (info.dtype != "F32") {
-      throw std::invalid_argument("safetensors: tensor '" + full + "' has dtype " + info.dtype +
-                                  "; only F32, F16 and BF16 weights are supported");
-    }
-    used_.insert(full);
+    const std::string full = resolve(name);
+    const DType dtype = checked_dtype(full, shape);
     // Matrices view the checkpoint's bytes in place when it owns them.
     return vector ? WeightMatrix::copy_of(dtype, st_.bytes(full).data(), rows, cols, layout) : st_.weight(full, layout);
+  }
+
+  // Tensor `name` stored with `shape` (any rank) read as [rows, cols], rows ×
+  // cols being its elements in stored order: a Conv2d kernel [out, C, k_h,
+  // k_w] as [out, C·k_h·k_w], a [1, N, d] table as [N, d]. A copy.
+  WeightMatrix reshaped(const std::string& name, const std::vector<std::int64_t>& shape, std::int64_t rows,
+                        std::int64_t cols, WeightLayout layout) {
+    const std::string full = resolve(name);
+    const DType dtype = checked_dtype(full, shape);
+    return WeightMatrix::copy_of(dtype, st_.bytes(full).data(), rows, cols, layout);
   }
 
   // [rows, cols] as stored, y = x·W (Conv1D).
@@ -87,12 +83,31 @@ class Reader {
   void reject_unused(const std::vector<std::string>& ignorable) const;
 
  private:
+  // The stored dtype of tensor `full`, after checking that it has `shape`.
+  DType checked_dtype(const std::string& full, const std::vector<std::int64_t>& shape) {
+    const TensorInfo& info = st_.info(full);
+    if (info.shape != shape) {
+      throw std::invalid_argument("tensor '" + full + "' has shape " + shape_text(info.shape) +
+                                  " but config.json implies " + shape_text(shape));
+    }
+    used_.insert(full);
+    if (info.dtype == "F16") return DType::f16;
+    if (info.dtype == "BF16") return DType::bf16;
+    if (info.dtype != "F32") {
+      throw std::invalid_argument("safetensors: tensor '" + full + "' has dtype " + info.dtype +
+                                  "; only F32, F16 and BF16 weights are supported");
+    }
+    return DType::f32;
+  }
+
   // The heads (lm_head, embed_out, cls., DistilBERT's vocab_*, ELECTRA's generator_* and
-  // discriminator_*, final_logits_bias) sit outside the base model's prefix.
+  // discriminator_*, final_logits_bias; the vision classifiers classifier., cls_classifier.,
+  // distillation_classifier.) sit outside the base model's prefix.
   std::string full_name(const std::string& name) const {
     const bool head = name.rfind("lm_head.", 0) == 0 || name.rfind("cls.", 0) == 0 || name.rfind("embed_out.", 0) == 0 ||
                       name.rfind("vocab_", 0) == 0 || name.rfind("generator_", 0) == 0 ||
-                      name.rfind("discriminator_", 0) == 0 ||
+                      name.rfind("discriminator_", 0) == 0 || name.rfind("classifier.", 0) == 0 ||
+                      name.rfind("cls_classifier.", 0) == 0 || name.rfind("distillation_classifier.", 0) == 0 ||
                       name == "final_logits_bias";
     return head ? name : prefix_ + name;
   }
@@ -124,6 +139,22 @@ Reader base_model_reader(const Checkpoint& st, const std::string& prefix, const 
 // BERT, ELECTRA and RoBERTa: embeddings.{word, position, token_type}_embeddings
 // (position_table_rows() rows of positions) and embeddings.LayerNorm.
 void read_bert_embeddings(Reader& r, const ModelConfig& c, std::int64_t E, ModelWeights& w);
+
+// A vision transformer's embeddings, under the names ViT, DeiT and DINOv2
+// share: embeddings.{cls_token [1, 1, d], distillation_token (DeiT),
+// register_tokens [1, R, d] (DINOv2 with registers), position_embeddings
+// [1, CLS (+ distillation) + table grid, d], patch_embeddings.projection
+// (a Conv2d [d, C, p_h, p_w] with bias)}.
+void read_vision_embeddings(Reader& r, const ModelConfig& c, ModelWeights& w);
+
+// A vision transformer's self-attention in layer `prefix` ("encoder.layer.N."),
+// under the names ViT, DeiT and DINOv2 share: attention.attention.{query,
+// key, value} [d -> d] (biases with c.qkv_bias) and attention.output.dense.
+void read_vision_attention(Reader& r, const std::string& prefix, const ModelConfig& c, BlockWeights& b);
+
+// A vision classifier `name` [labels, in] with bias, which must have one
+// output per label of config.json (id2label / num_labels).
+LinearWeights read_image_classifier(Reader& r, const ModelConfig& c, const std::string& name, std::int64_t in);
 
 // A masked-LM head's tensor names (root-level, as the checkpoints store them).
 struct MaskedLmHeadNames {

@@ -23,11 +23,17 @@ std::int64_t ModelWeights::parameter_count() const {
                                    &b.mlp_gate_up}) {
       linear(*l);
     }
+    n += b.attention_scale.size() + b.mlp_scale.size();
     for (const NormWeights* x : {&b.attention_norm, &b.q_norm, &b.k_norm, &b.mlp_norm, &b.attention_post_norm,
                                  &b.mlp_post_norm}) {
       norm(*x);
     }
   }
+  linear(vision.patch_embedding);
+  linear(vision.classifier);
+  linear(vision.distillation_classifier);
+  n += vision.class_token.size() + vision.distillation_token.size() + vision.register_tokens.size() +
+       vision.positions.size();
   if (has_mlm_head) {
     linear(mlm.transform);
     norm(mlm.norm);
@@ -44,10 +50,12 @@ std::size_t pack_for_products(ModelWeights& weights, std::size_t budget_bytes) {
       multiplied.push_back(&l->w);
     }
   }
-  for (LinearWeights* l : {&weights.embedding_projection, &weights.output_projection}) {
+  for (LinearWeights* l : {&weights.embedding_projection, &weights.output_projection, &weights.vision.patch_embedding}) {
     if (!l->empty()) multiplied.push_back(&l->w);
   }
-  multiplied.push_back(weights.output_embedding.empty() ? &weights.token_embedding : &weights.output_embedding);
+  // The unembedding (a vision model has none: its classifier runs one row).
+  WeightMatrix& unembedding = weights.output_embedding.empty() ? weights.token_embedding : weights.output_embedding;
+  if (!unembedding.empty()) multiplied.push_back(&unembedding);
   if (weights.has_mlm_head) multiplied.push_back(&weights.mlm.transform.w);
   return pack_within_budget(multiplied, budget_bytes);
 }

@@ -57,6 +57,20 @@ struct BlockWeights {
   LinearWeights mlp_in;         // [d → inner] (c_fc, intermediate, dense_h_to_4h, up_proj)
   LinearWeights mlp_out;        // [inner → d] (c_proj, output.dense, dense_4h_to_h, down_proj)
   LinearWeights mlp_gate_up;    // Phi-3 gate_up_proj [d → 2·inner]: gate | up in one; empty otherwise
+  RowVector attention_scale;    // DINOv2 layer_scale1.lambda1 [d]: attn(x) ⊙ it; empty otherwise
+  RowVector mlp_scale;          // DINOv2 layer_scale2.lambda1 [d]: mlp(x) ⊙ it; empty otherwise
+};
+
+// A vision transformer's embeddings and classifier (model/families/vit.cpp, dinov2.cpp).
+struct VisionWeights {
+  LinearWeights patch_embedding;         // [C·p_h·p_w → d]: the patch Conv2d's kernel, flattened (channel, row, column)
+  RowVector class_token;                 // [d] cls_token
+  RowVector distillation_token;          // [d] DeiT; empty otherwise
+  Matrix register_tokens;                // [R, d] DINOv2 with registers; empty otherwise
+  Matrix positions;                      // [prefix + grid rows · grid columns, d]: the CLS (and distillation) rows, then the grid's
+  LinearWeights classifier;              // [d, or 2d for DINOv2 → labels]; empty: a bare model
+  LinearWeights distillation_classifier; // DeiT with teacher [d → labels]; empty otherwise
+  VisionConfig::Pooling pooling = VisionConfig::Pooling::cls;  // the classifier's input
 };
 
 struct MaskedLmHead {  // BERT cls.predictions (DistilBERT vocab_*, ELECTRA generator_*)
@@ -78,6 +92,7 @@ struct ModelWeights {
   WeightMatrix output_embedding;    // [V, E] when the checkpoint has its own (lm_head, embed_out, decoder); empty when tied
   bool has_mlm_head = false;
   MaskedLmHead mlm;
+  VisionWeights vision;             // vision transformers only
 
   // The matrix logits are computed with: [V, E], logits = h·Eᵀ (h projected to E where the model projects).
   const WeightMatrix& unembedding() const { return output_embedding.empty() ? token_embedding : output_embedding; }

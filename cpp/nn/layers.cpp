@@ -1,6 +1,8 @@
 // Implementation of nn/layers.h.
 #include "nn/layers.h"
 
+#include <unsupported/Eigen/SpecialFunctions>
+
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -53,8 +55,16 @@ void quick_gelu(MatrixRef x) {
 }
 
 void gelu_erf(MatrixRef x) {
+  // Eigen's float erf (a rational polynomial, what XLA computes too): the
+  // loop vectorizes, where std::erf is a scalar libm call in WebAssembly
+  // (ViT-S/16 at 224 pixels: 275 ms with std::erf, 220 with this). GELU
+  // stays within 1e-6 of the double-precision value (std::erf's: 1.1e-7;
+  // tests/native/layers_test.cpp).
   const float inv_sqrt2 = 0.70710678118654752f;
-  x = x.unaryExpr([inv_sqrt2](float v) { return 0.5f * v * (1.0f + std::erf(v * inv_sqrt2)); });
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    float* row = x.row(r).data();
+    for (Eigen::Index c = 0; c < x.cols(); ++c) row[c] = 0.5f * row[c] * (1.0f + Eigen::numext::erf(row[c] * inv_sqrt2));
+  }
 }
 
 void gelu_tanh(MatrixRef x) {

@@ -19,7 +19,7 @@ Matrix rms_norm(const ConstMatrixRef& x, const RowVector& gamma, float eps);
 // SiLU (swish) x·σ(x), in place (Llama's "silu").
 void silu(MatrixRef x);
 
-// GELU, exact form x·Φ(x) = 0.5·x·(1 + erf(x/√2)) (BERT's "gelu"), in place.
+// GELU, exact form x·Φ(x) = 0.5·x·(1 + erf(x/√2)) (BERT's "gelu"), in place; erf is Eigen's float one (within 1e-6 of the double-precision GELU).
 void gelu_erf(MatrixRef x);
 
 // GELU, tanh approximation 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))

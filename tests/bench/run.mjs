@@ -25,9 +25,10 @@ import { payload } from './payload.mjs';
 import { sentencepiece } from './sentencepiece.mjs';
 import { tokenizer } from './tokenizer.mjs';
 import { translation } from './translation.mjs';
+import { vision } from './vision.mjs';
 import { weightsGemm } from './weights-gemm.mjs';
 
-const SECTIONS = [gemm, weightsGemm, payload, house, forward, ablation, translation, llama, qwenMemory, gemma, decode, tokenizer, sentencepiece, page, pageLoad, hubPage, analysis, notebook];
+const SECTIONS = [gemm, weightsGemm, payload, house, forward, ablation, translation, llama, qwenMemory, gemma, decode, tokenizer, sentencepiece, page, pageLoad, hubPage, analysis, notebook, vision];
 
 const resultsPath = fileURLToPath(new URL('../../RESULTS.md', import.meta.url));
 const wanted = process.argv.slice(2);

@@ -272,13 +272,13 @@ test('the embedding guide: every widget loads and draws, with no console error, 
     const { page, errors } = await newPage(gallery.browser);
     await page.goto(`${gallery.url}embed/`);
     const ids = await page.$$eval('attention-view', (widgets) => widgets.map((w) => w.id));
-    assert.deepEqual(ids, ['demo-head', 'demo-model', 'demo-matrix', 'demo-rollout', 'demo-cross', 'demo-lens', 'demo-neuron', 'demo-generate', 'demo-compare', 'demo-ablation', 'demo-scratch', 'demo-data']);
+    assert.deepEqual(ids, ['demo-head', 'demo-model', 'demo-matrix', 'demo-rollout', 'demo-cross', 'demo-lens', 'demo-neuron', 'demo-generate', 'demo-compare', 'demo-ablation', 'demo-picture', 'demo-scratch', 'demo-data']);
     for (const id of ids) {
       await page.locator(`#${id}`).scrollIntoViewIfNeeded();
       await page.waitForFunction((i) => document.getElementById(i).dataset.state === 'ready', id, { timeout: 30000 });
     }
     const drawn = await page.evaluate(() => [...document.querySelectorAll('attention-view')].map((w) => w.viewElement?.localName));
-    assert.deepEqual(drawn, ['head-view', 'model-view', 'matrix-view', 'rollout-view', 'decoding-view', 'lens-view', 'neuron-view', 'generation-panel', 'compare-view', 'ablation-view', 'scratch-view', 'head-view']);
+    assert.deepEqual(drawn, ['head-view', 'model-view', 'matrix-view', 'rollout-view', 'decoding-view', 'lens-view', 'neuron-view', 'generation-panel', 'compare-view', 'ablation-view', 'image-view', 'scratch-view', 'head-view']);
     await page.waitForFunction(() => /Matches the tutorial's printed output/.test(document.getElementById('demo-scratch').shadowRoot.querySelector('#scratch-printed-check')?.textContent));
     await page.waitForFunction(() => document.getElementById('demo-neuron').viewElement.dataset.state === 'ready', null, { timeout: 20000 });
     await page.screenshot({ path: `${resultsDir}widget-gallery.png`, fullPage: true });

@@ -61,6 +61,8 @@ export const MARIAN = { id: 'tiny/opus-mt-en-fr' };
 export const SHARDED = { id: 'tiny/llama-sharded', golden: 'llama-mqa-bias-linear-f32' };
 /** The model whose model.safetensors stops halfway until release() (for Cancel). */
 export const HELD = { id: 'tiny/held', golden: 'gpt2-l2-h12-k8-f16' };
+/** A vision model (DINOv2 with registers): config.json, model.safetensors and preprocessor_config.json, no tokenizer. */
+export const VISION = { id: 'tiny/dinov2-registers', golden: 'dinov2-registers-swiglu-bf16' };
 /** The size the "too big" model's weights announce. */
 export const HUGE_BYTES = 5 * 2 ** 30;
 
@@ -134,6 +136,8 @@ function repositories() {
   const repos = {};
   for (const [id, name] of Object.entries(FAMILY_MODELS)) repos[id] = { files: golden(name) };
   repos[T5.id] = { files: golden(T5.golden) };
+  repos[VISION.id] = { files: Object.fromEntries(['config.json', 'model.safetensors', 'preprocessor_config.json']
+    .map((file) => [file, readFileSync(`${modelsDir}${VISION.golden}/${file}`)])) };
   const sharded = golden(SHARDED.golden);
   repos[SHARDED.id] = { files: { 'config.json': sharded['config.json'], 'tokenizer.json': sharded['tokenizer.json'], ...shard(sharded['model.safetensors']) } };
   repos[HELD.id] = { files: golden(HELD.golden), held: true };

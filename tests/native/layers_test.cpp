@@ -46,6 +46,22 @@ TEST_CASE("GELU: exact (erf) and tanh approximation") {
   CHECK(approx(0, 3) == doctest::Approx(0.8411919906082768));
 }
 
+// Eigen's float erf (as XLA computes it) is within 9.2e-7 here; std::erf was
+// within 1.1e-7 but a scalar libm call in WebAssembly (nn/layers.cpp).
+TEST_CASE("GELU (erf) within 1e-6 of the double-precision value over -8..8") {
+  Matrix x(1, 16001);
+  for (int i = 0; i <= 16000; ++i) x(0, i) = -8.0f + 0.001f * static_cast<float>(i);
+  Matrix y = x;
+  attnplay::gelu_erf(y);
+  double worst = 0;
+  for (int i = 0; i <= 16000; ++i) {
+    const double v = x(0, i);
+    const double want = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+    worst = std::max(worst, std::abs(y(0, i) - want) / std::max(1.0, std::abs(want)));
+  }
+  CHECK(worst < 1e-6);
+}
+
 TEST_CASE("quick GELU: x·σ(1.702·x), transformers' QuickGELUActivation") {
   Matrix x(1, 6);
   x << -8.0f, -3.0f, -1.0f, 0.0f, 1.0f, 2.5f;

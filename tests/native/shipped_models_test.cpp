@@ -5,7 +5,9 @@
 // tests/golden/models/<name>.json + .bin; the text is tokenized by our
 // tokenizer from the model folder, as in the page. The translation model
 // gettext-en-fr the same way: encoder, decoder and cross attention and logits
-// on fixed pairs, the last one its own greedy translation.
+// on fixed pairs, the last one its own greedy translation. The vision model
+// shapes-vit on its sample pictures (models/train/fidelity_shapes_vit.py),
+// decoded and preprocessed by our code.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -13,7 +15,9 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "image/decode.h"
 #include "model/directory.h"
+#include "pipeline/image_model.h"
 #include "pipeline/text_model.h"
 #include "pipeline/translation_model.h"
 
@@ -41,6 +45,33 @@ double max_abs_diff(const std::vector<float>& reference, const std::vector<float
   return worst;
 }
 
+// A shipped vision model's golden cases: each sample picture's attention and logits.
+void check_vision_model(const std::string& name, const ModelFiles& files) {
+  REQUIRE(files.preprocessor_config.has_value());
+  const ImageModel model = ImageModel::from_checkpoint(files.config_json, files.checkpoint, *files.preprocessor_config);
+  const std::string golden_dir = std::string(ATTNPLAY_GOLDEN_DIR) + "/models/";
+  std::ifstream in(golden_dir + name + ".json");
+  REQUIRE(in.good());
+  const json golden = json::parse(in);
+  const std::string data = golden_dir + golden["data"].get<std::string>();
+  REQUIRE(!golden["cases"].empty());
+  for (const json& c : golden["cases"]) {
+    const std::string picture = c["picture"].get<std::string>();
+    CAPTURE(picture);
+    std::ifstream file(std::string(ATTNPLAY_MODELS_DIR) + "/" + name + "/" + picture, std::ios::binary);
+    REQUIRE(file.good());
+    ForwardRequest request;
+    request.logits = true;
+    const ImageRunResult run = model.run(decode_picture(std::string(std::istreambuf_iterator<char>(file), {})), request);
+    CHECK(max_abs_diff(read_floats(data, c["attentions"]), run.forward.attentions) < 1e-5);
+    const std::vector<float> logits = read_floats(data, c["logits"]);
+    const std::vector<float> ours(run.forward.logits.data(), run.forward.logits.data() + run.forward.logits.size());
+    double largest = 0;
+    for (const float v : logits) largest = std::max(largest, std::abs(double(v)));
+    CHECK(max_abs_diff(logits, ours) / largest < 1e-4);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("shipped models reproduce PyTorch's attention and logits") {
@@ -52,6 +83,10 @@ TEST_CASE("shipped models reproduce PyTorch's attention and logits") {
     const std::string name = entry["name"].get<std::string>();
     CAPTURE(name);
     const ModelFiles files = read_model_directory(std::string(ATTNPLAY_MODELS_DIR) + "/" + name);
+    if (!is_encoder_decoder_config(files.config_json) && parse_config(files.config_json).is_vision()) {
+      check_vision_model(name, files);
+      continue;
+    }
     REQUIRE(files.tokenizer.has_value());
     if (is_encoder_decoder_config(files.config_json)) continue;  // the test case below
     const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, *files.tokenizer);

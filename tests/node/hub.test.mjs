@@ -11,12 +11,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 
+import { PNG } from 'pngjs';
+
 import { createEngine } from '../../dist/engine/engine.js';
 import { DownloadProgress, cachingFetch } from '../../dist/hub/download.js';
 import {
   DEFAULT_HUB, ENCODER_DECODER_TYPES, MAX_MODEL_BYTES, SUPPORTED_MODEL_TYPES, hubReference, openHubModel, parseModelId, resolveUrl,
 } from '../../dist/hub/hub.js';
-import { FAMILY_MODELS, GATED, HELD, MARIAN, SENTENCEPIECE, SHARDED, OPT_GPT2_FILES, T5, T5_SENTENCEPIECE, startFakeHub } from '../hub/fake-hub.mjs';
+import { FAMILY_MODELS, GATED, HELD, MARIAN, SENTENCEPIECE, SHARDED, OPT_GPT2_FILES, T5, T5_SENTENCEPIECE, VISION, startFakeHub } from '../hub/fake-hub.mjs';
 import { flat, golden, maxAbsDiff } from './model-golden.mjs';
 
 let engine;
@@ -70,6 +72,24 @@ test(`hf:${T5.id} opens from the hub as an encoder-decoder and gives PyTorch's a
       assert.ok(maxAbsDiff(r.encoderAttentions.data, flat(c.encoder_attentions)) < 1e-5, c.source);
       assert.ok(maxAbsDiff(r.crossAttentions.data, flat(c.cross_attentions)) < 1e-5, c.source);
     }
+  } finally {
+    model.dispose();
+  }
+});
+
+test(`hf:${VISION.id} opens as a vision model: its image processor instead of a tokenizer, and PyTorch's attention (${VISION.golden})`, async () => {
+  const opened = await openHubModel(ref(VISION.id), { fetch: cachingFetch() });
+  assert.deepEqual(opened.files.map((f) => f.name).sort(), ['model.safetensors', 'preprocessor_config.json']);
+  assert.ok(!requestsFor(VISION.id).some((r) => /tokenizer|\.spm|vocab\.json|merges/.test(r.path)), 'no tokenizer file is asked for');
+  const model = await engine.loadModel(opened.source);
+  try {
+    assert.equal(model.config.imageModel, true);
+    assert.equal(model.config.vision.registers, 4);
+    const picture = PNG.sync.read(readFileSync(new URL(`../golden/models/${VISION.golden}/picture.png`, import.meta.url)));
+    const r = model.run({ data: picture.data, width: picture.width, height: picture.height });
+    const npy = readFileSync(new URL(`../golden/models/${VISION.golden}/attentions.npy`, import.meta.url));
+    const reference = new Float32Array(npy.buffer.slice(npy.byteOffset + 10 + npy.readUInt16LE(8)));
+    assert.ok(maxAbsDiff(r.attentions.data, reference) < 1e-5);
   } finally {
     model.dispose();
   }

@@ -8,18 +8,25 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
+import { PNG } from 'pngjs';
+
 import { createEngine } from '../../dist/engine/engine.js';
+import { VISION_MODEL_TYPES } from '../../web/hub/hub.js';
 import { DEFAULT_STATE } from '../../web/run/state.js';
 
 const read = (path, encoding) => readFileSync(new URL(path, import.meta.url), encoding);
 
 // Every model the catalog lists must be shipped and faithful; encoder–decoders
-// (gettext-en-fr) have their own suite, tests/node/gettext-en-fr.test.mjs.
+// (gettext-en-fr) have their own suite, tests/node/gettext-en-fr.test.mjs;
+// vision models (shapes-vit) read their sample pictures.
 const catalog = JSON.parse(read('../../models/catalog.json', 'utf8'));
-const singleStack = catalog.filter(({ name }) => !JSON.parse(read(`../../models/${name}/config.json`, 'utf8')).is_encoder_decoder);
-test('the catalog lists at least the default model; each model has an example, the default model\'s the page\'s first text', () => {
+const configOf = (name) => JSON.parse(read(`../../models/${name}/config.json`, 'utf8'));
+const vision = catalog.filter(({ name }) => VISION_MODEL_TYPES.includes(configOf(name).model_type));
+const singleStack = catalog.filter(({ name }) => !configOf(name).is_encoder_decoder && !vision.some((m) => m.name === name));
+test('the catalog lists at least the default model; each text model has an example, the default model\'s the page\'s first text; each vision model sample pictures', () => {
   assert.equal(catalog.find((m) => m.name === 'austen-gpt')?.example, DEFAULT_STATE.text);
-  for (const { name, example } of catalog) assert.ok(typeof example === 'string' && example.trim() !== '', `${name}: an example text`);
+  for (const { name, example } of catalog.filter((m) => !vision.includes(m))) assert.ok(typeof example === 'string' && example.trim() !== '', `${name}: an example text`);
+  for (const { name, samples } of vision) assert.ok(samples?.length > 0 && samples.every((file) => read(`../../models/${name}/${file}`).length > 0), `${name}: sample pictures`);
   assert.match(catalog.find((m) => m.name === 'austen-bert').example, /\[MASK\]/);
 });
 
@@ -52,6 +59,34 @@ for (const { name } of singleStack) {
       let error = 0;
       logits.forEach((v, i) => { largest = Math.max(largest, Math.abs(v)); error = Math.max(error, Math.abs(v - r.logits.data[i])); });
       assert.ok(error / largest < 1e-4, `${c.text}: logits differ by ${error / largest} (relative)`);
+    }
+    model.dispose();
+  });
+}
+
+for (const { name } of vision) {
+  test(`${name} reproduces PyTorch's attention and logits on its sample pictures`, async () => {
+    const engine = await createEngine();
+    const model = await engine.loadModel({
+      config: read(`../../models/${name}/config.json`, 'utf8'), weights: read(`../../models/${name}/model.safetensors`),
+      preprocessor: read(`../../models/${name}/preprocessor_config.json`, 'utf8'),
+    });
+    const golden = JSON.parse(read(`../golden/models/${name}.json`, 'utf8'));
+    const data = read(`../golden/models/${golden.data}`);
+    const floats = ({ shape, offset }) => new Float32Array(data.buffer.slice(data.byteOffset + offset, data.byteOffset + offset + 4 * shape.reduce((a, b) => a * b, 1)));
+    assert.deepEqual(golden.cases.map((c) => c.picture), catalog.find((m) => m.name === name).samples);
+    for (const c of golden.cases) {
+      const png = PNG.sync.read(read(`../../models/${name}/${c.picture}`));
+      const r = model.run({ data: png.data, width: png.width, height: png.height }, { logits: true });
+      const attention = floats(c.attentions);
+      let worst = 0;
+      attention.forEach((v, i) => { worst = Math.max(worst, Math.abs(v - r.attentions.data[i])); });
+      assert.ok(worst < 1e-5, `${c.picture}: attention differs by ${worst}`);
+      const logits = floats(c.logits);
+      let largest = 0;
+      let error = 0;
+      logits.forEach((v, i) => { largest = Math.max(largest, Math.abs(v)); error = Math.max(error, Math.abs(v - r.logits.data[i])); });
+      assert.ok(error / largest < 1e-4, `${c.picture}: logits differ by ${error / largest} (relative)`);
     }
     model.dispose();
   });

@@ -83,6 +83,14 @@ export class EngineClient {
   run(key, options) { return this.call('run', key, options); }
 
   /**
+   * Vision models (config.imageModel): runs the picture, options { picture:
+   * ImageData or { data (RGBA), width, height }, topK, trace, hiddenStates,
+   * ablate, ablation }. Resolves to ImageModel.run's result (attentions,
+   * tokens, grid, seen, topK, ...) plus ms.
+   */
+  runImage(key, options) { return this.call('runImage', key, options); }
+
+  /**
    * Encoder-decoders (config.encoderDecoder): runs both sides on options
    * { text, target? }. Resolves to TranslationModel.run's result (encoderAttentions,
    * decoderAttentions, crossAttentions, sourceTokens, decoderTokens, ...) plus ms.

@@ -101,7 +101,7 @@ function lensK(k) {
  * TextModel's and TranslationModel's) as the bindings read it
  * (cpp/bindings/request_js.h, request_from_js, into the core's
  * ForwardRequest): every option checked and converted here and only here.
- * { ids, sourceIds, typeIds, attentionMask, maskPositions, trace: { layer, head },
+ * { ids, pixels (vision: pixelsSpec), sourceIds, typeIds, attentionMask, maskPositions, trace: { layer, head },
  * hiddenStates, logits, topK, lens, ablate, ablation, tokenLoss, maskLabels };
  * other keys are left out. An encoder–decoder's request (withPart) has
  * sourceIds, its ids are the decoder's, and its heads name their part
@@ -114,6 +114,7 @@ export function forwardRequestSpec(options, { withPart = false } = {}) {
     if (options[key] != null) spec[key] = int32Array(options[key], key);
   }
   if (options.attentionMask != null) spec.attentionMask = Uint8Array.from(options.attentionMask, (v) => (v ? 1 : 0));
+  if (options.pixels != null) spec.pixels = pixelsSpec(options.pixels);
   if (options.trace != null) spec.trace = traceSpec(options.trace);
   if (options.topK != null) {
     if (!Number.isInteger(options.topK)) throw new AttnplayError('topK: expected an integer');
@@ -125,6 +126,38 @@ export function forwardRequestSpec(options, { withPart = false } = {}) {
   Object.assign(spec, ablationSpec(options, { withPart }));
   spec.tokenLoss = Boolean(options.tokenLoss);
   return spec;
+}
+
+/**
+ * A vision model's preprocessed pixels { data, shape: [channels, height, width] }
+ * (numbers, channels first) -> { data: Float32Array, shape }.
+ */
+export function pixelsSpec(pixels) {
+  const shape = pixels?.shape;
+  if (!Array.isArray(shape) || shape.length !== 3 || !shape.every((n) => Number.isInteger(n) && n > 0)) {
+    throw new AttnplayError('pixels: expected { data, shape: [channels, height, width] }');
+  }
+  const data = pixels.data instanceof Float32Array ? pixels.data : Float32Array.from(pixels.data ?? []);
+  if (data.length !== shape[0] * shape[1] * shape[2]) {
+    throw new AttnplayError(`pixels: ${data.length} values for the shape [${shape.join(', ')}]`);
+  }
+  return { data, shape: [...shape] };
+}
+
+/**
+ * A picture to run: an ImageData or { data: RGBA bytes (Uint8ClampedArray or
+ * Uint8Array, 4 per pixel, row by row), width, height } -> { data: Uint8Array, width, height }.
+ */
+export function pictureSpec(picture) {
+  const { width, height } = picture ?? {};
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) {
+    throw new AttnplayError('picture: expected an ImageData or { data (RGBA bytes), width, height } of at least 1×1 pixels');
+  }
+  const data = picture.data;
+  if (!ArrayBuffer.isView(data) || data.length !== width * height * 4) {
+    throw new AttnplayError(`picture: ${data?.length ?? 0} bytes of RGBA for ${width}×${height} pixels (${width * height * 4} expected)`);
+  }
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width, height };
 }
 
 /**

@@ -10,7 +10,7 @@ import { createEngine } from './engine.js';
 import { openHubModel } from '../hub/hub.js';
 
 const enginePromise = createEngine();
-const models = new Map(); // key -> TextModel or TranslationModel
+const models = new Map(); // key -> TextModel, TranslationModel or ImageModel
 const cancellable = new Map(); // request id -> AbortController of a loadModel or generate in progress
 const CANCELLABLE = ['loadModel', 'generate'];
 let intactRun = { model: null, request: null, value: null }; // the ablate method's last intact run: a click on a head reruns only the ablated model
@@ -202,6 +202,19 @@ const METHODS = {
 
   /** Token ids (and TextModel.forward's options: trace, topK, ...) -> TextModel.forward's result. */
   forward: (engine, key, ids, options) => loaded(key).forward(ids, options),
+
+  /**
+   * Vision models: { picture: ImageData or { data (RGBA), width, height }, topK, trace, hiddenStates, ablate,
+   * ablation } -> ImageModel.run's result (attentions, tokens, grid, seen, topK, ...) + ms.
+   */
+  runImage(engine, key, options) {
+    const model = loaded(key);
+    if (!model.config.imageModel) throw new Error(`model "${key}" reads text, not pictures`);
+    const started = performance.now();
+    const { picture, ...request } = options;
+    const result = model.run(picture, request);
+    return { ...result, ms: performance.now() - started };
+  },
 
   /**
    * Encoder-decoders: { text, target } -> TranslationModel.run's result + ms.

@@ -8,7 +8,7 @@
 // files come from, and streaming them), node-support.js (running under Node).
 // Not here: drawing, page state, anything that knows about the DOM.
 import { AttnplayError, unwrap } from './errors.js';
-import { ablationSpec, attentionSpec, forwardRequestSpec, int32Array, rightOperand, toMatrix, utf8 } from './engine-inputs.js';
+import { ablationSpec, attentionSpec, forwardRequestSpec, int32Array, pictureSpec, rightOperand, toMatrix, utf8 } from './engine-inputs.js';
 import { MODEL_FILES, cancelUnread, openModelFiles, readAll, streamInto } from './model-files.js';
 import { coreFiles } from './core-files.js';
 import { importNode, installNodeWorkers, isNode } from './node-support.js';
@@ -253,8 +253,10 @@ export class Engine {
         throw error;
       }
       // loadModel owns the buffers from here on, and frees them; it keeps its own copy of the tokenizer.
-      const { handle, config: modelConfig, hasTokenizer } = unwrap(this.#module.loadModel(config, buffers, files.index, tokenizer ?? files.marian));
+      const preprocessor = files.preprocessor ? utf8Decoder.decode(files.preprocessor) : null;
+      const { handle, config: modelConfig, hasTokenizer } = unwrap(this.#module.loadModel(config, buffers, files.index, tokenizer ?? files.marian, preprocessor));
       if (modelConfig.encoderDecoder) return new TranslationModel(this.#module, handle, modelConfig, files.tokenizer, hasTokenizer);
+      if (modelConfig.imageModel) return new ImageModel(this.#module, handle, modelConfig);
       return new TextModel(this.#module, handle, modelConfig, files.tokenizer, hasTokenizer);
     } finally {
       tokenizer?.delete();
@@ -490,6 +492,52 @@ export class TextModel extends Bound {
     }
   }
 
+}
+
+/**
+ * A loaded vision transformer (ViT, DeiT, DINOv2 with or without registers),
+ * what Engine.loadModel returns when config.json's model_type is vit, deit,
+ * dinov2 or dinov2_with_registers. Holds WASM memory until dispose().
+ * config: TextModel's fields (vocabSize 0, causal false) plus imageModel: true and
+ *   vision: { imageHeight, imageWidth, patchHeight, patchWidth, channels,
+ *     distillationToken (DeiT), registers (DINOv2 with registers), prefixTokens
+ *     (CLS, distillation and registers: the tokens before the patches), labels
+ *     (the classifier's, id2label), hasClassifier, processor: { type, resample,
+ *     resize (a shortest edge, or [height, width], or null), crop ([height, width] or null) } }.
+ * Tokens are CLS, DIST (DeiT), REG1.. (registers), then the patches row by row.
+ */
+export class ImageModel extends Bound {
+  constructor(module, handle, config) {
+    super(module, handle, 'disposeImageModel', 'model');
+    this.config = Object.freeze(config);
+    this.hasTokenizer = false;
+  }
+
+  /**
+   * Preprocesses the picture as preprocessor_config.json says (resize with
+   * Pillow's arithmetic, crop, rescale, normalise) and runs every layer:
+   * picture: an ImageData, or { data: RGBA bytes, width, height }. Returns
+   *   attentions: { data: Float32Array, shape: [layers, heads, T, T] } over T = prefixTokens + rows · columns tokens;
+   *   tokens: their names, '[CLS]', '[DIST]', '[REG1]'.., then '(row, column)' of each patch;
+   *   grid: { rows, columns } of patches;
+   *   seen: { data: Uint8Array RGBA, width, height }, the picture as the model saw it (resized, cropped);
+   *   topK (a classifier, options.topK = k; default 5): { ids, probabilities, labels, shape: [1, k] };
+   *   trace, hiddenStates, logits ([1, labels]) as TextModel.forward's.
+   * options: TextModel.forward's trace, hiddenStates, logits, topK, ablate, ablation.
+   */
+  run(picture, options = {}) {
+    const topK = options.topK ?? (this.config.vision.hasClassifier ? 5 : undefined);
+    return this[CALL]('imageRun', { ...forwardRequestSpec({ ...options, topK }), picture: pictureSpec(picture) });
+  }
+
+  /**
+   * Runs every layer over preprocessed pixels { data, shape: [channels, height, width] }
+   * (as transformers' pixel_values, without the batch): run()'s result without seen.
+   */
+  forward(pixels, options = {}) {
+    const topK = options.topK ?? (this.config.vision.hasClassifier ? 5 : undefined);
+    return this[CALL]('imageForward', forwardRequestSpec({ ...options, topK, pixels }));
+  }
 }
 
 /**

@@ -15,6 +15,8 @@ export const MODEL_FILES = {
   sourceSpm: 'source.spm', targetSpm: 'target.spm', vocab: 'vocab.json',
   // GPT-2's original files (facebook/opt-*, GPT-2 fine-tunes): vocab.json and merges.txt.
   merges: 'merges.txt',
+  // A vision transformer's image processor (resize, crop, normalise: the core's image/image_processor.h).
+  preprocessor: 'preprocessor_config.json',
 };
 const MARIAN_KEYS = ['sourceSpm', 'targetSpm', 'vocab'];
 /**
@@ -35,6 +37,7 @@ export const SENTENCEPIECE_FILES = ['tokenizer.model', 'spiece.model', 'sentence
  *      target.spm, vocab.json) where there is neither but source.spm, else null,
  *      gpt2: { vocab, merges } (Uint8Arrays of vocab.json, merges.txt) where
  *      there is none of those but both of these, else null,
+ *      preprocessor: Uint8Array | null (preprocessor_config.json: vision models),
  *      index: string | null
  *      (sharded checkpoints), shards: opened files of the weights (one when not
  *      sharded), total: bytes of all files, or null while a size is unknown }
@@ -43,14 +46,15 @@ export const SENTENCEPIECE_FILES = ['tokenizer.model', 'spiece.model', 'sentence
 export async function openModelFiles(source, { fetch: fetchImpl, pickleMessage, shardNames }) {
   const files = modelSources(source, pickleMessage);
   const opened = {};
-  await Promise.all(['config', 'weights', 'tokenizer'].map(async (key) => {
+  await Promise.all(['config', 'weights', 'tokenizer', 'preprocessor'].map(async (key) => {
     // A folder URL's model.safetensors is absent when the checkpoint is sharded.
-    const optional = key === 'tokenizer' || (key === 'weights' && files.index instanceof URL);
+    const optional = key === 'tokenizer' || key === 'preprocessor' || (key === 'weights' && files.index instanceof URL);
     opened[key] = await openSource(files[key], MODEL_FILES[key], fetchImpl, optional, pickleMessage);
   }));
   // The JSON files are small: read now, so that no response waits unread
   // while the shards are looked up.
   const config = await readAll(opened.config, () => {});
+  const preprocessor = opened.preprocessor ? await readAll(opened.preprocessor, () => {}) : null;
   // A folder without tokenizer.json may have a SentencePiece model (tokenizer.model, spiece.model, ...).
   opened.tokenizer ??= await openSentencepiece(files.sentencepiece, fetchImpl, pickleMessage);
   const tokenizer = opened.tokenizer ? await readAll(opened.tokenizer, () => {}) : null;
@@ -84,9 +88,9 @@ export async function openModelFiles(source, { fetch: fetchImpl, pickleMessage, 
   }
   const marianFiles = marianOpened ? MARIAN_KEYS.map((key) => marianOpened[key]) : [];
   const gpt2Files = gpt2Opened ? [gpt2Opened.vocab, gpt2Opened.merges] : [];
-  const sizes = [opened.config, opened.tokenizer, ...marianFiles, ...gpt2Files, ...shards].filter(Boolean).map((o) => o.size);
+  const sizes = [opened.config, opened.preprocessor, opened.tokenizer, ...marianFiles, ...gpt2Files, ...shards].filter(Boolean).map((o) => o.size);
   const total = sizes.every((n) => n != null) ? sizes.reduce((a, b) => a + b, 0) : null;
-  return { config, tokenizer, tokenizerName: opened.tokenizer?.name ?? null, marian, gpt2, index, shards, total };
+  return { config, tokenizer, tokenizerName: opened.tokenizer?.name ?? null, marian, gpt2, preprocessor, index, shards, total };
 }
 
 // Marian's three files opened ({ sourceSpm, targetSpm, vocab }), or null when
@@ -122,11 +126,12 @@ async function openSentencepiece(candidates, fetchImpl, pickleMessage) {
   return null;
 }
 
-// The tokenizer files' sources: each key of MODEL_FILES -> `pick(name)`, and
+// The sources of the files beside config and weights (the tokenizer's and the
+// image processor's): each key of MODEL_FILES -> `pick(name)`, and
 // sentencepiece -> [{ source: pick(name), name }] for each of SENTENCEPIECE_FILES.
-function tokenizerSources(pick) {
+function companionSources(pick) {
   return {
-    ...Object.fromEntries(['tokenizer', ...MARIAN_KEYS, 'merges'].map((key) => [key, pick(MODEL_FILES[key])])),
+    ...Object.fromEntries(['tokenizer', ...MARIAN_KEYS, 'merges', 'preprocessor'].map((key) => [key, pick(MODEL_FILES[key])])),
     sentencepiece: SENTENCEPIECE_FILES.map((name) => ({ source: pick(name), name })).filter(({ source }) => source != null),
   };
 }
@@ -143,7 +148,7 @@ function modelSources(source, pickleMessage) {
       config: new URL(MODEL_FILES.config, base),
       weights: new URL(MODEL_FILES.weights, base),
       index: new URL(MODEL_FILES.index, base),
-      ...tokenizerSources((name) => new URL(name, base)),
+      ...companionSources((name) => new URL(name, base)),
     };
   }
   const isFileList = Array.isArray(source) || (typeof FileList !== 'undefined' && source instanceof FileList);
@@ -156,20 +161,20 @@ function modelSources(source, pickleMessage) {
     for (const key of ['config', sharded ? 'index' : 'weights']) {
       if (!byName.has(MODEL_FILES[key])) throw new AttnplayError(`${MODEL_FILES[key]} is missing from the given files`);
     }
-    const tokenizers = tokenizerSources((name) => byName.get(name));
-    if (sharded) return { config: byName.get(MODEL_FILES.config), index: byName.get(MODEL_FILES.index), shards: byName, ...tokenizers };
-    return { config: byName.get(MODEL_FILES.config), weights: byName.get(MODEL_FILES.weights), ...tokenizers };
+    const companions = companionSources((name) => byName.get(name));
+    if (sharded) return { config: byName.get(MODEL_FILES.config), index: byName.get(MODEL_FILES.index), shards: byName, ...companions };
+    return { config: byName.get(MODEL_FILES.config), weights: byName.get(MODEL_FILES.weights), ...companions };
   }
   // An object's keys are MODEL_FILES' (its sentencepiece goes by tokenizer.model).
   const byKey = (name) => source[Object.keys(MODEL_FILES).find((key) => MODEL_FILES[key] === name)];
   if (source && source.config != null && source.weights != null && source.index != null) {
     if (!Array.isArray(source.weights)) throw new AttnplayError('loadModel: with an index, weights is the array of shards');
-    return { config: source.config, index: source.index, shards: source.weights, ...tokenizerSources(byKey) };
+    return { config: source.config, index: source.index, shards: source.weights, ...companionSources(byKey) };
   }
   if (source && source.config != null && source.weights != null) {
-    return { config: source.config, weights: source.weights, ...tokenizerSources(byKey) };
+    return { config: source.config, weights: source.weights, ...companionSources(byKey) };
   }
-  throw new AttnplayError('loadModel: expected a base URL, { config, weights, tokenizer?, sentencepiece?, sourceSpm?, targetSpm?, vocab?, merges? } ' +
+  throw new AttnplayError('loadModel: expected a base URL, { config, weights, tokenizer?, sentencepiece?, sourceSpm?, targetSpm?, vocab?, merges?, preprocessor? } ' +
     'or a list of files');
 }
 

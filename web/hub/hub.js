@@ -24,11 +24,13 @@ export const HUB_PREFIX = 'hf:';
 
 const DEFAULT_REVISION = 'main';
 
+/** The vision transformers' model_type values the core runs (cpp/model/families/vit.cpp, dinov2.cpp): they read a picture. */
+export const VISION_MODEL_TYPES = ['vit', 'deit', 'dinov2', 'dinov2_with_registers'];
 /**
  * The model_type values the core runs (cpp/model/config.cpp, parse_config;
  * tests/node/hub.test.mjs checks this list against the core's own message).
  */
-export const SUPPORTED_MODEL_TYPES = ['gpt2', 'bert', 'distilbert', 'electra', 'roberta', 'xlm-roberta', 'camembert', 'opt', 'llama', 'mistral', 'qwen2', 'qwen3', 'smollm3', 'gemma', 'gemma2', 'gemma3_text', 'olmo2', 'phi3', 'gpt_neox'];
+export const SUPPORTED_MODEL_TYPES = ['gpt2', 'bert', 'distilbert', 'electra', 'roberta', 'xlm-roberta', 'camembert', 'opt', 'llama', 'mistral', 'qwen2', 'qwen3', 'smollm3', 'gemma', 'gemma2', 'gemma3_text', 'olmo2', 'phi3', 'gpt_neox', ...VISION_MODEL_TYPES];
 /** The encoder-decoder model_type values the core runs (cpp/model/seq2seq.cpp). */
 export const ENCODER_DECODER_TYPES = ['marian', 'bart', 't5', 'mt5'];
 
@@ -123,7 +125,8 @@ export function formatBytes(bytes) {
  * caching fetch, with the load's AbortSignal); options.maxBytes (default
  * MAX_MODEL_BYTES). Resolves to { source, files: [{ name, size }], total,
  * config }: source is { config, weights, index?, tokenizer or sentencepiece or
- * (Marian without tokenizer.json) sourceSpm, targetSpm and vocab } for
+ * (Marian without tokenizer.json) sourceSpm, targetSpm and vocab, or a vision
+ * model's preprocessor (preprocessor_config.json, when it has one) } for
  * Engine.loadModel, with each weights file and tokenizer file an open
  * Response whose body is not read yet; files and total: what is to be read
  * (size null when the server did not say). options.token: a Hugging Face
@@ -142,14 +145,16 @@ export async function openHubModel(ref, { fetch: fetchImpl = globalThis.fetch, m
   try {
     const configText = await (await get(FILES.config)).text();
     const config = checkConfig(configText, ref);
-    // The weights and the tokenizer are asked for together; neither body is read yet.
-    const [weights, json] = await Promise.all([get(FILES.weights, true), get(FILES.tokenizer, true)]);
+    // The weights and the tokenizer (a vision model: its image processor) are asked for together; neither body is read yet.
+    const vision = VISION_MODEL_TYPES.includes(config.model_type);
+    const [weights, json] = await Promise.all([get(FILES.weights, true), get(vision ? FILES.preprocessor : FILES.tokenizer, true)]);
     // Without tokenizer.json: a Marian model's source.spm, target.spm and vocab.json
     // (opus-mt), else a SentencePiece model (tokenizer.model: Llama 2, Mistral v0.1;
     // spiece.model: T5, mT5; sentencepiece.bpe.model: XLM-R), else GPT-2's
     // vocab.json and merges.txt (facebook/opt-*).
     const names = { ...FILES };
-    const tokenizers = json ? { tokenizer: json } : await (config.model_type === 'marian' ? marianFiles(get, ref) : otherTokenizerFiles(get, ref, names));
+    const tokenizers = vision ? (json ? { preprocessor: json } : {})
+      : json ? { tokenizer: json } : await (config.model_type === 'marian' ? marianFiles(get, ref) : otherTokenizerFiles(get, ref, names));
     let source;
     let weightFiles;
     if (weights) {

@@ -8,7 +8,11 @@
 // and a picker chooses the attention part the other views show. A causal
 // model continues the text (generation-panel.js): the views then show the
 // step of the generation timeline that the reader picks. The compare tab puts
-// the same head's maps of two texts side by side (compare-view.js).
+// the same head's maps of two texts side by side (compare-view.js). A vision
+// transformer reads a picture instead (a file, a drop, a paste, the camera or
+// the model's samples; image-run.js): the Picture tab shows where it looks
+// (image-view.js), and the model, matrix, rollout and head views draw its
+// tokens, the patches named by their place in the grid.
 // Not here: computation (engine-worker.js), drawing (the *-view.js elements),
 // state encoding (state.js), file formats (export.js).
 import { getEngineClient } from '../engine/engine-client.js';
@@ -25,6 +29,7 @@ import { LENS_TOP_K, RunLoop, ablateIds, isPair, loadingText, predictionsAt, ran
 import { PartPicker } from '../ui/attention-parts.js';
 import { ablationFrame, rankTranslationHeads, runTranslation, traceTranslation, translationAblation, translationLens } from '../run/translation-run.js';
 import { traceStep } from '../run/generation-run.js';
+import { pictureOfFile, pixelsOf, runPicture } from '../run/image-run.js';
 import { modelRunner } from '../views/compare-view.js';
 import { Store, decodeLink, decodeState, encodeLink } from '../run/state.js';
 import { drawnTheme, pageBackground, viewColours } from '../attention/view-support.js';
@@ -32,6 +37,7 @@ import '../views/attention-table.js';
 import '../views/generation-panel.js';
 import '../views/decoding-view.js';
 import '../views/head-view.js';
+import '../views/image-view.js';
 import '../views/matrix-view.js';
 import '../views/model-view.js';
 import '../views/lens-view.js';
@@ -56,7 +62,7 @@ async function stateOfLink(hash) {
 const store = new Store(await stateOfLink(location.hash));
 // The widget's generate view is the page's generation panel above the views, with the head view.
 if (store.state.view === 'generate') store.set({ view: 'head' });
-const views = ['head-view', 'model-view', 'matrix-view', 'rollout-view', 'lens-view', 'neuron-view', 'ablation-view', 'attention-table'].map((name) => $(name));
+const views = ['image-view', 'head-view', 'model-view', 'matrix-view', 'rollout-view', 'lens-view', 'neuron-view', 'ablation-view', 'attention-table'].map((name) => $(name));
 const scratch = $('scratch-view');
 const decoding = $('decoding-view'); // always the cross-attention of an encoder–decoder model
 const generationPanel = $('generation-panel');
@@ -64,7 +70,9 @@ const compareView = $('compare-view');
 const controls = $('#controls');
 const OWN_MODEL = '__own__'; // the menu's entry for a folder or URL of the reader's
 const HUB_MODEL = '__hub__'; // the menu's entry for a hub model by id
-const PICTURE_VIEWS = ['head', 'model', 'matrix', 'rollout', 'neuron']; // drawn as pictures: PNG and SVG exports
+const PICTURE_VIEWS = ['image', 'head', 'model', 'matrix', 'rollout', 'neuron']; // drawn as pictures: PNG and SVG exports
+// The views of a vision transformer's run: the picture's, and the model-wide views that need no text.
+const IMAGE_VIEWS = ['image', 'model', 'matrix', 'rollout', 'head', 'scratch'];
 
 let engineInfo = null;
 let model = null; // the model shown: { key (the state's model), hub (for hf: models), name, config }
@@ -75,6 +83,8 @@ let translated = null; // an encoder–decoder model's last run: { parts, order,
 let shipped = [];
 let gallery = []; // suggested hub models (models/gallery.json)
 let loading = null; // AbortController of the load in progress
+let picture = null; // a vision model's input: { pixels (ImageData), name }, kept across models, never in the link
+let intactLabels = null; // the picture's labels without knocked-out heads: { picture, topK }
 
 // ---- state <-> URL -------------------------------------------------------
 // The URL follows the state a moment after it settles (history.replaceState
@@ -152,7 +162,9 @@ controls.before(partPicker.element);
 
 function showView() {
   const { view } = store.state;
+  const imageModel = Boolean(model?.config.imageModel);
   for (const tab of document.querySelectorAll('[role=tab]')) {
+    if (tab.dataset.view !== 'cross') tab.hidden = imageModel ? !IMAGE_VIEWS.includes(tab.dataset.view) : tab.dataset.view === 'image';
     const selected = tab.dataset.view === view;
     tab.setAttribute('aria-selected', String(selected));
     tab.tabIndex = selected ? 0 : -1;
@@ -161,7 +173,8 @@ function showView() {
   const modelViews = view !== 'scratch';
   const encoderDecoder = Boolean(model?.config.encoderDecoder);
   // Without a result (no model yet, or no text) the model views show nothing rather than stale drawings.
-  controls.hidden = !modelViews || !result || view === 'lens'; // the lens reads no layer, head or weight choice
+  // The lens reads no layer, head or weight choice; the Picture tab has its own layer menu (the weight filters are the maps').
+  controls.hidden = !modelViews || !result || view === 'lens' || view === 'image';
   for (const element of views) element.hidden = !result;
   decoding.hidden = !translated && !decoding.result;
   // Encoder–decoder models: the Decoding tab and the part picker (not on the lens, which reads the decoder, nor on the
@@ -170,10 +183,10 @@ function showView() {
   partPicker.element.hidden = !encoderDecoder || !translated || !modelViews || ['cross', 'lens', 'ablation'].includes(view);
   // The table lists one layer's weights: not what the model view (all layers), the rollout view (layers combined), the lens, the decoding view (its own table) or the compare view (its own tables) shows.
   $('.table-alt').hidden = !modelViews || ['model', 'rollout', 'lens', 'cross', 'compare'].includes(view) || !result;
-  generationPanel.hidden = !model || encoderDecoder;
+  generationPanel.hidden = !model || encoderDecoder || imageModel;
   // The from-scratch mode has no model output: no predictions, images or attention files.
   for (const selector of ['.predictions', '#export-json', '#export-npy']) $(selector).hidden = !modelViews;
-  if (encoderDecoder) $('.predictions').hidden = true;
+  if (encoderDecoder || imageModel) $('.predictions').hidden = true; // a vision model's labels: on the Picture tab
   // The decoding view, the lens grid, the compare tables and the ablation panel are pages of their own (HTML, not pictures): no PNG or SVG of them.
   for (const selector of ['#export-svg', '#export-png']) $(selector).hidden = !PICTURE_VIEWS.includes(view);
   showAblationBanner();
@@ -348,6 +361,7 @@ const runs = new RunLoop(async () => {
   const modelErrorsBefore = modelErrors;
   try {
     if (model.config.encoderDecoder) await runEncoderDecoder();
+    else if (model.config.imageModel) await runImageModel();
     else await runDecoderOrEncoder();
     if (modelErrors === modelErrorsBefore) showModelError(null); // a failed load's message goes once the model shown runs again
     document.body.dataset.run = String(Number(document.body.dataset.run ?? 0) + 1); // runs drawn (tests wait on it)
@@ -356,6 +370,106 @@ const runs = new RunLoop(async () => {
   }
   return true;
 });
+
+// One run of a vision transformer on the reader's picture, with the state's knocked-out heads (the labels
+// without them are kept per picture, for the before → after).
+async function runImageModel() {
+  translated = null;
+  if (!picture) {
+    clearResult('Choose a picture (a file, drop or paste one, the camera, or one of the samples) to see where the model looks.');
+    return;
+  }
+  const shown = picture;
+  const intact = intactLabels?.picture === shown ? intactLabels.topK : null;
+  const { raw, result: imageResult, intactTopK } = await runPicture(client, 'model', model.config, shown.pixels, store.state, intact);
+  if (shown !== picture) return; // another picture since: its own run follows
+  intactLabels = { picture: shown, topK: intactTopK };
+  result = imageResult;
+  lastRun = null;
+  textResult = null;
+  for (const view of views) view.result = result;
+  showView();
+  controls.configure({ layers: model.config.layers, pairs: false });
+  if (store.state.layer >= model.config.layers) store.set({ layer: 0 });
+  $('#token-marks').textContent = '';
+  const { seen, grid } = imageResult.picture;
+  $('#run-note').textContent = `${shown.name}: ${shown.pixels.width}×${shown.pixels.height} pixels, seen as ${seen.width}×${seen.height} `
+    + `(${model.config.vision.processor.type}, ${model.config.vision.processor.resample}): ${grid.rows} × ${grid.columns} patches, ${imageResult.tokens.length} tokens.`;
+  describeStatus(raw.ms);
+}
+
+// The picture a vision model reads, from wherever it came; runs the model when one is shown.
+function setPicture(pixels, name) {
+  picture = { pixels, name };
+  $('#picture-name').textContent = `${name} (${pixels.width}×${pixels.height} pixels; it stays in this browser, not in the link)`;
+  if (model?.config.imageModel) runs.runNow();
+}
+
+async function usePictureFile(file) {
+  try {
+    setPicture(await pictureOfFile(file), file.name || 'a pasted picture');
+  } catch (error) {
+    $('#picture-name').textContent = error.message;
+  }
+}
+
+$('#picture-file').addEventListener('change', (event) => {
+  if (event.target.files[0]) usePictureFile(event.target.files[0]);
+});
+$('#picture-input').addEventListener('dragover', (event) => event.preventDefault());
+$('#picture-input').addEventListener('drop', (event) => {
+  const file = [...event.dataTransfer.files].find((f) => f.type.startsWith('image/'));
+  if (!file) return;
+  event.preventDefault();
+  event.stopPropagation(); // not a model folder
+  usePictureFile(file);
+});
+document.addEventListener('paste', (event) => {
+  const file = model?.config.imageModel ? [...event.clipboardData.files].find((f) => f.type.startsWith('image/')) : null;
+  if (!file) return;
+  event.preventDefault();
+  usePictureFile(file);
+});
+// The camera (where the browser has one and the reader allows it): a live preview, and a frame taken on request.
+let camera = null;
+$('#picture-camera').addEventListener('click', async () => {
+  const video = $('#picture-video');
+  try {
+    camera = await navigator.mediaDevices.getUserMedia({ video: true });
+  } catch (error) {
+    $('#picture-name').textContent = `No camera: ${error.message}`;
+    return;
+  }
+  video.srcObject = camera;
+  video.hidden = false;
+  $('#picture-snap').hidden = false;
+  await video.play();
+});
+$('#picture-snap').addEventListener('click', () => {
+  const video = $('#picture-video');
+  try {
+    setPicture(pixelsOf(video, video.videoWidth, video.videoHeight), 'a camera frame');
+  } catch (error) {
+    $('#picture-name').textContent = error.message;
+  }
+  for (const track of camera?.getTracks() ?? []) track.stop();
+  camera = null;
+  video.hidden = true;
+  $('#picture-snap').hidden = true;
+});
+
+// A shipped vision model's sample pictures (models/catalog.json's "samples"), as buttons; the first opens when no picture is chosen yet.
+async function showSamples(name) {
+  const samples = shipped.find((m) => m.name === name)?.samples ?? [];
+  const open = async (sample) => {
+    const response = await fetch(new URL(`models/${name}/${sample}`, location.href));
+    const blob = await response.blob();
+    setPicture(await pictureOfFile(blob), sample.split('/').pop());
+  };
+  $('#picture-samples').replaceChildren(...(samples.length ? [h('span', { class: 'hint' }, 'Samples: ')] : []),
+    ...samples.map((sample) => h('button', { type: 'button', class: 'chip', onclick: () => open(sample) }, sample.split('/').pop().replace(/\.\w+$/, ''))));
+  if (!picture && samples.length) await open(samples[0]);
+}
 
 // One run of a decoder-only or encoder-only model on the state's text (and B).
 async function runDecoderOrEncoder() {
@@ -515,11 +629,13 @@ async function loadModel(key, name, source) {
       $('#load-label').textContent = loadingText(name, download);
       showFiles(download.files);
     }, controller.signal);
-    if (!loaded.hasTokenizer) throw new Error(`${name} has no tokenizer (tokenizer.json, a SentencePiece model such as tokenizer.model or spiece.model, or Marian's source.spm, target.spm and vocab.json), so it cannot read text`);
+    if (!loaded.hasTokenizer && !loaded.config.imageModel) throw new Error(`${name} has no tokenizer (tokenizer.json, a SentencePiece model such as tokenizer.model or spiece.model, or Marian's source.spm, target.spm and vocab.json), so it cannot read text`);
     model = { key, hub, name, config: loaded.config };
     showModelNote(null);
-    const { encoderDecoder } = loaded.config;
-    $('#text-b-label').hidden = loaded.config.causal || Boolean(encoderDecoder);
+    const { encoderDecoder, imageModel } = loaded.config;
+    for (const input of document.querySelectorAll('.text-input')) input.hidden = Boolean(imageModel);
+    $('#picture-input').hidden = !imageModel;
+    $('#text-b-label').hidden = loaded.config.causal || Boolean(encoderDecoder) || Boolean(imageModel);
     $('#target-label').hidden = !encoderDecoder;
     if (!encoderDecoder) $('#translation').hidden = true;
     translated = null;
@@ -531,11 +647,18 @@ async function loadModel(key, name, source) {
     $('#load-label').textContent = `${name}: ${loaded.config.modelType}, ${(loaded.config.parameters / 1e6).toFixed(1)}M parameters${kept}`;
     $('model-view').headScores = null; // the previous model's labels
     $('ablation-view').ranking = null; // and its ranking of heads
+    // A vision model opens on its Picture tab unless the view was chosen (the head view, the default, is in no link).
+    const chosenView = store.state.view !== 'head' || /(^#|&)view=/.test(location.hash);
+    if (imageModel && (!IMAGE_VIEWS.includes(store.state.view) || !chosenView)) store.set({ view: 'image' });
+    if (!imageModel && store.state.view === 'image') store.set({ view: 'head' });
+    showView();
+    if (imageModel) await showSamples(key);
     runs.runNow();
     if (hub) showDownloadsSize();
     // After the first run is queued (the worker answers in order), so the first attention is not kept waiting.
     // The head-pattern analysis reads decoder-only and encoder-only models; an encoder–decoder's heads go unlabelled.
-    $('model-view').headScores = encoderDecoder ? [] : await client.analyzeHeads('model');
+    // (A vision model's heads have no text patterns to score.)
+    $('model-view').headScores = encoderDecoder || imageModel ? [] : await client.analyzeHeads('model');
   } catch (error) {
     if (loading !== controller && controller.signal.aborted) return; // replaced by a newer load, which reports itself
     if (error.cancelled) showModelNote(`Download of ${name} cancelled.${model ? ` Still showing ${model.name}.` : ''}`);

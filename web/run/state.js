@@ -14,7 +14,7 @@ import { SEQ2SEQ_PARTS } from '../engine/engine-inputs.js';
 import { DEFAULT_HUB } from '../hub/hub.js';
 import { ROLLOUT_DISPLAYS, ROLLOUT_METHODS } from '../attention/rollout.js';
 
-export const VIEWS = ['head', 'model', 'matrix', 'rollout', 'lens', 'neuron', 'scratch', 'cross', 'generate', 'compare', 'ablation'];
+export const VIEWS = ['image', 'head', 'model', 'matrix', 'rollout', 'lens', 'neuron', 'scratch', 'cross', 'generate', 'compare', 'ablation'];
 export const FILTERS = ['all', 'a-a', 'b-b', 'a-b', 'b-a'];
 export const THEMES = ['auto', 'light', 'dark'];
 /** The attention parts of an encoder–decoder model the views can show (the core's names). */

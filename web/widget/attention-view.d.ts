@@ -92,12 +92,13 @@ export interface AttentionData {
   model_type?: string;
 }
 
-export type AttentionViewName = 'head' | 'model' | 'matrix' | 'rollout' | 'lens' | 'neuron' | 'scratch' | 'cross' | 'generate' | 'compare' | 'ablation';
+export type AttentionViewName = 'image' | 'head' | 'model' | 'matrix' | 'rollout' | 'lens' | 'neuron' | 'scratch' | 'cross' | 'generate' | 'compare' | 'ablation';
 export type AttentionTheme = 'auto' | 'light' | 'dark';
 
 export interface TokenSelectDetail { token: number | null; display: string | null; layer: number }
 export interface HeadSelectDetail { layer: number; heads: number[] | null }
-export interface AttentionReadyDetail { tokens: string[]; layers: number; heads: number }
+/** tokens: the token names (a vision model's: '[CLS]', ..., then '(row, column)' of each patch); labels: a vision classifier's top labels. */
+export interface AttentionReadyDetail { tokens: string[]; labels?: string[]; translation?: string; layers: number; heads: number }
 export interface AblationChangeDetail { ablate: string; ablation: 'zero' | 'mean' }
 
 export class AttentionView extends HTMLElement {

@@ -36,6 +36,8 @@ import '../views/ablation-view.js';
 import '../views/decoding-view.js';
 import '../views/generation-panel.js';
 import '../views/head-view.js';
+import '../views/image-view.js';
+import { pictureOfFile, runPicture } from '../run/image-run.js';
 import '../views/lens-view.js';
 import '../views/matrix-view.js';
 import '../views/model-view.js';
@@ -44,7 +46,7 @@ import '../views/rollout-view.js';
 import '../views/view-controls.js';
 
 const MODULE_URL = import.meta.url;
-const VIEW_ELEMENTS = { head: 'head-view', model: 'model-view', matrix: 'matrix-view', rollout: 'rollout-view', lens: 'lens-view', neuron: 'neuron-view', scratch: 'scratch-view', cross: 'decoding-view', generate: 'generation-panel', compare: 'compare-view', ablation: 'ablation-view' };
+const VIEW_ELEMENTS = { image: 'image-view', head: 'head-view', model: 'model-view', matrix: 'matrix-view', rollout: 'rollout-view', lens: 'lens-view', neuron: 'neuron-view', scratch: 'scratch-view', cross: 'decoding-view', generate: 'generation-panel', compare: 'compare-view', ablation: 'ablation-view' };
 const STATE_ATTRIBUTES = { model: 'model', hub: 'hub', text: 'text', 'text-b': 'textB', target: 'target', view: 'view', layer: 'layer', heads: 'heads', token: 'token', threshold: 'threshold', theme: 'theme', generate: 'gen', 'generate-step': 'genStep', 'compare-text': 'compareText', ablate: 'ablate', ablation: 'ablation' };
 const MATRIX_ATTRIBUTES = ['tokens', 'x', 'wq', 'wk', 'wv'];
 
@@ -85,7 +87,7 @@ const headScores = new Map();
 function sharedModel({ key, source }, onProgress) {
   if (!loadedModels.has(key)) {
     const loading = getEngineClient().loadModel(key, source, onProgress).then((loaded) => {
-      if (!loaded.hasTokenizer) throw new Error("the model folder has no tokenizer (tokenizer.json, a SentencePiece model such as tokenizer.model or spiece.model, or Marian's source.spm, target.spm and vocab.json), so it cannot read text");
+      if (!loaded.hasTokenizer && !loaded.config.imageModel) throw new Error("the model folder has no tokenizer (tokenizer.json, a SentencePiece model such as tokenizer.model or spiece.model, or Marian's source.spm, target.spm and vocab.json), so it cannot read text");
       return loaded;
     });
     loading.catch(() => loadedModels.delete(key)); // a failed load may be retried
@@ -111,7 +113,7 @@ function parseMatrixAttribute(name, value) {
 
 export class AttentionView extends HTMLElement {
   static get observedAttributes() {
-    return [...Object.keys(STATE_ATTRIBUTES), 'editable', 'height', 'controls', 'step', 'rollout-method', 'rollout-display', ...MATRIX_ATTRIBUTES, ...DataMode.attributes];
+    return [...Object.keys(STATE_ATTRIBUTES), 'picture', 'editable', 'height', 'controls', 'step', 'rollout-method', 'rollout-display', ...MATRIX_ATTRIBUTES, ...DataMode.attributes];
   }
 
   #store = new Store(DEFAULT_STATE);
@@ -138,6 +140,8 @@ export class AttentionView extends HTMLElement {
   #partPicker = new PartPicker((name) => this.setAttribute('attention', name));
   #generationHead = null; // the generate view's head view, showing the timeline's step
   #stepResult = null; // the generation step's result while one is shown
+  #picture = null; // a vision model's input: { url (the picture attribute), pixels (ImageData) }, or a Promise of it while it loads
+  #intactLabels = null; // the picture's labels without knocked-out heads: { picture, topK }
 
   constructor() {
     super();
@@ -196,6 +200,7 @@ export class AttentionView extends HTMLElement {
   attributeChangedCallback(name) {
     if (!this.isConnected) return;
     if (name in STATE_ATTRIBUTES) this.#applyAttributes([name]);
+    else if (name === 'picture') this.#scheduleRun(0);
     else if (MATRIX_ATTRIBUTES.includes(name)) this.#applyMatrices();
     else if (DataMode.attributes.includes(name)) {
       if (this.#data.changed()) this.#scheduleRun(0);
@@ -318,10 +323,10 @@ export class AttentionView extends HTMLElement {
   }
 
   #applyLayout() {
-    const editable = this.hasAttribute('editable') && !this.#data.active;
+    const editable = this.hasAttribute('editable') && !this.#data.active && !this.#model?.config.imageModel;
     this.#textA.closest('.texts').hidden = !editable;
     this.#textB.hidden = !this.#model || this.#model.config.causal || Boolean(this.#model.config.encoderDecoder);
-    this.#controls.hidden = !this.hasAttribute('controls') || ['scratch', 'lens'].includes(this.#store.state.view);
+    this.#controls.hidden = !this.hasAttribute('controls') || ['scratch', 'lens', 'image'].includes(this.#store.state.view);
     const height = this.getAttribute('height');
     const length = height && /^\d+(\.\d+)?$/.test(height) ? `${height}px` : height;
     if (length && CSS.supports('height', length)) this.#slot.style.setProperty('max-height', length);
@@ -602,6 +607,10 @@ export class AttentionView extends HTMLElement {
       await this.#translate();
       return;
     }
+    if (config.imageModel) {
+      await this.#runPicture();
+      return;
+    }
     const lens = view === 'lens' ? LENS_TOP_K : 0;
     const { raw: r, result, note } = await runText(getEngineClient(), this.#model.key, config, { text, textB, ablate, ablation }, { lens, compare: view === 'ablation' });
     this.#result = result;
@@ -612,6 +621,40 @@ export class AttentionView extends HTMLElement {
     this.#showView();
     this.#setStatus(note, 'ready');
     this.dispatchEvent(new CustomEvent('attention-ready', { bubbles: true, composed: true, detail: { tokens: r.tokens.map((t) => t.display), layers: config.layers, heads: config.heads } }));
+  }
+
+  // A vision model on the picture the `picture` attribute names (a URL, relative to the page), fetched and
+  // decoded once per URL; the labels without the knocked-out heads are kept per picture (before → after).
+  async #runPicture() {
+    const { key, config } = this.#model;
+    const url = this.getAttribute('picture');
+    if (!url) throw new Error('This is a vision model: give the widget a picture, picture="URL" (PNG, JPEG, ...).');
+    if (this.#picture?.url !== url) {
+      let pixels;
+      try {
+        const response = await fetch(new URL(url, document.baseURI));
+        if (!response.ok) throw new Error(`HTTP ${response.status}`);
+        pixels = await pictureOfFile(await response.blob());
+      } catch (error) {
+        throw new Error(`Could not read the picture ${url}: ${error.message}`);
+      }
+      if (this.getAttribute('picture') !== url) return; // another picture meanwhile: its own run follows
+      this.#picture = { url, pixels };
+    }
+    const shown = this.#picture;
+    const { ablate, ablation } = this.#store.state;
+    const intact = this.#intactLabels?.picture === shown ? this.#intactLabels.topK : null;
+    const { raw, result, intactTopK } = await runPicture(getEngineClient(), key, config, shown.pixels, { ablate, ablation }, intact);
+    this.#intactLabels = { picture: shown, topK: intactTopK };
+    this.#result = result;
+    this.#runs += 1;
+    this.dataset.runs = String(this.#runs);
+    this.#controls.configure({ layers: config.layers, pairs: false });
+    if (this.#store.state.layer >= config.layers) this.#quietly(() => this.#store.set({ layer: 0 }));
+    if (!this.hasAttribute('view') && this.#store.state.view === DEFAULT_STATE.view) this.#quietly(() => this.#store.set({ view: 'image' }));
+    this.#showView();
+    this.#setStatus('', 'ready');
+    this.dispatchEvent(new CustomEvent('attention-ready', { bubbles: true, composed: true, detail: { tokens: raw.tokens, labels: raw.topK?.labels ?? [], layers: config.layers, heads: config.heads } }));
   }
 
   // An encoder–decoder model: its own translation of the text, each token

@@ -1,0 +1,21 @@
+// Decoding a picture file (PNG, JPEG, BMP, GIF) into 8-bit RGB with
+// stb_image (Debian's libstb-dev), for the command line: the browser decodes
+// pictures itself. 16-bit PNGs are reduced to 8 bits, grey and palette
+// pictures expanded, alpha dropped (as Pillow's convert("RGB")); a GIF gives
+// its first frame (as Pillow opens it); CMYK JPEGs are converted by
+// stb_image's Adobe rule. The size is checked (image/picture.h) before the
+// pixels are allocated.
+// Not here: resizing or the model's preprocessing (image/image_processor.h).
+#pragma once
+
+#include <string_view>
+
+#include "image/picture.h"
+
+namespace attnplay {
+
+// Throws std::invalid_argument with what is wrong: not a picture format read
+// here, truncated or corrupt data (stb_image's reason), a size out of range.
+Picture decode_picture(std::string_view bytes);
+
+}  // namespace attnplay
