@@ -51,8 +51,9 @@ esac
 #| build               | nlohmann-json3-dev | -                             | test -f /usr/include/nlohmann/json.hpp
 #| build               | doctest-dev        | -                             | test -f /usr/include/doctest/doctest.h
 #| build               | unicode-data       | -                             | test -f /usr/share/unicode/UnicodeData.txt
-# libstb-dev: stb_image decodes the CLI's pictures (cpp/image/decode.cpp)
+# libstb-dev, libjpeg62-turbo-dev: stb_image (PNG, BMP, GIF) and libjpeg-turbo decode the CLI's pictures (cpp/image/decode.cpp)
 #| build               | libstb-dev         | -                             | test -f /usr/include/stb/stb_image.h
+#| build               | libjpeg62-turbo-dev | -                            | test -f /usr/include/jpeglib.h
 #| test,bench          | chromium           | chromium                      | /usr/bin/chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking --user-data-dir="$tmp/chromium" --dump-dom 'data:text/html,<p>chromium-ok</p>' 2>/dev/null | grep -q chromium-ok
 #| test                | binaryen           | wasm-dis                      | wasm-dis --version >/dev/null
 #| test                | libclang-rt-14-dev | -                             | printf 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char *, unsigned long) { return 0; }\n' | clang++-14 -fsanitize=fuzzer,address,undefined -x c++ - -o "$tmp/fuzz" && "$tmp/fuzz" -runs=1 >/dev/null 2>&1

@@ -17,20 +17,23 @@ jobs="$(nproc)"
 cmake --build "$out" -j "$jobs"
 
 # Seeds: small valid inputs (the smallest golden checkpoint, every config.json,
-# config + NUL + weights for the model loader (BERT, Qwen3, GPT-NeoX), and every golden tokenizer.json
+# config + NUL + weights for the model loader (BERT, Qwen3, GPT-NeoX, ViT), and every golden tokenizer.json
 # + NUL + a text for the tokenizer loader, with the families' tokenizer.json
 # shapes of tests/fuzz/tokenizer-seeds.mjs, a one-shard index + NUL + that
 # shard for the sharded checkpoint loader, and a text + NUL + each small
-# SentencePiece model of tests/tokenizer/sentencepiece for the .model reader).
+# SentencePiece model of tests/tokenizer/sentencepiece for the .model reader;
+# the golden pictures, good and malformed, for the picture decoder).
 seeds="$out/seeds"
-rm -rf "$seeds" && mkdir -p "$seeds/safetensors" "$seeds/config" "$seeds/tokenizer" "$seeds/checkpoint" "$seeds/sentencepiece"
+rm -rf "$seeds" && mkdir -p "$seeds/safetensors" "$seeds/config" "$seeds/tokenizer" "$seeds/checkpoint" "$seeds/sentencepiece" "$seeds/picture"
+cp tests/golden/pictures/* "$seeds/picture/"
 small=tests/golden/models/bert-l1-h3-k8-bf16
 cp "$small/model.safetensors" "$seeds/safetensors/"
 for dir in tests/golden/models/*/; do cp "$dir/config.json" "$seeds/config/$(basename "$dir").json"; done
-for dir in "$small" tests/golden/models/qwen3-qknorm-bf16 tests/golden/models/pythia-serial-f32; do
+for dir in "$small" tests/golden/models/qwen3-qknorm-bf16 tests/golden/models/pythia-serial-f32 tests/golden/models/vit-bare-pooler-f16; do
   { cat "$dir/config.json"; printf '\0'; cat "$dir/model.safetensors"; } > "$seeds/config/bundle-$(basename "$dir")"
 done
 for dir in tests/golden/models/*/; do
+  [[ -f "$dir/tokenizer.json" ]] || continue  # vision models read pictures
   { cat "$dir/tokenizer.json"; printf '\0%s' "Hello, café! The cat [MASK] sat. 😀 <|endoftext|>"; } > "$seeds/tokenizer/$(basename "$dir")"
 done
 node tests/fuzz/tokenizer-seeds.mjs "$seeds/tokenizer"
@@ -56,7 +59,7 @@ fuzz() {
 
 running=()
 failed=0
-for name in fuzz_safetensors fuzz_checkpoint fuzz_config fuzz_tokenizer fuzz_sentencepiece; do
+for name in fuzz_safetensors fuzz_checkpoint fuzz_config fuzz_tokenizer fuzz_sentencepiece fuzz_picture; do
   fuzz "$name" &
   running+=($!)
   if ((${#running[@]} >= jobs)); then

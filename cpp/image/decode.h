@@ -1,10 +1,11 @@
-// Decoding a picture file (PNG, JPEG, BMP, GIF) into 8-bit RGB with
-// stb_image (Debian's libstb-dev), for the command line: the browser decodes
-// pictures itself. 16-bit PNGs are reduced to 8 bits, grey and palette
-// pictures expanded, alpha dropped (as Pillow's convert("RGB")); a GIF gives
-// its first frame (as Pillow opens it); CMYK JPEGs are converted by
-// stb_image's Adobe rule. The size is checked (image/picture.h) before the
-// pixels are allocated.
+// Decoding a picture file (PNG, JPEG, BMP, GIF) into 8-bit RGB for the
+// command line (the browser decodes pictures itself): JPEG with libjpeg-turbo
+// (Debian's libjpeg62-turbo-dev: what Pillow decodes JPEG with, so the pixels
+// are Pillow's), the others with stb_image (Debian's libstb-dev). 16-bit PNGs
+// are reduced to 8 bits, grey and palette pictures expanded, alpha dropped (as
+// Pillow's convert("RGB")); a GIF gives its first frame (as Pillow opens it);
+// CMYK JPEGs are converted by the plain (255 − C)(255 − K) rule. The size is
+// checked (image/picture.h) before the pixels are allocated.
 // Not here: resizing or the model's preprocessing (image/image_processor.h).
 #pragma once
 

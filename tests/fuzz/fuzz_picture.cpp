@@ -1,0 +1,24 @@
+// libFuzzer target: arbitrary bytes as a picture file (PNG, JPEG, BMP, GIF)
+// for the command line's decoder (stb_image), then the vision preprocessing
+// (a bicubic resize of the shortest edge to 20, a 16 × 16 center crop,
+// rescaling and normalising). Decoding must either give a picture or throw
+// std::invalid_argument; nothing may read or write outside its buffers
+// (ASan) or overflow (UBSan).
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string_view>
+
+#include "image/decode.h"
+#include "image/image_processor.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const attnplay::ImageProcessorConfig processor = attnplay::parse_image_processor_config(
+      R"({"size": {"shortest_edge": 20}, "crop_size": 16})", "BitImageProcessor");
+  try {
+    const attnplay::Picture picture = attnplay::decode_picture(std::string_view(reinterpret_cast<const char*>(data), size));
+    attnplay::preprocess_picture(picture, processor);
+  } catch (const std::invalid_argument&) {
+  }
+  return 0;
+}
