@@ -122,13 +122,11 @@ int run_attention(const Args& args) {
     return seq2seq_attention(files, {request, text, target, rank_heads}, out_path.empty() ? std::cout : file);
   }
   if (ablate) request.ablate = parse_heads(*ablate, "--ablate", false);
-  if (parse_config(files.config_json).is_vision()) {
-    throw UsageError(dir + " is a vision model (" + parse_config(files.config_json).model_type +
-                     "): it reads a picture, --image PATH");
-  }
+  const ModelConfig config = parse_config(files.config_json);
+  if (config.is_vision()) throw UsageError(dir + " is a vision model (" + config.model_type + "): it reads a picture, --image PATH");
   if (target || !decoder_ids.empty()) {
-    throw UsageError("--target and --decoder-ids are for encoder-decoder models; " + dir + " is a " +
-                     parse_config(files.config_json).model_type + " model");
+    throw UsageError("--target and --decoder-ids are for encoder-decoder models; " + dir + " is a " + config.model_type +
+                     " model");
   }
   const TextModel model = text_model_of(files);
   const bool causal = model.model().config().causal();

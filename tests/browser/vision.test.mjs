@@ -17,6 +17,7 @@ import { after, before, test } from 'node:test';
 import { PNG } from 'pngjs';
 
 import { createEngine } from '../../dist/engine/engine.js';
+import { parseNpy } from '../../web/attention/attention-data-source.js';
 import { downloadOf, evaluateJson, newPage, openBrowser, pngSize } from './browser.mjs';
 
 const modelsDir = fileURLToPath(new URL('../golden/models/', import.meta.url));
@@ -128,9 +129,7 @@ test('a golden ViT by URL reads a picture from the file picker as Pillow and PyT
   const seen = png(`${modelsDir}${name}/seen.png`);
   assert.equal(got.width, seen.width);
   assert.deepEqual(got.seen, [...seen.data], 'the browser\'s decoding and the core\'s resize give Pillow\'s picture');
-  const bytes = readFileSync(`${modelsDir}${name}/attentions.npy`);
-  const header = bytes.readUInt16LE(8);
-  const reference = new Float32Array(bytes.buffer.slice(bytes.byteOffset + 10 + header));
+  const reference = parseNpy(readFileSync(`${modelsDir}${name}/attentions.npy`)).data;
   assert.equal(got.attentions.length, reference.length);
   assert.ok(got.attentions.every((v, i) => Math.abs(v - reference[i]) < 1e-5));
   const golden = JSON.parse(readFileSync(`${modelsDir}${name}/golden.json`, 'utf8'));

@@ -10,6 +10,7 @@ import { before, test } from 'node:test';
 import { PNG } from 'pngjs';
 
 import { AttnplayError, ImageModel, createEngine } from '../../dist/engine/engine.js';
+import { parseNpy } from '../../web/attention/attention-data-source.js';
 import { golden, maxAbsDiff, modelsDir } from './model-golden.mjs';
 
 const VISION_MODELS = ['vit-classifier-nonsquare-f32', 'vit-bare-pooler-f16', 'deit-distilled-teacher-bf16',
@@ -21,16 +22,6 @@ const file = (name, path) => readFileSync(new URL(`${name}/${path}`, modelsDir))
 function picture(bytes) {
   const png = PNG.sync.read(bytes);
   return { data: new Uint8Array(png.data.buffer, png.data.byteOffset, png.data.length), width: png.width, height: png.height };
-}
-
-// A float32 .npy file -> { data: Float32Array, shape }.
-function npy(bytes) {
-  const headerLength = bytes.readUInt16LE(8);
-  const header = bytes.subarray(10, 10 + headerLength).toString('latin1');
-  assert.match(header, /'descr': '<f4'/);
-  const shape = header.match(/'shape': \(([^)]*)\)/)[1].split(',').filter((s) => s.trim()).map(Number);
-  const body = bytes.subarray(10 + headerLength);
-  return { data: new Float32Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.length)), shape };
 }
 
 let engine;
@@ -58,7 +49,7 @@ for (const name of VISION_MODELS) {
       assert.equal(result.seen.width, seen.width);
       assert.equal(result.seen.height, seen.height);
       assert.equal(maxAbsDiff(result.seen.data, seen.data), 0);
-      const reference = npy(file(name, 'attentions.npy'));
+      const reference = parseNpy(file(name, 'attentions.npy'));
       assert.deepEqual(result.attentions.shape, reference.shape);
       const error = maxAbsDiff(result.attentions.data, reference.data);
       t.diagnostic(`${result.tokens.length} tokens; max |attention - PyTorch| ${error.toExponential(1)}`);

@@ -526,8 +526,7 @@ export class ImageModel extends Bound {
    * options: TextModel.forward's trace, hiddenStates, logits, topK, ablate, ablation.
    */
   run(picture, options = {}) {
-    const topK = options.topK ?? (this.config.vision.hasClassifier ? 5 : undefined);
-    return this[CALL]('imageRun', { ...forwardRequestSpec({ ...options, topK }), picture: pictureSpec(picture) });
+    return this[CALL]('imageRun', { ...this.#request(options), picture: pictureSpec(picture) });
   }
 
   /**
@@ -535,8 +534,12 @@ export class ImageModel extends Bound {
    * (as transformers' pixel_values, without the batch): run()'s result without seen.
    */
   forward(pixels, options = {}) {
-    const topK = options.topK ?? (this.config.vision.hasClassifier ? 5 : undefined);
-    return this[CALL]('imageForward', forwardRequestSpec({ ...options, topK, pixels }));
+    return this[CALL]('imageForward', this.#request({ ...options, pixels }));
+  }
+
+  // The request of run() and forward(): a classifier's top 5 labels unless options.topK says otherwise.
+  #request(options) {
+    return forwardRequestSpec({ ...options, topK: options.topK ?? (this.config.vision.hasClassifier ? 5 : undefined) });
   }
 }
 

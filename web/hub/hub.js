@@ -153,12 +153,12 @@ export async function openHubModel(ref, { fetch: fetchImpl = globalThis.fetch, m
     // spiece.model: T5, mT5; sentencepiece.bpe.model: XLM-R), else GPT-2's
     // vocab.json and merges.txt (facebook/opt-*).
     const names = { ...FILES };
-    const tokenizers = vision ? (json ? { preprocessor: json } : {})
+    const companions = vision ? (json ? { preprocessor: json } : {})
       : json ? { tokenizer: json } : await (config.model_type === 'marian' ? marianFiles(get, ref) : otherTokenizerFiles(get, ref, names));
     let source;
     let weightFiles;
     if (weights) {
-      source = { config: configText, weights, ...tokenizers };
+      source = { config: configText, weights, ...companions };
       weightFiles = [{ name: FILES.weights, size: contentLength(weights) }];
     } else {
       const indexResponse = await get(FILES.index, true);
@@ -174,11 +174,11 @@ export async function openHubModel(ref, { fetch: fetchImpl = globalThis.fetch, m
       if (Number.isFinite(declared)) checkSize(ref, declared, null, maxBytes);
       const names = shardNames(index, ref.id);
       const shards = await Promise.all(names.map((name) => get(name)));
-      source = { config: configText, index: indexText, weights: shards, ...tokenizers };
+      source = { config: configText, index: indexText, weights: shards, ...companions };
       weightFiles = names.map((name, i) => ({ name, size: contentLength(shards[i]) }));
     }
-    const tokenizerFiles = Object.entries(tokenizers).map(([key, response]) => ({ name: names[key], size: contentLength(response) }));
-    const files = [...tokenizerFiles, ...weightFiles];
+    const companionFiles = Object.entries(companions).map(([key, response]) => ({ name: names[key], size: contentLength(response) }));
+    const files = [...companionFiles, ...weightFiles];
     const total = files.every((f) => f.size !== null) ? files.reduce((sum, f) => sum + f.size, 0) : null;
     checkSize(ref, weightFiles.reduce((sum, f) => sum + (f.size ?? 0), 0), weightFiles.length, maxBytes);
     return { source, files, total, config };
