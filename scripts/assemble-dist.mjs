@@ -16,7 +16,8 @@
 //   function-name sections);
 // - the shipped models of models/catalog.json that exist (under dist/models/,
 //   with dist/models/index.json listing them for the model picker) and the
-//   gallery of suggested hub models (models/gallery.json);
+//   gallery of suggested hub models (models/gallery.json) and the sample
+//   photographs offered to hub vision models (models/sample-pictures/);
 // - attention-page.html, the one-file page template of the playground's
 //   "Download as a page" (scripts/make-page-template.mjs).
 // It also writes the Python package's data (python/attnplay/static/, not
@@ -148,4 +149,5 @@ for (const { name } of shipped.filter(({ name }) => has(name, 'tokenizer.json'))
 writeFileSync(`${pythonData}/version.txt`, `${JSON.parse(readFileSync(`${root}package.json`, 'utf8')).version}\n`);
 writeFileSync(`${dist}/models/index.json`, `${JSON.stringify(shipped, null, 2)}\n`);
 cpSync(`${root}models/gallery.json`, `${dist}/models/gallery.json`); // the page's suggested hub models
+cpSync(`${root}models/sample-pictures`, `${dist}/models/sample-pictures`, { recursive: true }); // photographs for the hub's vision models
 console.log(`assemble-dist: dist/ is ready (models: ${shipped.map((m) => m.name).join(', ') || 'none yet'})`);

@@ -12,8 +12,9 @@
 #   bench:   build + what the benchmarks run (npm run bench): Chromium, and
 #            Debian's Python with sentencepiece (the SentencePiece bench's peer)
 #   goldens: what remakes the golden data and trains the shipped models
-#            (tests/golden, tests/tokenizer's make scripts, models/train):
-#            PyTorch, SentencePiece; never needed by npm test
+#            (tests/golden, tests/tokenizer's make scripts, models/train,
+#            scripts/make-sample-pictures.py): PyTorch, SentencePiece, Pillow;
+#            never needed by npm test
 # The table is the one list of programs that a build, test, bench or golden
 # script runs: tests/node/programs.test.mjs fails when a script spawns a
 # program that is not in it, and tests/programs.mjs's requireProgram names a
@@ -40,7 +41,7 @@ esac
 #| base                | findutils          | find xargs                    | find scripts -name ensure-deps.sh | grep -q .
 #| base                | grep               | grep                          | echo ok | grep -q ok
 #| base                | sed                | sed                           | echo ok | sed -n /ok/p | grep -q ok
-#| base                | dpkg               | dpkg-query                    | dpkg-query -W bash >/dev/null
+#| base                | dpkg               | dpkg-query dpkg-deb           | dpkg-query -W bash >/dev/null && dpkg-deb --version >/dev/null
 #| base                | apt                | apt-get                       | apt-get --version >/dev/null
 #| base                | -                  | node npm                      | node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)' && npm --version >/dev/null
 #| build               | cmake              | cmake ctest                   | cmake --version >/dev/null && ctest --version >/dev/null

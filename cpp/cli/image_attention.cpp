@@ -4,12 +4,15 @@
 // registers): the picture (PNG, JPEG, BMP, GIF: image/decode.h) preprocessed
 // as the folder's preprocessor_config.json says, and the attention among its
 // tokens: JSON {"model_type", "image": {"width", "height", "seen": {"width",
-// "height"}, "grid": {"rows", "columns"}, "patch": {"height", "width"},
+// "height", "png"}, "grid": {"rows", "columns"}, "patch": {"height", "width"},
 // "processor"}, "tokens": [{"token"} for CLS, distillation and registers,
 // {"token", "row", "column"} for each patch], "attentions"
 // [layer][head][query][key], "top_k": [{"ids", "labels", "probabilities"}]
-// (a classifier's top 5 unless --top-k says otherwise)}, or the attentions
-// as float32 .npy [L, H, T, T].
+// (a classifier's top 5 unless --top-k says otherwise; with --ablate also
+// "top_k_before", the intact model's)}, or the attentions as float32 .npy
+// [L, H, T, T]. "png" is the picture as the model saw it (resized and
+// cropped), base64: the JSON is the widget's data mode for pictures
+// (web/attention/attention-data-source.js), attention and picture in one file.
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -56,7 +59,10 @@ int image_attention(const ModelFiles& files, ImageAttentionRequest request, std:
       {"image",
        {{"width", picture.width},
         {"height", picture.height},
-        {"seen", {{"width", run.input.seen.width}, {"height", run.input.seen.height}}},
+        {"seen",
+         {{"width", run.input.seen.width},
+          {"height", run.input.seen.height},
+          {"png", json_text::base64_encode(encode_png(run.input.seen))}}},
         {"grid", {{"rows", run.grid_rows}, {"columns", run.grid_columns}}},
         {"patch", {{"height", v.patch_height}, {"width", v.patch_width}}},
         {"processor", {{"type", processor.processor_type}, {"resample", resampling_name(processor.resample)}}}}},
@@ -68,10 +74,18 @@ int image_attention(const ModelFiles& files, ImageAttentionRequest request, std:
     json["ablate"] = std::move(heads);
     json["ablation"] = ablation_mode_name(forward.ablation);
   }
+  const auto top_k_json = [](const ImageRunResult& r) {
+    const TopK& top = r.forward.top_k.front();
+    return nlohmann::ordered_json::array(
+        {{{"ids", top.ids}, {"labels", r.top_k_labels}, {"probabilities", top.probabilities}}});
+  };
   if (!result.top_k.empty()) {
-    const TopK& top = result.top_k.front();
-    json["top_k"] = nlohmann::ordered_json::array(
-        {{{"ids", top.ids}, {"labels", run.top_k_labels}, {"probabilities", top.probabilities}}});
+    json["top_k"] = top_k_json(run);
+    if (!forward.ablate.empty()) {  // the labels before the heads were knocked out, as the page shows them
+      ForwardRequest intact = forward;
+      intact.ablate.clear();
+      json["top_k_before"] = top_k_json(model.run(picture, intact));
+    }
   }
   out << json_text::write(json) << "\n";
   return 0;

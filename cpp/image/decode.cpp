@@ -1,6 +1,7 @@
 // Implementation of image/decode.h: JPEG with libjpeg-turbo (the library
 // Pillow decodes JPEG with, at its defaults: so the pixels are Pillow's), PNG,
-// BMP and GIF with stb_image compiled into this one file, from memory only.
+// BMP and GIF with stb_image compiled into this one file, from memory only;
+// PNG out with stb_image_write, to memory.
 // (stb_image's JPEG decoder read past a Huffman table on inputs
 // tests/fuzz/fuzz_picture.cpp found; it is not compiled in.)
 #include "image/decode.h"
@@ -23,6 +24,11 @@
 #define STBI_ONLY_GIF
 #define STBI_FAILURE_USERMSG
 #include <stb/stb_image.h>
+
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#define STB_IMAGE_WRITE_STATIC
+#define STBI_WRITE_NO_STDIO
+#include <stb/stb_image_write.h>
 
 #include <vector>
 
@@ -141,6 +147,17 @@ Picture decode_picture(std::string_view bytes) {
   picture.height = height;
   picture.rgb.assign(pixels.get(), pixels.get() + static_cast<std::size_t>(width) * height * 3);
   return picture;
+}
+
+std::string encode_png(const Picture& picture) {
+  std::string png;
+  const auto append = [](void* context, void* data, int size) {
+    static_cast<std::string*>(context)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
+  };
+  if (!stbi_write_png_to_func(append, &png, picture.width, picture.height, 3, picture.rgb.data(), picture.width * 3)) {
+    throw std::runtime_error("the picture could not be written as PNG");
+  }
+  return png;
 }
 
 }  // namespace attnplay

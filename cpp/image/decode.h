@@ -5,10 +5,13 @@
 // are reduced to 8 bits, grey and palette pictures expanded, alpha dropped (as
 // Pillow's convert("RGB")); a GIF gives its first frame (as Pillow opens it);
 // CMYK JPEGs are converted by the plain (255 − C)(255 − K) rule. The size is
-// checked (image/picture.h) before the pixels are allocated.
+// checked (image/picture.h) before the pixels are allocated. Also the way
+// back for one format: a picture as PNG bytes (stb_image_write), which the
+// CLI's JSON carries as the picture the model saw.
 // Not here: resizing or the model's preprocessing (image/image_processor.h).
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "image/picture.h"
@@ -18,5 +21,8 @@ namespace attnplay {
 // Throws std::invalid_argument with what is wrong: not a picture format read
 // here, truncated or corrupt data (stb_image's reason), a size out of range.
 Picture decode_picture(std::string_view bytes);
+
+// The PNG file of an 8-bit RGB picture (zlib-compressed by stb_image_write, no filter heuristics beyond its own).
+std::string encode_png(const Picture& picture);
 
 }  // namespace attnplay

@@ -228,6 +228,37 @@ test('word structure of Hugging Face pieces: "Ġ"/"▁" start a word, "##" conti
   assert.deepEqual(read(['[CLS]', 'play', '##ing', 'cards', '[SEP]']), [[0], [1, 2], [3], [4]]);
 });
 
+test('a vision transformer\'s picture: its grid, learned tokens, labels and norms; each problem in it named', () => {
+  const T = 1 + 2 * 3;
+  const attentions = Array.from({ length: 2 }, () => [Array.from({ length: T }, () => Array(T).fill(1 / T))]);
+  const tokens = ['[CLS]', ...Array.from({ length: 6 }, (_, p) => `(${Math.floor(p / 3)}, ${p % 3})`)];
+  const png = Buffer.from('\x89PNG fake bytes, decoded by the DOM side', 'latin1').toString('base64');
+  const image = { seen: { width: 24, height: 16, png }, grid: { rows: 2, columns: 3 }, patch: { height: 8, width: 8 } };
+  const norms = Array.from({ length: 3 }, (_, l) => Array.from({ length: T }, (__, t) => l + t / 10));
+  const data = { tokens, attentions, image, top_k: [{ ids: [3, 1], labels: ['cat', 'dog'], probabilities: [0.75, 0.25] }], top_k_before: [{ labels: ['dog'], probabilities: [0.5] }], norms };
+  const { picture, tokens: read } = readAttentionData(data).parts.self.result;
+  assert.equal(picture.prefixTokens, 1);
+  assert.deepEqual(picture.grid, { rows: 2, columns: 3 });
+  assert.deepEqual(picture.patch, { height: 8, width: 8 });
+  assert.deepEqual(Buffer.from(picture.seen.png).toString('base64'), png);
+  assert.deepEqual([picture.seen.width, picture.seen.height], [24, 16]);
+  assert.deepEqual(picture.topK, { ids: [3, 1], labels: ['cat', 'dog'], probabilities: [0.75, 0.25] });
+  assert.deepEqual(picture.topKBefore.labels, ['dog']);
+  assert.deepEqual([...picture.norms[2]].map((v) => Math.round(v * 10) / 10), norms[2]);
+  assert.deepEqual(read.map((t) => t.special), [true, false, false, false, false, false, false]);
+  assert.equal(readAttentionData({ tokens, attentions }).parts.self.result.picture, undefined, 'no image, no picture');
+  const bad = (patch, message) => assert.throws(() => readAttentionData({ ...data, ...patch }), (e) => e instanceof AttentionDataError && message.test(e.message), JSON.stringify(patch).slice(0, 80));
+  bad({ image: 'cat.png' }, /image must be an object/);
+  bad({ image: { ...image, seen: { width: 24, height: 16 } } }, /image.seen.png is missing/);
+  bad({ image: { ...image, seen: { ...image.seen, png: '***' } } }, /image.seen.png is not valid base64/);
+  bad({ image: { ...image, seen: { ...image.seen, width: 0 } } }, /image.seen.width must be a whole number of at least 1/);
+  bad({ image: { ...image, grid: { rows: 3, columns: 3 } } }, /a 3 × 3 grid of patches needs at least 9 tokens; the attention has 7/);
+  bad({ image: { ...image, patch: { height: 16, width: 8 } } }, /2 × 3 patches of 16 × 8 pixels do not fit in the 24 × 16 picture/);
+  bad({ top_k: [{ labels: ['cat'], probabilities: [0.5, 0.5] }] }, /top_k must be \[\{ labels, probabilities \}\]/);
+  bad({ top_k_before: [{ labels: ['cat'], probabilities: [2] }] }, /top_k_before must be/);
+  bad({ norms: norms.slice(1) }, /norms must be \[3\]\[7\]/);
+});
+
 test('validation: each problem has its own clear message', () => {
   const tokens = ['a', 'b'];
   const ok = [[[[1, 0], [0.5, 0.5]]]];

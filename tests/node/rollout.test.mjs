@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { MAX_FLOW_WORK, attentionFlow, attentionRollout, residualAttention, rolledOut } from '../../web/attention/rollout.js';
+import { MAX_FLOW_WORK, attentionFlow, attentionFlowRow, attentionRollout, residualAttention, rolledOut } from '../../web/attention/rollout.js';
 import { randomAttention as randomRows } from './reference.mjs';
 import { refFlow, refRollout } from './rollout-reference.mjs';
 
@@ -56,6 +56,25 @@ test('flow equals Edmonds–Karp max flow on the layered graph, causal or not', 
       assertClose(attentionFlow(attentions), refFlow(attentions), 1e-9, `flow ${shape} causal=${causal}`);
     }
   });
+});
+
+test('one row of flow, a token at a time (the Picture tab\'s), equals Edmonds–Karp; it is not limited as the whole map is', () => {
+  SIZES.slice(1, 5).forEach((shape, n) => {
+    const attentions = randomAttention(shape, 300 + n, false);
+    const reference = refFlow(attentions);
+    for (const query of [0, shape[2] - 1]) {
+      const row = [...attentionFlowRow(attentions, query)];
+      assert.equal(row.length, shape[2]);
+      row.forEach((v, j) => assert.ok(Math.abs(v - reference[query][j]) <= 1e-9, `flow row ${shape} [${query}][${j}]: ${v} vs ${reference[query][j]}`));
+    }
+  });
+  // A vision transformer's size, which attentionFlow refuses: its first values come at once (the rest follow lazily).
+  const big = randomAttention([4, 2, 65], 7, false);
+  assert.throws(() => attentionFlow(big), /too much to compute/);
+  const values = attentionFlowRow(big, 0);
+  const first = values.next().value;
+  assert.ok(first > 0 && first <= 1);
+  assert.throws(() => attentionFlowRow(big, 65).next(), /token 65 is not one of the 65 tokens/);
 });
 
 test('known cases: identity attention, one layer of uniform attention, flow bounded by the cuts', () => {

@@ -14,7 +14,7 @@ test('every field survives the URL round trip', () => {
     target: 'la zone économique <b>européenne</b> & 100%', view: 'neuron', part: 'decoder', layer: 3, heads: [0, 5, 7], token: 12, threshold: 0.05, prune: 0.9,
     filter: 'a-b', hideSpecial: true, words: true, theme: 'dark', step: 6, ablate: [[0, 3], [2, 1]], ablation: 'mean',
     gen: '12:t0.8:k40:p0.9:s7', genStep: 3, compareText: "The animal didn't cross the street because it was too <b>wide</b>",
-    rolloutMethod: 'flow', rolloutDisplay: 'lines',
+    rolloutMethod: 'flow', rolloutDisplay: 'lines', picture: `local:${'0a'.repeat(32)}`,
   };
   assert.deepEqual(decodeState(`#${encodeState(state)}`), state);
   assert.equal(encodeState(DEFAULT_STATE), '');
@@ -47,6 +47,13 @@ test('invalid values fall back to defaults', () => {
   assert.equal(decodeState('ablation=max').ablation, 'zero');
   const r = decodeState('rolloutMethod=max-flow&rolloutDisplay=<svg>');
   assert.deepEqual([r.rolloutMethod, r.rolloutDisplay], ['rollout', 'matrix']);
+  // A picture is named as picture-link.js writes it, or not at all: no paths out of models/, no URLs, no short hashes.
+  for (const good of ['sample:shapes-vit/samples/circle.png', 'sample:sample-pictures/cat.jpg', `local:${'f'.repeat(64)}`, 'inline:_-AZaz09']) {
+    assert.equal(decodeState(`picture=${encodeURIComponent(good)}`).picture, good);
+  }
+  for (const bad of ['sample:../secret.png', 'sample:https://evil.test/x.png', 'local:abc', `local:${'G'.repeat(64)}`, 'inline:a+b/c=', 'https://x.test/a.png', 'cat.jpg']) {
+    assert.equal(decodeState(`picture=${encodeURIComponent(bad)}`).picture, '', bad);
+  }
 });
 
 test('the store notifies with the keys that changed', () => {

@@ -2,15 +2,20 @@
 // through the JS engine, against tests/golden/make_vision_goldens.py: the
 // picture preprocessed in WASM equals Pillow's (seen.png), and every layer's
 // and head's attention, the token names and the top-5 labels equal PyTorch's.
-// The pictures are decoded by pngjs (exact for these 8-bit PNGs).
+// The pictures are decoded by pngjs (exact for these 8-bit PNGs). The CLI's
+// `attention --image` against the same goldens: its JSON carries the seen
+// picture (a PNG equal to Pillow's), the attention, the labels (and with
+// --ablate the intact ones), and the widget's data mode reads it.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { before, test } from 'node:test';
 
 import { PNG } from 'pngjs';
 
 import { AttnplayError, ImageModel, createEngine } from '../../dist/engine/engine.js';
-import { parseNpy } from '../../web/attention/attention-data-source.js';
+import { parseNpy, readAttentionData } from '../../web/attention/attention-data-source.js';
 import { golden, maxAbsDiff, modelsDir } from './model-golden.mjs';
 
 const VISION_MODELS = ['vit-classifier-nonsquare-f32', 'vit-bare-pooler-f16', 'deit-distilled-teacher-bf16',
@@ -104,4 +109,45 @@ test('a vision model: heads knocked out change later layers only; pixels run as 
     model.dispose();
   }
   assert.equal(engine.loadedModels(), 0);
+});
+
+const cli = fileURLToPath(new URL('../../build/native/attnplay', import.meta.url));
+
+test("the CLI's attention --image: PyTorch's attention, Pillow's seen picture and the labels in one JSON that the widget's data mode reads", () => {
+  for (const name of ['vit-classifier-nonsquare-f32', 'dinov2-registers-swiglu-bf16']) {
+    const folder = fileURLToPath(new URL(name, modelsDir));
+    const json = JSON.parse(execFileSync(cli, ['attention', '--model', folder, '--image', `${folder}/picture.png`], { maxBuffer: 1 << 28 }));
+    const reference = parseNpy(file(name, 'attentions.npy'));
+    const [L, H, T] = reference.shape;
+    const flat = new Float32Array(json.attentions.flat(3));
+    assert.deepEqual([json.attentions.length, json.attentions[0].length, json.attentions[0][0].length], [L, H, T]);
+    assert.ok(maxAbsDiff(flat, reference.data) < 1e-5, `${name}: the CLI's attention is PyTorch's`);
+    const seen = PNG.sync.read(Buffer.from(json.image.seen.png, 'base64'));
+    const pillow = PNG.sync.read(file(name, 'seen.png'));
+    assert.deepEqual([seen.width, seen.height], [pillow.width, pillow.height]);
+    assert.equal(maxAbsDiff(seen.data, pillow.data), 0, `${name}: the JSON's picture is Pillow's seen.png`);
+    const g = golden(name);
+    assert.deepEqual([json.image.grid.rows, json.image.grid.columns], g.grid);
+    if (g.top5) assert.deepEqual(json.top_k[0].ids, g.top5.slice(0, json.top_k[0].ids.length));
+    else assert.equal(json.top_k, undefined);
+
+    const { parts } = readAttentionData(json);
+    const { picture, tokens, attentions } = parts.self.result;
+    assert.deepEqual(picture.grid, json.image.grid);
+    assert.equal(picture.prefixTokens, T - g.grid[0] * g.grid[1]);
+    assert.deepEqual(tokens.map((t) => t.special), tokens.map((_, i) => i < picture.prefixTokens));
+    assert.deepEqual([...picture.seen.png], [...Buffer.from(json.image.seen.png, 'base64')]);
+    assert.equal(maxAbsDiff(attentions.data, reference.data) < 1e-5, true);
+    if (g.top5) assert.deepEqual(picture.topK.labels, json.top_k[0].labels);
+  }
+  // --ablate: the labels after, and before (the intact run's, which the plain command prints).
+  const name = 'vit-classifier-nonsquare-f32';
+  const folder = fileURLToPath(new URL(name, modelsDir));
+  const args = ['attention', '--model', folder, '--image', `${folder}/picture.png`];
+  const intact = JSON.parse(execFileSync(cli, args, { maxBuffer: 1 << 28 }));
+  const ablated = JSON.parse(execFileSync(cli, [...args, '--ablate', '0:0,0:1,1:2'], { maxBuffer: 1 << 28 }));
+  assert.deepEqual(ablated.top_k_before, intact.top_k);
+  assert.notDeepEqual(ablated.top_k[0].probabilities, intact.top_k[0].probabilities);
+  const read = readAttentionData(ablated).parts.self.result.picture;
+  assert.deepEqual(read.topKBefore.labels, intact.top_k[0].labels);
 });

@@ -19,6 +19,17 @@
 //                             [layer][head][token][d] (or [layer][1][head][token][d]), for
 //                             the neuron view (q·k ÷ √d, then the softmax)
 //   causal, model, model_type
+//   image                     a vision transformer's picture, beside attentions (what
+//                             `attnplay attention --image` writes and the playground
+//                             exports): { seen: { width, height, png (base64 of the
+//                             picture as the model saw it, resized and cropped) },
+//                             grid: { rows, columns }, patch: { height, width }, width,
+//                             height (the picture's own size) }; the tokens are CLS
+//                             (and DeiT's distillation token, DINOv2's registers)
+//                             first, then the patches row by row
+//   top_k, top_k_before       a classifier's labels: [{ ids, labels, probabilities }]
+//                             (before: without the knocked-out heads of `ablate`)
+//   norms                     [layer + 1][token]: the norm of each token's hidden state
 // A tensor is nested arrays, { data: Float32Array, shape }, the bytes of a .npy
 // file (float32/float64, [L, H, T, T] or [L, 1, H, T, T]), or base64 of its
 // little-endian values (BASE64_DTYPES): { dtype: 'float32', shape, base64 } (the
@@ -383,7 +394,61 @@ function selfPart(raw, key, tokensKey, modelType) {
   const warning = checkWeights(tensor, where);
   const causal = typeof raw.causal === 'boolean' && key !== 'encoder_attentions' ? raw.causal : looksCausal(tensor);
   const vectors = key === 'attentions' ? headVectors(raw, tensor.shape) : null;
-  return { result: { tokens, attentions: tensor, texts: [text], causal, modelType }, layers, heads, warning, vectors };
+  const result = { tokens, attentions: tensor, texts: [text], causal, modelType };
+  if (key === 'attentions' && raw.image !== undefined) {
+    result.picture = readPicture(raw, tokens.length, layers);
+    tokens.forEach((token, i) => { token.special = i < result.picture.prefixTokens; });
+  }
+  return { result, layers, heads, warning, vectors };
+}
+
+const positiveInt = (value, where) => {
+  if (!Number.isInteger(value) || value < 1) throw new AttentionDataError(`${where} must be a whole number of at least 1, not ${JSON.stringify(value)}`);
+  return value;
+};
+
+/**
+ * A vision transformer's picture beside `count` tokens of `layers` layers:
+ * raw.image, top_k, top_k_before and norms (see the header) -> the picture
+ * the image view draws: { seen: { width, height, png: Uint8Array }, grid,
+ * patch, prefixTokens, topK, topKBefore, norms } (seen's PNG is decoded by
+ * the DOM side, attention-data-mode.js).
+ */
+function readPicture(raw, count, layers) {
+  const { image } = raw;
+  if (!image || typeof image !== 'object') throw new AttentionDataError('image must be an object: { seen: { width, height, png }, grid: { rows, columns }, patch: { height, width } }');
+  const seen = image.seen ?? {};
+  const width = positiveInt(seen.width, 'image.seen.width');
+  const height = positiveInt(seen.height, 'image.seen.height');
+  if (typeof seen.png !== 'string') throw new AttentionDataError('image.seen.png is missing: the picture as the model saw it, a PNG in base64');
+  const png = base64Bytes(seen.png, 'image.seen.png');
+  const grid = { rows: positiveInt(image.grid?.rows, 'image.grid.rows'), columns: positiveInt(image.grid?.columns, 'image.grid.columns') };
+  const patch = { height: positiveInt(image.patch?.height, 'image.patch.height'), width: positiveInt(image.patch?.width, 'image.patch.width') };
+  const prefixTokens = count - grid.rows * grid.columns;
+  if (prefixTokens < 0) throw new AttentionDataError(`shapes disagree: a ${grid.rows} × ${grid.columns} grid of patches needs at least ${grid.rows * grid.columns} tokens; the attention has ${count}`);
+  if (grid.rows * patch.height > height || grid.columns * patch.width > width) {
+    throw new AttentionDataError(`shapes disagree: ${grid.rows} × ${grid.columns} patches of ${patch.height} × ${patch.width} pixels do not fit in the ${width} × ${height} picture`);
+  }
+  const labels = (value, where) => {
+    if (value === undefined || value === null) return null;
+    const top = Array.isArray(value) ? value[0] : value;
+    if (!top || !Array.isArray(top.labels) || !Array.isArray(top.probabilities) || top.labels.length !== top.probabilities.length
+      || !top.probabilities.every((p) => typeof p === 'number' && p >= 0 && p <= 1)) {
+      throw new AttentionDataError(`${where} must be [{ labels, probabilities }]: as many labels as probabilities, each between 0 and 1`);
+    }
+    return { ids: top.ids ?? [], labels: top.labels.map(String), probabilities: top.probabilities };
+  };
+  let norms = null;
+  if (raw.norms !== undefined) {
+    if (!Array.isArray(raw.norms) || raw.norms.length !== layers + 1 || !raw.norms.every((row) => Array.isArray(row) && row.length === count && row.every(Number.isFinite))) {
+      throw new AttentionDataError(`norms must be [${layers + 1}][${count}]: each token's norm before the first layer and after each of the ${layers}`);
+    }
+    norms = raw.norms.map((row) => Float32Array.from(row));
+  }
+  return {
+    seen: { width, height, png }, grid, patch, prefixTokens,
+    topK: labels(raw.top_k, 'top_k'), topKBefore: labels(raw.top_k_before, 'top_k_before'), norms,
+  };
 }
 
 /** The optional queries and keys beside `attentions` [L, H, T, T]: { queries, keys } each [L, H, T, d], or null. */

@@ -78,20 +78,17 @@ export function attentionRollout(attentions) {
 const EPSILON = 1e-12;
 
 /**
- * Attention flow: attentions [L, H, T, T] -> { data: Float64Array [T, T], shape },
- * F[i][j] = max flow from (L, i) to (0, j), by Dinic's algorithm on the
- * layered graph (nodes (l, t) for l = 0..L; edges only between neighbouring
- * layers, so a node's residual neighbours are the T nodes below and above).
- * Throws a RangeError when L·T⁴ exceeds MAX_FLOW_WORK.
+ * The layered graph of attention flow and its max-flow solver: attentions
+ * [L, H, T, T] -> { layers, t, maxFlow(i, j) }, maxFlow(i, j) = the maximum
+ * flow from (L, i) to (0, j), by Dinic's algorithm (nodes (l, t) for
+ * l = 0..L; edges only between neighbouring layers, so a node's residual
+ * neighbours are the T nodes below and above). One problem costs about
+ * L·T² per phase.
  */
-export function attentionFlow(attentions) {
+function flowNetwork(attentions) {
   const { data: capacity, shape: [layers, t] } = residualAttention(attentions); // capacity of (l+1, a) → (l, b) at (l·T + a)·T + b
-  if (layers * t ** 4 > MAX_FLOW_WORK) {
-    throw new RangeError(`attention flow over ${layers} layers of ${t} tokens is too much to compute in a page (${t}² max-flow problems); use rollout, or fewer tokens or layers`);
-  }
-  const plane = t * t;
   const nodes = (layers + 1) * t; // node l·T + a is token a at layer l (0 = input)
-  const flow = new Float64Array(layers * plane); // same layout as capacity
+  const flow = new Float64Array(layers * t * t); // same layout as capacity
   const level = new Int32Array(nodes);
   const next = new Int32Array(nodes); // per node: the next neighbour to try, 0..2T−1 (below, then above)
   const queue = new Int32Array(nodes);
@@ -125,37 +122,64 @@ export function attentionFlow(attentions) {
     }
     return 0;
   };
-  const out = new Float64Array(plane);
-  for (let i = 0; i < t; i += 1) {
+  const maxFlow = (i, j) => {
     const source = layers * t + i;
-    for (let j = 0; j < t; j += 1) {
-      const sink = j;
-      flow.fill(0);
-      let total = 0;
-      for (;;) {
-        level.fill(-1);
-        level[source] = 0;
-        let head = 0;
-        let tail = 0;
-        queue[tail++] = source;
-        while (head < tail) {
-          const u = queue[head++];
-          for (let k = 0; k < 2 * t; k += 1) {
-            if (residual(u, k) <= EPSILON) continue;
-            const v = neighbour(u, k);
-            if (level[v] >= 0) continue;
-            level[v] = level[u] + 1;
-            queue[tail++] = v;
-          }
+    const sink = j;
+    flow.fill(0);
+    let total = 0;
+    for (;;) {
+      level.fill(-1);
+      level[source] = 0;
+      let head = 0;
+      let tail = 0;
+      queue[tail++] = source;
+      while (head < tail) {
+        const u = queue[head++];
+        for (let k = 0; k < 2 * t; k += 1) {
+          if (residual(u, k) <= EPSILON) continue;
+          const v = neighbour(u, k);
+          if (level[v] >= 0) continue;
+          level[v] = level[u] + 1;
+          queue[tail++] = v;
         }
-        if (level[sink] < 0) break;
-        next.fill(0);
-        for (let pushed = augment(source, sink, Infinity); pushed > 0; pushed = augment(source, sink, Infinity)) total += pushed;
       }
-      out[i * t + j] = total;
+      if (level[sink] < 0) return total;
+      next.fill(0);
+      for (let pushed = augment(source, sink, Infinity); pushed > 0; pushed = augment(source, sink, Infinity)) total += pushed;
     }
+  };
+  return { layers, t, maxFlow };
+}
+
+/**
+ * Attention flow: attentions [L, H, T, T] -> { data: Float64Array [T, T], shape },
+ * F[i][j] = max flow from (L, i) to (0, j) (flowNetwork).
+ * Throws a RangeError when L·T⁴ exceeds MAX_FLOW_WORK.
+ */
+export function attentionFlow(attentions) {
+  checkSelfAttention(attentions);
+  const [layers, , t] = attentions.shape;
+  if (layers * t ** 4 > MAX_FLOW_WORK) {
+    throw new RangeError(`attention flow over ${layers} layers of ${t} tokens is too much to compute in a page (${t}² max-flow problems); use rollout, or fewer tokens or layers`);
   }
+  const { maxFlow } = flowNetwork(attentions);
+  const out = new Float64Array(t * t);
+  for (let i = 0; i < t; i += 1) for (let j = 0; j < t; j += 1) out[i * t + j] = maxFlow(i, j);
   return { data: out, shape: [t, t] };
+}
+
+/**
+ * One row of attention flow, F[query][j] for j = 0..T−1, one value per step:
+ * a generator, so that a view can spread the T max-flow problems over
+ * several frames (a vision transformer's 197 tokens take seconds). Each
+ * value equals attentionFlow's, which refuses what this computes.
+ */
+export function* attentionFlowRow(attentions, query) {
+  checkSelfAttention(attentions);
+  const t = attentions.shape[2];
+  if (!Number.isInteger(query) || query < 0 || query >= t) throw new RangeError(`token ${query} is not one of the ${t} tokens`);
+  const { maxFlow } = flowNetwork(attentions);
+  for (let j = 0; j < t; j += 1) yield maxFlow(query, j);
 }
 
 export const ROLLOUT_METHODS = ['rollout', 'flow'];

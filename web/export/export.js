@@ -1,7 +1,9 @@
 // Exports of what the page shows: the attention tensor as .npy (NumPy's
-// format, version 1.0, little-endian float32) and as JSON, and a download
+// format, version 1.0, little-endian float32) and as JSON (with a vision
+// transformer's picture in the widget's data-mode form), and a download
 // helper. Not here: the PNG and SVG pictures (each view's exportCanvas() and
 // svg(), SVG through svg-writer.js).
+import { pixelsAsPng } from '../run/image-run.js';
 
 /** .npy bytes of a float32 tensor { data, shape }. */
 export function toNpy({ data, shape }) {
@@ -19,21 +21,45 @@ export function toNpy({ data, shape }) {
   return bytes;
 }
 
+/** Bytes as base64 (standard alphabet, padded). */
+export function base64OfBytes(bytes) {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+/**
+ * A vision transformer's picture (a result's `picture`, image-run.js) in the
+ * widget's data-mode form (attention-data-source.js): { image: { seen:
+ * { width, height, png (base64) }, grid, patch }, top_k, top_k_before, norms }
+ * (the last three when the run has them).
+ */
+export async function pictureData({ seen, grid, patch, topK, topKBefore, norms }) {
+  const png = new Uint8Array(await (await pixelsAsPng(seen)).arrayBuffer());
+  const labels = (top) => (top ? [{ ids: Array.from(top.ids ?? []), labels: top.labels, probabilities: Array.from(top.probabilities) }] : undefined);
+  return {
+    image: { seen: { width: seen.width, height: seen.height, png: base64OfBytes(png) }, grid, patch },
+    top_k: labels(topK), top_k_before: labels(topKBefore), norms: norms?.map((row) => Array.from(row)),
+  };
+}
+
 /**
  * JSON text: { model, model_type, texts, tokens (display forms: ␣ for a
  * space, ...), token_text (the characters of the text each token covers;
  * '' for tokens the tokenizer added, such as [CLS]), ids, attentions nested
  * [layer][head][query][key] }. texts: the text (and B) that was run.
+ * `picture`: a vision transformer's (pictureData), written beside them.
  */
-export function attentionJson({ modelName, modelType, tokens, texts, attentions }) {
+export function attentionJson({ modelName, modelType, tokens, texts, attentions, picture = null }) {
   return JSON.stringify({
     model: modelName,
     model_type: modelType,
     texts,
     tokens: tokens.map((token) => token.display),
-    token_text: tokens.map((token) => (token.segment >= 0 ? texts[token.segment].slice(token.start, token.end) : '')),
+    token_text: tokens.map((token) => texts?.[token.segment]?.slice(token.start, token.end) ?? ''), // none for a picture's tokens
     ids: tokens.map((token) => token.id),
     attentions: nestedTensor(attentions),
+    ...picture,
   });
 }
 

@@ -7,10 +7,11 @@
 // tensor as base64 float32, and the model view's head labels). The CLI's `attention --format html` fills the
 // same template the same way (cpp/cli/html_page.cpp).
 // An encoder–decoder model's run embeds its three parts (the widget's
-// encoder–decoder data) and opens on the part shown.
+// encoder–decoder data) and opens on the part shown; a vision transformer's
+// embeds its picture as the model saw it, its labels and norms (pictureData).
 // The tabs the widget does not draw are saved as snapshots (view-snapshot.js).
 // Not here: the widget (attention-view.js), downloads (export.js).
-import { encoderDecoderJson } from './export.js';
+import { base64OfBytes, encoderDecoderJson, pictureData } from './export.js';
 
 const TEMPLATE_URL = new URL('../attention-page.html', import.meta.url);
 const SCRIPT = '<script type="module">';
@@ -33,7 +34,7 @@ export function fillPageTemplate(template, { title, attributes, data }) {
 }
 
 /** The playground's views that the widget draws (the other tabs are saved as snapshots, view-snapshot.js). */
-export const WIDGET_VIEWS = ['head', 'model', 'matrix', 'rollout', 'cross'];
+export const WIDGET_VIEWS = ['image', 'head', 'model', 'matrix', 'rollout', 'cross'];
 
 /** The widget attributes that reproduce the playground's view of `state` (and the rollout view's method and display). */
 export function viewAttributes(state, rolloutMethod = 'rollout', rolloutDisplay = 'matrix') {
@@ -65,10 +66,7 @@ function embeddedData({ tokens, attentions, model, modelType, causal, headScores
 
 /** A float32 tensor as { dtype, shape, base64 } (its little-endian bytes). */
 function base64Tensor({ data, shape }) {
-  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return { dtype: 'float32', shape: [...shape], base64: btoa(binary) };
+  return { dtype: 'float32', shape: [...shape], base64: base64OfBytes(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)) };
 }
 
 /**
@@ -87,9 +85,13 @@ export async function attentionPage({ result, state, modelName, rolloutMethod = 
     });
   }
   const [layers, heads, tokens] = result.attentions.shape;
+  const grid = result.picture?.grid;
   return fillPageTemplate(await response.text(), {
-    title: `Attention of ${modelName}: ${layers} layers × ${heads} heads, ${tokens} tokens`,
+    title: `Attention of ${modelName}: ${layers} layers × ${heads} heads, ${grid ? `${grid.rows} × ${grid.columns} patches, ` : ''}${tokens} tokens`,
     attributes: viewAttributes(state, rolloutMethod, rolloutDisplay),
-    data: embeddedData({ tokens: result.tokens, attentions: result.attentions, model: modelName, modelType: result.modelType, causal: result.causal, headScores }),
+    data: {
+      ...embeddedData({ tokens: result.tokens, attentions: result.attentions, model: modelName, modelType: result.modelType, causal: result.causal, headScores }),
+      ...(result.picture ? await pictureData(result.picture) : {}),
+    },
   });
 }

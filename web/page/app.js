@@ -10,7 +10,8 @@
 // step of the generation timeline that the reader picks. The compare tab puts
 // the same head's maps of two texts side by side (compare-view.js). A vision
 // transformer reads a picture instead (a file, a drop, a paste, the camera or
-// the model's samples; image-run.js): the Picture tab shows where it looks
+// the samples; image-run.js), kept in this browser and named in the link
+// (picture-link.js): the Picture tab shows where it looks
 // (image-view.js), and the model, matrix, rollout and head views draw its
 // tokens, the patches named by their place in the grid.
 // Not here: computation (engine-worker.js), drawing (the *-view.js elements),
@@ -19,7 +20,7 @@ import { getEngineClient } from '../engine/engine-client.js';
 import { h } from '../ui/dom.js';
 import { canKeepDownloads, downloadedSize, forgetDownloads } from '../hub/download.js';
 import { formatBytes, hubBase, hubReference, isHubReference, parseModelId } from '../hub/hub.js';
-import { attentionJson, download, encoderDecoderJson, toNpy } from '../export/export.js';
+import { attentionJson, download, encoderDecoderJson, pictureData, toNpy } from '../export/export.js';
 import { exportCaption, framedCanvas, framedSvg, quotedText } from '../export/export-frame.js';
 import { WIDGET_VIEWS, attentionPage } from '../export/page-export.js';
 import { viewSnapshotPage } from '../export/view-snapshot.js';
@@ -29,7 +30,8 @@ import { LENS_TOP_K, RunLoop, ablateIds, isPair, loadingText, predictionsAt, ran
 import { PartPicker } from '../ui/attention-parts.js';
 import { ablationFrame, rankTranslationHeads, runTranslation, traceTranslation, translationAblation, translationLens } from '../run/translation-run.js';
 import { traceStep } from '../run/generation-run.js';
-import { pictureOfFile, pixelsOf, runPicture } from '../run/image-run.js';
+import { pictureOfFile, pixelsAsPng, pixelsOf, runPicture } from '../run/image-run.js';
+import { INLINE_SIDE, inlinePicture, keepPicture, openPicture } from '../run/picture-link.js';
 import { modelRunner } from '../views/compare-view.js';
 import { Store, decodeLink, decodeState, encodeLink } from '../run/state.js';
 import { drawnTheme, pageBackground, viewColours } from '../attention/view-support.js';
@@ -83,7 +85,7 @@ let translated = null; // an encoder–decoder model's last run: { parts, order,
 let shipped = [];
 let gallery = []; // suggested hub models (models/gallery.json)
 let loading = null; // AbortController of the load in progress
-let picture = null; // a vision model's input: { pixels (ImageData), name }, kept across models, never in the link
+let picture = null; // a vision model's input: { pixels (ImageData), name, kept (its sample: or local: name, or null), inline (its inline: name, when the link carries it) }, kept across models
 let intactLabels = null; // the picture's labels without knocked-out heads: { picture, topK }
 
 // ---- state <-> URL -------------------------------------------------------
@@ -398,18 +400,60 @@ async function runImageModel() {
   describeStatus(raw.ms);
 }
 
-// The picture a vision model reads, from wherever it came; runs the model when one is shown.
-function setPicture(pixels, name) {
-  picture = { pixels, name };
-  $('#picture-name').textContent = `${name} (${pixels.width}×${pixels.height} pixels; it stays in this browser, not in the link)`;
+// The picture a vision model reads, from wherever it came; runs the model when one is shown. `kept`: its
+// name in this browser (sample:PATH, local:HASH: picture-link.js), or null when the browser could not keep it.
+async function setPicture(pixels, name, kept) {
+  picture = { pixels, name, kept };
+  await namePictureInLink();
   if (model?.config.imageModel) runs.runNow();
 }
 
+// The link names the picture by what this browser keeps, or carries it when the reader asks (and it is not a sample).
+async function namePictureInLink() {
+  const shown = picture;
+  const own = !shown.kept?.startsWith('sample:');
+  const inline = own && $('#picture-in-link').checked;
+  const name = inline ? await inlinePicture(shown.pixels) : shown.kept ?? '';
+  if (shown !== picture) return; // another picture meanwhile
+  shown.inline = inline ? name : null;
+  $('#picture-in-link').closest('label').hidden = !own;
+  $('#picture-name').textContent = `${shown.name} (${shown.pixels.width}×${shown.pixels.height} pixels; `
+    + (!own ? 'the link names this sample)' : inline ? `the link carries it, scaled to at most ${INLINE_SIDE} pixels)`
+      : shown.kept ? 'it stays in this browser: the link opens it here only)' : 'this browser could not keep it: the link does not open it)');
+  store.set({ picture: name });
+}
+$('#picture-in-link').addEventListener('change', () => {
+  if (picture) namePictureInLink();
+});
+store.subscribe((state, changed) => {
+  if (changed.includes('picture') && model?.config.imageModel) openLinkedPicture();
+});
+
 async function usePictureFile(file) {
   try {
-    setPicture(await pictureOfFile(file), file.name || 'a pasted picture');
+    const pixels = await pictureOfFile(file);
+    await setPicture(pixels, file.name || 'a pasted picture', await keepPicture(file));
   } catch (error) {
     $('#picture-name').textContent = error.message;
+  }
+}
+
+// The picture the state names, when it is not the one shown (a link, a reload, the history): opened, or why not.
+async function openLinkedPicture() {
+  const wanted = store.state.picture;
+  if (!wanted || wanted === picture?.kept || wanted === picture?.inline) return true;
+  try {
+    const opened = await openPicture(wanted, new URL('models/', location.href));
+    if (store.state.picture !== wanted) return true; // another picture meanwhile
+    const inline = wanted.startsWith('inline:');
+    $('#picture-in-link').checked = inline;
+    picture = { pixels: opened.pixels, name: opened.name, kept: inline ? await keepPicture(opened.blob) : wanted };
+    await namePictureInLink();
+    if (model?.config.imageModel) runs.runNow();
+    return true;
+  } catch (error) {
+    $('#picture-name').textContent = `This link's picture cannot be opened: ${error.message}.`;
+    return false;
   }
 }
 
@@ -448,7 +492,13 @@ $('#picture-camera').addEventListener('click', async () => {
 $('#picture-snap').addEventListener('click', () => {
   const video = $('#picture-video');
   try {
-    setPicture(pixelsOf(video, video.videoWidth, video.videoHeight), 'a camera frame');
+    const pixels = pixelsOf(video, video.videoWidth, video.videoHeight);
+    setPicture(pixels, 'a camera frame', null).then(async () => {
+      const kept = await keepPicture(await pixelsAsPng(pixels));
+      if (picture?.pixels !== pixels) return;
+      picture.kept = kept;
+      await namePictureInLink();
+    });
   } catch (error) {
     $('#picture-name').textContent = error.message;
   }
@@ -458,17 +508,32 @@ $('#picture-snap').addEventListener('click', () => {
   $('#picture-snap').hidden = true;
 });
 
-// A shipped vision model's sample pictures (models/catalog.json's "samples"), as buttons; the first opens when no picture is chosen yet.
+// The sample pictures of a vision model, as buttons: a shipped model's own (models/catalog.json's "samples"),
+// else the photographs of models/sample-pictures/ with their credit and licence. The link's picture opens
+// (or the reason it cannot replaces it); with none, the first sample when no picture is chosen yet.
 async function showSamples(name) {
-  const samples = shipped.find((m) => m.name === name)?.samples ?? [];
-  const open = async (sample) => {
-    const response = await fetch(new URL(`models/${name}/${sample}`, location.href));
-    const blob = await response.blob();
-    setPicture(await pictureOfFile(blob), sample.split('/').pop());
+  const own = shipped.find((m) => m.name === name)?.samples;
+  let samples = (own ?? []).map((file) => ({ path: `${name}/${file}`, label: file.split('/').pop().replace(/\.\w+$/, ''), title: file }));
+  if (!own) {
+    try {
+      const response = await fetch(new URL('models/sample-pictures/pictures.json', location.href));
+      samples = (await response.json()).map((p) => ({ path: `sample-pictures/${p.file}`, label: p.file.replace(/\.\w+$/, ''), title: `${p.title}: ${p.credit}, ${p.licence}` }));
+    } catch {
+      samples = []; // a page without the photographs still takes the reader's own pictures
+    }
+  }
+  const open = async ({ path }) => {
+    try {
+      const opened = await openPicture(`sample:${path}`, new URL('models/', location.href));
+      await setPicture(opened.pixels, opened.name, `sample:${path}`);
+    } catch (error) {
+      $('#picture-name').textContent = error.message;
+    }
   };
   $('#picture-samples').replaceChildren(...(samples.length ? [h('span', { class: 'hint' }, 'Samples: ')] : []),
-    ...samples.map((sample) => h('button', { type: 'button', class: 'chip', onclick: () => open(sample) }, sample.split('/').pop().replace(/\.\w+$/, ''))));
-  if (!picture && samples.length) await open(samples[0]);
+    ...samples.map((sample) => h('button', { type: 'button', class: 'chip', title: sample.title, onclick: () => open(sample) }, sample.label)));
+  if (store.state.picture) await openLinkedPicture();
+  else if (!picture && samples.length) await open(samples[0]);
 }
 
 // One run of a decoder-only or encoder-only model on the state's text (and B).
@@ -942,9 +1007,12 @@ $('#export-svg').addEventListener('click', () => {
   if (frame) svg = framedSvg(svg, frame);
   download(svg, `${stem()}-${store.state.view}.svg`, 'image/svg+xml');
 });
-$('#export-json').addEventListener('click', () => {
+$('#export-json').addEventListener('click', async () => {
   if (translated) download(JSON.stringify(encoderDecoderJson({ modelName: model.name, modelType: model.config.modelType, run: translated })), `attnplay-${model.name}-attention.json`, 'application/json');
-  else if (result) download(attentionJson({ modelName: model.name, modelType: model.config.modelType, tokens: result.tokens, texts: result.texts, attentions: result.attentions }), `attnplay-${model.name}-attention.json`, 'application/json');
+  else if (result) {
+    const seen = result.picture ? await pictureData(result.picture) : null;
+    download(attentionJson({ modelName: model.name, modelType: model.config.modelType, tokens: result.tokens, texts: result.texts, attentions: result.attentions, picture: seen }), `attnplay-${model.name}-attention.json`, 'application/json');
+  }
 });
 $('#export-npy').addEventListener('click', () => {
   // An encoder–decoder part's own tensor: [L, H, S, S], [L, H, T, T] or cross-attention's [L, H, T, S].

@@ -43,6 +43,13 @@ export function pixelsOf(source, width, height) {
   return ctx.getImageData(0, 0, width, height, { colorSpace: 'srgb' });
 }
 
+/** Pixels ({ data, width, height }, an ImageData) as a PNG Blob: a camera frame to keep, the seen picture to export. */
+export async function pixelsAsPng({ data, width, height }) {
+  const canvas = new OffscreenCanvas(width, height);
+  canvas.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(data), width, height), 0, 0);
+  return canvas.convertToBlob({ type: 'image/png' });
+}
+
 // The L2 norm of every token's hidden state after each layer: [L + 1][T].
 function hiddenNorms({ data, shape: [states, T, width] }) {
   return Array.from({ length: states }, (_, s) => Float32Array.from({ length: T }, (_, t) => {

@@ -3,7 +3,8 @@
 // encoder–decoder part shown, layer, heads, locked token, threshold, pruning, pair
 // filter, special-token hiding, word aggregation, theme, from-scratch step,
 // the generation shown (its settings and timeline step), the compare view's second text,
-// ablated heads and the ablation mode, the rollout view's method and display.
+// ablated heads and the ablation mode, the rollout view's method and display,
+// a vision model's picture (by name: picture-link.js).
 // Includes its URL form (the hash), so a link restores the state exactly:
 // encodeState/decodeState (plain parameters) and encodeLink/decodeLink (the
 // same, with a long text deflated and base64url-encoded so links stay short;
@@ -45,6 +46,7 @@ export const DEFAULT_STATE = Object.freeze({
   ablation: 'zero', // 'zero' or 'mean' (the ablated head's output; see cpp/model/model.h)
   rolloutMethod: 'rollout', // the rollout view's method: 'rollout' or 'flow' (rollout.js)
   rolloutDisplay: 'matrix', // the rollout view's display: 'matrix' or 'lines'
+  picture: '', // a vision model's picture: sample:PATH, local:HASH or inline:DATA (picture-link.js), '' = none
 });
 
 const int = (value, fallback, min = 0) => {
@@ -66,6 +68,9 @@ const headList = (value, fallback) => {
     return fallback;
   }
 };
+/** True when `value` names a picture the way picture-link.js writes them: sample:PATH, local:HASH or inline:DATA. */
+export const isPictureName = (value) => /^(sample:[\w./-]+|local:[0-9a-f]{64}|inline:[\w-]+)$/.test(value) && !value.includes('..');
+const pictureName = (value, fallback) => (value !== null && isPictureName(value) ? value : fallback);
 const httpUrl = (value, fallback) => (value !== null && /^https?:\/\/[^\s]+$/.test(value) ? value.replace(/\/+$/, '') : fallback);
 
 /**
@@ -118,6 +123,7 @@ export function decodeState(hash) {
     ablation: oneOf(get('ablation'), ABLATION_MODES, d.ablation),
     rolloutMethod: oneOf(get('rolloutMethod'), ROLLOUT_METHODS, d.rolloutMethod),
     rolloutDisplay: oneOf(get('rolloutDisplay'), ROLLOUT_DISPLAYS, d.rolloutDisplay),
+    picture: pictureName(get('picture'), d.picture),
   };
 }
 
@@ -129,13 +135,15 @@ async function streamBytes(bytes, transform) {
   return new Uint8Array(await new Response(new Blob([bytes]).stream().pipeThrough(transform)).arrayBuffer());
 }
 
-function base64url(bytes) {
+/** Bytes as base64url without padding (the link's packed texts and pictures). */
+export function base64url(bytes) {
   let binary = '';
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-function fromBase64url(text) {
+/** base64url text (padding optional) -> bytes; throws on a character outside the alphabet. */
+export function fromBase64url(text) {
   const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
   return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }

@@ -1,11 +1,13 @@
 // <image-view>: where a vision transformer looks. The picture as the model saw
 // it (resized and cropped by its image processor), dimmed everywhere but the
 // patches a chosen token attends to: the selected heads of state.layer (one
-// head, or their mean), or attention rollout over every layer (Abnar & Zuidema
-// 2020). The chosen token is the locked one (state.token), else the patch
-// under the pointer, else CLS; the learned tokens (CLS, DeiT's distillation
-// token, DINOv2's registers) are chips above the picture, each with the weight
-// the chosen token gives it. Below: the classifier's top labels (before →
+// head, or their mean), or attention rollout or attention flow over every
+// layer (Abnar & Zuidema 2020; flow's T max-flow problems are solved a few
+// per frame, the picture filling in as they finish). The chosen token is the
+// locked one (state.token), else the patch under the pointer (not for flow),
+// else CLS; the learned tokens (CLS, DeiT's distillation token, DINOv2's
+// registers) are chips above the picture, each with the weight the chosen
+// token gives it. Below: the classifier's top labels (before →
 // after when heads are knocked out), every head of the layer and every layer
 // × head as small pictures (a click selects; Shift+click knocks a head out,
 // state.ablate), and the register and sink panel: the attention each token
@@ -19,7 +21,7 @@
 import { StoreBound } from '../ui/store-bound.js';
 import { h, replaceKeepingFocus } from '../ui/dom.js';
 import { activeHeads, headMean, headsTitle, pageBackground, viewColours } from '../attention/view-support.js';
-import { attentionRollout } from '../attention/rollout.js';
+import { attentionFlowRow, attentionRollout } from '../attention/rollout.js';
 import { formatHeads } from '../attention/ablation.js';
 import { SvgWriter } from '../export/svg-writer.js';
 
@@ -27,17 +29,21 @@ const MAIN_SIZE = 384; // pixels of the picture's longer side
 const HEAD_SIZE = 104;
 const MODEL_SIZE = 56;
 const DIM = 0.82; // opacity of the dimming over a patch with no attention
+const FLOW_SLICE_MS = 12; // attention flow's max-flow problems solved per frame, at most this long
 
 export class ImageView extends StoreBound {
   #result = null;
   #picture = document.createElement('canvas'); // the seen picture, 1:1
   #mean = null; // Float32Array [T, T]: the selected heads' map of the layer
   #rollout = null; // { data: Float64Array [T, T] } once asked for
+  #flows = new Map(); // query token -> Float64Array [T]: its finished row of attention flow
+  #flowJob = null; // the row being solved: { query, row: Float64Array [T], done, cancelled }
   #hoverToken = null;
   #gridFrame = 0;
   #layer = h('select', { 'aria-label': 'Layer' });
   #source = h('select', { 'aria-label': 'What the picture shows' },
-    h('option', { value: 'attention' }, 'Attention of the layer'), h('option', { value: 'rollout' }, 'Rollout over all layers'));
+    h('option', { value: 'attention' }, 'Attention of the layer'), h('option', { value: 'rollout' }, 'Rollout over all layers'),
+    h('option', { value: 'flow' }, 'Attention flow over all layers'));
   #title = h('p', { class: 'view-title' });
   #chips = h('div', { class: 'image-chips', role: 'group', 'aria-label': 'Learned tokens' });
   #canvas = h('canvas', { class: 'image-main', tabindex: '0', role: 'img' });
@@ -88,6 +94,9 @@ export class ImageView extends StoreBound {
     this.#model.replaceChildren(); // rebuilt for this result's layers and heads
     if (!this.#result) return;
     this.#rollout = null;
+    this.#flows.clear();
+    if (this.#flowJob) this.#flowJob.cancelled = true;
+    this.#flowJob = null;
     const { seen } = result.picture;
     this.#picture.width = seen.width;
     this.#picture.height = seen.height;
@@ -109,9 +118,9 @@ export class ImageView extends StoreBound {
     return svg;
   }
 
-  /** The token whose attention the pictures show: locked, hovered, else CLS. */
+  /** The token whose attention the pictures show: locked, hovered (not for attention flow, seconds per token), else CLS. */
   get queryToken() {
-    return this.store.state.token ?? this.#hoverToken ?? 0;
+    return this.store.state.token ?? (this.#source.value === 'flow' ? null : this.#hoverToken) ?? 0;
   }
 
   #rebuild() {
@@ -132,7 +141,7 @@ export class ImageView extends StoreBound {
       this.#layer.replaceChildren(...Array.from({ length: layers }, (_, l) => h('option', { value: String(l) }, String(l + 1))));
     }
     this.#layer.value = String(layer);
-    this.#layer.disabled = this.#source.value === 'rollout';
+    this.#layer.disabled = this.#source.value !== 'attention';
     this.#renderLabels();
     this.#renderSinks(layer);
     this.#buildHeads(layer);
@@ -145,13 +154,22 @@ export class ImageView extends StoreBound {
     const [layers, count, T] = this.#result.attentions.shape;
     const layer = Math.min(state.layer, layers - 1);
     const query = Math.min(this.queryToken, T - 1);
-    const rollout = this.#source.value === 'rollout';
-    if (rollout) this.#rollout ??= attentionRollout(this.#result.attentions);
-    const row = rollout ? this.#rollout.data.subarray(query * T, query * T + T) : this.#mean.subarray(query * T, query * T + T);
+    const source = this.#source.value;
     const who = this.#result.tokens[query].display;
-    const heads = activeHeads(this.#result, state);
-    this.#title.textContent = rollout ? `Rollout over all ${layers} layers: where ${who} draws from`
-      : `Layer ${layer + 1}, ${headsTitle(heads, count)}: attention from ${who}`;
+    let row;
+    if (source === 'rollout') {
+      this.#rollout ??= attentionRollout(this.#result.attentions);
+      row = this.#rollout.data.subarray(query * T, query * T + T);
+      this.#title.textContent = `Rollout over all ${layers} layers: where ${who} draws from`;
+    } else if (source === 'flow') {
+      const flow = this.#flowRow(query);
+      row = flow.row;
+      this.#title.textContent = `Attention flow over all ${layers} layers: where ${who} draws from`
+        + (flow.done < T ? ` (${flow.done} of ${T} tokens solved…)` : '');
+    } else {
+      row = this.#mean.subarray(query * T, query * T + T);
+      this.#title.textContent = `Layer ${layer + 1}, ${headsTitle(activeHeads(this.#result, state), count)}: attention from ${who}`;
+    }
     this.#paintPicture(this.#canvas, MAIN_SIZE, row, query);
     this.#canvas.setAttribute('aria-label', `${this.#title.textContent}, over the ${this.#grid().rows} × ${this.#grid().columns} patches`);
     this.#renderChips(row, query);
@@ -162,6 +180,32 @@ export class ImageView extends StoreBound {
       this.#renderHeads(layer, query);
       this.#renderModel(query);
     });
+  }
+
+  // The query's row of attention flow: finished, or as far as it is solved (the rest 0), solving it a slice per frame.
+  #flowRow(query) {
+    const finished = this.#flows.get(query);
+    if (finished) return { row: finished, done: finished.length };
+    if (this.#flowJob?.query !== query) {
+      if (this.#flowJob) this.#flowJob.cancelled = true;
+      const job = { query, row: new Float64Array(this.#result.attentions.shape[2]), done: 0, cancelled: false };
+      const values = attentionFlowRow(this.#result.attentions, query);
+      const solve = () => {
+        if (job.cancelled) return;
+        const until = performance.now() + FLOW_SLICE_MS;
+        while (job.done < job.row.length && performance.now() < until) job.row[job.done++] = values.next().value;
+        if (job.done === job.row.length) {
+          this.#flows.set(query, job.row);
+          this.#flowJob = null;
+        } else {
+          setTimeout(solve, 0);
+        }
+        if (this.#source.value === 'flow' && this.queryToken === query) this.#paintQuery();
+      };
+      this.#flowJob = job;
+      setTimeout(solve, 0);
+    }
+    return { row: this.#flowJob.row, done: this.#flowJob.done };
   }
 
   #grid() { return this.#result.picture.grid; }
@@ -256,7 +300,8 @@ export class ImageView extends StoreBound {
     const total = row.reduce((a, b) => a + b, 0);
     this.#readout.textContent = `${this.#result.tokens[query].display}: strongest patch ${this.#result.tokens[best].display} `
       + `${row[best].toFixed(3)}; ${(100 * onPatches / total).toFixed(1)}% on patches, ${(100 * (1 - onPatches / total)).toFixed(1)}% on the learned tokens. `
-      + 'Hover or click a patch to see where it looks; arrow keys move a locked patch, Esc unlocks.';
+      + (this.#source.value === 'flow' ? 'Click a patch to see its flow (seconds per token); ' : 'Hover or click a patch to see where it looks; ')
+      + 'arrow keys move a locked patch, Esc unlocks.';
   }
 
   #renderLabels() {

@@ -3,12 +3,33 @@
 // `tokens-src` for a .npy file, or a child <script type="application/json">),
 // reading it once per change, which part of an encoder–decoder model is shown
 // (the `attention` attribute: self, encoder, decoder, cross; a picker when
-// there are several), and the note shown in place of views that need the
+// there are several), a vision transformer's picture decoded, and the note shown in place of views that need the
 // model itself. Nothing here starts the engine worker or fetches WASM.
 // Not here: parsing and validation (attention-data-source.js), drawing.
 import { h } from '../ui/dom.js';
 import { PartPicker } from '../ui/attention-parts.js';
-import { MODEL_VIEWS, fetchAttentionData, isAttentionData, parseJsonText, readAttentionData, vectorTrace } from '../attention/attention-data-source.js';
+import { AttentionDataError, MODEL_VIEWS, fetchAttentionData, isAttentionData, parseJsonText, readAttentionData, vectorTrace } from '../attention/attention-data-source.js';
+import { pictureOfFile } from '../run/image-run.js';
+
+// A vision transformer's data: its picture's PNG (read by attention-data-source.js) decoded to the pixels the image view draws.
+async function decodePictures(data) {
+  for (const part of Object.values(data.parts)) {
+    const picture = part.result.picture;
+    if (!picture?.seen.png) continue;
+    const { width, height, png } = picture.seen;
+    let pixels;
+    try {
+      pixels = await pictureOfFile(new Blob([png], { type: 'image/png' }));
+    } catch {
+      throw new AttentionDataError('image.seen.png is not a picture this browser can read');
+    }
+    if (pixels.width !== width || pixels.height !== height) {
+      throw new AttentionDataError(`image.seen says ${width} × ${height} pixels, its PNG is ${pixels.width} × ${pixels.height}`);
+    }
+    picture.seen = pixels;
+  }
+  return data;
+}
 
 export class DataMode {
   static attributes = ['src', 'tokens-src', 'attention'];
@@ -66,6 +87,10 @@ export class DataMode {
   }
 
   #read() {
+    return this.#readData().then(decodePictures);
+  }
+
+  #readData() {
     const host = this.#host;
     if (this.#property !== null) return Promise.resolve().then(() => readAttentionData(this.#property));
     if (host.hasAttribute('src')) {

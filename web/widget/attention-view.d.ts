@@ -90,6 +90,20 @@ export interface AttentionData {
   causal?: boolean;
   model?: string;
   model_type?: string;
+  /** A vision transformer's picture beside `attentions` (its tokens: CLS and the other learned tokens, then the patches row by row). */
+  image?: {
+    /** The picture as the model saw it (resized and cropped), a PNG in base64. */
+    seen: { width: number; height: number; png: string };
+    grid: { rows: number; columns: number };
+    patch: { height: number; width: number };
+    width?: number;
+    height?: number;
+  };
+  /** A classifier's top labels (top_k_before: without the knocked-out heads). */
+  top_k?: { ids?: number[]; labels: string[]; probabilities: number[] }[];
+  top_k_before?: { ids?: number[]; labels: string[]; probabilities: number[] }[];
+  /** [layer + 1][token]: the norm of each token's hidden state, before the first layer and after each. */
+  norms?: number[][];
 }
 
 export type AttentionViewName = 'image' | 'head' | 'model' | 'matrix' | 'rollout' | 'lens' | 'neuron' | 'scratch' | 'cross' | 'generate' | 'compare' | 'ablation';

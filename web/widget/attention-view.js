@@ -187,8 +187,9 @@ export class AttentionView extends HTMLElement {
     this.#childObserver = new MutationObserver(() => {
       this.#applyMatrices();
       if (this.#data.changed()) this.#scheduleRun(0);
+      else if (this.#model?.config.imageModel && !this.#data.active && this.#pictureUrl() !== this.#picture?.url) this.#scheduleRun(0); // a child <img>'s picture
     });
-    this.#childObserver.observe(this, { childList: true, subtree: true, characterData: true });
+    this.#childObserver.observe(this, { childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ['src'] });
     this.dataset.state ??= 'idle';
   }
 
@@ -623,12 +624,18 @@ export class AttentionView extends HTMLElement {
     this.dispatchEvent(new CustomEvent('attention-ready', { bubbles: true, composed: true, detail: { tokens: r.tokens.map((t) => t.display), layers: config.layers, heads: config.heads } }));
   }
 
-  // A vision model on the picture the `picture` attribute names (a URL, relative to the page), fetched and
-  // decoded once per URL; the labels without the knocked-out heads are kept per picture (before → after).
+  // The picture a vision model reads: the `picture` attribute, else the src of a child <img> (which shows
+  // before the widget runs, and where scripts do not), as written (relative to the page).
+  #pictureUrl() {
+    return this.getAttribute('picture') ?? this.querySelector(':scope > img[src]')?.getAttribute('src') ?? null;
+  }
+
+  // A vision model on the picture #pictureUrl names, fetched and decoded once per URL; the labels without the
+  // knocked-out heads are kept per picture (before → after).
   async #runPicture() {
     const { key, config } = this.#model;
-    const url = this.getAttribute('picture');
-    if (!url) throw new Error('This is a vision model: give the widget a picture, picture="URL" (PNG, JPEG, ...).');
+    const url = this.#pictureUrl();
+    if (!url) throw new Error('This is a vision model: give the widget a picture, picture="URL" or a child <img src="URL"> (PNG, JPEG, ...).');
     if (this.#picture?.url !== url) {
       let pixels;
       try {
@@ -638,7 +645,7 @@ export class AttentionView extends HTMLElement {
       } catch (error) {
         throw new Error(`Could not read the picture ${url}: ${error.message}`);
       }
-      if (this.getAttribute('picture') !== url) return; // another picture meanwhile: its own run follows
+      if (this.#pictureUrl() !== url) return; // another picture meanwhile: its own run follows
       this.#picture = { url, pixels };
     }
     const shown = this.#picture;
@@ -708,6 +715,8 @@ export class AttentionView extends HTMLElement {
     this.#controls.configure({ layers: shown.layers, pairs: !shown.result.filter && shown.result.tokens.some((t) => t.typeId === 1) });
     const patch = { filter: shown.result.filter ?? 'all' };
     if (this.#store.state.layer >= shown.layers) patch.layer = 0;
+    // A vision transformer's data opens on its picture unless the view is given.
+    if (shown.result.picture && !this.hasAttribute('view') && this.#store.state.view === DEFAULT_STATE.view) patch.view = 'image';
     this.#quietly(() => this.#store.set(patch));
     this.#data.showPicker(this.#controls);
     this.#showView();
