@@ -212,6 +212,7 @@ test('shapes-vit: attention flow over the patches; the picture in the link; the 
   // Attention flow from CLS, solved a few tokens per frame, dims the patches as the rollout does.
   await page.selectOption('image-view select[aria-label="What the picture shows"]', 'flow');
   await page.waitForFunction(() => document.querySelector('image-view .view-title').textContent === 'Attention flow over all 4 layers: where [CLS] draws from', null, { timeout: 30000 });
+  await page.waitForFunction(() => /(^#|&)overlay=flow(&|$)/.test(location.hash), null, { timeout: 5000 });
   const flow = [...attentionFlowRow(want.attentions, 0)].slice(1);
   const max = Math.max(...flow);
   const drawn = await patchBrightness(page);
@@ -230,7 +231,7 @@ test('shapes-vit: attention flow over the patches; the picture in the link; the 
   assert.deepEqual(data.picture.topK.labels, want.topK.labels);
   assert.deepEqual(data.picture.norms.length, 5, 'the norms of the input and of each of the 4 layers');
 
-  // "Download as a page" from the Picture tab: the picture view, offline, with no model.
+  // "Download as a page" from the Picture tab: the picture view with its flow overlay, offline, with no model.
   const { name, bytes } = await downloadOf(page, '#export-page');
   assert.equal(name, 'attnplay-shapes-vit-image.html');
   const path = join(made, name);
@@ -241,6 +242,7 @@ test('shapes-vit: attention flow over the patches; the picture in the link; the 
   saved.on('pageerror', (error) => savedErrors.push(error.message));
   await saved.goto(pathToFileURL(path).href);
   await saved.waitForFunction(() => document.querySelector('attention-view')?.dataset.state === 'ready', null, { timeout: 30000 });
+  await saved.waitForFunction(() => !/solved/.test(document.querySelector('attention-view').viewElement.querySelector('.view-title').textContent), null, { timeout: 30000 });
   const offline = await evaluateJson(saved, () => {
     const view = document.querySelector('attention-view').viewElement;
     return {
@@ -254,7 +256,7 @@ test('shapes-vit: attention flow over the patches; the picture in the link; the 
   assert.deepEqual(offline.tokens, want.tokens);
   assert.deepEqual(offline.seen, [...want.seen.data]);
   assert.ok(offline.attentions.every((v, i) => Math.abs(v - want.attentions.data[i]) < 1e-6));
-  assert.equal(offline.title, 'Layer 1, mean of all 4 heads: attention from [CLS]');
+  assert.equal(offline.title, 'Attention flow over all 4 layers: where [CLS] draws from');
   assert.deepEqual(savedErrors, []);
   await context.close();
 
@@ -267,8 +269,8 @@ test('shapes-vit: attention flow over the patches; the picture in the link; the 
   assert.match(await page.textContent('#picture-name'), /it stays in this browser: the link opens it here only/);
   const link = page.url();
   await page.reload();
-  await runsAfter(page, 0);
-  assert.deepEqual(await page.$$eval('.image-labels .label-name', (names) => names.map((n) => n.textContent)), wantSquare.topK.labels);
+  await page.waitForFunction((want) => [...document.querySelectorAll('.image-labels .label-name')].map((n) => n.textContent).join() === want,
+    wantSquare.topK.labels.join(), { timeout: 60000 });
   assert.match(await page.textContent('#picture-name'), /^your picture \(kept in this browser\)/);
 
   // Another browser (fresh storage) does not have it, and says so.
@@ -285,7 +287,7 @@ test('shapes-vit: attention flow over the patches; the picture in the link; the 
   const carried = page.url();
   await other.goto('about:blank');
   await other.goto(carried);
-  await runsAfter(other, 0);
+  await other.waitForFunction(() => document.querySelector('image-view')?.result?.picture && document.querySelector('.image-labels .label-name'), null, { timeout: 60000 });
   const labels = await other.$$eval('.image-labels .label-name', (names) => names.map((n) => n.textContent));
   assert.deepEqual(labels, wantSquare.topK.labels, 'the square travels as a PNG (shorter than its JPEG): exact');
   assert.match(await other.textContent('#picture-name'), /^the picture in the link/);

@@ -14,7 +14,7 @@ test('every field survives the URL round trip', () => {
     target: 'la zone économique <b>européenne</b> & 100%', view: 'neuron', part: 'decoder', layer: 3, heads: [0, 5, 7], token: 12, threshold: 0.05, prune: 0.9,
     filter: 'a-b', hideSpecial: true, words: true, theme: 'dark', step: 6, ablate: [[0, 3], [2, 1]], ablation: 'mean',
     gen: '12:t0.8:k40:p0.9:s7', genStep: 3, compareText: "The animal didn't cross the street because it was too <b>wide</b>",
-    rolloutMethod: 'flow', rolloutDisplay: 'lines', picture: `local:${'0a'.repeat(32)}`,
+    rolloutMethod: 'flow', rolloutDisplay: 'lines', picture: `local:${'0a'.repeat(32)}`, overlay: 'flow',
   };
   assert.deepEqual(decodeState(`#${encodeState(state)}`), state);
   assert.equal(encodeState(DEFAULT_STATE), '');
@@ -45,8 +45,8 @@ test('invalid values fall back to defaults', () => {
   assert.deepEqual(parts, [[0, 3, 'encoder'], [2, 0, 'decoder'], [0, 1, 'cross'], [1, 2, 'cross']]);
   assert.equal(encodeState({ ...DEFAULT_STATE, ablate: parts }), `ablate=${encodeURIComponent('encoder:0:3,decoder:2:0,cross:0:1,cross:1:2')}`);
   assert.equal(decodeState('ablation=max').ablation, 'zero');
-  const r = decodeState('rolloutMethod=max-flow&rolloutDisplay=<svg>');
-  assert.deepEqual([r.rolloutMethod, r.rolloutDisplay], ['rollout', 'matrix']);
+  const r = decodeState('rolloutMethod=max-flow&rolloutDisplay=<svg>&overlay=heat');
+  assert.deepEqual([r.rolloutMethod, r.rolloutDisplay, r.overlay], ['rollout', 'matrix', 'attention']);
   // A picture is named as picture-link.js writes it, or not at all: no paths out of models/, no URLs, no short hashes.
   for (const good of ['sample:shapes-vit/samples/circle.png', 'sample:sample-pictures/cat.jpg', `local:${'f'.repeat(64)}`, 'inline:_-AZaz09']) {
     assert.equal(decodeState(`picture=${encodeURIComponent(good)}`).picture, good);

@@ -3,7 +3,7 @@
 // scripts/make-page-template.mjs at build time) holds the <attention-view>
 // widget bundled with its styles and a strict Content-Security-Policy; this
 // fills in a title, the widget's attributes (view, layer, heads, token,
-// threshold, theme, rollout-method) and the attention as data-mode JSON (tokens, the
+// threshold, theme, rollout-method, overlay) and the attention as data-mode JSON (tokens, the
 // tensor as base64 float32, and the model view's head labels). The CLI's `attention --format html` fills the
 // same template the same way (cpp/cli/html_page.cpp).
 // An encoder–decoder model's run embeds its three parts (the widget's
@@ -41,6 +41,7 @@ export function viewAttributes(state, rolloutMethod = 'rollout', rolloutDisplay 
   const attributes = { view: WIDGET_VIEWS.includes(state.view) ? state.view : 'head', layer: state.layer, controls: '' };
   if (state.view === 'rollout' && rolloutMethod !== 'rollout') attributes['rollout-method'] = rolloutMethod;
   if (state.view === 'rollout' && rolloutDisplay !== 'matrix') attributes['rollout-display'] = rolloutDisplay;
+  if (state.view === 'image' && state.overlay !== 'attention') attributes.overlay = state.overlay;
   if (state.heads !== null) attributes.heads = state.heads.join(',');
   if (state.token !== null) attributes.token = state.token;
   if (state.threshold > 0) attributes.threshold = state.threshold;

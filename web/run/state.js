@@ -4,7 +4,7 @@
 // filter, special-token hiding, word aggregation, theme, from-scratch step,
 // the generation shown (its settings and timeline step), the compare view's second text,
 // ablated heads and the ablation mode, the rollout view's method and display,
-// a vision model's picture (by name: picture-link.js).
+// a vision model's picture (by name: picture-link.js) and what its overlay shows.
 // Includes its URL form (the hash), so a link restores the state exactly:
 // encodeState/decodeState (plain parameters) and encodeLink/decodeLink (the
 // same, with a long text deflated and base64url-encoded so links stay short;
@@ -18,6 +18,8 @@ import { ROLLOUT_DISPLAYS, ROLLOUT_METHODS } from '../attention/rollout.js';
 export const VIEWS = ['image', 'head', 'model', 'matrix', 'rollout', 'lens', 'neuron', 'scratch', 'cross', 'generate', 'compare', 'ablation'];
 export const FILTERS = ['all', 'a-a', 'b-b', 'a-b', 'b-a'];
 export const THEMES = ['auto', 'light', 'dark'];
+/** What the Picture view's overlay shows: the layer's attention, rollout or attention flow over all layers (image-view.js). */
+export const OVERLAYS = ['attention', 'rollout', 'flow'];
 /** The attention parts of an encoder–decoder model the views can show (the core's names). */
 export const PARTS = SEQ2SEQ_PARTS;
 
@@ -47,6 +49,7 @@ export const DEFAULT_STATE = Object.freeze({
   rolloutMethod: 'rollout', // the rollout view's method: 'rollout' or 'flow' (rollout.js)
   rolloutDisplay: 'matrix', // the rollout view's display: 'matrix' or 'lines'
   picture: '', // a vision model's picture: sample:PATH, local:HASH or inline:DATA (picture-link.js), '' = none
+  overlay: 'attention', // the Picture view's overlay: one of OVERLAYS
 });
 
 const int = (value, fallback, min = 0) => {
@@ -124,6 +127,7 @@ export function decodeState(hash) {
     rolloutMethod: oneOf(get('rolloutMethod'), ROLLOUT_METHODS, d.rolloutMethod),
     rolloutDisplay: oneOf(get('rolloutDisplay'), ROLLOUT_DISPLAYS, d.rolloutDisplay),
     picture: pictureName(get('picture'), d.picture),
+    overlay: oneOf(get('overlay'), OVERLAYS, d.overlay),
   };
 }
 

@@ -5,10 +5,10 @@
 // layer (Abnar & Zuidema 2020; flow's T max-flow problems are solved a few
 // per frame, the picture filling in as they finish). The chosen token is the
 // locked one (state.token), else the patch under the pointer (not for flow),
-// else CLS; the learned tokens (CLS, DeiT's distillation token, DINOv2's
-// registers) are chips above the picture, each with the weight the chosen
-// token gives it. Below: the classifier's top labels (before →
-// after when heads are knocked out), every head of the layer and every layer
+// else CLS (state.overlay picks the map); the learned tokens (CLS, DeiT's
+// distillation token, DINOv2's registers) are chips above the picture, each
+// with the weight the chosen token gives it. Below: the classifier's top
+// labels (before → after when heads are knocked out), every head of the layer and every layer
 // × head as small pictures (a click selects; Shift+click knocks a head out,
 // state.ablate), and the register and sink panel: the attention each token
 // receives and the norm of its hidden state (Darcet et al. 2023's high-norm
@@ -24,12 +24,14 @@ import { activeHeads, headMean, headsTitle, pageBackground, viewColours } from '
 import { attentionFlowRow, attentionRollout } from '../attention/rollout.js';
 import { formatHeads } from '../attention/ablation.js';
 import { SvgWriter } from '../export/svg-writer.js';
+import { OVERLAYS } from '../run/state.js';
 
 const MAIN_SIZE = 384; // pixels of the picture's longer side
 const HEAD_SIZE = 104;
 const MODEL_SIZE = 56;
 const DIM = 0.82; // opacity of the dimming over a patch with no attention
 const FLOW_SLICE_MS = 12; // attention flow's max-flow problems solved per frame, at most this long
+const OVERLAY_NAMES = { attention: 'Attention of the layer', rollout: 'Rollout over all layers', flow: 'Attention flow over all layers' };
 
 export class ImageView extends StoreBound {
   #result = null;
@@ -41,9 +43,7 @@ export class ImageView extends StoreBound {
   #hoverToken = null;
   #gridFrame = 0;
   #layer = h('select', { 'aria-label': 'Layer' });
-  #source = h('select', { 'aria-label': 'What the picture shows' },
-    h('option', { value: 'attention' }, 'Attention of the layer'), h('option', { value: 'rollout' }, 'Rollout over all layers'),
-    h('option', { value: 'flow' }, 'Attention flow over all layers'));
+  #source = h('select', { 'aria-label': 'What the picture shows' }, ...OVERLAYS.map((value) => h('option', { value }, OVERLAY_NAMES[value])));
   #title = h('p', { class: 'view-title' });
   #chips = h('div', { class: 'image-chips', role: 'group', 'aria-label': 'Learned tokens' });
   #canvas = h('canvas', { class: 'image-main', tabindex: '0', role: 'img' });
@@ -69,7 +69,7 @@ export class ImageView extends StoreBound {
         h('p', { class: 'hint' }, 'The attention each token receives in this layer (mean over heads and queries) and the norm of its output: '
           + 'tokens that soak up attention with a large norm are the artefacts registers were added to hold.'), this.#sinks),
     );
-    this.#source.addEventListener('change', () => this.#paintAll());
+    this.#source.addEventListener('change', () => this.store.set({ overlay: this.#source.value }));
     this.#layer.addEventListener('change', () => this.store.set({ layer: Number(this.#layer.value) }));
     this.#model.closest('details').addEventListener('toggle', () => this.#paintAll());
     this.#canvas.addEventListener('pointermove', (e) => this.#hover(this.#patchAt(e)));
@@ -83,7 +83,7 @@ export class ImageView extends StoreBound {
 
   storeChanged(state, changed) {
     if (!this.#result) return;
-    if (changed === null || changed.some((key) => ['layer', 'heads', 'ablate', 'theme'].includes(key))) this.#rebuild();
+    if (changed === null || changed.some((key) => ['layer', 'heads', 'ablate', 'theme', 'overlay'].includes(key))) this.#rebuild();
     else if (changed.includes('token') && this.#mean) this.#paintQuery();
   }
 
@@ -120,7 +120,7 @@ export class ImageView extends StoreBound {
 
   /** The token whose attention the pictures show: locked, hovered (not for attention flow, seconds per token), else CLS. */
   get queryToken() {
-    return this.store.state.token ?? (this.#source.value === 'flow' ? null : this.#hoverToken) ?? 0;
+    return this.store.state.token ?? (this.store.state.overlay === 'flow' ? null : this.#hoverToken) ?? 0;
   }
 
   #rebuild() {
@@ -141,7 +141,8 @@ export class ImageView extends StoreBound {
       this.#layer.replaceChildren(...Array.from({ length: layers }, (_, l) => h('option', { value: String(l) }, String(l + 1))));
     }
     this.#layer.value = String(layer);
-    this.#layer.disabled = this.#source.value !== 'attention';
+    this.#source.value = this.store.state.overlay;
+    this.#layer.disabled = this.store.state.overlay !== 'attention';
     this.#renderLabels();
     this.#renderSinks(layer);
     this.#buildHeads(layer);
@@ -154,14 +155,13 @@ export class ImageView extends StoreBound {
     const [layers, count, T] = this.#result.attentions.shape;
     const layer = Math.min(state.layer, layers - 1);
     const query = Math.min(this.queryToken, T - 1);
-    const source = this.#source.value;
     const who = this.#result.tokens[query].display;
     let row;
-    if (source === 'rollout') {
+    if (state.overlay === 'rollout') {
       this.#rollout ??= attentionRollout(this.#result.attentions);
       row = this.#rollout.data.subarray(query * T, query * T + T);
       this.#title.textContent = `Rollout over all ${layers} layers: where ${who} draws from`;
-    } else if (source === 'flow') {
+    } else if (state.overlay === 'flow') {
       const flow = this.#flowRow(query);
       row = flow.row;
       this.#title.textContent = `Attention flow over all ${layers} layers: where ${who} draws from`
@@ -200,7 +200,7 @@ export class ImageView extends StoreBound {
         } else {
           setTimeout(solve, 0);
         }
-        if (this.#source.value === 'flow' && this.queryToken === query) this.#paintQuery();
+        if (this.store.state.overlay === 'flow' && this.queryToken === query) this.#paintQuery();
       };
       this.#flowJob = job;
       setTimeout(solve, 0);
@@ -300,7 +300,7 @@ export class ImageView extends StoreBound {
     const total = row.reduce((a, b) => a + b, 0);
     this.#readout.textContent = `${this.#result.tokens[query].display}: strongest patch ${this.#result.tokens[best].display} `
       + `${row[best].toFixed(3)}; ${(100 * onPatches / total).toFixed(1)}% on patches, ${(100 * (1 - onPatches / total)).toFixed(1)}% on the learned tokens. `
-      + (this.#source.value === 'flow' ? 'Click a patch to see its flow (seconds per token); ' : 'Hover or click a patch to see where it looks; ')
+      + (this.store.state.overlay === 'flow' ? 'Click a patch to see its flow (seconds per token); ' : 'Hover or click a patch to see where it looks; ')
       + 'arrow keys move a locked patch, Esc unlocks.';
   }
 

@@ -141,6 +141,8 @@ export class AttentionView extends HTMLElement {
   /** What an ablated head's output becomes (the `ablation` attribute): 'zero' or its mean over the text's positions. */
   ablation: 'zero' | 'mean';
   theme: AttentionTheme;
+  /** What the image view's overlay shows (the `overlay` attribute): the layer's attention, or rollout or attention flow over all layers. */
+  overlay: 'attention' | 'rollout' | 'flow';
   editable: boolean;
   /** Maximum height of the view: pixels or a CSS length. */
   height: string | null;

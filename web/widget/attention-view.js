@@ -47,7 +47,7 @@ import '../views/view-controls.js';
 
 const MODULE_URL = import.meta.url;
 const VIEW_ELEMENTS = { image: 'image-view', head: 'head-view', model: 'model-view', matrix: 'matrix-view', rollout: 'rollout-view', lens: 'lens-view', neuron: 'neuron-view', scratch: 'scratch-view', cross: 'decoding-view', generate: 'generation-panel', compare: 'compare-view', ablation: 'ablation-view' };
-const STATE_ATTRIBUTES = { model: 'model', hub: 'hub', text: 'text', 'text-b': 'textB', target: 'target', view: 'view', layer: 'layer', heads: 'heads', token: 'token', threshold: 'threshold', theme: 'theme', generate: 'gen', 'generate-step': 'genStep', 'compare-text': 'compareText', ablate: 'ablate', ablation: 'ablation' };
+const STATE_ATTRIBUTES = { model: 'model', hub: 'hub', text: 'text', 'text-b': 'textB', target: 'target', view: 'view', layer: 'layer', heads: 'heads', token: 'token', threshold: 'threshold', theme: 'theme', generate: 'gen', 'generate-step': 'genStep', 'compare-text': 'compareText', ablate: 'ablate', ablation: 'ablation', overlay: 'overlay' };
 const MATRIX_ATTRIBUTES = ['tokens', 'x', 'wq', 'wk', 'wv'];
 
 /**
@@ -267,6 +267,9 @@ export class AttentionView extends HTMLElement {
   set ablation(value) { this.setAttribute('ablation', value); }
   get theme() { return this.#store.state.theme; }
   set theme(value) { this.setAttribute('theme', value); }
+  /** What the image view's overlay shows: 'attention' (the layer's), 'rollout' or 'flow' (over all layers). */
+  get overlay() { return this.#store.state.overlay; }
+  set overlay(value) { this.setAttribute('overlay', value); }
   get editable() { return this.hasAttribute('editable'); }
   set editable(value) { this.toggleAttribute('editable', Boolean(value)); }
   get height() { return this.getAttribute('height'); }
