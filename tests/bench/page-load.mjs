@@ -1,8 +1,9 @@
 // Page-load CPU benchmark (a `npm run bench` section, not a test): what one
 // page load costs the machine, as the browser tests load pages (a new
 // context and page each time, tests/browser/browser.mjs), with the tests'
-// Chromium switches and with the same switches less the one that turns off
-// the omnibox popup's WebUI (a renderer of ~200 files that headless Chromium
+// Chromium switches, without their Liftoff-only WebAssembly (TEST_ONLY_ARGS,
+// what readers' browsers do), and without the switch that turns off the
+// omnibox popup's WebUI (a renderer of ~200 files that headless Chromium
 // builds for every new window). CPU-seconds of the whole machine from
 // /proc/stat, so run it on an otherwise idle machine; a blank page, and the
 // playground up to its first attention drawn with the default model, as
@@ -14,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 import { startServer } from '../../scripts/serve.mjs';
-import { CHROMIUM, CHROMIUM_ARGS } from '../browser/browser.mjs';
+import { CHROMIUM, CHROMIUM_ARGS, TEST_ONLY_ARGS } from '../browser/browser.mjs';
 
 const LOADS = 8;
 const OMNIBOX_SWITCH = CHROMIUM_ARGS.find((arg) => arg.includes('WebUIOmniboxPopup'));
@@ -62,7 +63,8 @@ export const pageLoad = {
     const modules = await startServer({ port: 0, root: modulesFolder });
     const rows = [];
     try {
-      for (const [name, args] of [['the tests\' switches', CHROMIUM_ARGS], ['without the omnibox switch', CHROMIUM_ARGS.filter((arg) => arg !== OMNIBOX_SWITCH)]]) {
+      for (const [name, args] of [['the tests\' switches', [...CHROMIUM_ARGS, ...TEST_ONLY_ARGS]], ['without Liftoff-only WebAssembly', CHROMIUM_ARGS],
+        ['without the omnibox switch either', CHROMIUM_ARGS.filter((arg) => arg !== OMNIBOX_SWITCH)]]) {
         const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args });
         try {
           const blank = await cpuPerLoad(browser, async () => {});
@@ -88,7 +90,7 @@ export const pageLoad = {
         '|---|---:|---:|---:|',
         ...rows,
         '',
-        `The omnibox switch: \`${OMNIBOX_SWITCH}\`.`,
+        `The omnibox switch: \`${OMNIBOX_SWITCH}\`; the tests' own: \`${TEST_ONLY_ARGS.join(' ')}\` (tests/browser/browser.mjs).`,
       ].join('\n'),
     };
   },

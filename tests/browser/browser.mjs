@@ -26,6 +26,15 @@ export const CHROMIUM_ARGS = [
   '--disable-features=WebUIOmniboxPopup,WebUIOmniboxFullPopup,WebUIOmniboxAimPopup',
 ];
 
+// The tests' browser compiles WebAssembly with Liftoff only: V8's optimizing
+// tier (TurboFan) recompiles the engine's hot functions in the background of
+// every page a test opens, 0.3–0.6 of its 3 CPU-seconds here (`node
+// tests/bench/run.mjs page-load`; the whole browser suite ran in 347 s against
+// 387 s), and the tests' models are too small to gain from it. The results are
+// the same (WebAssembly is deterministic, and no relaxed SIMD is used); the
+// benches keep both tiers, as readers' browsers do.
+export const TEST_ONLY_ARGS = ['--js-flags=--liftoff-only'];
+
 /**
  * Starts the server and the browser; returns { url, browser, close }.
  * mounts: extra folders served under URL prefixes, headers: sent with every
@@ -34,7 +43,7 @@ export const CHROMIUM_ARGS = [
 export async function openBrowser({ mounts = {}, headers = {} } = {}) {
   requireProgram('/usr/bin/chromium', 'the browser tests');
   const { server, url } = await startServer({ port: 0, mounts, headers });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, ...TEST_ONLY_ARGS] });
   mkdirSync(resultsDir, { recursive: true });
   return {
     url,
