@@ -1,11 +1,13 @@
 // libFuzzer target: arbitrary bytes as a picture file (PNG, JPEG, BMP, GIF)
 // for the command line's decoder (stb_image), then the vision preprocessing
 // (a bicubic resize of the shortest edge to 20, a 16 × 16 center crop,
-// rescaling and normalising). Decoding must either give a picture or throw
-// std::invalid_argument; nothing may read or write outside its buffers
-// (ASan) or overflow (UBSan).
+// rescaling and normalising), and the picture as the model saw it written as
+// PNG (the CLI's JSON) and read back: the same pixels. Decoding must either
+// give a picture or throw std::invalid_argument; nothing may read or write
+// outside its buffers (ASan) or overflow (UBSan).
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <string_view>
 
@@ -17,7 +19,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       R"({"size": {"shortest_edge": 20}, "crop_size": 16})", "BitImageProcessor");
   try {
     const attnplay::Picture picture = attnplay::decode_picture(std::string_view(reinterpret_cast<const char*>(data), size));
-    attnplay::preprocess_picture(picture, processor);
+    const attnplay::Picture seen = attnplay::preprocess_picture(picture, processor).seen;
+    const attnplay::Picture back = attnplay::decode_picture(attnplay::encode_png(seen));
+    if (back.width != seen.width || back.height != seen.height || back.rgb != seen.rgb) std::abort();
   } catch (const std::invalid_argument&) {
   }
   return 0;
