@@ -49,15 +49,26 @@ const png = (path) => PNG.sync.read(readFileSync(path));
 const runsAfter = (page, n) => page.waitForFunction((k) => Number(document.body.dataset.run ?? 0) > k, n, { timeout: 60000 });
 const runCount = (page) => page.evaluate(() => Number(document.body.dataset.run ?? 0));
 
-test('shapes-vit: the Picture tab, the engine\'s labels, the overlay, hover, knocking a head out, the PNG export, a bad file', async () => {
+/** What Node's engine gives for shapes-vit's samples (file names under samples/): { [name]: its run }. */
+async function shapesVitRuns(...names) {
   const engine = await createEngine();
   const model = await engine.loadModel({
     config: readFileSync(`${shippedDir}config.json`, 'utf8'), weights: readFileSync(`${shippedDir}model.safetensors`),
     preprocessor: readFileSync(`${shippedDir}preprocessor_config.json`, 'utf8'),
   });
+  try {
+    return Object.fromEntries(names.map((name) => {
+      const { data, width, height } = png(`${shippedDir}samples/${name}`);
+      return [name, model.run({ data, width, height })];
+    }));
+  } finally {
+    model.dispose();
+  }
+}
+
+test('shapes-vit: the Picture tab, the engine\'s labels, the overlay, hover, knocking a head out, the PNG export, a bad file', async () => {
+  const { 'circle.png': want } = await shapesVitRuns('circle.png');
   const sample = png(`${shippedDir}samples/circle.png`);
-  const want = model.run({ data: sample.data, width: sample.width, height: sample.height });
-  model.dispose();
 
   const { page, errors } = await newPage(session.browser);
   await page.goto(`${session.url}#model=shapes-vit`);
@@ -192,17 +203,9 @@ const patchBrightness = (page) => evaluateJson(page, () => {
 });
 
 test('shapes-vit: attention flow over the patches; the picture in the link; the JSON and one-file exports draw it offline', async () => {
-  const engine = await createEngine();
-  const model = await engine.loadModel({
-    config: readFileSync(`${shippedDir}config.json`, 'utf8'), weights: readFileSync(`${shippedDir}model.safetensors`),
-    preprocessor: readFileSync(`${shippedDir}preprocessor_config.json`, 'utf8'),
-  });
+  const { 'circle.png': want, 'square.png': wantSquare } = await shapesVitRuns('circle.png', 'square.png');
   const circle = png(`${shippedDir}samples/circle.png`);
-  const want = model.run({ data: circle.data, width: circle.width, height: circle.height });
   const squareBytes = readFileSync(`${shippedDir}samples/square.png`);
-  const square = png(`${shippedDir}samples/square.png`);
-  const wantSquare = model.run({ data: square.data, width: square.width, height: square.height });
-  model.dispose();
 
   const { page, errors } = await newPage(session.browser);
   await page.goto(`${session.url}#model=shapes-vit`);
