@@ -51,7 +51,7 @@ test('invalid values fall back to defaults', () => {
   for (const good of ['sample:shapes-vit/samples/circle.png', 'sample:sample-pictures/cat.jpg', `local:${'f'.repeat(64)}`, 'inline:_-AZaz09']) {
     assert.equal(decodeState(`picture=${encodeURIComponent(good)}`).picture, good);
   }
-  for (const bad of ['sample:../secret.png', 'sample:https://evil.test/x.png', 'local:abc', `local:${'G'.repeat(64)}`, 'inline:a+b/c=', 'https://x.test/a.png', 'cat.jpg']) {
+  for (const bad of ['sample:../secret.png', 'sample:a/../../b.png', 'sample:./a.png', 'sample:https://evil.test/x.png', 'sample://evil.test/x.png', 'sample:/etc/x.png', 'sample:a//b.png', 'local:abc', `local:${'G'.repeat(64)}`, 'inline:a+b/c=', 'https://x.test/a.png', 'cat.jpg']) {
     assert.equal(decodeState(`picture=${encodeURIComponent(bad)}`).picture, '', bad);
   }
 });

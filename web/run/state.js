@@ -71,8 +71,12 @@ const headList = (value, fallback) => {
     return fallback;
   }
 };
-/** True when `value` names a picture the way picture-link.js writes them: sample:PATH, local:HASH or inline:DATA. */
-export const isPictureName = (value) => /^(sample:[\w./-]+|local:[0-9a-f]{64}|inline:[\w-]+)$/.test(value) && !value.includes('..');
+/**
+ * True when `value` names a picture the way picture-link.js writes them: sample:PATH (a relative path under
+ * models/: no leading slash, no empty, '.' or '..' segment), local:HASH or inline:DATA.
+ */
+export const isPictureName = (value) => /^(sample:[\w.-]+(\/[\w.-]+)*|local:[0-9a-f]{64}|inline:[\w-]+)$/.test(value)
+  && !/(^sample:|\/)\.{1,2}(\/|$)/.test(value);
 const pictureName = (value, fallback) => (value !== null && isPictureName(value) ? value : fallback);
 const httpUrl = (value, fallback) => (value !== null && /^https?:\/\/[^\s]+$/.test(value) ? value.replace(/\/+$/, '') : fallback);
 
