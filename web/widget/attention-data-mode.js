@@ -3,8 +3,9 @@
 // `tokens-src` for a .npy file, or a child <script type="application/json">),
 // reading it once per change, which part of an encoder–decoder model is shown
 // (the `attention` attribute: self, encoder, decoder, cross; a picker when
-// there are several), a vision transformer's picture decoded, and the note shown in place of views that need the
-// model itself. Nothing here starts the engine worker or fetches WASM.
+// there are several), a vision transformer's picture decoded, and the note
+// shown in place of views that need the model itself. Nothing here starts
+// the engine worker or fetches WASM.
 // Not here: parsing and validation (attention-data-source.js), drawing.
 import { h } from '../ui/dom.js';
 import { PartPicker } from '../ui/attention-parts.js';
