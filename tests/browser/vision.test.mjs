@@ -216,6 +216,7 @@ test('shapes-vit: attention flow over the patches; the picture in the link; the 
   await page.selectOption('image-view select[aria-label="What the picture shows"]', 'flow');
   await page.waitForFunction(() => document.querySelector('image-view .view-title').textContent === 'Attention flow over all 4 layers: where [CLS] draws from', null, { timeout: 30000 });
   await page.waitForFunction(() => /(^#|&)overlay=flow(&|$)/.test(location.hash), null, { timeout: 5000 });
+  assert.doesNotMatch(page.url(), /[#&]z?text=/, 'a vision model\'s link names no text');
   const flow = [...attentionFlowRow(want.attentions, 0)].slice(1);
   const max = Math.max(...flow);
   const drawn = await patchBrightness(page);

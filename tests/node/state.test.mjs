@@ -92,3 +92,8 @@ test('links: long texts travel deflated (zlib reads them back), short ones and o
   assert.deepEqual(await decodeLink(`#${targetHash}`), translated);
   await assert.rejects(decodeLink(`#${targetHash.replace(/ztarget=[^&]{40}/, 'ztarget=')}`), /the link's target text is damaged/);
 });
+
+test('a link leaves out an undefined text (a vision model reads none); another model names its default text', async () => {
+  assert.equal(await encodeLink({ ...DEFAULT_STATE, model: 'shapes-vit', text: undefined, textB: undefined, view: 'image' }), 'model=shapes-vit&view=image');
+  assert.match(await encodeLink({ ...DEFAULT_STATE, model: 'austen-bert' }), /^model=austen-bert&text=It\+is\+a\+truth/);
+});

@@ -99,7 +99,8 @@ let linkTimer = null;
 async function writeLink() {
   clearTimeout(linkTimer);
   const write = ++linkWrites;
-  const hash = await encodeLink(store.state);
+  // A vision model reads no text: its link names none (undefined leaves it out; the link opens on the default).
+  const hash = await encodeLink(model?.config.imageModel ? { ...store.state, text: undefined, textB: undefined } : store.state);
   if (write !== linkWrites) return;
   if (`#${hash}` !== location.hash && !(hash === '' && location.hash === '')) history.replaceState(null, '', hash ? `#${hash}` : location.pathname);
   document.body.dataset.link = 'written';

@@ -166,9 +166,12 @@ async function deflated(text) {
   return lastDeflated.packed;
 }
 
-/** State -> URL hash (without '#'), as encodeState but with long texts deflated (raw DEFLATE, base64url). */
+/**
+ * State -> URL hash (without '#'), as encodeState but with long texts deflated (raw DEFLATE, base64url).
+ * A text that is undefined is left out (a vision model's link names none).
+ */
 export async function encodeLink(state) {
-  const params = new URLSearchParams(encodeState({ ...state, ...Object.fromEntries(LINK_TEXTS.map((key) => [key, DEFAULT_STATE[key]])) }));
+  const params = new URLSearchParams(encodeState({ ...state, ...Object.fromEntries(LINK_TEXTS.map((key) => [key, state[key] === undefined ? undefined : DEFAULT_STATE[key]])) }));
   for (const key of LINK_TEXTS) {
     const text = state[key];
     if (text === undefined || text === DEFAULT_STATE[key]) continue;

@@ -156,15 +156,16 @@ export class ImageView extends StoreBound {
     const layer = Math.min(state.layer, layers - 1);
     const query = Math.min(this.queryToken, T - 1);
     const who = this.#result.tokens[query].display;
+    const allLayers = layers === 1 ? 'its one layer' : `all ${layers} layers`;
     let row;
     if (state.overlay === 'rollout') {
       this.#rollout ??= attentionRollout(this.#result.attentions);
       row = this.#rollout.data.subarray(query * T, query * T + T);
-      this.#title.textContent = `Rollout over all ${layers} layers: where ${who} draws from`;
+      this.#title.textContent = `Rollout over ${allLayers}: where ${who} draws from`;
     } else if (state.overlay === 'flow') {
       const flow = this.#flowRow(query);
       row = flow.row;
-      this.#title.textContent = `Attention flow over all ${layers} layers: where ${who} draws from`
+      this.#title.textContent = `Attention flow over ${allLayers}: where ${who} draws from`
         + (flow.done < T ? ` (${flow.done} of ${T} tokens solved…)` : '');
     } else {
       row = this.#mean.subarray(query * T, query * T + T);
