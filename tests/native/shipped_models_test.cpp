@@ -45,17 +45,35 @@ double max_abs_diff(const std::vector<float>& reference, const std::vector<float
   return worst;
 }
 
-// A shipped vision model's golden cases: each sample picture's attention and logits.
-void check_vision_model(const std::string& name, const ModelFiles& files) {
-  REQUIRE(files.preprocessor_config.has_value());
-  const ImageModel model = ImageModel::from_checkpoint(files.config_json, files.checkpoint, *files.preprocessor_config);
+// A shipped model's golden file (tests/golden/models/NAME.json): its cases, and the data file their tensors are in.
+struct Golden {
+  json cases;
+  std::string data;
+};
+
+Golden read_golden(const std::string& name) {
   const std::string golden_dir = std::string(ATTNPLAY_GOLDEN_DIR) + "/models/";
   std::ifstream in(golden_dir + name + ".json");
   REQUIRE(in.good());
   const json golden = json::parse(in);
-  const std::string data = golden_dir + golden["data"].get<std::string>();
-  REQUIRE(!golden["cases"].empty());
-  for (const json& c : golden["cases"]) {
+  return {golden["cases"], golden_dir + golden["data"].get<std::string>()};
+}
+
+// The largest difference between a golden case's logits (`entry`) and ours, relative to the largest golden logit.
+double relative_logit_error(const std::string& data, const json& entry, const Matrix& ours) {
+  const std::vector<float> logits = read_floats(data, entry);
+  double largest = 0;
+  for (const float v : logits) largest = std::max(largest, std::abs(double(v)));
+  return max_abs_diff(logits, std::vector<float>(ours.data(), ours.data() + ours.size())) / largest;
+}
+
+// A shipped vision model's golden cases: each sample picture's attention and logits.
+void check_vision_model(const std::string& name, const ModelFiles& files) {
+  REQUIRE(files.preprocessor_config.has_value());
+  const ImageModel model = ImageModel::from_checkpoint(files.config_json, files.checkpoint, *files.preprocessor_config);
+  const auto [cases, data] = read_golden(name);
+  REQUIRE(!cases.empty());
+  for (const json& c : cases) {
     const std::string picture = c["picture"].get<std::string>();
     CAPTURE(picture);
     std::ifstream file(std::string(ATTNPLAY_MODELS_DIR) + "/" + name + "/" + picture, std::ios::binary);
@@ -64,11 +82,7 @@ void check_vision_model(const std::string& name, const ModelFiles& files) {
     request.logits = true;
     const ImageRunResult run = model.run(decode_picture(std::string(std::istreambuf_iterator<char>(file), {})), request);
     CHECK(max_abs_diff(read_floats(data, c["attentions"]), run.forward.attentions) < 1e-5);
-    const std::vector<float> logits = read_floats(data, c["logits"]);
-    const std::vector<float> ours(run.forward.logits.data(), run.forward.logits.data() + run.forward.logits.size());
-    double largest = 0;
-    for (const float v : logits) largest = std::max(largest, std::abs(double(v)));
-    CHECK(max_abs_diff(logits, ours) / largest < 1e-4);
+    CHECK(relative_logit_error(data, c["logits"], run.forward.logits) < 1e-4);
   }
 }
 
@@ -90,12 +104,8 @@ TEST_CASE("shipped models reproduce PyTorch's attention and logits") {
     REQUIRE(files.tokenizer.has_value());
     if (is_encoder_decoder_config(files.config_json)) continue;  // the test case below
     const TextModel model = TextModel::from_checkpoint(files.config_json, files.checkpoint, *files.tokenizer);
-    const std::string golden_dir = std::string(ATTNPLAY_GOLDEN_DIR) + "/models/";
-    std::ifstream in(golden_dir + name + ".json");
-    REQUIRE(in.good());
-    const json golden = json::parse(in);
-    const std::string data = golden_dir + golden["data"].get<std::string>();
-    for (const json& c : golden["cases"]) {
+    const auto [cases, data] = read_golden(name);
+    for (const json& c : cases) {
       const std::string text = c["text"].get<std::string>();
       CAPTURE(text);
       std::optional<std::string> pair;
@@ -112,20 +122,8 @@ TEST_CASE("shipped models reproduce PyTorch's attention and logits") {
       request.logits = true;
       const ForwardResult r = model.model().forward(request);
 
-      const std::vector<float> attention = read_floats(data, c["attentions"]);
-      REQUIRE(attention.size() == r.attentions.size());
-      double worst = 0;
-      for (std::size_t i = 0; i < attention.size(); ++i) worst = std::max(worst, std::abs(double(attention[i]) - r.attentions[i]));
-      CHECK(worst < 1e-5);
-
-      const std::vector<float> logits = read_floats(data, c["logits"]);
-      REQUIRE(logits.size() == static_cast<std::size_t>(r.logits.size()));
-      double largest = 0, error = 0;
-      for (std::size_t i = 0; i < logits.size(); ++i) {
-        largest = std::max(largest, std::abs(double(logits[i])));
-        error = std::max(error, std::abs(double(logits[i]) - r.logits.data()[i]));
-      }
-      CHECK(error / largest < 1e-4);
+      CHECK(max_abs_diff(read_floats(data, c["attentions"]), r.attentions) < 1e-5);
+      CHECK(relative_logit_error(data, c["logits"], r.logits) < 1e-4);
     }
   }
 }
@@ -133,14 +131,10 @@ TEST_CASE("shipped models reproduce PyTorch's attention and logits") {
 TEST_CASE("gettext-en-fr reproduces PyTorch's encoder, decoder and cross attention") {
   const ModelFiles files = read_model_directory(std::string(ATTNPLAY_MODELS_DIR) + "/gettext-en-fr");
   const TranslationModel model = TranslationModel::from_checkpoint(files.config_json, files.checkpoint, *files.tokenizer);
-  const std::string golden_dir = std::string(ATTNPLAY_GOLDEN_DIR) + "/models/";
-  std::ifstream in(golden_dir + "gettext-en-fr.json");
-  REQUIRE(in.good());
-  const json golden = json::parse(in);
-  const std::string data = golden_dir + golden["data"].get<std::string>();
-  REQUIRE(golden["cases"].size() == 3);
-  for (std::size_t n = 0; n < golden["cases"].size(); ++n) {
-    const json& c = golden["cases"][n];
+  const auto [cases, data] = read_golden("gettext-en-fr");
+  REQUIRE(cases.size() == 3);
+  for (std::size_t n = 0; n < cases.size(); ++n) {
+    const json& c = cases[n];
     CAPTURE(c["source"].get<std::string>());
     const std::vector<std::int32_t> ids = c["ids"].get<std::vector<std::int32_t>>();
     const std::vector<std::int32_t> decoder_ids = c["decoder_ids"].get<std::vector<std::int32_t>>();
@@ -158,10 +152,6 @@ TEST_CASE("gettext-en-fr reproduces PyTorch's encoder, decoder and cross attenti
     CHECK(max_abs_diff(read_floats(data, c["encoder_attentions"]), encoded.attentions) < 1e-5);
     CHECK(max_abs_diff(read_floats(data, c["decoder_attentions"]), decoded.self_attentions) < 1e-5);
     CHECK(max_abs_diff(read_floats(data, c["cross_attentions"]), decoded.cross_attentions) < 1e-5);
-    const std::vector<float> logits = read_floats(data, c["logits"]);
-    double largest = 0;
-    for (const float v : logits) largest = std::max(largest, std::abs(double(v)));
-    CHECK(max_abs_diff(logits, std::vector<float>(decoded.logits.data(), decoded.logits.data() + decoded.logits.size())) /
-              largest < 1e-4);
+    CHECK(relative_logit_error(data, c["logits"], decoded.logits) < 1e-4);
   }
 }

@@ -30,6 +30,28 @@ test('the catalog lists at least the default model; each text model has an examp
   assert.match(catalog.find((m) => m.name === 'austen-bert').example, /\[MASK\]/);
 });
 
+// A shipped model's golden file (tests/golden/models/NAME.json): its cases, and floats(entry) reading a tensor of its data file.
+function shippedGolden(name) {
+  const golden = JSON.parse(read(`../golden/models/${name}.json`, 'utf8'));
+  const data = read(`../golden/models/${golden.data}`);
+  const floats = ({ shape, offset }) => new Float32Array(data.buffer.slice(data.byteOffset + offset, data.byteOffset + offset + 4 * shape.reduce((a, b) => a * b, 1)));
+  return { cases: golden.cases, floats };
+}
+
+// One golden case against a run `r` (with logits): attention within 1e-5, logits within 1e-4 of the largest.
+function assertGoldenCase(c, r, floats, what) {
+  const attention = floats(c.attentions);
+  assert.equal(r.attentions.data.length, attention.length);
+  let worst = 0;
+  attention.forEach((v, i) => { worst = Math.max(worst, Math.abs(v - r.attentions.data[i])); });
+  assert.ok(worst < 1e-5, `${what}: attention differs by ${worst}`);
+  const logits = floats(c.logits);
+  let largest = 0;
+  let error = 0;
+  logits.forEach((v, i) => { largest = Math.max(largest, Math.abs(v)); error = Math.max(error, Math.abs(v - r.logits.data[i])); });
+  assert.ok(error / largest < 1e-4, `${what}: logits differ by ${error / largest} (relative)`);
+}
+
 async function loadShipped(name) {
   const engine = await createEngine();
   return engine.loadModel({
@@ -42,23 +64,12 @@ async function loadShipped(name) {
 for (const { name } of singleStack) {
   test(`${name} reproduces PyTorch's attention and logits`, async () => {
     const model = await loadShipped(name);
-    const golden = JSON.parse(read(`../golden/models/${name}.json`, 'utf8'));
-    const data = read(`../golden/models/${golden.data}`);
-    const floats = ({ shape, offset }) => new Float32Array(data.buffer.slice(data.byteOffset + offset, data.byteOffset + offset + 4 * shape.reduce((a, b) => a * b, 1)));
-    for (const c of golden.cases) {
+    const { cases, floats } = shippedGolden(name);
+    for (const c of cases) {
       assert.deepEqual(model.run(c.text, { textB: c.text_b }).tokens.map((t) => t.id), c.ids);
       const bert = model.config.modelType === 'bert';
       const r = model.forward(c.ids, bert ? { typeIds: c.type_ids, logits: true, maskPositions: c.ids.map((_, i) => i) } : { logits: true });
-      const attention = floats(c.attentions);
-      assert.equal(r.attentions.data.length, attention.length);
-      let worst = 0;
-      attention.forEach((v, i) => { worst = Math.max(worst, Math.abs(v - r.attentions.data[i])); });
-      assert.ok(worst < 1e-5, `${c.text}: attention differs by ${worst}`);
-      const logits = floats(c.logits);
-      let largest = 0;
-      let error = 0;
-      logits.forEach((v, i) => { largest = Math.max(largest, Math.abs(v)); error = Math.max(error, Math.abs(v - r.logits.data[i])); });
-      assert.ok(error / largest < 1e-4, `${c.text}: logits differ by ${error / largest} (relative)`);
+      assertGoldenCase(c, r, floats, c.text);
     }
     model.dispose();
   });
@@ -71,22 +82,12 @@ for (const { name } of vision) {
       config: read(`../../models/${name}/config.json`, 'utf8'), weights: read(`../../models/${name}/model.safetensors`),
       preprocessor: read(`../../models/${name}/preprocessor_config.json`, 'utf8'),
     });
-    const golden = JSON.parse(read(`../golden/models/${name}.json`, 'utf8'));
-    const data = read(`../golden/models/${golden.data}`);
-    const floats = ({ shape, offset }) => new Float32Array(data.buffer.slice(data.byteOffset + offset, data.byteOffset + offset + 4 * shape.reduce((a, b) => a * b, 1)));
-    assert.deepEqual(golden.cases.map((c) => c.picture), catalog.find((m) => m.name === name).samples);
-    for (const c of golden.cases) {
+    const { cases, floats } = shippedGolden(name);
+    assert.deepEqual(cases.map((c) => c.picture), catalog.find((m) => m.name === name).samples);
+    for (const c of cases) {
       const png = PNG.sync.read(read(`../../models/${name}/${c.picture}`));
       const r = model.run({ data: png.data, width: png.width, height: png.height }, { logits: true });
-      const attention = floats(c.attentions);
-      let worst = 0;
-      attention.forEach((v, i) => { worst = Math.max(worst, Math.abs(v - r.attentions.data[i])); });
-      assert.ok(worst < 1e-5, `${c.picture}: attention differs by ${worst}`);
-      const logits = floats(c.logits);
-      let largest = 0;
-      let error = 0;
-      logits.forEach((v, i) => { largest = Math.max(largest, Math.abs(v)); error = Math.max(error, Math.abs(v - r.logits.data[i])); });
-      assert.ok(error / largest < 1e-4, `${c.picture}: logits differ by ${error / largest} (relative)`);
+      assertGoldenCase(c, r, floats, c.picture);
     }
     model.dispose();
   });
