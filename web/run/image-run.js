@@ -43,11 +43,16 @@ export function pixelsOf(source, width, height) {
   return ctx.getImageData(0, 0, width, height, { colorSpace: 'srgb' });
 }
 
-/** Pixels ({ data, width, height }, an ImageData) as a PNG Blob: a camera frame to keep, the seen picture to export. */
-export async function pixelsAsPng({ data, width, height }) {
+/** Pixels ({ data, width, height }, an ImageData) drawn on an OffscreenCanvas of their size. */
+export function pixelsCanvas({ data, width, height }) {
   const canvas = new OffscreenCanvas(width, height);
   canvas.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(data), width, height), 0, 0);
-  return canvas.convertToBlob({ type: 'image/png' });
+  return canvas;
+}
+
+/** Pixels as a PNG Blob: a camera frame to keep, the seen picture to export. */
+export async function pixelsAsPng(pixels) {
+  return pixelsCanvas(pixels).convertToBlob({ type: 'image/png' });
 }
 
 // The L2 norm of every token's hidden state after each layer: [L + 1][T].

@@ -13,7 +13,7 @@
 // Not here: decoding files (image-run.js), the state (state.js), the page's
 // picture input (page/app.js).
 import { base64url, fromBase64url, isPictureName } from './state.js';
-import { pictureOfFile } from './image-run.js';
+import { pictureOfFile, pixelsCanvas } from './image-run.js';
 
 const CACHE = 'attnplay-pictures';
 /** The most pictures a browser keeps; the oldest go first. */
@@ -47,10 +47,10 @@ export async function keepPicture(blob) {
 }
 
 /** The picture's name for the link itself ('inline:DATA'): pixels scaled to at most INLINE_SIDE, as a PNG or a JPEG, the shorter. */
-export async function inlinePicture({ data, width, height }) {
+export async function inlinePicture(pixels) {
+  const { width, height } = pixels;
   const scale = Math.min(1, INLINE_SIDE / Math.max(width, height));
-  const source = new OffscreenCanvas(width, height);
-  source.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(data), width, height), 0, 0);
+  const source = pixelsCanvas(pixels);
   const canvas = new OffscreenCanvas(Math.max(1, Math.round(width * scale)), Math.max(1, Math.round(height * scale)));
   const ctx = canvas.getContext('2d');
   ctx.imageSmoothingQuality = 'high';
