@@ -71,7 +71,7 @@ void jpeg_warning(j_common_ptr, int) {}  // corrupt-data warnings: libjpeg goes 
 // YCCK (Adobe's inverted CMYK) as R = (255 - C)(255 - K) / 255 and so on.
 // Nothing here may own memory across a longjmp: the rows go into `picture`,
 // allocated before the first row is read.
-Picture decode_jpeg(std::string_view bytes) {
+Picture decode_jpeg(std::string_view bytes, std::int64_t max_pixels) {
   jpeg_decompress_struct info{};
   JpegErrors errors{};
   info.err = jpeg_std_error(&errors.manager);
@@ -89,7 +89,7 @@ Picture decode_jpeg(std::string_view bytes) {
   const bool cmyk = info.jpeg_color_space == JCS_CMYK || info.jpeg_color_space == JCS_YCCK;
   info.out_color_space = cmyk ? JCS_CMYK : JCS_RGB;
   try {
-    check_picture_size(info.image_width, info.image_height);
+    check_picture_size(info.image_width, info.image_height, max_pixels);
   } catch (...) {
     jpeg_destroy_decompress(&info);
     throw;
@@ -122,12 +122,12 @@ Picture decode_jpeg(std::string_view bytes) {
 
 }  // namespace
 
-Picture decode_picture(std::string_view bytes) {
+Picture decode_picture(std::string_view bytes, std::int64_t max_pixels) {
   if (bytes.empty()) throw std::invalid_argument("the picture file is empty");
   if (bytes.size() > static_cast<std::size_t>(INT32_MAX)) throw std::invalid_argument("the picture file is over 2 GB");
-  if (bytes.size() >= 3 && bytes.substr(0, 3) == std::string_view("\xff\xd8\xff", 3)) return decode_jpeg(bytes);
+  if (bytes.size() >= 3 && bytes.substr(0, 3) == std::string_view("\xff\xd8\xff", 3)) return decode_jpeg(bytes, max_pixels);
   std::int64_t declared_width = 0, declared_height = 0;
-  if (png_declared_size(bytes, declared_width, declared_height)) check_picture_size(declared_width, declared_height);
+  if (png_declared_size(bytes, declared_width, declared_height)) check_picture_size(declared_width, declared_height, max_pixels);
   const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
   const int length = static_cast<int>(bytes.size());
   int width = 0, height = 0, channels = 0;
@@ -135,7 +135,7 @@ Picture decode_picture(std::string_view bytes) {
     throw std::invalid_argument(std::string("not a picture that can be read here (PNG, JPEG, BMP or GIF): ") +
                                 stbi_failure_reason());
   }
-  check_picture_size(width, height);
+  check_picture_size(width, height, max_pixels);
   std::unique_ptr<stbi_uc, void (*)(void*)> pixels(stbi_load_from_memory(data, length, &width, &height, &channels, 3),
                                                    stbi_image_free);
   if (!pixels) {

@@ -19,8 +19,11 @@
 namespace attnplay {
 
 // Throws std::invalid_argument with what is wrong: not a picture format read
-// here, truncated or corrupt data (stb_image's reason), a size out of range.
-Picture decode_picture(std::string_view bytes);
+// here, truncated or corrupt data (stb_image's reason), a size out of range
+// (check_picture_size with max_pixels, read from the file's header before
+// any pixel is decoded; the fuzz target sets a smaller budget, so that its
+// seconds go to many inputs rather than to decoding one huge picture).
+Picture decode_picture(std::string_view bytes, std::int64_t max_pixels = kMaxPicturePixels);
 
 // The PNG file of an 8-bit RGB picture (zlib-compressed by stb_image_write, no filter heuristics beyond its own).
 std::string encode_png(const Picture& picture);

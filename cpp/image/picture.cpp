@@ -5,15 +5,18 @@
 
 namespace attnplay {
 
-void check_picture_size(std::int64_t width, std::int64_t height) {
+void check_picture_size(std::int64_t width, std::int64_t height, std::int64_t max_pixels) {
   if (width < 1 || height < 1) {
     throw std::invalid_argument("the picture is " + std::to_string(width) + "×" + std::to_string(height) +
                                 " pixels: there is nothing to look at");
   }
-  if (width > kMaxPicturePixels / height) {
+  if (width > max_pixels / height) {
+    const std::int64_t megapixel = std::int64_t{1} << 20;
+    const std::string most = max_pixels > megapixel && max_pixels % megapixel == 0
+                                 ? std::to_string(max_pixels / megapixel) + " megapixels"
+                                 : std::to_string(max_pixels) + " pixels";
     throw std::invalid_argument("the picture is " + std::to_string(width) + "×" + std::to_string(height) +
-                                " pixels; at most " + std::to_string(kMaxPicturePixels >> 20) +
-                                " megapixels are taken: scale it down first");
+                                " pixels; at most " + most + " are taken: scale it down first");
   }
 }
 

@@ -31,8 +31,8 @@ struct PixelValues {
 };
 
 // Throws std::invalid_argument unless width × height is a picture the
-// preprocessing takes: both at least 1, at most kMaxPicturePixels in all.
-void check_picture_size(std::int64_t width, std::int64_t height);
+// preprocessing takes: both at least 1, at most max_pixels in all.
+void check_picture_size(std::int64_t width, std::int64_t height, std::int64_t max_pixels = kMaxPicturePixels);
 
 // A picture from RGBA bytes [H, W, 4] (a canvas's ImageData): alpha dropped,
 // as Pillow's convert("RGB") drops it. Throws std::invalid_argument when the

@@ -219,7 +219,8 @@ test('each failure says what happened', async () => {
   for (const [id, hub, pattern] of cases) {
     await page.evaluate(() => { document.querySelector('#model-error').textContent = ''; });
     await page.goto(`${session.url}#model=${encodeURIComponent(`hf:${id}`)}&hub=${encodeURIComponent(hub)}`);
-    await page.waitForFunction(() => document.querySelector('#model-error').textContent !== '', null, { timeout: 60000 });
+    await page.waitForFunction(() => document.querySelector('#model-error').textContent !== '', null, { timeout: 60000 })
+      .catch(async (error) => assert.fail(`${id}: no message (${error.message}); link ${await page.evaluate(() => location.hash)}, status ${await page.textContent('#engine-status')}`));
     assert.match(await page.textContent('#model-error'), pattern, id);
     // The model still shown is the one before, and the link says so again.
     assert.equal(await page.inputValue('#model-select'), 'austen-gpt');

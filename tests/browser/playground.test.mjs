@@ -186,6 +186,21 @@ test('the URL restores model view state exactly; exports contain the attention',
   const svgText = readFileSync(await svg.path(), 'utf8');
   assert.match(svgText, /^<svg[^>]+xmlns="http:\/\/www.w3.org\/2000\/svg"/);
   assert.ok((svgText.match(/<line /g) ?? []).length > 0);
+
+  // A link the reader goes to while the page's own link write is pending (250 ms after a change) is never
+  // overwritten by that write, also when the write falls between the hash changing and its hashchange
+  // (history.pushState changes the hash and sends no event, until the test sends it).
+  await page.fill('#text-a', 'A text typed a moment ago.');
+  const followed = 'The reader followed this link.';
+  await page.evaluate((text) => {
+    const params = new URLSearchParams(location.hash.slice(1));
+    params.set('text', text);
+    history.pushState(null, '', `#${params}`);
+  }, followed);
+  await page.waitForTimeout(600);
+  await page.evaluate(() => window.dispatchEvent(new HashChangeEvent('hashchange')));
+  await page.waitForFunction((text) => document.querySelector('#text-a').value === text, followed, { timeout: 10000 });
+  assert.ok(new URLSearchParams((await settledHash(page)).slice(1)).get('text') === followed, 'the link followed stays');
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -432,6 +447,8 @@ test('the PNG and SVG buttons show on the tabs drawn as pictures only, whose vie
   }
   assert.deepEqual(offered, ['head', 'model', 'matrix', 'rollout', 'neuron']);
   await page.click('[role=tab][data-view="neuron"]');
+  // The Lens and Ablation tabs ran the text again: the neuron view draws once the new run's trace is there.
+  await page.waitForFunction(() => document.querySelector('neuron-view').exportCanvas()?.width > 0);
   const { name } = await downloadOf(page, '#export-png'); // and the button saves what the view draws
   assert.match(name, /-neuron\.png$/);
   assert.deepEqual(errors, []);

@@ -203,6 +203,12 @@ TEST_CASE("malformed pictures get a clear message, never a crash") {
   const Picture cmyk = picture_file(pictures_dir() + "cmyk.jpg");
   CHECK(cmyk.width == 40);
   CHECK(cmyk.height == 30);
+  // A smaller budget (the fuzz target's) refuses from the header, JPEG and PNG alike; the budget itself is taken.
+  CHECK_THROWS_WITH_AS(decode_picture(file_bytes(pictures_dir() + "cmyk.jpg"), 40 * 30 - 1),
+                       "the picture is 40×30 pixels; at most 1199 pixels are taken: scale it down first", std::invalid_argument);
+  CHECK(decode_picture(file_bytes(pictures_dir() + "cmyk.jpg"), 40 * 30).rgb == cmyk.rgb);
+  CHECK_THROWS_WITH_AS(decode_picture(file_bytes(pictures_dir() + "20000-by-20000.png"), std::int64_t{1} << 20),
+                       "the picture is 20000×20000 pixels; at most 1048576 pixels are taken: scale it down first", std::invalid_argument);
   const Picture gif = picture_file(pictures_dir() + "animated.gif");
   REQUIRE(gif.width == 16);
   const std::uint8_t* p = gif.pixel(3, 4);

@@ -91,26 +91,36 @@ let intactLabels = null; // the picture's labels without knocked-out heads: { pi
 // ---- state <-> URL -------------------------------------------------------
 // The URL follows the state a moment after it settles (history.replaceState
 // of a long link costs ~15 ms, too much for every layer change or keystroke),
-// asynchronously (long texts are deflated); only the latest write lands.
+// asynchronously (long texts are deflated); only the latest write lands, and
+// never over a link the reader went to meanwhile (a hash they typed or
+// followed while a write was pending: its hashchange sets the state, and that
+// state's link is written after it).
 // body[data-link] is "pending" from a change until its link is written.
 const LINK_DELAY = 250; // ms
 let linkWrites = 0;
 let linkTimer = null;
+let knownHash = location.hash; // the hash the page last read or wrote; any other is the reader's navigation
 async function writeLink() {
   clearTimeout(linkTimer);
   const write = ++linkWrites;
   // A vision model reads no text: its link names none (undefined leaves it out; the link opens on the default).
   const hash = await encodeLink(model?.config.imageModel ? { ...store.state, text: undefined, textB: undefined } : store.state);
-  if (write !== linkWrites) return;
+  if (write !== linkWrites || location.hash !== knownHash) return;
   if (`#${hash}` !== location.hash && !(hash === '' && location.hash === '')) history.replaceState(null, '', hash ? `#${hash}` : location.pathname);
+  knownHash = location.hash;
   document.body.dataset.link = 'written';
 }
-store.subscribe(() => {
+function scheduleLinkWrite() {
   document.body.dataset.link = 'pending';
   clearTimeout(linkTimer);
   linkTimer = setTimeout(writeLink, LINK_DELAY);
+}
+store.subscribe(scheduleLinkWrite);
+window.addEventListener('hashchange', async () => {
+  knownHash = location.hash;
+  store.set(await stateOfLink(knownHash));
+  scheduleLinkWrite(); // also when the state is unchanged: the link is written back in its own form
 });
-window.addEventListener('hashchange', async () => store.set(await stateOfLink(location.hash)));
 
 // ---- status ----------------------------------------------------------------
 function setStatus(text, state = 'ready') {
@@ -230,7 +240,10 @@ function applyTheme() {
 $('#theme').addEventListener('change', (event) => store.set({ theme: event.target.value }));
 
 store.subscribe((state, changed) => {
-  if (changed.includes('view')) showView();
+  if (changed.includes('view')) {
+    showView();
+    showHeadScores();
+  }
   // The logit lens is computed only while its tab is shown: a run brings it (an encoder–decoder's: its decoder's, read apart).
   if (changed.includes('view') && state.view === 'lens') {
     if (translated) showTranslationLens();
@@ -721,10 +734,7 @@ async function loadModel(key, name, source) {
     if (imageModel) await showSamples(key);
     runs.runNow();
     if (hub) showDownloadsSize();
-    // After the first run is queued (the worker answers in order), so the first attention is not kept waiting.
-    // The head-pattern analysis reads decoder-only and encoder-only models; an encoder–decoder's heads go unlabelled.
-    // (A vision model's heads have no text patterns to score.)
-    $('model-view').headScores = encoderDecoder || imageModel ? [] : await client.analyzeHeads('model');
+    showHeadScores(); // after the first run is queued (the worker answers in order), so the first attention is not kept waiting
   } catch (error) {
     if (loading !== controller && controller.signal.aborted) return; // replaced by a newer load, which reports itself
     if (error.cancelled) showModelNote(`Download of ${name} cancelled.${model ? ` Still showing ${model.name}.` : ''}`);
@@ -745,6 +755,27 @@ async function loadModel(key, name, source) {
   }
 }
 $('#load-cancel').addEventListener('click', () => loading?.abort());
+
+// The Model tab's head labels come from the core's head-pattern analysis (a dozen forward passes in the
+// worker), run for the model shown when that tab is first opened or a page is exported with them, not on
+// every load: most visits never open the tab. It reads decoder-only and encoder-only models; an
+// encoder–decoder's heads go unlabelled, and a vision model's have no text patterns to score.
+let headAnalysis = null; // { model, scores: Promise of the model view's headScores } for the model shown
+function headScoresOfShownModel() {
+  if (!model) return Promise.resolve(null);
+  if (headAnalysis?.model !== model) {
+    const { encoderDecoder, imageModel } = model.config;
+    headAnalysis = { model, scores: encoderDecoder || imageModel ? Promise.resolve([]) : client.analyzeHeads('model').catch(() => []) };
+  }
+  return headAnalysis.scores;
+}
+function showHeadScores() {
+  if (store.state.view !== 'model' || !model) return;
+  const shown = model;
+  headScoresOfShownModel().then((scores) => {
+    if (model === shown) $('model-view').headScores = scores;
+  });
+}
 
 // Each file of a hub download with its own bar: "model.safetensors 120 of 269 MB".
 function showFiles(files) {
@@ -1033,7 +1064,7 @@ $('#export-page').addEventListener('click', async () => {
   if (!result && widgetView) return;
   try {
     const page = widgetView
-      ? await attentionPage({ result, state: store.state, modelName: model.name, rolloutMethod: $('rollout-view').method, rolloutDisplay: $('rollout-view').display, run: translated, headScores: $('model-view').headScores })
+      ? await attentionPage({ result, state: store.state, modelName: model.name, rolloutMethod: $('rollout-view').method, rolloutDisplay: $('rollout-view').display, run: translated, headScores: await headScoresOfShownModel() })
       : viewSnapshotPage($(`[role=tabpanel][data-view="${view}"]`), { title: snapshotTitle(view), theme: drawnTheme(store.state.theme) });
     download(page, view === 'scratch' ? 'attnplay-from-scratch.html' : `attnplay-${model?.name ?? 'model'}-${view}.html`, 'text/html');
   } catch (error) {
