@@ -46,6 +46,7 @@ esac
 #| base                | -                  | node npm                      | node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)' && npm --version >/dev/null
 #| build               | cmake              | cmake ctest                   | cmake --version >/dev/null && ctest --version >/dev/null
 #| build               | make               | make                          | make --version >/dev/null
+#| build               | ninja-build        | ninja                         | ninja --version >/dev/null
 #| build               | clang-14           | clang++-14                    | printf '#include <vector>\nint main() { return std::vector<int>{0}[0]; }\n' | clang++-14 -x c++ - -o "$tmp/a.out" && "$tmp/a.out"
 #| build               | emscripten         | emcc emcmake                  | printf 'int f(int x) { return x + 1; }\n' | NODE_PATH=/usr/share/nodejs emcc -msimd128 -x c -c - -o "$tmp/f.o"
 #| build               | libeigen3-dev      | -                             | test -f /usr/include/eigen3/Eigen/Core

@@ -13,8 +13,9 @@ cd "$(dirname "$0")/.."
 seconds="${1:-5}"
 out=build/fuzz
 jobs="$(nproc)"
-[[ -f "$out/CMakeCache.txt" ]] || cmake -S tests/fuzz -B "$out" -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null
-cmake --build "$out" -j "$jobs"
+# Ninja, as the native build (scripts/build.sh): the targets' own sources
+# compile beside the object libraries they link, not after them.
+[[ -f "$out/CMakeCache.txt" ]] || cmake -S tests/fuzz -B "$out" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null
 
 # Seeds: small valid inputs (the smallest golden checkpoint, every config.json,
 # config + NUL + weights for the model loader (BERT, Qwen3, GPT-NeoX, ViT), and every golden tokenizer.json
@@ -23,28 +24,35 @@ cmake --build "$out" -j "$jobs"
 # shard for the sharded checkpoint loader, and a text + NUL + each small
 # SentencePiece model of tests/tokenizer/sentencepiece for the .model reader;
 # the golden pictures, good and malformed, for the picture decoder).
+# Written while the targets compile (the node script is ~5 s on one core).
 seeds="$out/seeds"
-rm -rf "$seeds" && mkdir -p "$seeds/safetensors" "$seeds/config" "$seeds/tokenizer" "$seeds/checkpoint" "$seeds/sentencepiece" "$seeds/picture"
-cp tests/golden/pictures/* "$seeds/picture/"
-small=tests/golden/models/bert-l1-h3-k8-bf16
-cp "$small/model.safetensors" "$seeds/safetensors/"
-for dir in tests/golden/models/*/; do cp "$dir/config.json" "$seeds/config/$(basename "$dir").json"; done
-for dir in "$small" tests/golden/models/qwen3-qknorm-bf16 tests/golden/models/pythia-serial-f32 tests/golden/models/vit-bare-pooler-f16; do
-  { cat "$dir/config.json"; printf '\0'; cat "$dir/model.safetensors"; } > "$seeds/config/bundle-$(basename "$dir")"
-done
-for dir in tests/golden/models/*/; do
-  [[ -f "$dir/tokenizer.json" ]] || continue  # vision models read pictures
-  { cat "$dir/tokenizer.json"; printf '\0%s' "Hello, café! The cat [MASK] sat. 😀 <|endoftext|>"; } > "$seeds/tokenizer/$(basename "$dir")"
-done
-node tests/fuzz/tokenizer-seeds.mjs "$seeds/tokenizer"
-for model in tests/tokenizer/sentencepiece/*.model; do
-  [[ $(stat -c %s "$model") -lt 65536 ]] || continue  # within -max_len
-  { printf '%s\0' "Hello,  café! ＡＢ ﬁ 😀 é <s>"; cat "$model"; } > "$seeds/sentencepiece/$(basename "$model")"
-done
+make_seeds() {
+  rm -rf "$seeds" && mkdir -p "$seeds/safetensors" "$seeds/config" "$seeds/tokenizer" "$seeds/checkpoint" "$seeds/sentencepiece" "$seeds/picture"
+  cp tests/golden/pictures/* "$seeds/picture/"
+  local small=tests/golden/models/bert-l1-h3-k8-bf16
+  cp "$small/model.safetensors" "$seeds/safetensors/"
+  for dir in tests/golden/models/*/; do cp "$dir/config.json" "$seeds/config/$(basename "$dir").json"; done
+  for dir in "$small" tests/golden/models/qwen3-qknorm-bf16 tests/golden/models/pythia-serial-f32 tests/golden/models/vit-bare-pooler-f16; do
+    { cat "$dir/config.json"; printf '\0'; cat "$dir/model.safetensors"; } > "$seeds/config/bundle-$(basename "$dir")"
+  done
+  for dir in tests/golden/models/*/; do
+    [[ -f "$dir/tokenizer.json" ]] || continue  # vision models read pictures
+    { cat "$dir/tokenizer.json"; printf '\0%s' "Hello, café! The cat [MASK] sat. 😀 <|endoftext|>"; } > "$seeds/tokenizer/$(basename "$dir")"
+  done
+  node tests/fuzz/tokenizer-seeds.mjs "$seeds/tokenizer"
+  for model in tests/tokenizer/sentencepiece/*.model; do
+    [[ $(stat -c %s "$model") -lt 65536 ]] || continue  # within -max_len
+    { printf '%s\0' "Hello,  café! ＡＢ ﬁ 😀 é <s>"; cat "$model"; } > "$seeds/sentencepiece/$(basename "$model")"
+  done
 
-{ node -e 'const b = require("fs").readFileSync(process.argv[1]); const h = JSON.parse(b.subarray(8, 8 + Number(b.readBigUInt64LE(0)))); delete h.__metadata__;
-  process.stdout.write(JSON.stringify({ weight_map: Object.fromEntries(Object.keys(h).map((k) => [k, "model-00001-of-00001.safetensors"])) }))' "$small/model.safetensors"
-  printf '\0'; cat "$small/model.safetensors"; } > "$seeds/checkpoint/one-shard"
+  { node -e 'const b = require("fs").readFileSync(process.argv[1]); const h = JSON.parse(b.subarray(8, 8 + Number(b.readBigUInt64LE(0)))); delete h.__metadata__;
+    process.stdout.write(JSON.stringify({ weight_map: Object.fromEntries(Object.keys(h).map((k) => [k, "model-00001-of-00001.safetensors"])) }))' "$small/model.safetensors"
+    printf '\0'; cat "$small/model.safetensors"; } > "$seeds/checkpoint/one-shard"
+}
+make_seeds &
+seeds_written=$!
+cmake --build "$out" -j "$jobs"
+wait "$seeds_written"
 
 # One target: runs it, prints libFuzzer's closing count, or its log's tail and fails.
 fuzz() {
