@@ -3,9 +3,13 @@
 # and remaking the goldens of attnplay need on a fresh Debian machine: the
 # Debian packages of the table below, then the npm packages of
 # package-lock.json, then every program of the profile with a real invocation.
-# Usage: scripts/ensure-deps.sh [build|test|bench|goldens]   (default: build)
-#   build:   compilers (clang-14 natively, emscripten) and libraries for the
-#            native and WASM builds (npm start); every other profile includes it
+# Usage: scripts/ensure-deps.sh [native|build|test|bench|goldens]   (default: build)
+#   native:  the native build's compilers and libraries (CMake, Ninja,
+#            clang-14, Eigen, ...), no npm packages: what npm test installs
+#            first, so that its native build runs while the rest installs;
+#            every profile includes it
+#   build:   native + emscripten: the native and WASM builds (npm start);
+#            every profile but native includes it
 #   test:    build + what the test suites run (npm test): Chromium, binaryen's
 #            wasm-dis, clang's libFuzzer and sanitizer runtimes, Debian's
 #            Python with nbconvert and the Jupyter kernel (about 80 MB)
@@ -25,11 +29,11 @@ cd "$(dirname "$0")/.."
 
 profile="${1:-build}"
 case "$profile" in
-  build | test | bench | goldens) ;;
-  *) echo "usage: scripts/ensure-deps.sh [build|test|bench|goldens]" >&2; exit 2 ;;
+  native | build | test | bench | goldens) ;;
+  *) echo "usage: scripts/ensure-deps.sh [native|build|test|bench|goldens]" >&2; exit 2 ;;
 esac
 
-# profiles: where the row applies (base and build: always). package: the
+# profiles: where the row applies (base and native: always; build: all but native). package: the
 # Debian package ("-": a prerequisite this script does not install). programs: what the
 # scripts run from it (python3:MODULE is `python3 -m MODULE`). check: a real
 # invocation, run from the repository root with $tmp an empty scratch folder.
@@ -44,18 +48,18 @@ esac
 #| base                | dpkg               | dpkg-query dpkg-deb           | dpkg-query -W bash >/dev/null && dpkg-deb --version >/dev/null
 #| base                | apt                | apt-get                       | apt-get --version >/dev/null
 #| base                | -                  | node npm                      | node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)' && npm --version >/dev/null
-#| build               | cmake              | cmake ctest                   | cmake --version >/dev/null && ctest --version >/dev/null
-#| build               | make               | make                          | make --version >/dev/null
-#| build               | ninja-build        | ninja                         | ninja --version >/dev/null
-#| build               | clang-14           | clang++-14                    | printf '#include <vector>\nint main() { return std::vector<int>{0}[0]; }\n' | clang++-14 -x c++ - -o "$tmp/a.out" && "$tmp/a.out"
+#| native              | cmake              | cmake ctest                   | cmake --version >/dev/null && ctest --version >/dev/null
+#| native              | make               | make                          | make --version >/dev/null
+#| native              | ninja-build        | ninja                         | ninja --version >/dev/null
+#| native              | clang-14           | clang++-14                    | printf '#include <vector>\nint main() { return std::vector<int>{0}[0]; }\n' | clang++-14 -x c++ - -o "$tmp/a.out" && "$tmp/a.out"
 #| build               | emscripten         | emcc emcmake                  | printf 'int f(int x) { return x + 1; }\n' | NODE_PATH=/usr/share/nodejs emcc -msimd128 -x c -c - -o "$tmp/f.o"
-#| build               | libeigen3-dev      | -                             | test -f /usr/include/eigen3/Eigen/Core
-#| build               | nlohmann-json3-dev | -                             | test -f /usr/include/nlohmann/json.hpp
-#| build               | doctest-dev        | -                             | test -f /usr/include/doctest/doctest.h
-#| build               | unicode-data       | -                             | test -f /usr/share/unicode/UnicodeData.txt
+#| native              | libeigen3-dev      | -                             | test -f /usr/include/eigen3/Eigen/Core
+#| native              | nlohmann-json3-dev | -                             | test -f /usr/include/nlohmann/json.hpp
+#| native              | doctest-dev        | -                             | test -f /usr/include/doctest/doctest.h
+#| native              | unicode-data       | -                             | test -f /usr/share/unicode/UnicodeData.txt
 # libstb-dev, libjpeg62-turbo-dev: stb_image (PNG, BMP, GIF) and libjpeg-turbo decode the CLI's pictures (cpp/image/decode.cpp)
-#| build               | libstb-dev         | -                             | test -f /usr/include/stb/stb_image.h
-#| build               | libjpeg62-turbo-dev | -                            | test -f /usr/include/jpeglib.h
+#| native              | libstb-dev         | -                             | test -f /usr/include/stb/stb_image.h
+#| native              | libjpeg62-turbo-dev | -                            | test -f /usr/include/jpeglib.h
 #| test,bench          | chromium           | chromium                      | /usr/bin/chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking --user-data-dir="$tmp/chromium" --dump-dom 'data:text/html,<p>chromium-ok</p>' 2>/dev/null | grep -q chromium-ok
 #| test                | binaryen           | wasm-dis                      | wasm-dis --version >/dev/null
 #| test                | libclang-rt-14-dev | -                             | printf 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char *, unsigned long) { return 0; }\n' | clang++-14 -fsanitize=fuzzer,address,undefined -x c++ - -o "$tmp/fuzz" && "$tmp/fuzz" -runs=1 >/dev/null 2>&1
@@ -81,7 +85,8 @@ rows() {
     while IFS='|' read -r profiles package programs check; do
       profiles="$(echo $profiles)"; package="$(echo $package)"
       case ",$profiles," in
-        *,base,* | *,build,* | *",$profile,"*) ;;
+        *,base,* | *,native,* | *",$profile,"*) ;;
+        *,build,*) [[ "$profile" != native ]] || continue ;;
         *) continue ;;
       esac
       printf '%s|%s\n' "$package" "$(echo "$check" | sed 's/^ *//')"
@@ -91,7 +96,7 @@ rows() {
 # npm packages: installed (npm ci) when node_modules is missing or older than
 # the lock file, while apt works: neither needs the other.
 npm_install=""
-if [[ "$profile" != goldens ]] && [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
+if [[ "$profile" != goldens && "$profile" != native ]] && [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
   echo "attnplay: installing npm packages (npm ci)"
   npm ci --no-audit --no-fund --loglevel=error &
   npm_install=$!
@@ -109,7 +114,8 @@ if ((${#missing[@]} > 0)); then
   if [[ "$(id -u)" == 0 ]]; then
     echo "attnplay: installing Debian packages: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
+    # Once: npm test installs the native profile, then the test profile.
+    [[ -n "$(find /var/lib/apt/lists -maxdepth 0 -mmin -30 2>/dev/null)" ]] || apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   else
     echo "attnplay: missing Debian packages. Install them with:" >&2

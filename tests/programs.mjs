@@ -34,9 +34,10 @@ export function programTable(text = readFileSync(ensureDeps, 'utf8')) {
   });
 }
 
-/** Whether row applies to profile (base and build rows apply to every profile). */
+/** Whether row applies to profile (base and native rows apply to every profile, build rows to all but native). */
 export function rowApplies(row, profile) {
-  return row.profiles.includes('base') || row.profiles.includes('build') || row.profiles.includes(profile);
+  return row.profiles.includes('base') || row.profiles.includes('native') || row.profiles.includes(profile) ||
+    (row.profiles.includes('build') && profile !== 'native');
 }
 
 /** The row that lists program (a name, /usr/bin/NAME, or python3:MODULE), or undefined. */
@@ -71,7 +72,7 @@ export function requireProgram(program, suite) {
     : onPath(program);
   if (!present) {
     const what = module ? `${python} -m ${module}` : program;
-    const profile = row.profiles.find((p) => p !== 'base' && p !== 'build') ?? 'build';
+    const profile = row.profiles.find((p) => !['base', 'native', 'build'].includes(p)) ?? 'build';
     throw new Error(`${suite} needs ${what} (Debian package ${row.package}): run scripts/ensure-deps.sh ${profile}`);
   }
 }
