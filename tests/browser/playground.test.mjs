@@ -433,11 +433,32 @@ test('the PNG and SVG buttons show on the tabs drawn as pictures only, whose vie
   // What each picture view's files hold: 'every view exports PNG and SVG as drawn' above. Here: no other tab offers
   // them (the ablation panel did, and its buttons threw), and each tab that does has a view that draws them.
   const { page, errors } = await newPage(session.browser);
+  // The head-pattern analysis runs when the Model tab first opens (not on every load), and gives the engine's labels:
+  // the methods the page asks its engine worker for are recorded.
+  await page.addInitScript(() => {
+    const post = Worker.prototype.postMessage;
+    window.engineCalls = [];
+    Worker.prototype.postMessage = function record(message, ...rest) {
+      if (message?.method) window.engineCalls.push(message.method);
+      return post.call(this, message, ...rest);
+    };
+  });
   await openDefault(page);
+  const headLabels = (scores) => scores.map(({ layer, head, labels }) => ({ layer, head, labels }));
+  const calls = await page.evaluate(() => window.engineCalls);
+  assert.ok(calls.includes('loadModel') && !calls.includes('analyzeHeads'), `no analysis before the Model tab opens: ${calls}`);
   const tabs = await page.$$eval('.view-tabs [role=tab]:not([hidden])', (elements) => elements.map((tab) => tab.dataset.view));
   const offered = [];
   for (const view of tabs) {
     await page.click(`[role=tab][data-view="${view}"]`);
+    if (view === 'model') {
+      await page.waitForFunction(() => document.querySelector('model-view').headScores !== null);
+      const shippedDir = fileURLToPath(new URL('../../models/austen-gpt/', import.meta.url));
+      const shipped = await engine.loadModel({ config: readFileSync(`${shippedDir}config.json`, 'utf8'), weights: readFileSync(`${shippedDir}model.safetensors`), tokenizer: readFileSync(`${shippedDir}tokenizer.json`, 'utf8') });
+      const want = headLabels(shipped.analyzeHeads());
+      shipped.dispose();
+      assert.deepEqual(headLabels(await page.evaluate(() => document.querySelector('model-view').headScores)), want);
+    }
     const [png, svg] = [await page.isVisible('#export-png'), await page.isVisible('#export-svg')];
     assert.equal(png, svg, `${view} tab: both picture buttons or neither`);
     if (!png) continue;
