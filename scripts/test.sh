@@ -68,7 +68,7 @@ print_report() {
   printf '%-14s %4d s\n' "total" "$(($(date +%s) - started))"
 }
 # On the way out (a failed install too), the native build begun in the background is waited for, not left running.
-trap '[[ -z "$native_build" ]] || wait "$native_build" 2>/dev/null; print_report; rm -f "$native_log"' EXIT
+trap '[[ -z "$native_build" ]] || wait "$native_build" 2>/dev/null || true; print_report; rm -f "$native_log"' EXIT
 
 for name in "${wanted[@]}"; do
   echo "== ${title[$name]} =="
