@@ -92,6 +92,20 @@ function untag(value) {
   return value;
 }
 
+/**
+ * The page's about:srcdoc frame (a notebook cell's), once Playwright knows it by that URL: page.goto can
+ * return while the frame is still attached as about:blank. Fails after `timeout` ms.
+ */
+export async function srcdocFrame(page, timeout = 30000) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const frame = page.frames().find((f) => f.url() === 'about:srcdoc');
+    if (frame) return frame;
+    assert.ok(Date.now() < end, `no about:srcdoc frame within ${timeout} ms: ${page.frames().map((f) => f.url()).join(', ')}`);
+    await page.waitForTimeout(50);
+  }
+}
+
 /** The download a click on `selector` starts, as { name, bytes }; a copy is kept in test-results/ for review. */
 export async function downloadOf(page, selector) {
   const [file] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);

@@ -17,7 +17,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 
 import { requireProgram } from '../programs.mjs';
-import { assertHeadLines, headViewLines, openBrowser, resultsDir } from './browser.mjs';
+import { assertHeadLines, headViewLines, openBrowser, resultsDir, srcdocFrame } from './browser.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const notebook = `${root}tests/notebook/attention.ipynb`;
@@ -54,8 +54,7 @@ async function drawnLines(htmlPath, layer, screenshot) {
   const page = await context.newPage();
   await page.goto(pathToFileURL(htmlPath).href);
   await page.locator('iframe').scrollIntoViewIfNeeded(); // the widget starts once it is near the viewport
-  const frame = page.frames().find((f) => f.url() === 'about:srcdoc');
-  assert.ok(frame, 'the recipe\'s iframe is in the HTML nbconvert wrote');
+  const frame = await srcdocFrame(page); // the recipe's iframe, in the HTML nbconvert wrote
   await frame.waitForFunction(() => document.querySelector('attention-view')?.dataset.state === 'ready', null, { timeout: 30000 });
   const drawn = await frame.evaluate((l) => {
     const w = document.querySelector('attention-view');

@@ -26,7 +26,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 
 import { requireProgram } from '../programs.mjs';
-import { assertHeadLines, evaluateJson, headViewLines, openBrowser, resultsDir } from './browser.mjs';
+import { assertHeadLines, evaluateJson, headViewLines, openBrowser, resultsDir, srcdocFrame } from './browser.mjs';
 import { refRollout } from '../node/rollout-reference.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -244,7 +244,7 @@ test('nbconvert --execute: every call of the notebook draws the attention it was
 
   // GPT-2 small's shape at 256 tokens: its attention (more than a megabyte) is kept beside the frame, which reads it.
   const big = await openOffline(`${saved}.big-cell.html`);
-  const bigFrame = big.page.frames().find((f) => f.url() === 'about:srcdoc'); // (an element handle would preview the srcdoc's megabytes)
+  const bigFrame = await srcdocFrame(big.page); // (an element handle would preview the srcdoc's megabytes)
   await bigFrame.waitForFunction(() => document.querySelector('attention-view')?.dataset.state === 'ready', null, { timeout: 30000 });
   const bigHeld = await bigFrame.evaluate(() => {
     const w = document.querySelector('attention-view');
@@ -259,7 +259,7 @@ test('nbconvert --execute: every call of the notebook draws the attention it was
   const sandboxed = join(tmp, 'sandboxed-cell.html');
   writeFileSync(sandboxed, readFileSync(`${saved}.big-cell.html`, 'utf8').replace('<iframe ', '<iframe sandbox="allow-scripts" '));
   const blocked = await openOffline(sandboxed);
-  const blockedFrame = blocked.page.frames().find((f) => f.url() === 'about:srcdoc');
+  const blockedFrame = await srcdocFrame(blocked.page);
   await blockedFrame.waitForSelector('p[role="alert"]');
   assert.match(await blockedFrame.textContent('p[role="alert"]'), /data is kept in the notebook beside this frame, which this viewer does not let the frame read.*save_html/);
   await blocked.context.close();
