@@ -17,6 +17,7 @@ import { assertHeadLines, downloadOf, headViewLines, newPage, openBrowser, pngSi
 import { refRollout } from '../node/rollout-reference.mjs';
 
 const modelsDir = fileURLToPath(new URL('../golden/models/', import.meta.url));
+const shippedDir = fileURLToPath(new URL('../../models/', import.meta.url));
 const GPT = 'gpt2-l2-h12-k8-f16';
 const BERT = 'bert-l2-h2-k32-f32';
 let session;
@@ -30,10 +31,11 @@ after(async () => {
   await session?.close();
 });
 
-const files = (name) => ({
-  config: readFileSync(`${modelsDir}${name}/config.json`, 'utf8'),
-  weights: readFileSync(`${modelsDir}${name}/model.safetensors`),
-  tokenizer: readFileSync(`${modelsDir}${name}/tokenizer.json`, 'utf8'),
+/** The files of model `name` in `dir` (a golden checkpoint; shippedDir: a shipped model), as engine.loadModel takes them. */
+const files = (name, dir = modelsDir) => ({
+  config: readFileSync(`${dir}${name}/config.json`, 'utf8'),
+  weights: readFileSync(`${dir}${name}/model.safetensors`),
+  tokenizer: readFileSync(`${dir}${name}/tokenizer.json`, 'utf8'),
 });
 
 async function openWithModel(page, name, hash = '') {
@@ -453,8 +455,7 @@ test('the PNG and SVG buttons show on the tabs drawn as pictures only, whose vie
     await page.click(`[role=tab][data-view="${view}"]`);
     if (view === 'model') {
       await page.waitForFunction(() => document.querySelector('model-view').headScores !== null);
-      const shippedDir = fileURLToPath(new URL('../../models/austen-gpt/', import.meta.url));
-      const shipped = await engine.loadModel({ config: readFileSync(`${shippedDir}config.json`, 'utf8'), weights: readFileSync(`${shippedDir}model.safetensors`), tokenizer: readFileSync(`${shippedDir}tokenizer.json`, 'utf8') });
+      const shipped = await engine.loadModel(files('austen-gpt', shippedDir));
       const want = headLabels(shipped.analyzeHeads());
       shipped.dispose();
       assert.deepEqual(headLabels(await page.evaluate(() => document.querySelector('model-view').headScores)), want);
@@ -630,8 +631,7 @@ test('heat maps follow the theme: the matrix, the model view\'s thumbnails and t
 test('a locked token from a link is scrolled into view on first draw: head view, matrix, lens', async () => {
   const { page, errors } = await newPage(session.browser);
   const text = 'It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in want of a wife. '.repeat(4).trim();
-  const shippedDir = fileURLToPath(new URL('../../models/austen-gpt/', import.meta.url));
-  const gpt = await engine.loadModel({ config: readFileSync(`${shippedDir}config.json`, 'utf8'), weights: readFileSync(`${shippedDir}model.safetensors`), tokenizer: readFileSync(`${shippedDir}tokenizer.json`, 'utf8') });
+  const gpt = await engine.loadModel(files('austen-gpt', shippedDir));
   const count = gpt.run(text).tokens.length;
   gpt.dispose();
   const token = count - 3;
